@@ -1,0 +1,454 @@
+package sgp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Dataset is a regression data set: n inputs and n real targets.
+type Dataset struct {
+	// Name identifies the data set in messages and reports.
+	Name string
+	// X holds the n inputs, one row per point.
+	X *Vectors
+	// Y holds the n targets; Y[i] belongs to row i of X.
+	Y []float64
+}
+
+// Len returns the number of points n.
+func (d *Dataset) Len() int { return len(d.Y) }
+
+// Subset returns rows idx (copies), in that order. The result shares no
+// memory with d. It panics if an index is out of range.
+func (d *Dataset) Subset(idx []int) *Dataset {
+	y := make([]float64, len(idx))
+	for r, i := range idx {
+		y[r] = d.Y[i]
+	}
+	return &Dataset{Name: d.Name, X: d.X.Rows(idx), Y: y}
+}
+
+// DataDir returns the directory holding the shared data sets: $SGP_DATA if
+// set, else def.
+func DataDir(def string) string {
+	if dir := os.Getenv("SGP_DATA"); dir != "" {
+		return dir
+	}
+	return def
+}
+
+// dataHint is appended to errors about missing data files.
+const dataHint = "set SGP_DATA to the folder holding snelson1d/, kin40k/, kin8nm/ …"
+
+// maxLine bounds the length of one line of a text data file.
+const maxLine = 64 << 20
+
+// ReadCSV reads numeric CSV: every row has the same number of columns (≥2),
+// the LAST column is the target, the others are inputs. A first row that is
+// not all numbers is treated as a header (and ignored); empty cells alone do
+// not make a header, so a first data row with a missing value is an error.
+//
+// Cells are separated by commas; if the first data line holds no comma, cells
+// are separated by runs of spaces or tabs instead. Spaces around cells and
+// double quotes enclosing a cell are removed. Blank lines and lines starting
+// with '#' are skipped.
+//
+// ReadCSV returns an error naming the 1-based line number (and column, where
+// one is at fault) for empty input or input without data rows, rows with
+// differing numbers of columns, cells that are not numbers, NaN or ±Inf
+// values, and rows with fewer than 2 columns. name is used as the Dataset
+// name and in error messages.
+func ReadCSV(r io.Reader, name string) (*Dataset, error) {
+	return readCSV(r, name, name)
+}
+
+// ReadCSVFile opens path and calls ReadCSV; error messages include the path.
+// The Dataset is named after the file name without its extension.
+func ReadCSVFile(path string) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sgp: cannot open CSV file: %w", err)
+	}
+	defer f.Close()
+	base := filepath.Base(path)
+	return readCSV(f, strings.TrimSuffix(base, filepath.Ext(base)), path)
+}
+
+// readCSV implements ReadCSV; label prefixes every error message.
+func readCSV(r io.Reader, name, label string) (*Dataset, error) {
+	if label == "" {
+		label = "CSV input"
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+
+	var (
+		data       []float64
+		y          []float64
+		cols       int  // number of columns of the data rows, 0 until the first one
+		colsLine   int  // line that fixed cols
+		comma      bool // separator of the data rows
+		seenFirst  bool // a non-blank, non-comment line has been seen
+		headerLine int  // line of the header, 0 if none
+		rows       int
+		lineNo     int
+	)
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimSpace(sc.Text())
+		if lineNo == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF") // byte order mark
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !seenFirst {
+			seenFirst = true
+			cells := splitCells(line, strings.Contains(line, ","))
+			if isHeader(cells) {
+				headerLine = lineNo
+				continue
+			}
+		}
+		if cols == 0 {
+			comma = strings.Contains(line, ",")
+		}
+		cells := splitCells(line, comma)
+		if len(cells) < 2 {
+			return nil, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)", label, lineNo, len(cells))
+		}
+		if cols == 0 {
+			cols, colsLine = len(cells), lineNo
+		} else if len(cells) != cols {
+			return nil, fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", label, lineNo, len(cells), colsLine, cols)
+		}
+		for j, c := range cells {
+			v, err := parseCell(c)
+			if err != nil {
+				return nil, fmt.Errorf("sgp: %s: line %d, column %d: %w", label, lineNo, j+1, err)
+			}
+			if j == cols-1 {
+				y = append(y, v)
+			} else {
+				data = append(data, v)
+			}
+		}
+		rows++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("sgp: %s: reading after line %d: %w", label, lineNo, err)
+	}
+	if rows == 0 {
+		if headerLine > 0 {
+			return nil, fmt.Errorf("sgp: %s: no data rows after the header on line %d", label, headerLine)
+		}
+		return nil, fmt.Errorf("sgp: %s: no data rows: the input is empty or holds only blank and '#' comment lines", label)
+	}
+	x, err := NewVectors(rows, cols-1, data)
+	if err != nil {
+		return nil, fmt.Errorf("sgp: %s: %w", label, err)
+	}
+	return &Dataset{Name: name, X: x, Y: y}, nil
+}
+
+// splitCells splits a trimmed line at commas or at runs of white space, and
+// strips spaces and enclosing double quotes from each cell.
+func splitCells(line string, comma bool) []string {
+	if !comma {
+		return strings.Fields(line)
+	}
+	cells := strings.Split(line, ",")
+	for i, c := range cells {
+		c = strings.TrimSpace(c)
+		if len(c) >= 2 && c[0] == '"' && c[len(c)-1] == '"' {
+			c = strings.TrimSpace(c[1 : len(c)-1])
+		}
+		cells[i] = c
+	}
+	return cells
+}
+
+// isHeader reports whether a first row is a header: some non-empty cell does
+// not parse as a float64. Empty cells alone do not make a header, so that a
+// data row with a missing value is reported rather than skipped.
+func isHeader(cells []string) bool {
+	for _, c := range cells {
+		if _, err := strconv.ParseFloat(c, 64); c != "" && err != nil && !errors.Is(err, strconv.ErrRange) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseCell parses one cell as a finite float64.
+func parseCell(c string) (float64, error) {
+	if c == "" {
+		return 0, errors.New("empty cell; every cell must hold a number")
+	}
+	v, err := strconv.ParseFloat(c, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return 0, fmt.Errorf("value %q is out of the float64 range", c)
+		}
+		return 0, fmt.Errorf("cannot parse %q as a number", c)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("value %q is not finite; remove or impute NaN and ±Inf values", c)
+	}
+	return v, nil
+}
+
+// readMatrixFile reads a file of white-space separated finite floats, one
+// matrix row per non-blank line, and returns the row-major data with its
+// shape. Every line must hold the same number of values. Errors name the file
+// and, where one is at fault, the 1-based line.
+func readMatrixFile(path string) (data []float64, rows, cols int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, 0, fmt.Errorf("sgp: data file %s is missing (%s): %w", path, dataHint, err)
+		}
+		return nil, 0, 0, fmt.Errorf("sgp: cannot open data file: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+	colsLine, lineNo := 0, 0
+	for sc.Scan() {
+		lineNo++
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		if cols == 0 {
+			cols, colsLine = len(fields), lineNo
+		} else if len(fields) != cols {
+			return nil, 0, 0, fmt.Errorf("sgp: %s: line %d has %d values, but line %d has %d", path, lineNo, len(fields), colsLine, cols)
+		}
+		for j, s := range fields {
+			v, err := parseCell(s)
+			if err != nil {
+				return nil, 0, 0, fmt.Errorf("sgp: %s: line %d, column %d: %w", path, lineNo, j+1, err)
+			}
+			data = append(data, v)
+		}
+		rows++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, 0, fmt.Errorf("sgp: %s: reading after line %d: %w", path, lineNo, err)
+	}
+	if rows == 0 {
+		return nil, 0, 0, fmt.Errorf("sgp: %s: file holds no numbers", path)
+	}
+	return data, rows, cols, nil
+}
+
+// readColumnFile reads a file holding one number per line.
+func readColumnFile(path string) ([]float64, error) {
+	data, _, cols, err := readMatrixFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if cols != 1 {
+		return nil, fmt.Errorf("sgp: %s: expected one value per line, found %d", path, cols)
+	}
+	return data, nil
+}
+
+// readIndexFile reads a file holding one integer in [0, limit) per line.
+func readIndexFile(path string, limit int) ([]int, error) {
+	vals, err := readColumnFile(path)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(vals))
+	for i, v := range vals {
+		if v != math.Trunc(v) || v < 0 || v >= float64(limit) {
+			return nil, fmt.Errorf("sgp: %s: entry %d is %v; want an integer index in [0, %d)", path, i+1, v, limit)
+		}
+		idx[i] = int(v)
+	}
+	return idx, nil
+}
+
+// LoadSnelson reads dir/snelson1d/{train_inputs,train_outputs} (200 points,
+// 1-D) and returns the dataset, plus the 301 test inputs (no targets exist)
+// from test_inputs.
+func LoadSnelson(dataDir string) (train *Dataset, testX *Vectors, err error) {
+	dir := filepath.Join(dataDir, "snelson1d")
+	xs, err := readColumnFile(filepath.Join(dir, "train_inputs"))
+	if err != nil {
+		return nil, nil, err
+	}
+	ys, err := readColumnFile(filepath.Join(dir, "train_outputs"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(xs) != len(ys) {
+		return nil, nil, fmt.Errorf("sgp: %s: train_inputs has %d values but train_outputs has %d", dir, len(xs), len(ys))
+	}
+	ts, err := readColumnFile(filepath.Join(dir, "test_inputs"))
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := NewVectors(len(xs), 1, xs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sgp: %s: %w", dir, err)
+	}
+	testX, err = NewVectors(len(ts), 1, ts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sgp: %s: %w", dir, err)
+	}
+	return &Dataset{Name: "snelson1d", X: x, Y: ys}, testX, nil
+}
+
+// LoadKIN40K reads dir/kin40k/kin40k_{train,test}_{data,labels}.asc
+// (whitespace separated floats): 10,000 training and 30,000 test points with
+// 8 inputs each. The files are already standardised.
+func LoadKIN40K(dataDir string) (train, test *Dataset, err error) {
+	dir := filepath.Join(dataDir, "kin40k")
+	load := func(part string) (*Dataset, error) {
+		dataPath := filepath.Join(dir, "kin40k_"+part+"_data.asc")
+		data, n, d, err := readMatrixFile(dataPath)
+		if err != nil {
+			return nil, err
+		}
+		y, err := readColumnFile(filepath.Join(dir, "kin40k_"+part+"_labels.asc"))
+		if err != nil {
+			return nil, err
+		}
+		if len(y) != n {
+			return nil, fmt.Errorf("sgp: %s: kin40k_%s_data.asc has %d rows but kin40k_%s_labels.asc has %d", dir, part, n, part, len(y))
+		}
+		x, err := NewVectors(n, d, data)
+		if err != nil {
+			return nil, fmt.Errorf("sgp: %s: %w", dataPath, err)
+		}
+		return &Dataset{Name: "kin40k-" + part, X: x, Y: y}, nil
+	}
+	if train, err = load("train"); err != nil {
+		return nil, nil, err
+	}
+	if test, err = load("test"); err != nil {
+		return nil, nil, err
+	}
+	if train.X.Dim() != test.X.Dim() {
+		return nil, nil, fmt.Errorf("sgp: %s: training inputs have %d columns but test inputs have %d", dir, train.X.Dim(), test.X.Dim())
+	}
+	return train, test, nil
+}
+
+// LoadKin8nm reads dir/kin8nm/data.txt and split k's index files
+// index_{train,test}_k.txt (0-based row indices); features/target columns
+// from index_features.txt / index_target.txt. Splits are numbered from 0 to
+// the count in n_splits.txt minus one (0…19 for the standard data).
+func LoadKin8nm(dataDir string, split int) (train, test *Dataset, err error) {
+	dir := filepath.Join(dataDir, "kin8nm")
+	if split < 0 {
+		return nil, nil, fmt.Errorf("sgp: kin8nm split %d is negative", split)
+	}
+	ns, err := readColumnFile(filepath.Join(dir, "n_splits.txt"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ns) != 1 || float64(split) >= ns[0] {
+		return nil, nil, fmt.Errorf("sgp: kin8nm split %d is out of range; %s lists %v splits, numbered from 0", split, filepath.Join(dir, "n_splits.txt"), ns)
+	}
+	dataPath := filepath.Join(dir, "data.txt")
+	data, n, cols, err := readMatrixFile(dataPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	feats, err := readIndexFile(filepath.Join(dir, "index_features.txt"), cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	target, err := readIndexFile(filepath.Join(dir, "index_target.txt"), cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(target) != 1 {
+		return nil, nil, fmt.Errorf("sgp: %s: expected one target column, found %d", filepath.Join(dir, "index_target.txt"), len(target))
+	}
+	load := func(part string) (*Dataset, error) {
+		idx, err := readIndexFile(filepath.Join(dir, fmt.Sprintf("index_%s_%d.txt", part, split)), n)
+		if err != nil {
+			return nil, err
+		}
+		d := len(feats)
+		xs := make([]float64, len(idx)*d)
+		y := make([]float64, len(idx))
+		for r, i := range idx {
+			row := data[i*cols : (i+1)*cols]
+			for t, c := range feats {
+				xs[r*d+t] = row[c]
+			}
+			y[r] = row[target[0]]
+		}
+		x, err := NewVectors(len(idx), d, xs)
+		if err != nil {
+			return nil, fmt.Errorf("sgp: %s: %w", dataPath, err)
+		}
+		return &Dataset{Name: fmt.Sprintf("kin8nm-%s-%d", part, split), X: x, Y: y}, nil
+	}
+	if train, err = load("train"); err != nil {
+		return nil, nil, err
+	}
+	if test, err = load("test"); err != nil {
+		return nil, nil, err
+	}
+	return train, test, nil
+}
+
+// snelsonF is the noise-free function behind SnelsonLike.
+func snelsonF(x float64) float64 {
+	return 1.1*math.Sin(3*x) + 0.5*math.Cos(7*x)*math.Exp(-0.2*x) - 0.35
+}
+
+// SnelsonLike generates an embedded Snelson-like 1-D regression problem that
+// needs no download: n inputs drawn uniformly in [0, 6] (seeded, math/rand/v2
+// with rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), targets f(x)+noise with
+// f(x) = 1.1·sin(3x) + 0.5·cos(7x)·exp(−0.2x) − 0.35 (range about
+// [−1.77, 1.03] on [0, 6]) and Gaussian noise of standard deviation 0.25.
+// The result is deterministic for a given (n, seed). It also returns a
+// regular test grid of 301 points on [−1, 7] with the noise-free f values as
+// targets. It panics if n < 1.
+func SnelsonLike(n int, seed uint64) (train *Dataset, test *Dataset) {
+	if n < 1 {
+		panic(fmt.Sprintf("sgp: SnelsonLike needs n ≥ 1, got %d", n))
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	xs := make([]float64, n)
+	ys := make([]float64, n)
+	for i := range xs {
+		xs[i] = 6 * rng.Float64()
+		ys[i] = snelsonF(xs[i]) + 0.25*rng.NormFloat64()
+	}
+	const m = 301
+	gx := make([]float64, m)
+	gy := make([]float64, m)
+	for i := range gx {
+		gx[i] = -1 + 8*float64(i)/(m-1)
+		gy[i] = snelsonF(gx[i])
+	}
+	x, err := NewVectors(n, 1, xs)
+	if err != nil {
+		panic("sgp: SnelsonLike: " + err.Error()) // unreachable: all values are finite
+	}
+	g, err := NewVectors(m, 1, gx)
+	if err != nil {
+		panic("sgp: SnelsonLike: " + err.Error()) // unreachable: all values are finite
+	}
+	return &Dataset{Name: "snelson-like", X: x, Y: ys},
+		&Dataset{Name: "snelson-like-grid", X: g, Y: gy}
+}

@@ -1,0 +1,318 @@
+package sgp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cholqr/sgp/sgp/internal/naive"
+	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
+)
+
+// problem is a small random regression problem with its dense kernel
+// matrix for the oracle.
+type problem struct {
+	x     *Vectors
+	rows  [][]float64
+	y     []float64
+	kern  *RBF
+	noise float64
+	K     *mat.SymDense
+}
+
+func newProblem(rng *rand.Rand, n, dim int, variance, ls, noise float64) *problem {
+	rows := make([][]float64, n)
+	y := make([]float64, n)
+	lss := make([]float64, dim)
+	for t := range lss {
+		lss[t] = ls * (0.5 + rng.Float64())
+	}
+	for i := range rows {
+		rows[i] = make([]float64, dim)
+		var s float64
+		for t := range rows[i] {
+			rows[i][t] = 4 * rng.Float64()
+			if dim == 1 {
+				// A jittered grid keeps 1-D subsets well conditioned.
+				rows[i][t] = 0.25 * (float64(i) + 0.5*rng.Float64())
+			}
+			s += math.Sin(2 * rows[i][t])
+		}
+		y[i] = s + 0.3*rng.NormFloat64()
+	}
+	x, err := VectorsFromRows(rows)
+	if err != nil {
+		panic(err)
+	}
+	return &problem{x: x, rows: rows, y: y, kern: NewRBF(variance, lss), noise: noise,
+		K: naive.RBF(rows, variance, lss)}
+}
+
+func (p *problem) factor(t *testing.T, m, z int) *Factor {
+	t.Helper()
+	f, err := NewFactor(p.x, p.y, p.kern, p.noise, m, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (p *problem) oracle(t *testing.T, active []int, o Objective) float64 {
+	t.Helper()
+	mle, vfe, ok := naive.DTC(p.K, p.y, p.noise, active)
+	if !ok {
+		t.Fatalf("oracle failed for active set %v", active)
+	}
+	if o == MLE {
+		return mle
+	}
+	return vfe
+}
+
+var testSizes = []int{1, 2, 3, 5, 31, 32, 33, 64}
+
+// checkInvariants verifies the factored state against its definition:
+// G[perm[p], c] = 0 for c > p, d = diag K − rowsum(G∘G), G Gᵀ = K at the
+// pivot block, QᵀQ = I, QR = [G_I; σI], a = Q[:n,:]ᵀ y.
+func checkInvariants(t *testing.T, f *Factor, p *problem, tol float64) {
+	t.Helper()
+	n, k, tt := f.n, f.k, f.t
+	for pp := 0; pp < tt; pp++ {
+		row := f.perm[pp]
+		if f.pos[row] != pp {
+			t.Fatalf("pos[%d]=%d, want %d", row, f.pos[row], pp)
+		}
+		for c := pp + 1; c < tt; c++ {
+			if v := f.g[c*n+row]; v != 0 {
+				t.Fatalf("G[%d,%d]=%g above the pivot diagonal", row, c, v)
+			}
+		}
+		if f.g[pp*n+row] <= 0 {
+			t.Fatalf("G pivot %d has non-positive diagonal %g", pp, f.g[pp*n+row])
+		}
+	}
+	// d and the pivot block of G Gᵀ.
+	for i := 0; i < n; i++ {
+		var s float64
+		for c := 0; c < tt; c++ {
+			s += f.g[c*n+i] * f.g[c*n+i]
+		}
+		if !scalar.EqualWithinAbsOrRel(f.d[i], p.K.At(i, i)-s, tol, tol) {
+			t.Fatalf("d[%d]=%g, want %g", i, f.d[i], p.K.At(i, i)-s)
+		}
+	}
+	for a := 0; a < tt; a++ {
+		for i := 0; i < n; i++ {
+			var s float64
+			for c := 0; c < tt; c++ {
+				s += f.g[c*n+i] * f.g[c*n+f.perm[a]]
+			}
+			if !scalar.EqualWithinAbsOrRel(s, p.K.At(i, f.perm[a]), tol, tol) {
+				t.Fatalf("(GGᵀ)[%d,%d]=%g, want K=%g", i, f.perm[a], s, p.K.At(i, f.perm[a]))
+			}
+		}
+	}
+	// Q orthonormal, QR = [G_I; σI], a = Qᵀy.
+	rows := n + k
+	sigma := math.Sqrt(f.noise)
+	for c1 := 0; c1 < k; c1++ {
+		for c2 := 0; c2 < k; c2++ {
+			var s float64
+			for i := 0; i < rows; i++ {
+				s += f.q[c1*f.ldq+i] * f.q[c2*f.ldq+i]
+			}
+			want := 0.0
+			if c1 == c2 {
+				want = 1
+			}
+			if math.Abs(s-want) > tol {
+				t.Fatalf("(QᵀQ)[%d,%d]=%g", c1, c2, s)
+			}
+		}
+		if f.r[c1*f.mcap+c1] <= 0 {
+			t.Fatalf("R[%d,%d]=%g not positive", c1, c1, f.r[c1*f.mcap+c1])
+		}
+	}
+	for i := 0; i < rows; i++ {
+		for c := 0; c < k; c++ {
+			var s float64
+			for l := 0; l <= c; l++ {
+				s += f.q[l*f.ldq+i] * f.r[l*f.mcap+c]
+			}
+			var want float64
+			if i < n {
+				want = f.g[c*n+i]
+			} else if i-n == c {
+				want = sigma
+			}
+			if math.Abs(s-want) > tol*math.Max(1, math.Abs(want)) {
+				t.Fatalf("(QR)[%d,%d]=%g, want %g", i, c, s, want)
+			}
+		}
+	}
+	for c := 0; c < k; c++ {
+		var s float64
+		for i := 0; i < n; i++ {
+			s += f.q[c*f.ldq+i] * p.y[i]
+		}
+		if !scalar.EqualWithinAbsOrRel(s, f.a[c], tol, tol) {
+			t.Fatalf("a[%d]=%g, want %g", c, f.a[c], s)
+		}
+	}
+}
+
+func TestFactorObjectiveMatchesOracle(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{2, 5, 31, 64, 100} {
+		for _, dim := range []int{1, 3} {
+			// Lengthscales short enough that random subsets stay well
+			// conditioned in the dense oracle.
+			for _, hp := range [][3]float64{{1, 0.3 * float64(dim), 0.1}, {2.5, 0.15 * float64(dim), 0.01}, {0.5, 0.2 * float64(dim), 1e-3}} {
+				p := newProblem(rng, n, dim, hp[0], hp[1], hp[2])
+				for _, k := range []int{1, (n + 1) / 3, n - 1} {
+					if k < 1 {
+						continue
+					}
+					name := fmt.Sprintf("n=%d,d=%d,k=%d,hp=%v", n, dim, k, hp)
+					active := rng.Perm(n)[:k]
+					f := p.factor(t, k, 4)
+					if err := f.Factorize(active); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					checkInvariants(t, f, p, 1e-8)
+					for _, o := range []Objective{VAR, MLE} {
+						got, want := f.Value(o), p.oracle(t, active, o)
+						if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+							t.Errorf("%s %v: factor %.12g, oracle %.12g", name, o, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestAllPointsInducingIsExactGP(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, n := range testSizes {
+		p := newProblem(rng, n, 2, 1.3, 0.4, 0.05)
+		f := p.factor(t, n, 0)
+		if err := f.Factorize(rng.Perm(n)); err != nil {
+			t.Fatal(err)
+		}
+		want := naive.ExactNMLL(p.K, p.y, p.noise)
+		for _, o := range []Objective{MLE, VAR} {
+			if got := f.Value(o); !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+				t.Errorf("n=%d %v: %.12g, exact GP %.12g", n, o, got, want)
+			}
+		}
+	}
+}
+
+func TestExactDeltaMatchesOracle(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, n := range []int{5, 33, 64} {
+		// (Below σ² ≈ 1e-4 the dense oracle, not the factor, loses digits.)
+		for _, noise := range []float64{0.1, 1e-4} {
+			p := newProblem(rng, n, 2, 1, 0.8, noise)
+			k := n / 4
+			active := rng.Perm(n)[:k]
+			f := p.factor(t, k+1, 3)
+			if err := f.Factorize(active); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []Objective{VAR, MLE} {
+				base := p.oracle(t, active, o)
+				for j := 0; j < n; j++ {
+					got := f.ExactDelta(j, o)
+					if f.IsActive(j) {
+						if !math.IsNaN(got) {
+							t.Fatalf("active %d: got %g, want NaN", j, got)
+						}
+						continue
+					}
+					want := base - p.oracle(t, append(append([]int(nil), active...), j), o)
+					if !scalar.EqualWithinAbsOrRel(got, want, 1e-8, 1e-7) {
+						t.Errorf("n=%d σ²=%g %v j=%d: ΔF %.10g, oracle %.10g", n, noise, o, j, got, want)
+					}
+				}
+				// The state is unchanged by scoring.
+				if got := f.Value(o); !scalar.EqualWithinAbsOrRel(got, base, 1e-9, 1e-9) {
+					t.Fatalf("scoring changed F: %g, want %g", got, base)
+				}
+				checkInvariants(t, f, p, 1e-8)
+			}
+		}
+	}
+}
+
+func TestApproxEqualsExactWithAllPivots(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{3, 5, 31, 33} {
+		p := newProblem(rng, n, 1, 1, 0.4, 0.05)
+		k := max(1, n/3)
+		active := rng.Perm(n)[:k]
+		f := p.factor(t, k+1, n-k)
+		if err := f.Factorize(active); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []Objective{VAR, MLE} {
+			approx := f.ApproxDeltasTo(nil, o)
+			for j := 0; j < n; j++ {
+				exact := f.ExactDelta(j, o)
+				switch {
+				case f.IsActive(j):
+					if !math.IsNaN(approx[j]) {
+						t.Errorf("active %d: approx %g", j, approx[j])
+					}
+				case math.IsInf(approx[j], -1):
+					// Negligible residual: excluded.
+				default:
+					if !scalar.EqualWithinAbsOrRel(approx[j], exact, 1e-7, 1e-6) {
+						t.Errorf("n=%d %v j=%d: approx %.10g, exact %.10g", n, o, j, approx[j], exact)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSwapsKeepFactorExact(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, tc := range []struct{ n, m, z int }{{33, 5, 4}, {64, 10, 8}, {40, 1, 3}, {20, 19, 1}, {32, 8, 0}} {
+		p := newProblem(rng, tc.n, 2, 1, 0.7, 0.02)
+		f := p.factor(t, tc.m, tc.z)
+		if err := f.Factorize(rng.Perm(tc.n)[:tc.m]); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []Objective{VAR, MLE} {
+			prev := f.Value(o)
+			for s := 0; s < 500; s++ {
+				res := f.Swap(rng.IntN(f.NumActive()), o, rng.IntN)
+				if res.After > prev*(1+1e-12)+1e-12 {
+					t.Fatalf("%+v: objective rose from %g to %g", tc, prev, res.After)
+				}
+				if !scalar.EqualWithinAbsOrRel(res.After, f.Value(o), 1e-9, 1e-9) {
+					t.Fatalf("%+v: reported %g, state %g", tc, res.After, f.Value(o))
+				}
+				prev = res.After
+			}
+			active := f.Active(nil)
+			want := p.oracle(t, active, o)
+			if got := f.Value(o); !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+				t.Errorf("%+v %v after swaps: %.12g, oracle %.12g", tc, o, got, want)
+			}
+			checkInvariants(t, f, p, 1e-8)
+			if st := f.Stats(); st.Swaps == 0 {
+				t.Fatal("no swaps counted")
+			}
+		}
+	}
+}

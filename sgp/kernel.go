@@ -1,0 +1,114 @@
+package sgp
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Kernel is a positive semi-definite covariance function κ(x, x′) with
+// positive hyperparameters, seen through their logarithms θ.
+//
+// A Kernel is read by column and by diagonal only: package sgp never asks it
+// for an n×n matrix. Column, Diag, AddGrad and AddDiagGrad each work on a
+// half-open row range [lo, hi) of x so that callers can split the rows
+// across goroutines; they must therefore be safe for concurrent use as long
+// as SetParams is not called at the same time.
+type Kernel interface {
+	// NumParams returns the number of hyperparameters.
+	NumParams() int
+	// ParamNames returns a name for each hyperparameter, in θ order.
+	ParamNames() []string
+	// Params stores θ, the log hyperparameters, in dst and returns it. If
+	// dst is nil a new slice is allocated.
+	Params(dst []float64) []float64
+	// SetParams sets the hyperparameters from θ. It panics if
+	// len(theta) != NumParams().
+	SetParams(theta []float64)
+	// Accepts returns nil if the kernel can evaluate inputs of x's kind and
+	// shape, and otherwise an error saying why not.
+	Accepts(x Inputs) error
+
+	// Column sets dst[i−lo] = κ(x_i, y_j) for i in [lo, hi).
+	Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int)
+	// Diag sets dst[i−lo] = κ(x_i, x_i) for i in [lo, hi).
+	Diag(dst []float64, x Inputs, lo, hi int)
+	// AddGrad adds to grad[p], for every hyperparameter p,
+	//	Σ_{i∈[lo,hi)} Σ_c w[(i−lo)·len(cols)+c] · ∂κ(x_i, y_cols[c])/∂θ_p
+	// where w is (hi−lo)×len(cols) row-major.
+	AddGrad(grad, w []float64, x Inputs, lo, hi int, y Inputs, cols []int)
+	// AddDiagGrad adds to grad[p] Σ_{i∈[lo,hi)} w[i−lo] · ∂κ(x_i, x_i)/∂θ_p.
+	AddDiagGrad(grad, w []float64, x Inputs, lo, hi int)
+}
+
+// minRowsPerTask is the smallest row range given to one goroutine: below
+// it the goroutine start-up costs more than the kernel evaluations.
+const minRowsPerTask = 512
+
+// parallelRows calls fn on disjoint ranges covering [0, n), concurrently
+// when n is large enough. It returns after every call has returned.
+func parallelRows(n int, fn func(lo, hi int)) {
+	tasks := runtime.GOMAXPROCS(0)
+	if maxTasks := n / minRowsPerTask; maxTasks < tasks {
+		tasks = maxTasks
+	}
+	if tasks <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + tasks - 1) / tasks
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// kernelColumn sets dst[i] = κ(x_i, y_j) for all i, in parallel.
+func kernelColumn(k Kernel, dst []float64, x Inputs, y Inputs, j int) {
+	parallelRows(x.Len(), func(lo, hi int) {
+		k.Column(dst[lo:hi], x, lo, hi, y, j)
+	})
+}
+
+// kernelDiag sets dst[i] = κ(x_i, x_i) for all i, in parallel.
+func kernelDiag(k Kernel, dst []float64, x Inputs) {
+	parallelRows(x.Len(), func(lo, hi int) {
+		k.Diag(dst[lo:hi], x, lo, hi)
+	})
+}
+
+// kernelAddGrad adds Σ_{i,c} w[i·len(cols)+c] ∂κ(x_i, y_cols[c])/∂θ to
+// grad, splitting the rows of x across goroutines.
+func kernelAddGrad(k Kernel, grad, w []float64, x Inputs, y Inputs, cols []int) {
+	np := k.NumParams()
+	var mu sync.Mutex
+	parallelRows(x.Len(), func(lo, hi int) {
+		part := make([]float64, np)
+		k.AddGrad(part, w[lo*len(cols):hi*len(cols)], x, lo, hi, y, cols)
+		mu.Lock()
+		for p, v := range part {
+			grad[p] += v
+		}
+		mu.Unlock()
+	})
+}
+
+// kernelAddDiagGrad adds Σ_i w[i] ∂κ(x_i, x_i)/∂θ to grad.
+func kernelAddDiagGrad(k Kernel, grad, w []float64, x Inputs) {
+	np := k.NumParams()
+	var mu sync.Mutex
+	parallelRows(x.Len(), func(lo, hi int) {
+		part := make([]float64, np)
+		k.AddDiagGrad(part, w[lo:hi], x, lo, hi)
+		mu.Lock()
+		for p, v := range part {
+			grad[p] += v
+		}
+		mu.Unlock()
+	})
+}
