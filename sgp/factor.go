@@ -3,6 +3,7 @@ package sgp
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -134,11 +135,18 @@ type Factor struct {
 	r     []float64 // R, mcap×mcap row-major, upper triangular
 	a     []float64 // Q[:n, :]ᵀ y
 	yy    float64   // ‖y‖²
+	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
+
+	pool    *workers
+	colTask columnTask
 
 	// A removed point is parked here until its removal is confirmed, so
 	// that a rejected swap can restore it without a kernel evaluation.
 	parked    int // data index, or −1
 	parkedCol []float64
+	parkedQ   []float64 // its Q column, R column and a entry when it was
+	parkedR   []float64 // the last active point, restored on rollback
+	parkedA   float64
 
 	// Scratch space, sized once.
 	gj     []float64 // a row of G
@@ -202,6 +210,8 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (*Fa
 		pos:       make([]int, n),
 		parked:    -1,
 		parkedCol: make([]float64, n),
+		parkedQ:   make([]float64, n+m),
+		parkedR:   make([]float64, m),
 		gj:        make([]float64, m+z+1),
 		cvec:      make([]float64, m),
 		c2:        make([]float64, m),
@@ -214,6 +224,11 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (*Fa
 	f.r = make([]float64, m*m)
 	f.a = make([]float64, m)
 	f.approx.init(n, m, z)
+	f.gram = make([]float64, f.tcap*f.tcap)
+	f.pool = newWorkers()
+	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)
+	f.colTask = columnTask{kern: kern, x: x, y: x}
+	f.approx.task.f = f
 	for _, v := range y {
 		f.yy += v * v
 	}
@@ -451,7 +466,9 @@ func (f *Factor) appendPivot(j int) bool {
 	}
 	n, t := f.n, f.t
 	col := f.col(t)
-	kernelColumn(f.kern, col, f.x, f.x, j)
+	f.colTask.dst, f.colTask.j = col, j
+	f.pool.run(&f.colTask, n)
+	f.colTask.dst = nil
 	f.stats.KernelEvals += n
 	if t > 0 {
 		gj := f.gj[:t]
@@ -488,7 +505,18 @@ func (f *Factor) appendPivot(j int) bool {
 	f.perm[t] = j
 	f.pos[j] = t
 	f.t++
+	f.gramColumn(t)
 	return true
+}
+
+// gramColumn sets row and column c of A = GᵀG from G: one pass over G.
+func (f *Factor) gramColumn(c int) {
+	tc := f.tcap
+	row := f.gram[c*tc : c*tc+f.t]
+	blas64.Gemv(blas.NoTrans, 1, f.gmat(0, f.t), blas64.Vector{N: f.n, Data: f.col(c), Inc: 1}, 0, blas64.Vector{N: f.t, Data: row, Inc: 1})
+	for i, v := range row {
+		f.gram[i*tc+c] = v
+	}
 }
 
 // dropLast removes the last pivot column of G (which must not be active),
@@ -525,6 +553,7 @@ func (f *Factor) unpark() {
 	f.pos[j] = c
 	f.t++
 	f.parked = -1
+	f.gramColumn(c)
 }
 
 // gmat returns columns [c0, c1) of G as a row-major (c1−c0)×n matrix Gᵀ.

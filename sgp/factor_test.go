@@ -114,6 +114,18 @@ func checkInvariants(t *testing.T, f *Factor, p *problem, tol float64) {
 			}
 		}
 	}
+	// A = GᵀG.
+	for c1 := 0; c1 < tt; c1++ {
+		for c2 := 0; c2 < tt; c2++ {
+			var s float64
+			for i := 0; i < n; i++ {
+				s += f.g[c1*n+i] * f.g[c2*n+i]
+			}
+			if got := f.gram[c1*f.tcap+c2]; !scalar.EqualWithinAbsOrRel(got, s, tol, tol) {
+				t.Fatalf("A[%d,%d]=%g, want GᵀG=%g", c1, c2, got, s)
+			}
+		}
+	}
 	// Q orthonormal, QR = [G_I; σI], a = Qᵀy.
 	rows := n + k
 	sigma := math.Sqrt(f.noise)
@@ -294,7 +306,7 @@ func TestSwapsKeepFactorExact(t *testing.T) {
 		}
 		for _, o := range []Objective{VAR, MLE} {
 			prev := f.Value(o)
-			for s := 0; s < 500; s++ {
+			for s := 0; s < 1000; s++ {
 				res := f.Swap(rng.IntN(f.NumActive()), o, rng.IntN)
 				if res.After > prev*(1+1e-12)+1e-12 {
 					t.Fatalf("%+v: objective rose from %g to %g", tc, prev, res.After)
@@ -310,9 +322,153 @@ func TestSwapsKeepFactorExact(t *testing.T) {
 				t.Errorf("%+v %v after swaps: %.12g, oracle %.12g", tc, o, got, want)
 			}
 			checkInvariants(t, f, p, 1e-8)
+			// Against a from-scratch factorisation of the same set.
+			fresh := p.factor(t, tc.m, tc.z)
+			if err := fresh.Factorize(active); err != nil {
+				t.Fatal(err)
+			}
+			pu, pf := f.Parts(), fresh.Parts()
+			for _, pair := range [][2]float64{{pu.DataFit, pf.DataFit}, {pu.Complexity, pf.Complexity}, {pu.Trace, pf.Trace}} {
+				if !scalar.EqualWithinAbsOrRel(pair[0], pair[1], 1e-9, 1e-9) {
+					t.Errorf("%+v: updated part %.12g, fresh %.12g", tc, pair[0], pair[1])
+				}
+			}
+			ru, rf := f.ResidualTo(nil), fresh.ResidualTo(nil)
+			for i := range ru {
+				if math.Abs(ru[i]-rf[i]) > 1e-10 {
+					t.Fatalf("%+v: residual %d updated %g, fresh %g", tc, i, ru[i], rf[i])
+				}
+			}
+			drift, err := f.Refactorize()
+			if err != nil || drift > 1e-10 {
+				t.Errorf("%+v: refactorisation drift %g, err %v", tc, drift, err)
+			}
 			if st := f.Stats(); st.Swaps == 0 {
 				t.Fatal("no swaps counted")
 			}
+		}
+	}
+}
+
+func TestNewFactorRejectsBadInput(t *testing.T) {
+	t.Parallel()
+	x, _ := NewVectors(3, 1, []float64{0, 1, 2})
+	y := []float64{1, 2, 3}
+	k := NewRBF(1, []float64{1})
+	x2, _ := NewVectors(3, 2, []float64{0, 1, 2, 3, 4, 5})
+	for _, tc := range []struct {
+		name  string
+		x     Inputs
+		y     []float64
+		noise float64
+		m, z  int
+	}{
+		{"empty", nil, nil, 1, 1, 0},
+		{"length", x, []float64{1, 2}, 1, 1, 0},
+		{"nan target", x, []float64{1, math.NaN(), 3}, 1, 1, 0},
+		{"inf target", x, []float64{1, math.Inf(1), 3}, 1, 1, 0},
+		{"zero noise", x, y, 0, 1, 0},
+		{"negative noise", x, y, -1, 1, 0},
+		{"nan noise", x, y, math.NaN(), 1, 0},
+		{"m=0", x, y, 1, 0, 0},
+		{"m>n", x, y, 1, 4, 0},
+		{"z<0", x, y, 1, 1, -1},
+		{"dimension", x2, y, 1, 1, 0},
+	} {
+		if f, err := NewFactor(tc.x, tc.y, k, tc.noise, tc.m, tc.z); err == nil || f != nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	if _, err := NewVectors(2, 1, []float64{0, math.NaN()}); err == nil {
+		t.Error("NaN input accepted")
+	}
+}
+
+func TestFactorDegenerateAndEdgeCases(t *testing.T) {
+	t.Parallel()
+	// Duplicate inputs: the second copy cannot be inducing, and is never
+	// proposed by a swap.
+	x, _ := NewVectors(6, 1, []float64{0, 1, 1, 2, 3, 3})
+	y := []float64{0.1, 0.5, 0.6, -0.2, 0.3, 0.2}
+	k := NewRBF(1, []float64{0.7})
+	f, err := NewFactor(x, y, k, 1e-8, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var de *DegenerateError
+	if err := f.Factorize([]int{1, 2}); err == nil || !asDegenerate(err, &de) || de.Index != 2 {
+		t.Fatalf("duplicate accepted: %v", err)
+	}
+	if err := f.Factorize([]int{1, 4}); err != nil {
+		t.Fatal(err)
+	}
+	approx := f.ApproxDeltasTo(nil, VAR)
+	if !math.IsInf(approx[2], -1) || !math.IsInf(approx[5], -1) {
+		t.Errorf("duplicates of active points not excluded: %v", approx)
+	}
+	if err := f.Add(2); err == nil {
+		t.Error("Add of a duplicate succeeded")
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 50 {
+		res := f.Swap(rng.IntN(f.NumActive()), VAR, rng.IntN)
+		if res.Accepted && (res.Proposed == 2 && f.IsActive(1) || res.Proposed == 5 && f.IsActive(4)) {
+			t.Fatalf("duplicate swapped in: %+v", res)
+		}
+	}
+	if f.Stats().Clamped < 0 {
+		t.Fatal("negative clamp count")
+	}
+	// Panics on misuse.
+	var zero Factor
+	if !panics(func() { zero.Value(VAR) }) {
+		t.Error("zero Factor did not panic")
+	}
+	if !panics(func() { f.Remove(0) }) {
+		t.Error("Remove of a non-active point did not panic")
+	}
+	if !panics(func() { _ = f.Factorize([]int{1, 1}) }) {
+		t.Error("repeated index did not panic")
+	}
+}
+
+func asDegenerate(err error, target **DegenerateError) bool {
+	de, ok := err.(*DegenerateError)
+	if ok {
+		*target = de
+	}
+	return ok
+}
+
+func panics(fn func()) (panicked bool) {
+	defer func() {
+		if recover() != nil {
+			panicked = true
+		}
+	}()
+	fn()
+	return false
+}
+
+func TestAddRemoveMatchOracle(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 7))
+	p := newProblem(rng, 33, 2, 1, 0.6, 0.01)
+	f := p.factor(t, 6, 4)
+	if err := f.Factorize([]int{3}); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range []int{10, 20, 5, 7, 30} {
+		if err := f.Add(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, j := range []int{20, 3, 30} {
+		f.Remove(j)
+		checkInvariants(t, f, p, 1e-8)
+		want := p.oracle(t, f.Active(nil), VAR)
+		if got := f.Value(VAR); !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+			t.Errorf("after removing %d: %.12g, oracle %.12g", j, got, want)
 		}
 	}
 }

@@ -9,24 +9,32 @@ import (
 
 // approxWork is the scratch space of the information-pivot scores.
 type approxWork struct {
-	b     []float64 // B = Q[:n,:]ᵀ L_z, k×z row-major
+	b     []float64 // B = Q[:n,:]ᵀ L_z = R⁻ᵀ A[:k, k:t], k×z row-major
 	u, w  []float64 // u = L_zᵀ y, w = Bᵀ a
-	mc    []float64 // [M | C], z×2z row-major: M = L_zᵀL_z, C = BᵀB
+	mm    []float64 // M = L_zᵀL_z = A[k:t, k:t], z×z
+	dd    []float64 // D = M − BᵀB, z×z
 	lrow  []float64 // L_z row-major n×z
-	lmc   []float64 // L_z·[M | C], n×2z
 	dI    []float64 // residual variances given the active set
 	dIOld []float64
+	task  scoreTask
 }
 
 func (w *approxWork) init(n, m, z int) {
 	w.b = make([]float64, m*z)
 	w.u = make([]float64, z)
 	w.w = make([]float64, z)
-	w.mc = make([]float64, 2*z*z)
+	w.mm = make([]float64, z*z)
+	w.dd = make([]float64, z*z)
 	w.lrow = make([]float64, n*z)
-	w.lmc = make([]float64, 2*n*z)
 	w.dI = make([]float64, n)
 	w.dIOld = make([]float64, n)
+}
+
+// scoreTask computes approximate scores for a range of candidates.
+type scoreTask struct {
+	f   *Factor
+	dst []float64
+	o   Objective
 }
 
 // ApproxDeltasTo stores in dst (length n, allocated if nil) the approximate
@@ -74,11 +82,15 @@ func (f *Factor) bestApprox(o Objective) (int, float64) {
 }
 
 // approxScores implements ApproxDeltasTo into dst.
+//
+// Instead of forming B = Q[:n,:]ᵀL_z, an O(n·k·z) product, it uses the
+// Gram matrix A = GᵀG that the Factor keeps up to date at O(t) per
+// transposition: since G_I = Q[:n,:]R,  B = R⁻ᵀ G_Iᵀ L_z = R⁻ᵀ A[:k, k:t],
+// an O(k²·z) triangular solve, and M = A[k:t, k:t].
 func (f *Factor) approxScores(dst []float64, o Objective) {
 	n, k, z := f.n, f.k, f.t-f.k
 	aw := &f.approx
-	s2 := f.noise
-	dI := f.residualActive(aw.dI)
+	f.residualActive(aw.dI)
 	if z == 0 {
 		for j := range dst {
 			dst[j] = math.Inf(-1)
@@ -88,45 +100,52 @@ func (f *Factor) approxScores(dst []float64, o Objective) {
 		}
 		return
 	}
-	lt := f.gmat(k, k+z) // L_zᵀ, z×n row-major
-	// L_z row-major (n×z) for the per-candidate products.
+	tc := f.tcap
+	// u = L_zᵀ y.
+	u := aw.u[:z]
+	blas64.Gemv(blas.NoTrans, 1, f.gmat(k, k+z), blas64.Vector{N: n, Data: f.y, Inc: 1}, 0, blas64.Vector{N: z, Data: u, Inc: 1})
+	mm := aw.mm[:z*z]
+	dd := aw.dd[:z*z]
+	for c := 0; c < z; c++ {
+		copy(mm[c*z:(c+1)*z], f.gram[(k+c)*tc+k:(k+c)*tc+k+z])
+	}
+	copy(dd, mm)
+	w := aw.w[:z]
+	for i := range w {
+		w[i] = 0
+	}
+	if k > 0 {
+		b := blas64.General{Rows: k, Cols: z, Stride: z, Data: aw.b[:k*z]}
+		for i := 0; i < k; i++ {
+			copy(b.Data[i*z:(i+1)*z], f.gram[i*tc+k:i*tc+k+z])
+		}
+		rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: f.mcap, Data: f.r}
+		blas64.Trsm(blas.Left, blas.Trans, 1, rt, b)
+		blas64.Gemm(blas.Trans, blas.NoTrans, -1, b, b, 1, blas64.General{Rows: z, Cols: z, Stride: z, Data: dd})
+		blas64.Gemv(blas.Trans, 1, b, blas64.Vector{N: k, Data: f.a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: w, Inc: 1})
+	}
+	aw.task.dst, aw.task.o = dst, o
+	f.pool.run(&aw.task, n)
+	aw.task.dst = nil
+}
+
+// runRange scores candidates lo..hi−1.
+func (t *scoreTask) runRange(_, lo, hi int) {
+	f := t.f
+	n, k, z := f.n, f.k, f.t-f.k
+	aw := &f.approx
 	lrow := aw.lrow[:n*z]
 	for c := 0; c < z; c++ {
 		col := f.col(k + c)
-		for i, v := range col {
-			lrow[i*z+c] = v
+		for j := lo; j < hi; j++ {
+			lrow[j*z+c] = col[j]
 		}
 	}
-	// u = L_zᵀ y.
-	u := aw.u[:z]
-	blas64.Gemv(blas.NoTrans, 1, lt, blas64.Vector{N: n, Data: f.y, Inc: 1}, 0, blas64.Vector{N: z, Data: u, Inc: 1})
-	// [M | C], z×2z.
-	mc := blas64.General{Rows: z, Cols: 2 * z, Stride: 2 * z, Data: aw.mc[:2*z*z]}
-	mView := blas64.General{Rows: z, Cols: z, Stride: 2 * z, Data: mc.Data}
-	cView := blas64.General{Rows: z, Cols: z, Stride: 2 * z, Data: mc.Data[z:]}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, lt, lt, 0, mView)
-	w := aw.w[:z]
-	if k > 0 {
-		// B = Q[:n,:]ᵀ L_z (k×z); C = BᵀB; w = Bᵀa.
-		b := blas64.General{Rows: k, Cols: z, Stride: z, Data: aw.b[:k*z]}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, f.qmat(k, n), lt, 0, b)
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, b, b, 0, cView)
-		blas64.Gemv(blas.Trans, 1, b, blas64.Vector{N: k, Data: f.a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: w, Inc: 1})
-	} else {
-		for i := range w {
-			w[i] = 0
-		}
-		for i := 0; i < z; i++ {
-			for j := 0; j < z; j++ {
-				cView.Data[i*2*z+j] = 0
-			}
-		}
-	}
-	// L_z·[M | C], n×2z.
-	lmc := blas64.General{Rows: n, Cols: 2 * z, Stride: 2 * z, Data: aw.lmc[:2*n*z]}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: n, Cols: z, Stride: z, Data: lrow}, mc, 0, lmc)
+	u, w, mm, dd := aw.u[:z], aw.w[:z], aw.mm[:z*z], aw.dd[:z*z]
+	s2 := f.noise
 	logS2 := math.Log(s2)
-	for j := 0; j < n; j++ {
+	dst, dI := t.dst, aw.dI
+	for j := lo; j < hi; j++ {
 		p := f.pos[j]
 		if p >= 0 && p < k {
 			dst[j] = math.NaN()
@@ -138,27 +157,43 @@ func (f *Factor) approxScores(dst []float64, o Objective) {
 			continue
 		}
 		l := lrow[j*z : (j+1)*z]
-		lm := lmc.Data[j*2*z : j*2*z+z]
-		lc := lmc.Data[j*2*z+z : (j+1)*2*z]
-		var yg, ac, gg, cc float64
+		var yg, ac, gg float64
 		for c, v := range l {
 			yg += u[c] * v
 			ac += w[c] * v
-			gg += lm[c] * v
-			cc += lc[c] * v
+		}
+		rr := symQuad(dd, l)
+		if t.o == VAR {
+			gg = symQuad(mm, l)
 		}
 		inv := 1 / dj
-		num := (yg - ac)
-		gg *= inv
-		cc *= inv
-		r2 := gg + s2 - cc
+		num := yg - ac
+		r2 := s2 + rr*inv // ‖g‖² + σ² − ‖c‖²
 		if r2 < s2 {
 			r2 = s2
 		}
 		df := 0.5 * (num*num*inv/(s2*r2) + logS2 - math.Log(r2))
-		if o == VAR {
-			df += 0.5 * gg / s2
+		if t.o == VAR {
+			df += 0.5 * gg * inv / s2
 		}
 		dst[j] = df
 	}
+}
+
+// symQuad returns ℓᵀSℓ for a symmetric z×z row-major S, reading only its
+// upper triangle: z(z+1)/2 multiply-adds.
+func symQuad(s, l []float64) float64 {
+	z := len(l)
+	var q float64
+	for c := 0; c < z; c++ {
+		row := s[c*z+c : c*z+z]
+		lt := l[c:z]
+		lt = lt[:len(row)]
+		acc := 0.5 * row[0] * lt[0]
+		for e := 1; e < len(row); e++ {
+			acc += row[e] * lt[e]
+		}
+		q += lt[0] * acc
+	}
+	return 2 * q
 }

@@ -23,6 +23,14 @@ func (f *Factor) transpose(l int) {
 	gl[p], gl1[p] = rho, 0
 	f.perm[l], f.perm[l+1] = p, q
 	f.pos[p], f.pos[q] = l, l+1
+	// A ← XᵀAX on rows and columns l, l+1.
+	tc, t := f.tcap, f.t
+	rotPair(f.gram[l*tc:l*tc+t], f.gram[(l+1)*tc:(l+1)*tc+t], s, c)
+	for i := 0; i < t; i++ {
+		u, v := f.gram[i*tc+l], f.gram[i*tc+l+1]
+		f.gram[i*tc+l] = s*u + c*v
+		f.gram[i*tc+l+1] = c*u - s*v
+	}
 	if l+1 < f.k {
 		f.transposeQR(l, c, s)
 	}
@@ -110,6 +118,12 @@ func (f *Factor) move(from, to int) {
 // restorePark can undo the removal. Cost O(n·(k+z)).
 func (f *Factor) removeToPark(p int) {
 	f.move(p, f.k-1)
+	k, rows := f.k-1, f.n+f.k
+	copy(f.parkedQ[:rows], f.qcol(k)[:rows])
+	for i := 0; i <= k; i++ {
+		f.parkedR[i] = f.r[i*f.mcap+k]
+	}
+	f.parkedA = f.a[k]
 	f.dropActive()
 	f.move(f.k, f.t-1)
 	f.dropLast()
@@ -175,8 +189,16 @@ func (f *Factor) restorePark() {
 	}
 	f.unpark()
 	f.move(f.t-1, f.k)
-	f.gramSchmidt()
-	f.commitActive()
+	// The active block has not changed since the point was parked, and the
+	// partial Cholesky column of a given pivot order is unique, so its old
+	// QR column is still valid.
+	k, rows := f.k, f.n+f.k+1
+	copy(f.qcol(k)[:rows], f.parkedQ[:rows])
+	for i := 0; i <= k; i++ {
+		f.r[i*f.mcap+k] = f.parkedR[i]
+	}
+	f.a[k] = f.parkedA
+	f.k++
 }
 
 // ExactDelta returns the exact decrease of objective o if point j joined

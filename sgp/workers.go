@@ -1,0 +1,96 @@
+package sgp
+
+import (
+	"runtime"
+	"sync"
+)
+
+// rangeTask is row-parallel work: runRange handles rows [lo, hi) as part
+// number part.
+type rangeTask interface {
+	runRange(part, lo, hi int)
+}
+
+// workers is a small pool of goroutines owned by one Factor that splits
+// row ranges without allocating: tasks are sent as pointers to jobs kept in
+// the pool. The pool's goroutines hold no reference to the Factor, so the
+// Factor can be collected; a cleanup then closes the channel and the
+// goroutines exit.
+type workers struct {
+	ch   chan *rangeJob
+	jobs []rangeJob
+	wg   sync.WaitGroup
+}
+
+type rangeJob struct {
+	task         rangeTask
+	part, lo, hi int
+	wg           *sync.WaitGroup
+}
+
+func newWorkers() *workers {
+	p := runtime.GOMAXPROCS(0)
+	w := &workers{jobs: make([]rangeJob, p)}
+	if p > 1 {
+		w.ch = make(chan *rangeJob, p)
+		for range p - 1 {
+			go workerLoop(w.ch)
+		}
+	}
+	return w
+}
+
+func workerLoop(ch chan *rangeJob) {
+	for j := range ch {
+		j.task.runRange(j.part, j.lo, j.hi)
+		j.task = nil
+		j.wg.Done()
+	}
+}
+
+// close stops the goroutines.
+func (w *workers) close() {
+	if w.ch != nil {
+		close(w.ch)
+	}
+}
+
+// parts returns how many parts n rows are split into.
+func (w *workers) parts(n int) int {
+	p := len(w.jobs)
+	if w.ch == nil {
+		p = 1
+	}
+	return max(1, min(p, n/minRowsPerTask))
+}
+
+// run calls t.runRange on disjoint ranges covering [0, n), one of them on
+// the calling goroutine, and returns when all are done.
+func (w *workers) run(t rangeTask, n int) {
+	p := w.parts(n)
+	if p == 1 {
+		t.runRange(0, 0, n)
+		return
+	}
+	chunk := (n + p - 1) / p
+	for part := 1; part < p; part++ {
+		j := &w.jobs[part]
+		j.task, j.part, j.lo, j.hi, j.wg = t, part, part*chunk, min(n, (part+1)*chunk), &w.wg
+		w.wg.Add(1)
+		w.ch <- j
+	}
+	t.runRange(0, 0, min(n, chunk))
+	w.wg.Wait()
+}
+
+// columnTask evaluates one kernel column in parallel.
+type columnTask struct {
+	kern Kernel
+	dst  []float64
+	x, y Inputs
+	j    int
+}
+
+func (c *columnTask) runRange(_, lo, hi int) {
+	c.kern.Column(c.dst[lo:hi], c.x, lo, hi, c.y, c.j)
+}
