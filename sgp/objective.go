@@ -1,0 +1,263 @@
+package sgp
+
+import (
+	"errors"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// ErrNotPD is returned when K[I,I] or GᵀG + σ²I is not numerically
+// positive definite at the requested hyperparameters.
+var ErrNotPD = errors.New("sgp: kernel matrix of the inducing points is not positive definite at these hyperparameters (duplicate inducing inputs, or a lengthscale far larger than the data's spread)")
+
+// Evaluator computes an objective and its gradient with respect to the log
+// hyperparameters for a FIXED inducing set, with dense level-3 BLAS on the
+// n×m cross-covariance: O(n·m² + #θ·n·m) time, O(n·m) memory, never an n×n
+// matrix. The parameter vector θ is the kernel's θ followed by log σ².
+//
+// With L = chol(K_mm), G = K_nm L⁻ᵀ, RᵀR = GᵀG + σ²I, S = (RᵀR)⁻¹ and
+// Σ = GGᵀ + σ²I (so Σ⁻¹G = GS), the projected-process objective is
+//
+//	F_MLE = ½(σ⁻²(yᵀy − ‖R⁻ᵀGᵀy‖²) + (n−m)log σ² + 2Σ log R_ii) + n/2 log 2π
+//	F_VAR = F_MLE + ½σ⁻²(tr K − ‖G‖²_F)
+//
+// and, with α = Σ⁻¹y, W = Σ⁻¹ − ααᵀ, Pᵀ = K_nm K_mm⁻¹ = G L⁻¹, h = Gᵀα,
+// its differential is (Titsias 2009; Quiñonero-Candela & Rasmussen 2005)
+//
+//	dF = Σ (WPᵀ − c·Pᵀ)∘dK_nm − ½Σ (PWPᵀ − c·PPᵀ)∘dK_mm + ½c·Σ dK_ii
+//	   + ½(σ² tr W − c·σ²(tr K − tr K̂))·d log σ²
+//
+// with c = σ⁻² for VAR and 0 for MLE, where
+//
+//	WPᵀ = G S L⁻¹ − α (L⁻ᵀh)ᵀ,  PWPᵀ = L⁻ᵀ(I − σ²S − hhᵀ)L⁻¹,
+//	PPᵀ = L⁻ᵀGᵀGL⁻¹,  tr W = σ⁻²(n−m) + tr S − αᵀα.
+type Evaluator struct {
+	x      Inputs
+	y      []float64
+	kern   Kernel
+	obj    Objective
+	active []int
+	xI     Inputs
+	n, m   int
+	np     int // kernel parameters
+
+	kmn   []float64 // K_mn, then Gᵀ = L⁻¹K_mn (m×n row-major)
+	kdiag []float64
+	lmm   []float64 // K_mm, then L (m×m)
+	gtg   []float64 // GᵀG
+	rr    []float64 // RᵀR, then R, then S
+	tmat  []float64 // (S − cI)L⁻¹, then the K_mm weights
+	wnm   []float64 // K_nm weights (n×m row-major)
+	wdiag []float64
+	vecM  [4][]float64
+	vecN  []float64
+	yy    float64
+	gsum  []float64
+	seq   []int // 0, 1, …, m−1
+}
+
+// NewEvaluator prepares the gradient computation of objective o for the
+// inducing set active (data indices) under kernel k. The kernel's
+// hyperparameters are changed by FuncGrad.
+func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *Evaluator {
+	n, m := x.Len(), len(active)
+	e := &Evaluator{x: x, y: y, kern: k, obj: o, active: append([]int(nil), active...),
+		n: n, m: m, np: k.NumParams()}
+	e.xI = x.Subset(e.active)
+	e.kmn = make([]float64, m*n)
+	e.kdiag = make([]float64, n)
+	e.lmm = make([]float64, m*m)
+	e.gtg = make([]float64, m*m)
+	e.rr = make([]float64, m*m)
+	e.tmat = make([]float64, m*m)
+	e.wnm = make([]float64, n*m)
+	e.wdiag = make([]float64, n)
+	for i := range e.vecM {
+		e.vecM[i] = make([]float64, m)
+	}
+	e.vecN = make([]float64, n)
+	e.gsum = make([]float64, e.np)
+	e.seq = make([]int, m)
+	for i := range e.seq {
+		e.seq[i] = i
+	}
+	for _, v := range y {
+		e.yy += v * v
+	}
+	return e
+}
+
+// NumParams returns the length of θ: the kernel's parameters plus one.
+func (e *Evaluator) NumParams() int { return e.np + 1 }
+
+// splitCols runs fn on column ranges of [0, n) in parallel.
+func splitCols(n int, fn func(lo, hi int)) {
+	parallelRows(n, fn)
+}
+
+// FuncGrad sets the hyperparameters to θ and returns the objective; if grad
+// is not nil it also stores ∂F/∂θ there. It returns ErrNotPD, with F = +Inf,
+// if the factorisation breaks down.
+func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
+	n, m, np := e.n, e.m, e.np
+	e.kern.SetParams(theta[:np])
+	s2 := math.Exp(theta[np])
+	kmn := e.kmn
+	// K_mn, one kernel column per inducing point; diag K.
+	for c, j := range e.active {
+		kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.x, j)
+	}
+	kernelDiag(e.kern, e.kdiag, e.x)
+	var trK float64
+	for _, v := range e.kdiag {
+		trK += v
+	}
+	// L = chol(K_mm).
+	for a, ja := range e.active {
+		for b := 0; b <= a; b++ {
+			e.lmm[a*m+b] = kmn[b*n+ja]
+		}
+	}
+	lt, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: e.lmm})
+	if !ok {
+		return math.Inf(1), ErrNotPD
+	}
+	// Gᵀ = L⁻¹K_mn, split over columns.
+	splitCols(n, func(lo, hi int) {
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, lt, blas64.General{Rows: m, Cols: hi - lo, Stride: n, Data: kmn[lo:]})
+	})
+	gt := blas64.General{Rows: m, Cols: n, Stride: n, Data: kmn}
+	// GᵀG, two halves summed.
+	e.syrk(gt)
+	copy(e.rr, e.gtg)
+	for i := 0; i < m; i++ {
+		e.rr[i*m+i] += s2
+	}
+	rt, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: e.rr})
+	if !ok {
+		return math.Inf(1), ErrNotPD
+	}
+	// a = R⁻ᵀ Gᵀ y.
+	av := blas64.Vector{N: m, Data: e.vecM[0], Inc: 1}
+	blas64.Gemv(blas.NoTrans, 1, gt, blas64.Vector{N: n, Data: e.y, Inc: 1}, 0, av)
+	blas64.Trsv(blas.Trans, rt, av)
+	var aa, logR, gg float64
+	for i := 0; i < m; i++ {
+		aa += av.Data[i] * av.Data[i]
+		logR += math.Log(e.rr[i*m+i])
+		gg += e.gtg[i*m+i]
+	}
+	dataFit := math.Max(e.yy-aa, 0) / s2
+	complexity := float64(n-m)*math.Log(s2) + 2*logR
+	trace := math.Max(trK-gg, 0)
+	f := 0.5*(dataFit+complexity) + 0.5*float64(n)*math.Log(2*math.Pi)
+	c := 0.0
+	if e.obj == VAR {
+		f += 0.5 * trace / s2
+		c = 1 / s2
+	}
+	if grad == nil {
+		return f, nil
+	}
+	if len(grad) != np+1 {
+		panic(errParamLen)
+	}
+	// b = R⁻¹a, α = σ⁻²(y − G b).
+	bv := blas64.Vector{N: m, Data: e.vecM[1], Inc: 1}
+	copy(bv.Data, av.Data)
+	blas64.Trsv(blas.NoTrans, rt, bv)
+	alpha := e.vecN
+	copy(alpha, e.y)
+	blas64.Gemv(blas.Trans, -1, gt, bv, 1, blas64.Vector{N: n, Data: alpha, Inc: 1})
+	var alal float64
+	for i := range alpha {
+		alpha[i] /= s2
+		alal += alpha[i] * alpha[i]
+	}
+	// h = Gᵀα, v = L⁻ᵀh.
+	hv := blas64.Vector{N: m, Data: e.vecM[2], Inc: 1}
+	blas64.Gemv(blas.NoTrans, 1, gt, blas64.Vector{N: n, Data: alpha, Inc: 1}, 0, hv)
+	vv := blas64.Vector{N: m, Data: e.vecM[3], Inc: 1}
+	copy(vv.Data, hv.Data)
+	blas64.Trsv(blas.Trans, lt, vv)
+	// S = (RᵀR)⁻¹ in e.rr (full).
+	if _, ok := lapack64.Potri(rt); !ok {
+		return math.Inf(1), ErrNotPD
+	}
+	S := e.rr
+	var trS float64
+	for i := 0; i < m; i++ {
+		trS += S[i*m+i]
+		for j := 0; j < i; j++ {
+			S[i*m+j] = S[j*m+i]
+		}
+	}
+	// T = (S − cI) L⁻¹;  W_nm = G T − α vᵀ.
+	T := e.tmat
+	copy(T, S)
+	for i := 0; i < m; i++ {
+		T[i*m+i] -= c
+	}
+	tg := blas64.General{Rows: m, Cols: m, Stride: m, Data: T}
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, lt, tg)
+	wnm := blas64.General{Rows: n, Cols: m, Stride: m, Data: e.wnm}
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, gt, tg, 0, wnm)
+	blas64.Ger(-1, blas64.Vector{N: n, Data: alpha, Inc: 1}, vv, wnm)
+	// Z = −½(I − σ²S − hhᵀ) + ½c·GᵀG;  W_mm = L⁻ᵀ Z L⁻¹ (into T).
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			z := s2*S[i*m+j] + hv.Data[i]*hv.Data[j] + c*e.gtg[i*m+j]
+			if i == j {
+				z--
+			}
+			T[i*m+j] = 0.5 * z
+		}
+	}
+	blas64.Trsm(blas.Left, blas.Trans, 1, lt, tg)
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, lt, tg)
+	// Contract the weights with the kernel derivatives.
+	for p := range e.gsum {
+		e.gsum[p] = 0
+	}
+	kernelAddGrad(e.kern, e.gsum, e.wnm, e.x, e.x, e.active)
+	e.kern.AddGrad(e.gsum, T, e.xI, 0, m, e.xI, e.seq)
+	if c != 0 {
+		for i := range e.wdiag {
+			e.wdiag[i] = 0.5 * c
+		}
+		kernelAddDiagGrad(e.kern, e.gsum, e.wdiag, e.x)
+	}
+	copy(grad, e.gsum)
+	trW := float64(n-m)/s2 + trS - alal
+	grad[np] = 0.5*s2*trW - 0.5*c*trace
+	return f, nil
+}
+
+// syrk sets e.gtg = GᵀG (full, symmetric) from gt = Gᵀ (m×n), splitting the
+// n columns over goroutines.
+func (e *Evaluator) syrk(gt blas64.General) {
+	m, n := gt.Rows, gt.Cols
+	for i := range e.gtg {
+		e.gtg[i] = 0
+	}
+	var mu sync.Mutex
+	parallelRows(n, func(lo, hi int) {
+		part := make([]float64, m*m)
+		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: hi - lo, Stride: n, Data: gt.Data[lo:]}, 0,
+			blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: part})
+		mu.Lock()
+		for i, v := range part {
+			e.gtg[i] += v
+		}
+		mu.Unlock()
+	})
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			e.gtg[i*m+j] = e.gtg[j*m+i]
+		}
+	}
+}

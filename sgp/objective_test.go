@@ -1,0 +1,79 @@
+package sgp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/floats/scalar"
+)
+
+func TestEvaluatorMatchesOracleAndFactor(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 11))
+	for _, n := range []int{5, 33, 64} {
+		for _, dim := range []int{1, 3} {
+			p := newProblem(rng, n, dim, 1.7, 0.4*float64(dim), 0.03)
+			k := max(1, n/4)
+			active := rng.Perm(n)[:k]
+			for _, o := range []Objective{VAR, MLE} {
+				e := NewEvaluator(p.x, p.y, p.kern, o, active)
+				theta := append(p.kern.Params(nil), math.Log(p.noise))
+				got, err := e.FuncGrad(nil, theta)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := p.oracle(t, active, o); !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+					t.Errorf("n=%d,d=%d %v: evaluator %.12g, oracle %.12g", n, dim, o, got, want)
+				}
+				f := p.factor(t, k, 2)
+				if err := f.Factorize(active); err != nil {
+					t.Fatal(err)
+				}
+				if want := f.Value(o); !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+					t.Errorf("n=%d,d=%d %v: evaluator %.12g, factor %.12g", n, dim, o, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestEvaluatorGradientFD(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(12, 12))
+	for _, tc := range []struct {
+		n, dim, k int
+		noise     float64
+	}{{6, 1, 2, 0.1}, {33, 2, 5, 0.01}, {64, 3, 10, 0.2}, {20, 1, 19, 0.05}} {
+		p := newProblem(rng, tc.n, tc.dim, 1.3, 0.5*float64(tc.dim), tc.noise)
+		active := rng.Perm(tc.n)[:tc.k]
+		for _, o := range []Objective{VAR, MLE} {
+			name := fmt.Sprintf("n=%d,d=%d,k=%d,%v", tc.n, tc.dim, tc.k, o)
+			e := NewEvaluator(p.x, p.y, p.kern, o, active)
+			theta := append(p.kern.Params(nil), math.Log(p.noise))
+			for i := range theta {
+				theta[i] += 0.2 * (rng.Float64() - 0.5)
+			}
+			grad := make([]float64, len(theta))
+			if _, err := e.FuncGrad(grad, theta); err != nil {
+				t.Fatal(err)
+			}
+			fdGrad := fd.Gradient(nil, func(th []float64) float64 {
+				v, err := e.FuncGrad(nil, th)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}, theta, &fd.Settings{Formula: fd.Central, Step: 1e-5})
+			diff := make([]float64, len(grad))
+			floats.SubTo(diff, grad, fdGrad)
+			scale := math.Max(1, floats.Norm(fdGrad, math.Inf(1)))
+			if d := floats.Norm(diff, math.Inf(1)); d > 1e-5*scale {
+				t.Errorf("%s: |Δ|∞ = %.3g\nanalytic %v\nfd       %v", name, d, grad, fdGrad)
+			}
+		}
+	}
+}
