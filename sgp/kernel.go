@@ -47,8 +47,14 @@ const minRowsPerTask = 512
 // parallelRows calls fn on disjoint ranges covering [0, n), concurrently
 // when n is large enough. It returns after every call has returned.
 func parallelRows(n int, fn func(lo, hi int)) {
+	parallelFor(n, minRowsPerTask, fn)
+}
+
+// parallelFor calls fn on disjoint ranges covering [0, n), each of at
+// least minPer items, concurrently on up to GOMAXPROCS goroutines.
+func parallelFor(n, minPer int, fn func(lo, hi int)) {
 	tasks := runtime.GOMAXPROCS(0)
-	if maxTasks := n / minRowsPerTask; maxTasks < tasks {
+	if maxTasks := n / max(1, minPer); maxTasks < tasks {
 		tasks = maxTasks
 	}
 	if tasks <= 1 {

@@ -15,7 +15,7 @@ import (
 type RBF struct {
 	variance float64   // V
 	ls       []float64 // ℓ_t
-	invLS2   []float64 // 1/ℓ_t²
+	invLS    []float64 // 1/ℓ_t
 }
 
 var _ Kernel = (*RBF)(nil)
@@ -26,7 +26,7 @@ func NewRBF(variance float64, lengthscales []float64) *RBF {
 	if len(lengthscales) == 0 {
 		panic("sgp: RBF needs at least one lengthscale")
 	}
-	k := &RBF{ls: make([]float64, len(lengthscales)), invLS2: make([]float64, len(lengthscales))}
+	k := &RBF{ls: make([]float64, len(lengthscales)), invLS: make([]float64, len(lengthscales))}
 	theta := make([]float64, 1+len(lengthscales))
 	theta[0] = math.Log(variance)
 	for t, l := range lengthscales {
@@ -86,7 +86,7 @@ func (k *RBF) SetParams(theta []float64) {
 	k.variance = math.Exp(theta[0])
 	for t := range k.ls {
 		k.ls[t] = math.Exp(theta[1+t])
-		k.invLS2[t] = 1 / (k.ls[t] * k.ls[t])
+		k.invLS[t] = 1 / k.ls[t]
 	}
 }
 
@@ -102,12 +102,13 @@ func (k *RBF) Accepts(x Inputs) error {
 	return nil
 }
 
-// scaledDist2 returns Σ_t (a_t − b_t)²/ℓ_t².
+// scaledDist2 returns Σ_t ((a_t − b_t)/ℓ_t)². Dividing before squaring
+// keeps κ(x, x) = V even for lengthscales whose square underflows.
 func (k *RBF) scaledDist2(a, b []float64) float64 {
 	var s float64
-	for t, w := range k.invLS2 {
-		diff := a[t] - b[t]
-		s += diff * diff * w
+	for t, w := range k.invLS {
+		diff := (a[t] - b[t]) * w
+		s += diff * diff
 	}
 	return s
 }
@@ -146,8 +147,8 @@ func (k *RBF) AddGrad(grad, w []float64, x Inputs, lo, hi int, y Inputs, cols []
 			wk := wi[c] * kv
 			grad[0] += wk
 			for t := 0; t < d; t++ {
-				diff := xi[t] - z[t]
-				grad[1+t] += wk * diff * diff * k.invLS2[t]
+				diff := (xi[t] - z[t]) * k.invLS[t]
+				grad[1+t] += wk * diff * diff
 			}
 		}
 	}
@@ -161,4 +162,27 @@ func (k *RBF) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 		s += v
 	}
 	grad[0] += s * k.variance
+}
+
+// NewRBFFromData returns an RBF kernel initialised from the data as in Cao
+// et al. (2013): signal variance var(y) and, in each dimension, lengthscale
+// (max − min)/2 of the inputs (1 where the inputs are constant).
+func NewRBFFromData(x *Vectors, y []float64) *RBF {
+	ls := make([]float64, x.d)
+	for t := range ls {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := 0; i < x.n; i++ {
+			v := x.At(i, t)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		ls[t] = (hi - lo) / 2
+		if !(ls[t] > 0) {
+			ls[t] = 1
+		}
+	}
+	v := variance(y)
+	if !(v > 0) {
+		v = 1
+	}
+	return NewRBF(v, ls)
 }

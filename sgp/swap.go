@@ -142,6 +142,7 @@ func (f *Factor) insertCandidate(j int) bool {
 		if f.t >= f.tcap {
 			// The pivot columns are full: give up the last information pivot.
 			f.dropInfoLast()
+			f.parkStale = true
 		}
 		// If the information pivots explain j's residual given the active
 		// set, appending j after them is degenerate: drop the pivots that
@@ -155,8 +156,9 @@ func (f *Factor) insertCandidate(j int) bool {
 			}
 			f.move(best, f.t-1)
 			f.dropInfoLast()
+			f.parkStale = true
 		}
-		if !f.appendPivot(j) {
+		if !f.appendPivot(j, f.pivotTol(j)) {
 			return false
 		}
 		f.move(f.t-1, f.k)
@@ -186,8 +188,19 @@ func (f *Factor) discardPark() { f.parked = -1 }
 func (f *Factor) restorePark() {
 	if f.t >= f.tcap {
 		f.dropInfoLast()
+		f.parkStale = true
 	}
-	f.unpark()
+	if f.parkStale {
+		// The information pivots changed since the point was parked, so
+		// its parked column (its Cholesky column after them) is stale.
+		j := f.parked
+		f.parked = -1
+		if !f.appendPivot(j, 0) {
+			panic("sgp: internal error: cannot restore a removed inducing point")
+		}
+	} else {
+		f.unpark()
+	}
 	f.move(f.t-1, f.k)
 	// The active block has not changed since the point was parked, and the
 	// partial Cholesky column of a given pivot order is unique, so its old
@@ -366,7 +379,7 @@ func (f *Factor) refillInfoRandom(rnd func(n int) int) {
 	for tries := 0; f.t-f.k < f.zcap && tries < 64; tries++ {
 		j := rnd(f.n)
 		if f.pos[j] == -1 && j != f.parked && f.d[j] > f.pivotTol(j) {
-			f.appendPivot(j)
+			f.appendPivot(j, f.pivotTol(j))
 		}
 	}
 	f.fillInfoGreedy()

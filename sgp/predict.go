@@ -1,0 +1,161 @@
+package sgp
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Predictor holds what prediction needs from a fitted model, independent
+// of the training data (DESIGN §8): the kernel, the noise σ², the inducing
+// inputs x_I, W = G[I, :] (k×k lower triangular in pivot order, K[I,I] =
+// WWᵀ), R from the QR of [G; σI] and a = Q[:n,:]ᵀy. For a test input x*,
+// with g* = W⁻¹K[I, *],
+//
+//	μ* = g*ᵀR⁻¹a,    v* = κ(x*, x*) − ‖g*‖² + σ²‖R⁻ᵀg*‖²   (latent f*)
+//
+// and the variance of a noisy observation y* adds σ². Cost O(k²) per test
+// point after O(k²) set-up, plus k kernel evaluations.
+type Predictor struct {
+	Kern    Kernel
+	NoiseV  float64   // σ²
+	X       Inputs    // inducing inputs x_I, in pivot order
+	W       []float64 // k×k row-major, lower triangular
+	R       []float64 // k×k row-major, upper triangular
+	A       []float64 // k
+	beta    []float64 // R⁻¹a
+	inducer []int
+}
+
+// NewPredictor copies the prediction state out of a factor.
+func NewPredictor(f *Factor) *Predictor {
+	f.check()
+	k, n := f.k, f.n
+	p := &Predictor{Kern: f.kern, NoiseV: f.noise, W: make([]float64, k*k), R: make([]float64, k*k), A: append([]float64(nil), f.a[:k]...)}
+	p.inducer = f.Active(nil)
+	p.X = f.x.Subset(p.inducer)
+	for a, ja := range p.inducer {
+		for b := 0; b <= a; b++ {
+			p.W[a*k+b] = f.g[b*n+ja]
+		}
+		for b := a; b < k; b++ {
+			p.R[a*k+b] = f.r[a*f.mcap+b]
+		}
+	}
+	p.prepare()
+	return p
+}
+
+func (p *Predictor) prepare() {
+	k := len(p.A)
+	p.beta = append([]float64(nil), p.A...)
+	blas64.Trsv(blas.NoTrans, p.rt(), blas64.Vector{N: k, Data: p.beta, Inc: 1})
+}
+
+func (p *Predictor) rt() blas64.Triangular {
+	k := len(p.A)
+	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: max(1, k), Data: p.R}
+}
+
+func (p *Predictor) wt() blas64.Triangular {
+	k := len(p.A)
+	return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: k, Stride: max(1, k), Data: p.W}
+}
+
+// PredictTo stores the predictive mean and latent variance at the s inputs
+// xs in mean and variance (each of length s, allocated if nil) and returns
+// them. Add σ² (Noise) to the variance for noisy observations. It returns
+// an error if the kernel does not accept xs.
+func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) ([]float64, []float64, error) {
+	if err := p.Kern.Accepts(xs); err != nil {
+		return nil, nil, err
+	}
+	s, k := xs.Len(), len(p.A)
+	if mean == nil {
+		mean = make([]float64, s)
+	}
+	if variance == nil {
+		variance = make([]float64, s)
+	}
+	if len(mean) != s || len(variance) != s {
+		return nil, nil, fmt.Errorf("sgp: prediction buffers of length %d and %d for %d inputs", len(mean), len(variance), s)
+	}
+	// Work in blocks of test points to bound memory at O(k·block).
+	const block = 2048
+	gs := make([]float64, k*min(block, s))
+	hs := make([]float64, k*min(block, s))
+	kss := make([]float64, min(block, s))
+	for lo := 0; lo < s; lo += block {
+		hi := min(s, lo+block)
+		b := hi - lo
+		// Row c of gs = κ(xs[lo:hi], x_I[c]).
+		parallelFor(k, max(1, minRowsPerTask/b), func(c0, c1 int) {
+			for c := c0; c < c1; c++ {
+				p.Kern.Column(gs[c*b:(c+1)*b], xs, lo, hi, p.X, c)
+			}
+		})
+		kernelDiagRange(p.Kern, kss[:b], xs, lo, hi)
+		g := blas64.General{Rows: k, Cols: b, Stride: b, Data: gs[:k*b]}
+		if k > 0 {
+			blas64.Trsm(blas.Left, blas.NoTrans, 1, p.wt(), g)
+		}
+		copy(hs[:k*b], gs[:k*b])
+		h := blas64.General{Rows: k, Cols: b, Stride: b, Data: hs[:k*b]}
+		if k > 0 {
+			blas64.Trsm(blas.Left, blas.Trans, 1, p.rt(), h)
+		}
+		for i := 0; i < b; i++ {
+			var mu, gg, hh float64
+			for c := 0; c < k; c++ {
+				gv, hv := gs[c*b+i], hs[c*b+i]
+				mu += gv * p.beta[c]
+				gg += gv * gv
+				hh += hv * hv
+			}
+			mean[lo+i] = mu
+			variance[lo+i] = math.Max(kss[i]-gg+p.NoiseV*hh, 0)
+		}
+	}
+	return mean, variance, nil
+}
+
+// kernelDiagRange sets dst[i−lo] = κ(x_i, x_i) for i in [lo, hi).
+func kernelDiagRange(k Kernel, dst []float64, x Inputs, lo, hi int) {
+	k.Diag(dst, x, lo, hi)
+}
+
+// Noise returns σ².
+func (p *Predictor) Noise() float64 { return p.NoiseV }
+
+// Predict returns the predictive mean and latent variance at xs from the
+// model's current state. Add the noise variance (Noise) for observations.
+func (md *Model) Predict(xs Inputs) (mean, variance []float64, err error) {
+	p, err := md.Predictor()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.PredictTo(nil, nil, xs)
+}
+
+// PredictNoisy returns the predictive mean and the variance of a noisy
+// observation y* = f* + ε at xs.
+func (md *Model) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
+	mean, variance, err = md.Predict(xs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range variance {
+		variance[i] += md.f.noise
+	}
+	return mean, variance, nil
+}
+
+// Predictor returns a snapshot of the model for prediction.
+func (md *Model) Predictor() (*Predictor, error) {
+	if err := md.build(); err != nil {
+		return nil, err
+	}
+	return NewPredictor(md.f), nil
+}
