@@ -542,7 +542,7 @@ type EpochRecord struct {
 	Objective   float64 // after the epoch, including n/2·log 2π
 	Parts       Parts
 	Params      []float64 // θ after the epoch
-	Grown       int // inducing points added because the set was below m
+	Grown       int       // inducing points added because the set was below m
 	Swaps       int
 	Accepted    int
 	CGEvals     int
