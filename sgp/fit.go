@@ -192,8 +192,11 @@ func (md *Model) continuous(ctx context.Context) (int, float64, float64, error) 
 		best = p.best
 	}
 	if err := md.refactor(best, active); err != nil || md.f.Value(md.obj) > start+1e-9*math.Abs(start) {
-		if err2 := md.refactor(theta0, active); err2 != nil {
-			return p.evals, drift, math.NaN(), err2
+		if err := md.refactor(theta0, active); err != nil {
+			// The set cannot be rebuilt even at the old hyperparameters
+			// (members at the edge of numerical rank): keep what can be
+			// kept and refill by score.
+			md.rebuildRobust(active, false)
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -281,36 +281,49 @@ func (md *Model) build() error {
 			active = md.rng.Perm(n)[:md.m]
 		}
 	}
+	md.f = f
+	md.visited = make([]int, n)
 	if err := f.Factorize(active); err != nil {
 		// Keep the non-degenerate part of the requested set, in order, and
 		// fill the rest at random (a clumped start can hold more points
 		// than the kernel can tell apart).
-		if err := f.Factorize(nil); err != nil {
-			return err
-		}
-		md.replaced = 0
-		for _, j := range active {
-			if f.Add(j) != nil {
-				md.replaced++
-			}
-		}
-		for draws := 0; f.k < md.m && draws < 100*n; draws++ {
-			if j := md.rng.IntN(n); f.pos[j] < 0 || f.pos[j] >= f.k {
-				_ = f.Add(j)
-			}
-		}
-		// With a very smooth kernel fewer than m points may be
-		// distinguishable; the epochs grow the set once they can.
+		md.replaced = md.rebuildRobust(active, true)
 		if f.k == 0 {
+			md.f = nil
 			return fmt.Errorf("sgp: no inducing point has a non-negligible variance under the kernel")
 		}
 	}
-	md.f = f
-	md.visited = make([]int, n)
 	md.counter = 0
 	md.trace = nil
 	md.epoch = 0
 	return nil
+}
+
+// rebuildRobust factorises the points of active that are not degenerate
+// given the earlier ones, in order, and fills the set up to m with random
+// points (random) or best-scoring ones. It returns how many points of
+// active were left out. It cannot fail unless every point is degenerate.
+func (md *Model) rebuildRobust(active []int, random bool) int {
+	f := md.f
+	_ = f.Factorize(nil)
+	left := 0
+	for _, j := range active {
+		if f.k >= f.mcap || f.Add(j) != nil {
+			left++
+		}
+	}
+	n := f.n
+	if random {
+		for draws := 0; f.k < f.mcap && draws < 20*n; draws++ {
+			if j := md.rng.IntN(n); f.pos[j] < 0 || f.pos[j] >= f.k {
+				_ = f.Add(j)
+			}
+		}
+	}
+	if f.k > 0 {
+		md.grow()
+	}
+	return left
 }
 
 // greedyVariance chooses m points by a pivoted partial Cholesky: each next

@@ -137,6 +137,16 @@ func (f *Factor) insertCandidate(j int) bool {
 	p := f.pos[j]
 	switch {
 	case p >= f.k:
+		// An information pivot was admitted against an earlier active set;
+		// check its residual given the current one, d_j + ‖L_z[j, :]‖².
+		dI := f.d[j]
+		for c := f.k; c < f.t; c++ {
+			v := f.g[c*f.n+j]
+			dI += v * v
+		}
+		if dI <= f.pivotTol(j) {
+			return false
+		}
 		f.move(p, f.k)
 	case p < 0:
 		if f.t >= f.tcap {
@@ -378,8 +388,8 @@ func (f *Factor) RefreshInfoGreedy() {
 func (f *Factor) refillInfoRandom(rnd func(n int) int) {
 	for tries := 0; f.t-f.k < f.zcap && tries < 64; tries++ {
 		j := rnd(f.n)
-		if f.pos[j] == -1 && j != f.parked && f.d[j] > f.pivotTol(j) {
-			f.appendPivot(j, f.pivotTol(j))
+		if f.pos[j] == -1 && j != f.parked && f.d[j] > f.keepTol(j) {
+			f.appendPivot(j, f.keepTol(j))
 		}
 	}
 	f.fillInfoGreedy()

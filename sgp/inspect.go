@@ -1,0 +1,132 @@
+package sgp
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// GMatrix returns a copy of the partial Cholesky factor of the inducing
+// set, G[:, :k] (n×k, rows in data order): K̂ = GGᵀ.
+func (f *Factor) GMatrix() *mat.Dense {
+	f.check()
+	return f.colsMatrix(0, f.k)
+}
+
+// InfoMatrix returns a copy of L_z = G[:, k:k+z] (n×z), the partial
+// Cholesky factor of the residual K − K̂ at the information pivots.
+func (f *Factor) InfoMatrix() *mat.Dense {
+	f.check()
+	return f.colsMatrix(f.k, f.t)
+}
+
+func (f *Factor) colsMatrix(c0, c1 int) *mat.Dense {
+	if c1 == c0 {
+		return &mat.Dense{}
+	}
+	out := mat.NewDense(f.n, c1-c0, nil)
+	for c := c0; c < c1; c++ {
+		for i, v := range f.col(c) {
+			out.Set(i, c-c0, v)
+		}
+	}
+	return out
+}
+
+// QMatrix returns a copy of Q ((n+k)×k): the thin QR factor of [G; σI].
+func (f *Factor) QMatrix() *mat.Dense {
+	f.check()
+	k, rows := f.k, f.n+f.k
+	if k == 0 {
+		return &mat.Dense{}
+	}
+	out := mat.NewDense(rows, k, nil)
+	for c := 0; c < k; c++ {
+		for i, v := range f.qcol(c)[:rows] {
+			out.Set(i, c, v)
+		}
+	}
+	return out
+}
+
+// RMatrix returns a copy of R (k×k upper triangular).
+func (f *Factor) RMatrix() *mat.TriDense {
+	f.check()
+	k := f.k
+	if k == 0 {
+		return &mat.TriDense{}
+	}
+	out := mat.NewTriDense(k, mat.Upper, nil)
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			out.SetTri(i, j, f.r[i*f.mcap+j])
+		}
+	}
+	return out
+}
+
+// QtY returns a copy of a = Q[:n, :]ᵀy.
+func (f *Factor) QtY() []float64 {
+	f.check()
+	return append([]float64(nil), f.a[:f.k]...)
+}
+
+// CostRanking holds the exact and approximate decrease of the objective
+// for every candidate replacement of one removed inducing point: the data
+// of the "exact versus approximate cost" figure of Cao et al. (2013).
+type CostRanking struct {
+	Removed    int       // data index of the inducing point taken out
+	Candidates []int     // data indices of the candidates
+	Exact      []float64 // exact ΔF of adding each candidate
+	Approx     []float64 // approximate ΔF from the information pivots
+	InfoPivots []int     // the information pivots used
+}
+
+// CostRanking removes inducing point j (a data index), scores every
+// candidate both exactly and approximately, and restores the state. It
+// costs O(n²·k), so it is meant for inspection on small and medium data
+// sets; maxCandidates > 0 limits the exact scoring to that many candidates
+// chosen uniformly at random.
+func (md *Model) CostRanking(j, maxCandidates int) (*CostRanking, error) {
+	if err := md.build(); err != nil {
+		return nil, err
+	}
+	f := md.f
+	if j < 0 || j >= f.n || !f.IsActive(j) {
+		return nil, fmt.Errorf("sgp: point %d is not an inducing point", j)
+	}
+	f.removeToPark(f.pos[j])
+	defer func() {
+		f.restorePark()
+		f.fillInfoGreedy()
+	}()
+	approx := f.ApproxDeltasTo(nil, md.obj)
+	cr := &CostRanking{Removed: j, InfoPivots: f.InfoPivots(nil)}
+	var cands []int
+	for i, v := range approx {
+		if i != j && !math.IsNaN(v) && !math.IsInf(v, -1) {
+			cands = append(cands, i)
+		}
+	}
+	if maxCandidates > 0 && len(cands) > maxCandidates {
+		md.rng.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
+		cands = cands[:maxCandidates]
+	}
+	for _, c := range cands {
+		wasPivot := f.pos[c] >= 0
+		if !f.insertCandidate(c) {
+			continue
+		}
+		ex := f.deltaFromTentative(md.obj)
+		f.tent.valid = false
+		if !wasPivot {
+			f.move(f.k, f.t-1)
+			f.dropInfoLast()
+		}
+		cr.Candidates = append(cr.Candidates, c)
+		cr.Exact = append(cr.Exact, ex)
+		cr.Approx = append(cr.Approx, approx[c])
+	}
+	return cr, nil
+}

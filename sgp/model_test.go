@@ -1,0 +1,324 @@
+package sgp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cholqr/sgp/sgp/internal/naive"
+	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestPredictMatchesOracle(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(21, 21))
+	for _, n := range []int{5, 33, 64} {
+		p := newProblem(rng, n, 2, 1.2, 0.7, 0.05)
+		k := max(1, n/4)
+		active := rng.Perm(n)[:k]
+		f := p.factor(t, k, 3)
+		if err := f.Factorize(active); err != nil {
+			t.Fatal(err)
+		}
+		pred := NewPredictor(f)
+		test := make([][]float64, 17)
+		for i := range test {
+			test[i] = []float64{5 * rng.Float64(), 5 * rng.Float64()}
+		}
+		xs, _ := VectorsFromRows(test)
+		mean, vr, err := pred.PredictTo(nil, nil, xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Ks := naive.RBFCross(test, p.rows, p.kern.Variance(), p.kern.Lengthscales())
+		kss := make([]float64, len(test))
+		for i := range kss {
+			kss[i] = p.kern.Variance()
+		}
+		wm, wv, ok := naive.PredictDTC(p.K, Ks, kss, p.y, p.noise, active)
+		if !ok {
+			t.Fatal("oracle failed")
+		}
+		for i := range mean {
+			if !scalar.EqualWithinAbsOrRel(mean[i], wm[i], 1e-8, 1e-8) || !scalar.EqualWithinAbsOrRel(vr[i], wv[i], 1e-8, 1e-8) {
+				t.Errorf("n=%d point %d: (%g, %g), oracle (%g, %g)", n, i, mean[i], vr[i], wm[i], wv[i])
+			}
+		}
+	}
+}
+
+// clumpedStart returns the m training points nearest to c (1-D).
+func clumpedStart(x *Vectors, c float64, m int) []int {
+	idx := make([]int, x.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return math.Abs(x.At(idx[a], 0)-c) < math.Abs(x.At(idx[b], 0)-c) })
+	return idx[:m]
+}
+
+func checkTraceMonotone(t *testing.T, md *Model) {
+	t.Helper()
+	tr := md.Trace()
+	for i := 1; i < len(tr); i++ {
+		if tr[i].Objective > tr[i-1].Objective+1e-6*math.Abs(tr[i-1].Objective) {
+			t.Errorf("objective rose from %.9g (epoch %d) to %.9g", tr[i-1].Objective, i, tr[i].Objective)
+		}
+		if tr[i].Objective > tr[i].CGObjective*(1+1e-12)+1e-12 {
+			t.Errorf("discrete pass of epoch %d raised the objective from %.9g to %.9g", i+1, tr[i].CGObjective, tr[i].Objective)
+		}
+	}
+}
+
+func TestModelFitSnelsonLike(t *testing.T) {
+	t.Parallel()
+	train, test := SnelsonLike(200, 3)
+	for _, o := range []Objective{VAR, MLE} {
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).
+			WithInducing(clumpedStart(train.X, 1.5, 10)).WithObjective(o).WithSeed(4)
+		start, err := md.Value()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(res.Objective < start) || res.Epochs < 2 {
+			t.Errorf("%v: objective %g → %g in %d epochs", o, start, res.Objective, res.Epochs)
+		}
+		checkTraceMonotone(t, md)
+		mean, _, err := md.Predict(test.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		smse, _ := SMSE(mean[38:263], test.Y[38:263]) // the grid inside [0, 6]
+		if smse > 0.1 {                               // m = 10 cannot follow the cos(7x) wiggle fully; predicting the mean scores 1
+			t.Errorf("%v: SMSE against the noise-free function %g", o, smse)
+		}
+		// The inducing points spread out from the clump.
+		ind, _ := md.Inducing()
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, j := range ind {
+			lo, hi = math.Min(lo, train.X.At(j, 0)), math.Max(hi, train.X.At(j, 0))
+		}
+		if hi-lo < 3 {
+			t.Errorf("%v: inducing inputs still clumped in [%g, %g]", o, lo, hi)
+		}
+	}
+}
+
+func TestModelFitSnelsonData(t *testing.T) {
+	t.Parallel()
+	train, _, err := LoadSnelson(DataDir("../../shared/data"))
+	if err != nil {
+		t.Skipf("Snelson data not available (set SGP_DATA): %v", err)
+	}
+	for _, sub := range []bool{false, true} {
+		data := train
+		if sub {
+			idx := make([]int, 0, 20)
+			for i := 0; i < train.Len(); i += 10 {
+				idx = append(idx, i)
+			}
+			data = train.Subset(idx)
+		}
+		for _, o := range []Objective{VAR, MLE} {
+			md := NewModel(data.X, data.Y, NewRBFFromData(data.X, data.Y)).
+				WithInducing(clumpedStart(data.X, 1.5, 10)).WithObjective(o)
+			if _, err := md.Fit(); err != nil {
+				t.Fatal(err)
+			}
+			checkTraceMonotone(t, md)
+			mean, _, err := md.Predict(data.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The fit follows the data: the residuals are about the noise.
+			smse, _ := SMSE(mean, data.Y)
+			noise, _ := md.Noise()
+			if !sub && (smse > 0.15 || noise > 0.15) {
+				t.Errorf("%v: training SMSE %g, noise %g", o, smse, noise)
+			}
+			if sub && smse > 0.5 {
+				t.Errorf("20 points %v: training SMSE %g", o, smse)
+			}
+		}
+	}
+}
+
+func TestModelConfigErrors(t *testing.T) {
+	t.Parallel()
+	x, _ := NewVectors(4, 1, []float64{0, 1, 2, 3})
+	y := []float64{1, 2, 3, 4}
+	k := NewRBF(1, []float64{1})
+	cases := map[string]*Model{
+		"m=0":          NewModel(x, y, k).WithM(0),
+		"m=n":          NewModel(x, y, k).WithM(4),
+		"noise":        NewModel(x, y, k).WithNoise(-1),
+		"z":            NewModel(x, y, k).WithInfoPivots(-2),
+		"index":        NewModel(x, y, k).WithInducing([]int{0, 9}),
+		"repeat":       NewModel(x, y, k).WithInducing([]int{1, 1}),
+		"lengths":      NewModel(x, y[:3], k),
+		"empty":        NewModel(nil, nil, k),
+		"kernel dim":   NewModel(x, y, NewRBF(1, []float64{1, 1})),
+		"nan target":   NewModel(x, []float64{1, math.NaN(), 3, 4}, k).WithM(2),
+		"epochs":       NewModel(x, y, k).WithMaxEpochs(0),
+		"no kernel":    NewModel(x, y, nil),
+		"bad tolerace": NewModel(x, y, k).WithTolerance(math.NaN()),
+	}
+	for name, md := range cases {
+		if _, err := md.Fit(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if _, err := md.Swap(); err == nil {
+			t.Errorf("%s: Swap gave no error", name)
+		}
+	}
+	md := NewModel(x, y, k).WithM(2)
+	if _, err := md.SwapPoint(99); err == nil {
+		t.Error("SwapPoint of a non-inducing point gave no error")
+	}
+	if err := md.SetParams([]float64{0}); err == nil {
+		t.Error("SetParams with the wrong length gave no error")
+	}
+}
+
+func TestFitCancel(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(300, 5)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(20).WithTolerance(0)
+	ctx, cancel := context.WithCancel(context.Background())
+	epochs := 0
+	md.WithEpochFunc(func(EpochRecord) {
+		epochs++
+		if epochs == 2 {
+			cancel()
+		}
+	})
+	res, err := md.FitContext(ctx)
+	if !errors.Is(err, context.Canceled) || res == nil || res.Stopped != "cancelled" {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if epochs != 2 {
+		t.Errorf("%d epochs ran after cancellation", epochs)
+	}
+	// The model stays usable.
+	if _, err := md.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := md.Predict(train.X); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestModelTimeBudgetAndSwap(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(150, 6)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(8).WithTimeBudget(time.Nanosecond).WithTolerance(0)
+	res, err := md.Fit()
+	if err != nil || res.Stopped != "time budget" || res.Epochs != 1 {
+		t.Fatalf("err %v, %+v", err, res)
+	}
+	before, _ := md.Value()
+	for range 20 {
+		r, err := md.Swap()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.After > r.Before {
+			t.Fatalf("swap raised the objective: %+v", r)
+		}
+	}
+	after, _ := md.Value()
+	if after > before {
+		t.Fatalf("swaps raised the objective from %g to %g", before, after)
+	}
+}
+
+func TestSaveLoadReproducesPredictions(t *testing.T) {
+	t.Parallel()
+	train, test := SnelsonLike(120, 7)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(9).WithMaxEpochs(3)
+	if _, err := md.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := md.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadPredictor(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, v1, _ := md.Predict(test.X)
+	m2, v2, err := p.PredictTo(nil, nil, test.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m1 {
+		if m1[i] != m2[i] || v1[i] != v2[i] {
+			t.Fatalf("prediction %d differs after loading: (%v, %v) vs (%v, %v)", i, m1[i], v1[i], m2[i], v2[i])
+		}
+	}
+	for name, bad := range map[string]string{
+		"empty":   "",
+		"garbage": "{",
+		"format":  `{"format":"other"}`,
+		"kernel":  strings.Replace(buf.String(), `"rbf"`, `"nope"`, 1),
+		"k":       strings.Replace(buf.String(), `"k": 9`, `"k": 8`, 1),
+	} {
+		if _, err := LoadPredictor(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: loaded a bad model file", name)
+		}
+	}
+}
+
+func TestCostRankingExactWithAllPivots(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(60, 8)
+	md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.3})).WithM(6).WithInfoPivots(60)
+	ind, err := md.Inducing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := md.Value()
+	cr, err := md.CostRanking(ind[2], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cr.Candidates) < 40 {
+		t.Fatalf("only %d candidates", len(cr.Candidates))
+	}
+	for i := range cr.Exact {
+		if !scalar.EqualWithinAbsOrRel(cr.Exact[i], cr.Approx[i], 1e-7, 1e-6) {
+			t.Errorf("candidate %d: exact %g, approx %g", cr.Candidates[i], cr.Exact[i], cr.Approx[i])
+		}
+	}
+	after, _ := md.Value()
+	if !scalar.EqualWithinAbsOrRel(before, after, 1e-10, 1e-10) {
+		t.Errorf("CostRanking changed the objective: %g → %g", before, after)
+	}
+	// Inspection matrices have the documented shapes and reproduce K̂.
+	f, _ := md.Factor()
+	g, q, r := f.GMatrix(), f.QMatrix(), f.RMatrix()
+	if rr, cc := g.Dims(); rr != 60 || cc != 6 {
+		t.Fatalf("G is %d×%d", rr, cc)
+	}
+	var qr mat.Dense
+	qr.Mul(q, r)
+	for i := 0; i < 60; i++ {
+		for c := 0; c < 6; c++ {
+			if math.Abs(qr.At(i, c)-g.At(i, c)) > 1e-10 {
+				t.Fatalf("QR ≠ G at (%d,%d)", i, c)
+			}
+		}
+	}
+}
