@@ -98,3 +98,26 @@ func BenchmarkSwap(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFuncGrad measures one value+gradient evaluation of the
+// continuous phase (d = 8).
+func BenchmarkFuncGrad(b *testing.B) {
+	for _, m := range []int{256, 512} {
+		b.Run(fmt.Sprintf("n=10000,m=%d", m), func(b *testing.B) {
+			x, y := benchProblem(10000, 8, 1)
+			kern := NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8})
+			rng := rand.New(rand.NewPCG(2, 2))
+			e := NewEvaluator(x, y, kern, VAR, rng.Perm(10000)[:m])
+			theta := append(kern.Params(nil), math.Log(0.01))
+			grad := make([]float64, len(theta))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				f, err := e.FuncGrad(grad, theta)
+				if err != nil {
+					b.Fatal(err)
+				}
+				GlobalF += f
+			}
+		})
+	}
+}

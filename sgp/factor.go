@@ -349,6 +349,18 @@ func (f *Factor) SetNoise(noise float64) error {
 func (f *Factor) Factorize(active []int) error {
 	f.validateActive(active)
 	f.reset()
+	if f.factorizeBlocked(active) {
+		f.fillInfoGreedy()
+		f.stats.Factorizations++
+		return nil
+	}
+	return f.factorizeRankOne(active)
+}
+
+// factorizeRankOne is Factorize by k rank-one steps (appendPivot and
+// Gram–Schmidt), which names the first degenerate point.
+func (f *Factor) factorizeRankOne(active []int) error {
+	f.reset()
 	for _, j := range active {
 		if !f.appendPivot(j, f.keepTol(j)) {
 			f.ok = false

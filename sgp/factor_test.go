@@ -527,3 +527,37 @@ func TestSwapsNearDegenerate(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedFactorizeMatchesRankOne compares the level-3 build with the
+// rank-one build of the same ordered set.
+func TestBlockedFactorizeMatchesRankOne(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(17, 17))
+	for _, n := range []int{3, 33, 64, 100} {
+		for _, noise := range []float64{0.3, 1e-5} {
+			p := newProblem(rng, n, 3, 1.1, 0.9, noise)
+			k := max(1, n/3)
+			active := rng.Perm(n)[:k]
+			a := p.factor(t, k, 4)
+			if err := a.Factorize(active); err != nil {
+				t.Fatal(err)
+			}
+			b := p.factor(t, k, 4)
+			b.validateActive(active)
+			if err := b.factorizeRankOne(active); err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, a, p, 1e-8)
+			checkInvariants(t, b, p, 1e-8)
+			pa, pb := a.Parts(), b.Parts()
+			if !scalar.EqualWithinAbsOrRel(pa.VAR, pb.VAR, 1e-10, 1e-10) || !scalar.EqualWithinAbsOrRel(pa.MLE, pb.MLE, 1e-10, 1e-10) {
+				t.Errorf("n=%d σ²=%g: blocked %+v, rank-one %+v", n, noise, pa, pb)
+			}
+			for i := 0; i < n*k; i++ {
+				if math.Abs(a.g[i]-b.g[i]) > 1e-9 {
+					t.Fatalf("n=%d σ²=%g: G differs at %d: %g vs %g", n, noise, i, a.g[i], b.g[i])
+				}
+			}
+		}
+	}
+}

@@ -118,3 +118,16 @@ func kernelAddDiagGrad(k Kernel, grad, w []float64, x Inputs) {
 		mu.Unlock()
 	})
 }
+
+// blockKernel is implemented by built-in kernels that evaluate a whole
+// n×m cross-covariance block faster than column by column (for RBF, by a
+// matrix product of scaled inputs) and whose derivatives follow from their
+// values, so that the gradient phase needs one kernel evaluation per entry.
+type blockKernel interface {
+	// crossT sets dst[c·n+i] = κ(x_i, y_cols[c]) for the n = x.Len()
+	// inputs x and every c.
+	crossT(dst []float64, x Inputs, y Inputs, cols []int)
+	// addGradBlockT adds to grad Σ_c Σ_i w[c·n+i]·∂κ(x_i, y_cols[c])/∂θ
+	// given kv[c·n+i] = κ(x_i, y_cols[c]). It may overwrite w.
+	addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int)
+}

@@ -3,8 +3,8 @@ package sgp
 import (
 	"errors"
 	"math"
-	"sync"
 
+	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -46,12 +46,14 @@ type Evaluator struct {
 	np     int // kernel parameters
 
 	kmn   []float64 // K_mn, then Gᵀ = L⁻¹K_mn (m×n row-major)
+	kraw  []float64 // K_mn kept for block kernels, whose derivatives follow from their values
 	kdiag []float64
 	lmm   []float64 // K_mm, then L (m×m)
 	gtg   []float64 // GᵀG
 	rr    []float64 // RᵀR, then R, then S
 	tmat  []float64 // (S − cI)L⁻¹, then the K_mm weights
-	wnm   []float64 // K_nm weights (n×m row-major)
+	wmn   []float64 // K_mn weights (m×n row-major)
+	wnm   []float64 // their transpose, for kernels without the value path
 	wdiag []float64
 	vecM  [4][]float64
 	vecN  []float64
@@ -74,7 +76,12 @@ func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *E
 	e.gtg = make([]float64, m*m)
 	e.rr = make([]float64, m*m)
 	e.tmat = make([]float64, m*m)
-	e.wnm = make([]float64, n*m)
+	e.wmn = make([]float64, m*n)
+	if _, ok := k.(blockKernel); ok {
+		e.kraw = make([]float64, m*n)
+	} else {
+		e.wnm = make([]float64, n*m)
+	}
 	e.wdiag = make([]float64, n)
 	for i := range e.vecM {
 		e.vecM[i] = make([]float64, m)
@@ -94,11 +101,6 @@ func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *E
 // NumParams returns the length of θ: the kernel's parameters plus one.
 func (e *Evaluator) NumParams() int { return e.np + 1 }
 
-// splitCols runs fn on column ranges of [0, n) in parallel.
-func splitCols(n int, fn func(lo, hi int)) {
-	parallelRows(n, fn)
-}
-
 // FuncGrad sets the hyperparameters to θ and returns the objective; if grad
 // is not nil it also stores ∂F/∂θ there. It returns ErrNotPD, with F = +Inf,
 // if the factorisation breaks down.
@@ -108,8 +110,13 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 	s2 := math.Exp(theta[np])
 	kmn := e.kmn
 	// K_mn, one kernel column per inducing point; diag K.
-	for c, j := range e.active {
-		kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.x, j)
+	bk, block := e.kern.(blockKernel)
+	if block {
+		bk.crossT(kmn, e.x, e.x, e.active)
+	} else {
+		for c, j := range e.active {
+			kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.x, j)
+		}
 	}
 	kernelDiag(e.kern, e.kdiag, e.x)
 	var trK float64
@@ -126,13 +133,13 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 	if !ok {
 		return math.Inf(1), ErrNotPD
 	}
-	// Gᵀ = L⁻¹K_mn, split over columns.
-	splitCols(n, func(lo, hi int) {
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, lt, blas64.General{Rows: m, Cols: hi - lo, Stride: n, Data: kmn[lo:]})
-	})
+	if e.kraw != nil {
+		copy(e.kraw, kmn)
+	}
+	// Gᵀ = L⁻¹K_mn; GᵀG.
+	linalg.TrsmLower(m, n, e.lmm, kmn, n)
 	gt := blas64.General{Rows: m, Cols: n, Stride: n, Data: kmn}
-	// GᵀG, two halves summed.
-	e.syrk(gt)
+	linalg.SyrkT(m, n, kmn, n, e.gtg)
 	copy(e.rr, e.gtg)
 	for i := 0; i < m; i++ {
 		e.rr[i*m+i] += s2
@@ -196,17 +203,21 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 			S[i*m+j] = S[j*m+i]
 		}
 	}
-	// T = (S − cI) L⁻¹;  W_nm = G T − α vᵀ.
+	// T = (S − cI) L⁻¹;  W_mn = Tᵀ Gᵀ − v αᵀ (the K_mn weights).
 	T := e.tmat
 	copy(T, S)
 	for i := 0; i < m; i++ {
 		T[i*m+i] -= c
 	}
-	tg := blas64.General{Rows: m, Cols: m, Stride: m, Data: T}
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, lt, tg)
-	wnm := blas64.General{Rows: n, Cols: m, Stride: m, Data: e.wnm}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, gt, tg, 0, wnm)
-	blas64.Ger(-1, blas64.Vector{N: n, Data: alpha, Inc: 1}, vv, wnm)
+	linalg.Trsm(blas.Right, blas.Lower, blas.NoTrans, m, m, e.lmm, m, T, m)
+	linalg.GemmTN(m, n, m, T, m, kmn, n, e.wmn, n)
+	for cc := 0; cc < m; cc++ {
+		row := e.wmn[cc*n : (cc+1)*n]
+		vc := vv.Data[cc]
+		for i, a := range alpha {
+			row[i] -= vc * a
+		}
+	}
 	// Z = −½(I − σ²S − hhᵀ) + ½c·GᵀG;  W_mm = L⁻ᵀ Z L⁻¹ (into T).
 	for i := 0; i < m; i++ {
 		for j := 0; j < m; j++ {
@@ -217,13 +228,22 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 			T[i*m+j] = 0.5 * z
 		}
 	}
-	blas64.Trsm(blas.Left, blas.Trans, 1, lt, tg)
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, lt, tg)
+	linalg.Trsm(blas.Left, blas.Lower, blas.Trans, m, m, e.lmm, m, T, m)
+	linalg.Trsm(blas.Right, blas.Lower, blas.NoTrans, m, m, e.lmm, m, T, m)
 	// Contract the weights with the kernel derivatives.
 	for p := range e.gsum {
 		e.gsum[p] = 0
 	}
-	kernelAddGrad(e.kern, e.gsum, e.wnm, e.x, e.x, e.active)
+	if block {
+		bk.addGradBlockT(e.gsum, e.wmn, e.kraw, e.x, e.x, e.active)
+	} else {
+		for cc := 0; cc < m; cc++ {
+			for i := 0; i < n; i++ {
+				e.wnm[i*m+cc] = e.wmn[cc*n+i]
+			}
+		}
+		kernelAddGrad(e.kern, e.gsum, e.wnm, e.x, e.x, e.active)
+	}
 	e.kern.AddGrad(e.gsum, T, e.xI, 0, m, e.xI, e.seq)
 	if c != 0 {
 		for i := range e.wdiag {
@@ -235,29 +255,4 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 	trW := float64(n-m)/s2 + trS - alal
 	grad[np] = 0.5*s2*trW - 0.5*c*trace
 	return f, nil
-}
-
-// syrk sets e.gtg = GᵀG (full, symmetric) from gt = Gᵀ (m×n), splitting the
-// n columns over goroutines.
-func (e *Evaluator) syrk(gt blas64.General) {
-	m, n := gt.Rows, gt.Cols
-	for i := range e.gtg {
-		e.gtg[i] = 0
-	}
-	var mu sync.Mutex
-	parallelRows(n, func(lo, hi int) {
-		part := make([]float64, m*m)
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: hi - lo, Stride: n, Data: gt.Data[lo:]}, 0,
-			blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: part})
-		mu.Lock()
-		for i, v := range part {
-			e.gtg[i] += v
-		}
-		mu.Unlock()
-	})
-	for i := 0; i < m; i++ {
-		for j := 0; j < i; j++ {
-			e.gtg[i*m+j] = e.gtg[j*m+i]
-		}
-	}
 }

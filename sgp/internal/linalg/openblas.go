@@ -1,0 +1,87 @@
+//go:build openblas
+
+package linalg
+
+/*
+#cgo LDFLAGS: -lopenblas
+#include <cblas.h>
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+const backend = "openblas"
+
+func ptr(x []float64) *C.double { return (*C.double)(unsafe.Pointer(&x[0])) }
+
+// SyrkT sets c (m×m, both triangles) to A·Aᵀ for the row-major m×n matrix
+// a with row stride lda.
+func SyrkT(m, n int, a []float64, lda int, c []float64) {
+	if m == 0 {
+		return
+	}
+	if n == 0 {
+		clear(c[:m*m])
+		return
+	}
+	C.cblas_dsyrk(C.CblasRowMajor, C.CblasUpper, C.CblasNoTrans, C.blasint(m), C.blasint(n), 1, ptr(a), C.blasint(lda), 0, ptr(c), C.blasint(m))
+	symmetrize(m, c)
+}
+
+// TrsmLower sets B ← L⁻¹B for the lower-triangular m×m matrix l (row
+// stride m) and the row-major m×n matrix b (row stride ldb).
+func TrsmLower(m, n int, l []float64, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, C.CblasNoTrans, C.CblasNonUnit, C.blasint(m), C.blasint(n), 1, ptr(l), C.blasint(m), ptr(b), C.blasint(ldb))
+}
+
+// GemmTN sets C ← AᵀB with A k×m (stride lda), B k×n (stride ldb) and C m×n
+// (stride ldc), all row-major.
+func GemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	C.cblas_dgemm(C.CblasRowMajor, C.CblasTrans, C.CblasNoTrans, C.blasint(m), C.blasint(n), C.blasint(k), 1, ptr(a), C.blasint(lda), ptr(b), C.blasint(ldb), 0, ptr(c), C.blasint(ldc))
+}
+
+func symmetrize(m int, c []float64) {
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			c[i*m+j] = c[j*m+i]
+		}
+	}
+}
+
+// GemmNT sets C ← A·Bᵀ with A m×k (stride lda), B n×k (stride ldb) and C
+// m×n (stride ldc), all row-major.
+func GemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	C.cblas_dgemm(C.CblasRowMajor, C.CblasNoTrans, C.CblasTrans, C.blasint(m), C.blasint(n), C.blasint(k), 1, ptr(a), C.blasint(lda), ptr(b), C.blasint(ldb), 0, ptr(c), C.blasint(ldc))
+}
+
+// Trsm sets B ← op(A)⁻¹B (side Left) or B ← B·op(A)⁻¹ (side Right) for the
+// triangular matrix a (row stride lda) and the row-major m×n matrix b.
+func Trsm(side blas.Side, uplo blas.Uplo, trans blas.Transpose, m, n int, a []float64, lda int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	cs, cu, ct := C.enum_CBLAS_SIDE(C.CblasLeft), C.enum_CBLAS_UPLO(C.CblasLower), C.enum_CBLAS_TRANSPOSE(C.CblasNoTrans)
+	if side == blas.Right {
+		cs = C.CblasRight
+	}
+	if uplo == blas.Upper {
+		cu = C.CblasUpper
+	}
+	if trans != blas.NoTrans {
+		ct = C.CblasTrans
+	}
+	C.cblas_dtrsm(C.CblasRowMajor, cs, cu, ct, C.CblasNonUnit, C.blasint(m), C.blasint(n), 1, ptr(a), C.blasint(lda), ptr(b), C.blasint(ldb))
+}

@@ -1,0 +1,52 @@
+package sgp_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/plot/cmpimg"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// ExamplePlotFit1D fits a sparse GP with 10 inducing points to 200 points
+// of the embedded Snelson-like data and writes the fit to
+// testdata/snelson_fit.png; TestPlotFit1DGolden compares that file with
+// testdata/snelson_fit_golden.png.
+func ExamplePlotFit1D() {
+	train, _ := sgp.SnelsonLike(200, 1)
+	m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).
+		WithM(10).WithMaxEpochs(10)
+	if _, err := m.Fit(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fig, err := sgp.PlotFit1D(m, "Snelson-like data, CholQR-VAR, m = 10")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := fig.Save(filepath.Join("testdata", "snelson_fit.png")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ind, _ := m.Inducing()
+	w, h := fig.Size()
+	fmt.Printf("%d inducing points, %g×%g in figure\n", len(ind), w, h)
+	// Output:
+	// 10 inducing points, 6×4 in figure
+}
+
+// TestPlotFit1DGolden runs ExamplePlotFit1D and compares its PNG with the
+// committed golden image. Run
+//
+//	go test ./sgp/ -run TestPlotFit1DGolden -regen
+//
+// to rewrite testdata/snelson_fit_golden.png after an intended change
+// (the -regen flag is defined by gonum.org/v1/plot/cmpimg).
+func TestPlotFit1DGolden(t *testing.T) {
+	defer func() { _ = os.Stdout.Sync() }()
+	cmpimg.CheckPlot(ExamplePlotFit1D, t, "snelson_fit.png")
+}
