@@ -88,34 +88,41 @@ func kernelDiag(k Kernel, dst []float64, x Inputs) {
 	})
 }
 
+// reduceChunk is the number of rows per partial sum in reduceRows.
+const reduceChunk = 1024
+
+// reduceRows splits [0, n) into fixed chunks of reduceChunk rows, calls
+// fn(lo, hi, acc) on each with its own zeroed acc of length width, on up
+// to GOMAXPROCS goroutines, and adds the chunk results to out in chunk
+// order. The result is therefore the same bit for bit whatever the
+// scheduling and the number of cores.
+func reduceRows(n, width int, out []float64, fn func(lo, hi int, acc []float64)) {
+	chunks := max(1, (n+reduceChunk-1)/reduceChunk)
+	parts := make([]float64, chunks*width)
+	parallelFor(chunks, 1, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			fn(c*reduceChunk, min(n, (c+1)*reduceChunk), parts[c*width:(c+1)*width])
+		}
+	})
+	for c := 0; c < chunks; c++ {
+		for p, v := range parts[c*width : (c+1)*width] {
+			out[p] += v
+		}
+	}
+}
+
 // kernelAddGrad adds Σ_{i,c} w[i·len(cols)+c] ∂κ(x_i, y_cols[c])/∂θ to
 // grad, splitting the rows of x across goroutines.
 func kernelAddGrad(k Kernel, grad, w []float64, x Inputs, y Inputs, cols []int) {
-	np := k.NumParams()
-	var mu sync.Mutex
-	parallelRows(x.Len(), func(lo, hi int) {
-		part := make([]float64, np)
-		k.AddGrad(part, w[lo*len(cols):hi*len(cols)], x, lo, hi, y, cols)
-		mu.Lock()
-		for p, v := range part {
-			grad[p] += v
-		}
-		mu.Unlock()
+	reduceRows(x.Len(), k.NumParams(), grad, func(lo, hi int, acc []float64) {
+		k.AddGrad(acc, w[lo*len(cols):hi*len(cols)], x, lo, hi, y, cols)
 	})
 }
 
 // kernelAddDiagGrad adds Σ_i w[i] ∂κ(x_i, x_i)/∂θ to grad.
 func kernelAddDiagGrad(k Kernel, grad, w []float64, x Inputs) {
-	np := k.NumParams()
-	var mu sync.Mutex
-	parallelRows(x.Len(), func(lo, hi int) {
-		part := make([]float64, np)
-		k.AddDiagGrad(part, w[lo:hi], x, lo, hi)
-		mu.Lock()
-		for p, v := range part {
-			grad[p] += v
-		}
-		mu.Unlock()
+	reduceRows(x.Len(), k.NumParams(), grad, func(lo, hi int, acc []float64) {
+		k.AddDiagGrad(acc, w[lo:hi], x, lo, hi)
 	})
 }
 

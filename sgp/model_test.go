@@ -322,3 +322,28 @@ func TestCostRankingExactWithAllPivots(t *testing.T) {
 		}
 	}
 }
+
+func TestFitIsDeterministic(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(3000, 9)
+	var first *Result
+	for range 2 {
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(30).WithMaxEpochs(3).WithSeed(5)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+			continue
+		}
+		if res.Objective != first.Objective {
+			t.Errorf("same seed, different objective: %v then %v", first.Objective, res.Objective)
+		}
+		for i := range res.Params {
+			if res.Params[i] != first.Params[i] {
+				t.Errorf("same seed, different θ[%d]: %v then %v", i, first.Params[i], res.Params[i])
+			}
+		}
+	}
+}

@@ -3,7 +3,6 @@ package sgp
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // RBF is the squared-exponential kernel with automatic relevance
@@ -257,11 +256,12 @@ func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []in
 	n, m, d := xv.n, len(cols), len(k.ls)
 	xs, _ := k.scaledT(xv, nil)
 	zs, _ := k.scaledT(yv, cols)
-	var mu sync.Mutex
+	// One partial sum per inducing point, added in order (deterministic).
+	parts := make([]float64, m*(1+d))
 	parallelFor(m, max(1, minRowsPerTask*4/max(1, n)), func(c0, c1 int) {
-		acc := make([]float64, 1+d)
 		h := make([]float64, n)
 		for c := c0; c < c1; c++ {
+			acc := parts[c*(1+d) : (c+1)*(1+d)]
 			wr, kr := w[c*n:(c+1)*n], kv[c*n:(c+1)*n]
 			var s float64
 			for i := range h {
@@ -279,10 +279,10 @@ func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []in
 				acc[1+t] += st
 			}
 		}
-		mu.Lock()
-		for p, v := range acc {
+	})
+	for c := 0; c < m; c++ {
+		for p, v := range parts[c*(1+d) : (c+1)*(1+d)] {
 			grad[p] += v
 		}
-		mu.Unlock()
-	})
+	}
 }

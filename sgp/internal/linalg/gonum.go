@@ -14,9 +14,14 @@ const backend = "gonum"
 
 // split runs fn on column ranges of [0, n) concurrently.
 func split(n int, fn func(lo, hi int)) {
+	splitMin(n, 256, fn)
+}
+
+// splitMin is split with at least minPer items per goroutine.
+func splitMin(n, minPer int, fn func(lo, hi int)) {
 	p := runtime.GOMAXPROCS(0)
-	if p > n/256 {
-		p = max(1, n/256)
+	if p > n/minPer {
+		p = max(1, n/minPer)
 	}
 	if p <= 1 {
 		fn(0, n)
@@ -38,20 +43,30 @@ func split(n int, fn func(lo, hi int)) {
 // SyrkT sets c (m×m, both triangles) to A·Aᵀ for the row-major m×n matrix
 // a with row stride lda.
 func SyrkT(m, n int, a []float64, lda int, c []float64) {
-	var mu sync.Mutex
+	// Fixed chunks of columns, summed in order: the result does not depend
+	// on the number of cores or the scheduling.
+	const chunk = 2048
+	chunks := max(1, (n+chunk-1)/chunk)
+	parts := make([][]float64, chunks)
+	splitMin(chunks, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			c0, c1 := p*chunk, min(n, (p+1)*chunk)
+			part := make([]float64, m*m)
+			if c1 > c0 {
+				blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: c1 - c0, Stride: lda, Data: a[c0:]}, 0,
+					blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: part})
+			}
+			parts[p] = part
+		}
+	})
 	for i := range c[:m*m] {
 		c[i] = 0
 	}
-	split(n, func(lo, hi int) {
-		part := make([]float64, m*m)
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: hi - lo, Stride: lda, Data: a[lo:]}, 0,
-			blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: part})
-		mu.Lock()
+	for _, part := range parts {
 		for i, v := range part {
 			c[i] += v
 		}
-		mu.Unlock()
-	})
+	}
 	symmetrize(m, c)
 }
 
