@@ -1,0 +1,67 @@
+// Package sgp implements sparse Gaussian-process regression whose inducing
+// points are a subset of the training data, optimised by CholQR (Cao,
+// Brubaker, Fleet and Hertzmann, "Efficient Optimization for Sparse
+// Gaussian Process Regression", NIPS 2013; IEEE TPAMI 37(12), 2015).
+//
+// # Overview
+//
+// A Model is built from inputs (any Inputs: vectors now, discrete objects
+// through their own kernels), targets and a Kernel, configured fluently
+// (WithM, WithObjective, WithSeed, …) and driven by Swap (one swap of an
+// inducing point), Step (one epoch) or Fit (until a stop rule). Predict,
+// Evaluate and Save work on the fitted state. Factor is the engine beneath:
+// the factored state with its O(n·m) updates, exposed for inspection.
+//
+// # Model
+//
+// With inducing set I (|I| = k ≤ m) and the Nyström approximation
+// K̂ = K[:,I] K[I,I]⁻¹ K[I,:], the two objectives, both minimised and both
+// including n/2·log 2π so that they compare with GPflow's −ELBO and
+// −log marginal likelihood, are
+//
+//	MLE (projected process, DTC):  F = ½yᵀ(K̂+σ²I)⁻¹y + ½log|K̂+σ²I| + n/2·log 2π
+//	VAR (Titsias 2009):            F = MLE + ½σ⁻²tr(K − K̂)
+//
+// # Algorithm
+//
+// The state (Factor) holds the partial Cholesky factor G of K with pivots I
+// then the information pivots P, the residual variances d, the thin QR
+// factorisation [G_I; σI] = QR and a = Q[:n,:]ᵀy; the objective is read off
+// them in O(n + k). Removing an inducing point moves it to the end by
+// adjacent transpositions, each restored by a 2×2 rotation of G and Q (the
+// isotropic σI block absorbs the rotation); adding one appends a Cholesky
+// column and orthogonalises it against Q. Both cost O(n·(k+z)) and do not
+// allocate. Every candidate's decrease of F is approximated through the z
+// information pivots (Cao et al. 2013, §4) from the Gram matrix A = GᵀG kept
+// up to date by the same rotations; the best candidate is scored exactly and
+// accepted only if F decreases. An epoch runs Polak–Ribière conjugate
+// gradients on the log hyperparameters with the inducing set fixed
+// (analytic gradients, Evaluator), then min(60, m) swaps.
+//
+// # Notation
+//
+//	n        number of training points          N(), Inputs.Len()
+//	m, k     capacity and size of the inducing set   MaxActive(), NumActive()
+//	z        number of information pivots       MaxInfo(), NumInfo()
+//	I, P     inducing set, information pivots   Active(), InfoPivots()
+//	G, Q, R  factors                            GMatrix(), QMatrix(), RMatrix()
+//	d        residual variances diag(K − K̂)     ResidualTo()
+//	σ²       noise variance                     Noise()
+//	θ        log hyperparameters, kernel's then log σ²   Model.Params()
+//	E_D, E_C, E_V   data fit, complexity, trace terms of F   Parts
+//
+// G's rows are in data order; its columns are in pivot order.
+//
+// # Numerical notes
+//
+// Kernel values carry rounding of relative size ε, so a point whose
+// residual variance given the inducing set is r·κ(x,x) has a Cholesky
+// column known only to a relative ε/r, and such a set's objective is
+// ill-conditioned. Points join the inducing set only if r > 1e-6 (the
+// admission tolerance, see Factor's pivotTol); members are kept through
+// rebuilds down to r > 1e-8. Tiny negative residuals are clamped to zero and
+// counted in Stats. The factorisation is rebuilt from scratch at every epoch
+// (the hyperparameters change) and the difference between the updated and
+// the rebuilt objective is reported as drift. Parallel reductions sum in a
+// fixed order, so results do not depend on scheduling.
+package sgp
