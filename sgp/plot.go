@@ -266,7 +266,7 @@ func glyph(i int) draw.GlyphDrawer {
 }
 
 // newPanel returns a plot with a title, axis labels, sans-serif text,
-// about six labelled ticks per axis and a light grid.
+// four to seven labelled ticks per axis and a light grid.
 func newPanel(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -423,7 +423,7 @@ func PlotFit1D(m *Model, title string) (*Figure, error) {
 	marks := &bottomMarks{xs: ix, style: draw.GlyphStyle{Color: palette(1), Radius: vg.Points(4), Shape: draw.PyramidGlyph{}}}
 
 	p.Add(poly, sc, ml, marks)
-	// Head room for the legend above the data.
+	// Room for the legend above the data and for the inducing marks below.
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, q := range band {
 		ymin, ymax = math.Min(ymin, q.Y), math.Max(ymax, q.Y)
@@ -431,8 +431,9 @@ func PlotFit1D(m *Model, title string) (*Figure, error) {
 	for _, y := range ys {
 		ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
 	}
+	legendRoom(p, ymin, ymax, 4, 2.9)
 	if span := ymax - ymin; span > 0 {
-		p.Y.Min, p.Y.Max = ymin-0.08*span, ymax+0.32*span
+		p.Y.Min = ymin - 0.08*span
 	}
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -500,7 +501,7 @@ func PlotCostRanking(cr *CostRanking) *Figure {
 	rdiag, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: n, Y: n}})
 	rdiag.LineStyle = diag.LineStyle
 	rs, _ := plotter.NewScatter(rp)
-	rs.GlyphStyle = draw.GlyphStyle{Color: palette(1), Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
+	rs.GlyphStyle = draw.GlyphStyle{Color: palette(1), Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
 	right.Add(rdiag, rs)
 	return newFigure(title, figWideW, figWideH, []*plot.Plot{left, right})
 }
@@ -561,11 +562,16 @@ func PlotTrace(trace []EpochRecord, title string) *Figure {
 		}
 	}
 	addLinePoints(top, "", obj, 0)
-	names := [3]string{"E_D data fit", "E_C complexity", "E_V trace"}
+	names := [3]string{"E_D  data fit", "E_C  complexity", "E_V  trace term"}
+	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for k, xy := range parts {
 		addLinePoints(bot, names[k], xy, k+1)
+		for _, q := range xy {
+			ymin, ymax = math.Min(ymin, q.Y), math.Max(ymax, q.Y)
+		}
 	}
 	bot.Legend.Top = true
+	legendRoom(bot, ymin, ymax, 3, 1.9)
 	for _, p := range []*plot.Plot{top, bot} {
 		p.X.Tick.Marker = niceTicks{integer: true}
 	}
@@ -591,7 +597,7 @@ func addLinePoints(p *plot.Plot, name string, xy plotter.XYs, i int) {
 }
 
 // niceTicks places labelled ticks at multiples of 1, 2 or 5 × 10ᵏ, about
-// six per axis, with four or one minor ticks between them. With integer set
+// four to seven per axis, with four or one minor ticks between them. With integer set
 // the step is at least 1 (epochs).
 type niceTicks struct{ integer bool }
 
@@ -600,7 +606,7 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || !isFinite(lo) || !isFinite(hi) {
 		return (plot.DefaultTicks{}).Ticks(lo, hi)
 	}
-	const want = 6
+	const want = 5
 	raw := (hi - lo) / want
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	var step float64
@@ -624,8 +630,8 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 			return strconv.FormatFloat(v, 'g', 4, 64)
 		}
 		s := strconv.FormatFloat(v, 'f', prec, 64)
-		if s == "-0" || strings.Trim(s, "-0.") == "" {
-			s = "0"
+		if strings.Trim(s, "-0.") == "" {
+			s = strings.TrimPrefix(s, "-") // no "-0"
 		}
 		return s
 	}
@@ -646,6 +652,52 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// logTicks labels 1, 2 and 5 × 10ᵏ on a log axis spanning at most two
+// decades, and powers of ten only on a longer one; the other integer
+// multiples of 10ᵏ get minor ticks.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
+		return (plot.LogTicks{Prec: -1}).Ticks(lo, hi)
+	}
+	dense := math.Log10(hi/lo) <= 2
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		p := math.Pow(10, e)
+		for d := 1; d <= 9; d++ {
+			v := float64(d) * p
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if d == 1 || (dense && (d == 2 || d == 5)) {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	if len(ticks) < 2 {
+		return (plot.LogTicks{Prec: -1}).Ticks(lo, hi)
+	}
+	return ticks
+}
+
+// legendRoom raises the top of p's y axis so that a legend of the given
+// number of entries along the top edge sits above data spanning
+// [ymin, ymax] in a panel whose data area is about dataHeight inches tall.
+func legendRoom(p *plot.Plot, ymin, ymax float64, entries int, dataHeight float64) {
+	span := ymax - ymin
+	if !(span > 0) || !isFinite(span) {
+		return
+	}
+	// Each entry is about 14 pt = 0.19 in tall; leave a little slack.
+	frac := math.Min((0.2*float64(entries)+0.08)/dataHeight, 0.6)
+	p.Y.Min = ymin - 0.04*span
+	p.Y.Max = ymax + span*frac/(1-frac)
 }
 
 // Series is one named curve for PlotCurves: points (X[i], Y[i]).
@@ -686,7 +738,7 @@ func PlotCurves(title, xlabel, ylabel string, logX bool, series []Series) *Figur
 	}
 	if logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks{}
 	}
 	p.Legend.Top = true
 	return newFigure("", figW, figH, []*plot.Plot{p})

@@ -3,42 +3,11 @@
 package linalg
 
 import (
-	"runtime"
-	"sync"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
 const backend = "gonum"
-
-// split runs fn on column ranges of [0, n) concurrently.
-func split(n int, fn func(lo, hi int)) {
-	splitMin(n, 256, fn)
-}
-
-// splitMin is split with at least minPer items per goroutine.
-func splitMin(n, minPer int, fn func(lo, hi int)) {
-	p := runtime.GOMAXPROCS(0)
-	if p > n/minPer {
-		p = max(1, n/minPer)
-	}
-	if p <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + p - 1) / p
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(n, lo+chunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
 
 // SyrkT sets c (m×m, both triangles) to A·Aᵀ for the row-major m×n matrix
 // a with row stride lda.

@@ -5,6 +5,7 @@ package linalg
 /*
 #cgo LDFLAGS: -lopenblas
 #include <cblas.h>
+void openblas_set_num_threads(int num_threads);
 */
 import "C"
 
@@ -15,6 +16,12 @@ import (
 )
 
 const backend = "openblas"
+
+// OpenBLAS runs single-threaded and the calls are split over goroutines:
+// its own worker threads spin while waiting for work, which on a small
+// machine takes the cores away from the Go code (kernel evaluations) that
+// runs between BLAS calls.
+func init() { C.openblas_set_num_threads(1) }
 
 func ptr(x []float64) *C.double { return (*C.double)(unsafe.Pointer(&x[0])) }
 
@@ -28,7 +35,24 @@ func SyrkT(m, n int, a []float64, lda int, c []float64) {
 		clear(c[:m*m])
 		return
 	}
-	C.cblas_dsyrk(C.CblasRowMajor, C.CblasUpper, C.CblasNoTrans, C.blasint(m), C.blasint(n), 1, ptr(a), C.blasint(lda), 0, ptr(c), C.blasint(m))
+	// Fixed chunks of columns summed in order: deterministic.
+	const chunk = 2048
+	chunks := max(1, (n+chunk-1)/chunk)
+	parts := make([][]float64, chunks)
+	splitMin(chunks, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			c0, c1 := p*chunk, min(n, (p+1)*chunk)
+			part := make([]float64, m*m)
+			C.cblas_dsyrk(C.CblasRowMajor, C.CblasUpper, C.CblasNoTrans, C.blasint(m), C.blasint(c1-c0), 1, ptr(a[c0:]), C.blasint(lda), 0, ptr(part), C.blasint(m))
+			parts[p] = part
+		}
+	})
+	clear(c[:m*m])
+	for _, part := range parts {
+		for i, v := range part {
+			c[i] += v
+		}
+	}
 	symmetrize(m, c)
 }
 
@@ -38,7 +62,9 @@ func TrsmLower(m, n int, l []float64, b []float64, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, C.CblasNoTrans, C.CblasNonUnit, C.blasint(m), C.blasint(n), 1, ptr(l), C.blasint(m), ptr(b), C.blasint(ldb))
+	split(n, func(lo, hi int) {
+		C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, C.CblasNoTrans, C.CblasNonUnit, C.blasint(m), C.blasint(hi-lo), 1, ptr(l), C.blasint(m), ptr(b[lo:]), C.blasint(ldb))
+	})
 }
 
 // GemmTN sets C ← AᵀB with A k×m (stride lda), B k×n (stride ldb) and C m×n
@@ -47,7 +73,9 @@ func GemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 	if m == 0 || n == 0 {
 		return
 	}
-	C.cblas_dgemm(C.CblasRowMajor, C.CblasTrans, C.CblasNoTrans, C.blasint(m), C.blasint(n), C.blasint(k), 1, ptr(a), C.blasint(lda), ptr(b), C.blasint(ldb), 0, ptr(c), C.blasint(ldc))
+	split(n, func(lo, hi int) {
+		C.cblas_dgemm(C.CblasRowMajor, C.CblasTrans, C.CblasNoTrans, C.blasint(m), C.blasint(hi-lo), C.blasint(k), 1, ptr(a), C.blasint(lda), ptr(b[lo:]), C.blasint(ldb), 0, ptr(c[lo:]), C.blasint(ldc))
+	})
 }
 
 func symmetrize(m int, c []float64) {
@@ -64,7 +92,9 @@ func GemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 	if m == 0 || n == 0 {
 		return
 	}
-	C.cblas_dgemm(C.CblasRowMajor, C.CblasNoTrans, C.CblasTrans, C.blasint(m), C.blasint(n), C.blasint(k), 1, ptr(a), C.blasint(lda), ptr(b), C.blasint(ldb), 0, ptr(c), C.blasint(ldc))
+	split(m, func(lo, hi int) {
+		C.cblas_dgemm(C.CblasRowMajor, C.CblasNoTrans, C.CblasTrans, C.blasint(hi-lo), C.blasint(n), C.blasint(k), 1, ptr(a[lo*lda:]), C.blasint(lda), ptr(b), C.blasint(ldb), 0, ptr(c[lo*ldc:]), C.blasint(ldc))
+	})
 }
 
 // Trsm sets B ← op(A)⁻¹B (side Left) or B ← B·op(A)⁻¹ (side Right) for the

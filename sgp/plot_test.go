@@ -1,0 +1,308 @@
+package sgp
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+)
+
+// plotModel returns a small model fitted for three epochs on Snelson-like
+// data.
+func plotModel(t *testing.T) *Model {
+	t.Helper()
+	train, _ := SnelsonLike(120, 1)
+	m := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
+	if _, err := m.Fit(); err != nil {
+		t.Fatalf("Fit: %v", err)
+	}
+	return m
+}
+
+// checkFigure checks that f renders to a PNG of wPx×hPx pixels, to SVG and
+// to HTML, and that rendering twice gives identical bytes.
+func checkFigure(t *testing.T, f *Figure, wPx, hPx int) {
+	t.Helper()
+	b := f.PNG()
+	if b == nil {
+		_, err := f.Encode("png")
+		t.Fatalf("PNG returned nil: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	if got := img.Bounds().Size(); got.X != wPx || got.Y != hPx {
+		t.Errorf("PNG is %d×%d px, want %d×%d", got.X, got.Y, wPx, hPx)
+	}
+	if again := f.PNG(); !bytes.Equal(b, again) {
+		t.Errorf("two PNG renderings differ (%d and %d bytes)", len(b), len(again))
+	}
+	s := f.SVG()
+	if !strings.Contains(s, "<svg") {
+		t.Errorf("SVG output holds no <svg element: %.80q", s)
+	}
+	if again := f.SVG(); s != again {
+		t.Errorf("two SVG renderings differ (%d and %d bytes)", len(s), len(again))
+	}
+	h := f.HTML()
+	if !strings.HasPrefix(h, `<img src="data:image/png;base64,`) {
+		t.Errorf("HTML is not an inline PNG: %.80q", h)
+	}
+	if !strings.Contains(h, `width="`+strconv.Itoa(wPx)+`"`) {
+		t.Errorf("HTML lacks width=%d: %.120q", wPx, h)
+	}
+}
+
+func TestPlotFit1D(t *testing.T) {
+	t.Parallel()
+	m := plotModel(t)
+	f, err := PlotFit1D(m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFigure(t, f, 6*FigureDPI, 4*FigureDPI)
+	if got, want := f.Plot().Title.Text, "Sparse GP fit (m = 8)"; got != want {
+		t.Errorf("default title %q, want %q", got, want)
+	}
+	// The x range is the data range padded by 10% on each side.
+	xs := m.Inputs().(*Vectors).RawData()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range xs {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	p := f.Plot()
+	if pad := 0.1 * (hi - lo); math.Abs(p.X.Min-(lo-pad)) > 1e-12 || math.Abs(p.X.Max-(hi+pad)) > 1e-12 {
+		t.Errorf("x range [%g, %g], want [%g, %g]", p.X.Min, p.X.Max, lo-pad, hi+pad)
+	}
+	if !strings.Contains(f.String(), "Sparse GP fit") {
+		t.Errorf("String() = %q", f.String())
+	}
+}
+
+// plotStrings is a non-vector Inputs.
+type plotStrings []string
+
+func (s plotStrings) Len() int { return len(s) }
+func (s plotStrings) Subset(idx []int) Inputs {
+	out := make(plotStrings, len(idx))
+	for i, j := range idx {
+		out[i] = s[j]
+	}
+	return out
+}
+
+func TestPlotFit1DErrors(t *testing.T) {
+	t.Parallel()
+	x2, err := NewVectors(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := []float64{0, 1, 2, 3}
+	x1, _ := NewVectors(4, 1, []float64{0, 1, 2, 3})
+	for _, tc := range []struct {
+		name string
+		m    *Model
+		want string
+	}{
+		{"nil", nil, "nil model"},
+		{"2-D", NewModel(x2, y, NewRBFFromData(x2, y)).WithM(2), "dimension 2"},
+		{"strings", NewModel(plotStrings{"a", "b", "c", "d"}, y, NewRBF(1, []float64{1})).WithM(2), "*Vectors"},
+		{"bad m", NewModel(x1, y, NewRBFFromData(x1, y)).WithM(9), "m=9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := PlotFit1D(tc.m, "")
+			if err == nil || f != nil {
+				t.Fatalf("PlotFit1D = %v, %v; want an error", f, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlotCostRanking(t *testing.T) {
+	t.Parallel()
+	m := plotModel(t)
+	ind, err := m.Inducing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := m.CostRanking(ind[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cr.Candidates) == 0 {
+		t.Fatal("no candidates")
+	}
+	f := PlotCostRanking(cr)
+	checkFigure(t, f, 10*FigureDPI, 4*FigureDPI)
+	if !strings.Contains(f.title, "removing point "+strconv.Itoa(ind[0])+" ") {
+		t.Errorf("title %q does not name the removed point %d", f.title, ind[0])
+	}
+	if n := len(f.Panels()); n != 2 {
+		t.Errorf("%d panels, want 2", n)
+	}
+	for _, cr := range []*CostRanking{nil, {Removed: 3}} {
+		f := PlotCostRanking(cr)
+		checkFigure(t, f, 10*FigureDPI, 4*FigureDPI)
+		if !strings.Contains(f.Plot().Title.Text, "(no data)") {
+			t.Errorf("empty ranking: panel title %q lacks (no data)", f.Plot().Title.Text)
+		}
+	}
+}
+
+func TestRanks(t *testing.T) {
+	t.Parallel()
+	got := ranks([]float64{0.5, 2, -1, 2})
+	want := []float64{3, 1.5, 4, 1.5}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("ranks = %v, want %v", got, want)
+		}
+	}
+}
+
+func TestPlotTrace(t *testing.T) {
+	t.Parallel()
+	m := plotModel(t)
+	tr := m.Trace()
+	if len(tr) == 0 {
+		t.Fatal("empty trace")
+	}
+	f := PlotTrace(tr, "")
+	checkFigure(t, f, 6*FigureDPI, 6*FigureDPI)
+	if n := len(f.Panels()); n != 2 {
+		t.Errorf("%d panels, want 2", n)
+	}
+	f = PlotTrace(nil, "nothing yet")
+	checkFigure(t, f, 6*FigureDPI, 6*FigureDPI)
+	if !strings.Contains(f.Plot().Title.Text, "(no data)") {
+		t.Errorf("empty trace: panel title %q lacks (no data)", f.Plot().Title.Text)
+	}
+}
+
+func TestPlotCurves(t *testing.T) {
+	t.Parallel()
+	series := []Series{
+		{Name: "CholQR-VAR", X: []float64{10, 20, 50, 100}, Y: []float64{0.2, 0.1, 0.05, 0.03}},
+		{Name: "Random", X: []float64{10, 20, 50, 100}, Y: []float64{0.4, 0.2, math.NaN(), 0.05}},
+		{Name: "", X: []float64{0, 10}, Y: []float64{1, 1}}, // x = 0 is skipped on a log axis
+	}
+	for _, logX := range []bool{false, true} {
+		f := PlotCurves("SMSE against m", "m", "SMSE", logX, series)
+		checkFigure(t, f, 6*FigureDPI, 4*FigureDPI)
+	}
+	for _, s := range [][]Series{nil, {{Name: "empty"}}} {
+		f := PlotCurves("empty", "x", "y", true, s)
+		checkFigure(t, f, 6*FigureDPI, 4*FigureDPI)
+		if got := f.Plot().Title.Text; got != "empty (no data)" {
+			t.Errorf("empty series: title %q, want %q", got, "empty (no data)")
+		}
+	}
+	if !panics(func() { PlotCurves("", "", "", false, []Series{{X: []float64{1}}}) }) {
+		t.Error("PlotCurves with len(X) ≠ len(Y) did not panic")
+	}
+}
+
+func TestFigureWithSize(t *testing.T) {
+	t.Parallel()
+	f := PlotCurves("t", "x", "y", false, []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{3, 4}}})
+	g := f.WithSize(3, 2.5)
+	checkFigure(t, g, 3*FigureDPI, 240)
+	if w, h := f.Size(); w != 6 || h != 4 {
+		t.Errorf("WithSize changed the original: %g×%g", w, h)
+	}
+	if g.Plot() != f.Plot() {
+		t.Error("WithSize copy does not share the plot")
+	}
+	for _, wh := range [][2]float64{{0, 1}, {1, -1}, {math.NaN(), 1}, {1, math.Inf(1)}} {
+		if !panics(func() { f.WithSize(wh[0], wh[1]) }) {
+			t.Errorf("WithSize(%v, %v) did not panic", wh[0], wh[1])
+		}
+	}
+}
+
+func TestFigureSaveAndEncode(t *testing.T) {
+	t.Parallel()
+	f := PlotCurves("t", "x", "y", true, []Series{{Name: "a", X: []float64{1, 10}, Y: []float64{3, 4}}})
+	dir := t.TempDir()
+	for _, ext := range []string{"png", "svg", "pdf"} {
+		path := filepath.Join(dir, "fig."+ext)
+		if err := f.Save(path); err != nil {
+			t.Fatalf("Save(%s): %v", path, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) == 0 {
+			t.Errorf("%s is empty", path)
+		}
+		if ext == "png" && !bytes.Equal(b, f.PNG()) {
+			t.Errorf("saved PNG differs from PNG()")
+		}
+	}
+	if err := f.Save(filepath.Join(dir, "fig.bmp")); err == nil {
+		t.Error("Save to .bmp: no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fig.bmp")); err == nil {
+		t.Error("Save to .bmp created a file")
+	}
+	if _, err := f.Encode("gif"); err == nil {
+		t.Error(`Encode("gif"): no error`)
+	}
+
+	// gonum/plot panics on a log axis whose range includes 0; the figure
+	// reports it instead of panicking.
+	bad := PlotCurves("bad", "x", "y", false, []Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1, 2}}})
+	bad.Plot().X.Scale = plot.LogScale{}
+	if b := bad.PNG(); b != nil {
+		t.Errorf("PNG of an unrenderable figure: %d bytes, want nil", len(b))
+	}
+	if s := bad.SVG(); s != "" {
+		t.Errorf("SVG of an unrenderable figure: %d bytes, want \"\"", len(s))
+	}
+	if h := bad.HTML(); !strings.HasPrefix(h, "<pre>") {
+		t.Errorf("HTML of an unrenderable figure: %.80q", h)
+	}
+	if err := bad.Save(filepath.Join(dir, "bad.png")); err == nil {
+		t.Error("Save of an unrenderable figure: no error")
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	t.Parallel()
+	labels := func(tk niceTicks, lo, hi float64) string {
+		var s []string
+		for _, x := range tk.Ticks(lo, hi) {
+			if x.Label != "" {
+				s = append(s, x.Label)
+			}
+		}
+		return strings.Join(s, " ")
+	}
+	for _, tc := range []struct {
+		tk     niceTicks
+		lo, hi float64
+		want   string
+	}{
+		{niceTicks{}, -0.6, 6.6, "0 1 2 3 4 5 6"},
+		{niceTicks{}, -2.9, 2.7, "-2 -1 0 1 2"},
+		{niceTicks{}, 0, 0.012, "0.000 0.002 0.004 0.006 0.008 0.010 0.012"},
+		{niceTicks{}, 180, 260, "180 200 220 240 260"},
+		{niceTicks{}, -1, 1, "-1.0 -0.5 0.0 0.5 1.0"},
+		{niceTicks{integer: true}, 1, 3, "1 2 3"},
+	} {
+		if got := labels(tc.tk, tc.lo, tc.hi); got != tc.want {
+			t.Errorf("Ticks(%g, %g) labels %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
