@@ -362,15 +362,24 @@ func (f *Factor) Factorize(active []int) error {
 func (f *Factor) factorizeRankOne(active []int) error {
 	f.reset()
 	for _, j := range active {
-		if !f.appendPivot(j, f.keepTol(j)) {
-			f.ok = false
-			return &DegenerateError{Index: j, Residual: f.d[j]}
+		if err := f.appendActive(j); err != nil {
+			return err
 		}
-		f.gramSchmidt()
-		f.commitActive()
 	}
 	f.fillInfoGreedy()
 	f.stats.Factorizations++
+	return nil
+}
+
+// appendActive appends point j as the next active pivot during a rebuild
+// (keepTol applies), or invalidates the Factor and names it.
+func (f *Factor) appendActive(j int) error {
+	if !f.appendPivot(j, f.keepTol(j)) {
+		f.ok = false
+		return &DegenerateError{Index: j, Residual: f.d[j]}
+	}
+	f.gramSchmidt()
+	f.commitActive()
 	return nil
 }
 
@@ -432,12 +441,9 @@ func (f *Factor) FactorizePivoted(active []int) error {
 		j := rest[b]
 		rest[b] = rest[len(rest)-1]
 		rest = rest[:len(rest)-1]
-		if !f.appendPivot(j, f.keepTol(j)) {
-			f.ok = false
-			return &DegenerateError{Index: j, Residual: f.d[j]}
+		if err := f.appendActive(j); err != nil {
+			return err
 		}
-		f.gramSchmidt()
-		f.commitActive()
 	}
 	f.fillInfoGreedy()
 	f.stats.Factorizations++

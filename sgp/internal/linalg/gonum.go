@@ -9,34 +9,11 @@ import (
 
 const backend = "gonum"
 
-// SyrkT sets c (m×m, both triangles) to A·Aᵀ for the row-major m×n matrix
-// a with row stride lda.
-func SyrkT(m, n int, a []float64, lda int, c []float64) {
-	// Fixed chunks of columns, summed in order: the result does not depend
-	// on the number of cores or the scheduling.
-	const chunk = 2048
-	chunks := max(1, (n+chunk-1)/chunk)
-	parts := make([][]float64, chunks)
-	splitMin(chunks, 1, func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			c0, c1 := p*chunk, min(n, (p+1)*chunk)
-			part := make([]float64, m*m)
-			if c1 > c0 {
-				blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: c1 - c0, Stride: lda, Data: a[c0:]}, 0,
-					blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: part})
-			}
-			parts[p] = part
-		}
-	})
-	for i := range c[:m*m] {
-		c[i] = 0
-	}
-	for _, part := range parts {
-		for i, v := range part {
-			c[i] += v
-		}
-	}
-	symmetrize(m, c)
+// syrkRaw sets the upper triangle of c (m×m) to A·Aᵀ for the row-major
+// m×n matrix a with row stride lda.
+func syrkRaw(m, n int, a []float64, lda int, c []float64) {
+	blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: m, Cols: n, Stride: lda, Data: a}, 0,
+		blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: c})
 }
 
 // TrsmLower sets B ← L⁻¹B for the lower-triangular m×m matrix l (row
@@ -57,14 +34,6 @@ func GemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 			blas64.General{Rows: k, Cols: hi - lo, Stride: ldb, Data: b[lo:]}, 0,
 			blas64.General{Rows: m, Cols: hi - lo, Stride: ldc, Data: c[lo:]})
 	})
-}
-
-func symmetrize(m int, c []float64) {
-	for i := 0; i < m; i++ {
-		for j := 0; j < i; j++ {
-			c[i*m+j] = c[j*m+i]
-		}
-	}
 }
 
 // GemmNT sets C ← A·Bᵀ with A m×k (stride lda), B n×k (stride ldb) and C

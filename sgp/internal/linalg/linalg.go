@@ -44,3 +44,42 @@ func splitMin(n, minPer int, fn func(lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// SyrkT sets c (m×m, both triangles) to A·Aᵀ for the row-major m×n matrix
+// a with row stride lda. The columns are taken in fixed chunks whose
+// products are summed in order, so the result does not depend on the
+// number of cores or the scheduling.
+func SyrkT(m, n int, a []float64, lda int, c []float64) {
+	if m == 0 {
+		return
+	}
+	const chunk = 2048
+	chunks := max(1, (n+chunk-1)/chunk)
+	parts := make([][]float64, chunks)
+	splitMin(chunks, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			c0, c1 := p*chunk, min(n, (p+1)*chunk)
+			part := make([]float64, m*m)
+			if c1 > c0 {
+				syrkRaw(m, c1-c0, a[c0:], lda, part)
+			}
+			parts[p] = part
+		}
+	})
+	clear(c[:m*m])
+	for _, part := range parts {
+		for i, v := range part {
+			c[i] += v
+		}
+	}
+	symmetrize(m, c)
+}
+
+// symmetrize copies the upper triangle of the m×m matrix c to the lower.
+func symmetrize(m int, c []float64) {
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			c[i*m+j] = c[j*m+i]
+		}
+	}
+}

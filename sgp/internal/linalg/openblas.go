@@ -25,35 +25,10 @@ func init() { C.openblas_set_num_threads(1) }
 
 func ptr(x []float64) *C.double { return (*C.double)(unsafe.Pointer(&x[0])) }
 
-// SyrkT sets c (m×m, both triangles) to A·Aᵀ for the row-major m×n matrix
-// a with row stride lda.
-func SyrkT(m, n int, a []float64, lda int, c []float64) {
-	if m == 0 {
-		return
-	}
-	if n == 0 {
-		clear(c[:m*m])
-		return
-	}
-	// Fixed chunks of columns summed in order: deterministic.
-	const chunk = 2048
-	chunks := max(1, (n+chunk-1)/chunk)
-	parts := make([][]float64, chunks)
-	splitMin(chunks, 1, func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			c0, c1 := p*chunk, min(n, (p+1)*chunk)
-			part := make([]float64, m*m)
-			C.cblas_dsyrk(C.CblasRowMajor, C.CblasUpper, C.CblasNoTrans, C.blasint(m), C.blasint(c1-c0), 1, ptr(a[c0:]), C.blasint(lda), 0, ptr(part), C.blasint(m))
-			parts[p] = part
-		}
-	})
-	clear(c[:m*m])
-	for _, part := range parts {
-		for i, v := range part {
-			c[i] += v
-		}
-	}
-	symmetrize(m, c)
+// syrkRaw sets the upper triangle of c (m×m) to A·Aᵀ for the row-major
+// m×n matrix a with row stride lda.
+func syrkRaw(m, n int, a []float64, lda int, c []float64) {
+	C.cblas_dsyrk(C.CblasRowMajor, C.CblasUpper, C.CblasNoTrans, C.blasint(m), C.blasint(n), 1, ptr(a), C.blasint(lda), 0, ptr(c), C.blasint(m))
 }
 
 // TrsmLower sets B ← L⁻¹B for the lower-triangular m×m matrix l (row
@@ -76,14 +51,6 @@ func GemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 	split(n, func(lo, hi int) {
 		C.cblas_dgemm(C.CblasRowMajor, C.CblasTrans, C.CblasNoTrans, C.blasint(m), C.blasint(hi-lo), C.blasint(k), 1, ptr(a), C.blasint(lda), ptr(b[lo:]), C.blasint(ldb), 0, ptr(c[lo:]), C.blasint(ldc))
 	})
-}
-
-func symmetrize(m int, c []float64) {
-	for i := 0; i < m; i++ {
-		for j := 0; j < i; j++ {
-			c[i*m+j] = c[j*m+i]
-		}
-	}
 }
 
 // GemmNT sets C ← A·Bᵀ with A m×k (stride lda), B n×k (stride ldb) and C
