@@ -15,7 +15,7 @@ import (
 // visited for longest first, with ⌈swaps/5⌉ random information-pivot
 // refreshes. The objective never increases across the discrete pass.
 func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
-	if err := ctx.Err(); err != nil {
+	if err := md.stopErr(ctx); err != nil {
 		return EpochRecord{}, err
 	}
 	start := time.Now()
@@ -36,7 +36,7 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	}
 	order := md.visitOrder(swaps)
 	for i, j := range order {
-		if err := ctx.Err(); err != nil {
+		if err := md.stopErr(ctx); err != nil {
 			return rec, err
 		}
 		res := md.swapPoint(j)
@@ -81,7 +81,7 @@ func (md *Model) cgBudget() int {
 // cgProblem adapts an Evaluator to gonum/optimize with a value+gradient
 // cache, remembering the best point seen.
 type cgProblem struct {
-	ctx      context.Context
+	stop     func() error
 	ev       *Evaluator
 	x, g     []float64
 	f        float64
@@ -100,7 +100,7 @@ func (p *cgProblem) eval(x []float64) {
 	}
 	copy(p.x, x)
 	p.valid = true
-	if p.ctx.Err() != nil || p.evals >= p.budget {
+	if p.stop() != nil || p.evals >= p.budget {
 		p.f = math.Inf(1)
 		for i := range p.g {
 			p.g[i] = 0
@@ -145,7 +145,7 @@ func (r ctxRecorder) Record(*optimize.Location, optimize.Operation, *optimize.St
 	if r.p.evals >= r.budget {
 		return errBudget
 	}
-	return r.p.ctx.Err()
+	return r.p.stop()
 }
 
 var errBudget = errors.New("sgp: evaluation budget reached")
@@ -161,7 +161,7 @@ func (md *Model) continuous(ctx context.Context) (int, float64, float64, error) 
 	theta0 := md.Params()
 	before := md.f.Value(md.obj)
 	p := &cgProblem{
-		ctx: ctx, ev: NewEvaluator(md.x, md.y, md.kern, md.obj, active),
+		stop: func() error { return md.stopErr(ctx) }, ev: NewEvaluator(md.x, md.y, md.kern, md.obj, active),
 		x: make([]float64, np+1), g: make([]float64, np+1),
 		best: append([]float64(nil), theta0...), bestF: math.Inf(1), budget: md.cgBudget(),
 	}
@@ -199,7 +199,7 @@ func (md *Model) continuous(ctx context.Context) (int, float64, float64, error) 
 			md.rebuildRobust(active, false)
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := md.stopErr(ctx); err != nil {
 		return p.evals, drift, md.f.Value(md.obj), err
 	}
 	_ = optErr // a line-search failure just ends the phase early
@@ -234,4 +234,16 @@ func (md *Model) grow() int {
 		added++
 	}
 	return added
+}
+
+// stopErr returns ctx's error or, failing that, the interrupt's (see
+// WithInterrupt).
+func (md *Model) stopErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if md.interrupt != nil {
+		return md.interrupt()
+	}
+	return nil
 }

@@ -55,6 +55,7 @@ type Model struct {
 	fixHyper  bool
 	progress  io.Writer
 	onEpoch   func(EpochRecord)
+	interrupt func() error
 
 	err      error
 	replaced int // initial inducing points replaced because they were degenerate
@@ -234,6 +235,15 @@ func (md *Model) WithProgress(w io.Writer) *Model {
 // WithEpochFunc calls fn after every epoch.
 func (md *Model) WithEpochFunc(fn func(EpochRecord)) *Model {
 	md.onEpoch = fn
+	return md
+}
+
+// WithInterrupt makes Step and Fit (and their Context forms) also stop,
+// between swaps and between gradient evaluations, as soon as fn returns a
+// non-nil error, which they then return. An interactive session uses it so
+// that an interrupt stops a Fit started without a context.
+func (md *Model) WithInterrupt(fn func() error) *Model {
+	md.interrupt = fn
 	return md
 }
 
@@ -612,9 +622,9 @@ func (md *Model) FitContext(ctx context.Context) (*Result, error) {
 		rec, err := md.epochStep(ctx)
 		if err != nil {
 			runErr = err
-			stopped = "cancelled"
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				stopped = "error"
+			stopped = "error"
+			if md.stopErr(ctx) != nil {
+				stopped = "cancelled"
 			}
 			break
 		}

@@ -347,3 +347,28 @@ func TestFitIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestInterruptStopsFit(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(300, 10)
+	stop := errors.New("interrupted")
+	calls := 0
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(15).WithTolerance(0).
+		WithInterrupt(func() error {
+			calls++
+			if calls > 25 {
+				return stop
+			}
+			return nil
+		})
+	res, err := md.Fit()
+	if !errors.Is(err, stop) || res == nil || res.Stopped != "cancelled" {
+		t.Fatalf("err %v", err)
+	}
+	if res.Epochs > 2 {
+		t.Errorf("%d epochs ran, the interrupt came during the second", res.Epochs)
+	}
+	if _, err := md.Value(); err != nil {
+		t.Fatal(err)
+	}
+}
