@@ -20,6 +20,9 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	}
 	start := time.Now()
 	rec := EpochRecord{Epoch: md.epoch + 1}
+	if md.epoch > 0 {
+		rec.Scored = md.reselect() // baselines that re-select each epoch
+	}
 	if !md.fixHyper {
 		evals, drift, cgValue, err := md.continuous(ctx)
 		rec.CGEvals, rec.Drift, rec.CGObjective = evals, drift, cgValue
@@ -33,6 +36,9 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	swaps := md.swaps
 	if swaps == 0 {
 		swaps = min(60, md.f.k)
+	}
+	if md.selector.kind != selCholQR {
+		swaps = 0
 	}
 	order := md.visitOrder(swaps)
 	for i, j := range order {

@@ -56,6 +56,7 @@ type Model struct {
 	progress  io.Writer
 	onEpoch   func(EpochRecord)
 	interrupt func() error
+	selector  Selector
 
 	err      error
 	replaced int // initial inducing points replaced because they were degenerate
@@ -306,6 +307,9 @@ func (md *Model) build() error {
 	md.counter = 0
 	md.trace = nil
 	md.epoch = 0
+	if md.selector.kind == selTitsias && md.inducing == nil {
+		md.forwardSelect(md.selector.s)
+	}
 	return nil
 }
 
@@ -566,6 +570,7 @@ type EpochRecord struct {
 	Parts       Parts
 	Params      []float64 // θ after the epoch
 	Grown       int       // inducing points added because the set was below m
+	Scored      int       // exact candidate scores made by a baseline's re-selection
 	Swaps       int
 	Accepted    int
 	CGEvals     int

@@ -372,3 +372,44 @@ func TestInterruptStopsFit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestBaselineSelectors(t *testing.T) {
+	t.Parallel()
+	train, test := SnelsonLike(300, 11)
+	for _, name := range []string{"random", "greedy-variance", "titsias:8", "cholqr"} {
+		sel, err := ParseSelector(name)
+		if err != nil || sel.String() != name {
+			t.Fatalf("%s: %v, %v", name, sel, err)
+		}
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(12).WithSelector(sel).WithMaxEpochs(4)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTraceMonotone(t, md)
+		smse, _, err := md.Evaluate(test.Subset(interior(test)))
+		if err != nil || smse > 0.2 {
+			t.Errorf("%s: SMSE %g, err %v", name, smse, err)
+		}
+		if name != "cholqr" && res.Stats.Swaps != 0 {
+			t.Errorf("%s: %d swaps", name, res.Stats.Swaps)
+		}
+	}
+	for _, bad := range []string{"", "titsias", "titsias:0", "nope"} {
+		if _, err := ParseSelector(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// interior returns the indices of the SnelsonLike test grid inside the
+// training range [0, 6].
+func interior(test *Dataset) []int {
+	var idx []int
+	for i := 0; i < test.Len(); i++ {
+		if x := test.X.At(i, 0); x >= 0 && x <= 6 {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}

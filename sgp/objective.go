@@ -45,31 +45,44 @@ type Evaluator struct {
 	n, m   int
 	np     int // kernel parameters
 
-	kmn   []float64 // K_mn, then Gᵀ = L⁻¹K_mn (m×n row-major)
-	kraw  []float64 // K_mn kept for block kernels, whose derivatives follow from their values
-	kdiag []float64
-	lmm   []float64 // K_mm, then L (m×m)
-	gtg   []float64 // GᵀG
-	rr    []float64 // RᵀR, then R, then S
-	tmat  []float64 // (S − cI)L⁻¹, then the K_mm weights
-	wmn   []float64 // K_mn weights (m×n row-major)
-	wnm   []float64 // their transpose, for kernels without the value path
-	wdiag []float64
-	vecM  [4][]float64
-	vecN  []float64
-	yy    float64
-	gsum  []float64
-	seq   []int // 0, 1, …, m−1
+	kmn          []float64 // K_mn, then Gᵀ = L⁻¹K_mn (m×n row-major)
+	kraw         []float64 // K_mn kept for block kernels, whose derivatives follow from their values
+	kdiag        []float64
+	lmm          []float64 // K_mm, then L (m×m)
+	kmm          []float64 // K_mm as evaluated (full)
+	rkeep        []float64 // R = chol(GᵀG + σ²I), upper, kept for Predictor
+	lastLogNoise float64
+	jitter       float64 // added to diag K_mm (continuous baseline only)
+	gtg          []float64 // GᵀG
+	rr           []float64 // RᵀR, then R, then S
+	tmat         []float64 // (S − cI)L⁻¹, then the K_mm weights
+	wmn          []float64 // K_mn weights (m×n row-major)
+	wnm          []float64 // their transpose, for kernels without the value path
+	wdiag        []float64
+	vecM         [4][]float64
+	vecN         []float64
+	yy           float64
+	gsum         []float64
+	seq          []int // 0, 1, …, m−1
 }
 
 // NewEvaluator prepares the gradient computation of objective o for the
 // inducing set active (data indices) under kernel k. The kernel's
 // hyperparameters are changed by FuncGrad.
 func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *Evaluator {
-	n, m := x.Len(), len(active)
-	e := &Evaluator{x: x, y: y, kern: k, obj: o, active: append([]int(nil), active...),
-		n: n, m: m, np: k.NumParams()}
-	e.xI = x.Subset(e.active)
+	e := NewEvaluatorInputs(x, y, k, o, x.Subset(active))
+	e.active = append([]int(nil), active...)
+	return e
+}
+
+// NewEvaluatorInputs is NewEvaluator for inducing inputs z that need not be
+// training points (z is not copied; the continuous SGPR baseline moves
+// them between calls).
+func NewEvaluatorInputs(x Inputs, y []float64, k Kernel, o Objective, z Inputs) *Evaluator {
+	n, m := x.Len(), z.Len()
+	e := &Evaluator{x: x, y: y, kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams()}
+	e.kmm = make([]float64, m*m)
+	e.rkeep = make([]float64, m*m)
 	e.kmn = make([]float64, m*n)
 	e.kdiag = make([]float64, n)
 	e.lmm = make([]float64, m*m)
@@ -108,14 +121,15 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 	n, m, np := e.n, e.m, e.np
 	e.kern.SetParams(theta[:np])
 	s2 := math.Exp(theta[np])
+	e.lastLogNoise = theta[np]
 	kmn := e.kmn
 	// K_mn, one kernel column per inducing point; diag K.
 	bk, block := e.kern.(blockKernel)
 	if block {
-		bk.crossT(kmn, e.x, e.x, e.active)
+		bk.crossT(kmn, e.x, e.xI, e.seq)
 	} else {
-		for c, j := range e.active {
-			kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.x, j)
+		for c := range e.seq {
+			kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.xI, c)
 		}
 	}
 	kernelDiag(e.kern, e.kdiag, e.x)
@@ -123,11 +137,23 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 	for _, v := range e.kdiag {
 		trK += v
 	}
-	// L = chol(K_mm).
-	for a, ja := range e.active {
-		for b := 0; b <= a; b++ {
-			e.lmm[a*m+b] = kmn[b*n+ja]
+	// K_mm: for inducing training points the rows of K_mn, so that both
+	// blocks carry the same rounding; otherwise from the kernel.
+	if e.active != nil {
+		for a, ja := range e.active {
+			for b := 0; b < m; b++ {
+				e.kmm[a*m+b] = kmn[b*n+ja]
+			}
 		}
+	} else {
+		for c := 0; c < m; c++ {
+			e.kern.Column(e.kmm[c*m:(c+1)*m], e.xI, 0, m, e.xI, c)
+		}
+	}
+	// L = chol(K_mm).
+	for a := 0; a < m; a++ {
+		copy(e.lmm[a*m:a*m+a+1], e.kmm[a*m:a*m+a+1])
+		e.lmm[a*m+a] += e.jitter
 	}
 	lt, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: e.lmm})
 	if !ok {
@@ -148,6 +174,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 	if !ok {
 		return math.Inf(1), ErrNotPD
 	}
+	copy(e.rkeep, e.rr)
 	// a = R⁻ᵀ Gᵀ y.
 	av := blas64.Vector{N: m, Data: e.vecM[0], Inc: 1}
 	blas64.Gemv(blas.NoTrans, 1, gt, blas64.Vector{N: n, Data: e.y, Inc: 1}, 0, av)
@@ -235,14 +262,14 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 		e.gsum[p] = 0
 	}
 	if block {
-		bk.addGradBlockT(e.gsum, e.wmn, e.kraw, e.x, e.x, e.active)
+		bk.addGradBlockT(e.gsum, e.wmn, e.kraw, e.x, e.xI, e.seq)
 	} else {
 		for cc := 0; cc < m; cc++ {
 			for i := 0; i < n; i++ {
 				e.wnm[i*m+cc] = e.wmn[cc*n+i]
 			}
 		}
-		kernelAddGrad(e.kern, e.gsum, e.wnm, e.x, e.x, e.active)
+		kernelAddGrad(e.kern, e.gsum, e.wnm, e.x, e.xI, e.seq)
 	}
 	e.kern.AddGrad(e.gsum, T, e.xI, 0, m, e.xI, e.seq)
 	if c != 0 {

@@ -1,0 +1,164 @@
+package sgp
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Selector is the rule that chooses the inducing points among the training
+// data. CholQR is the default; the others are the baselines of Cao et al.
+// (2013, §5), which optimise the same objective with the same
+// conjugate-gradient phase:
+//
+//	cholqr            swaps scored through information pivots (this package)
+//	random            a random subset, fixed; only θ is optimised
+//	greedy-variance   each epoch, the m points chosen greedily by largest
+//	                  residual variance at the current θ (a pivoted partial
+//	                  Cholesky: IVM-like, Burt et al. 2020 "conditional
+//	                  variance"), then CG
+//	titsias:S         each epoch, greedy forward selection (Titsias 2009):
+//	                  m times, score S random candidates exactly and add the
+//	                  best; then CG
+type Selector struct {
+	kind selectorKind
+	s    int // candidates per step for titsias
+}
+
+type selectorKind int
+
+const (
+	selCholQR selectorKind = iota
+	selRandom
+	selGreedyVariance
+	selTitsias
+)
+
+// Selectors.
+var (
+	SelectCholQR         = Selector{kind: selCholQR}
+	SelectRandom         = Selector{kind: selRandom}
+	SelectGreedyVariance = Selector{kind: selGreedyVariance}
+)
+
+// SelectTitsias returns Titsias' greedy forward selection scoring s random
+// candidates exactly per added point.
+func SelectTitsias(s int) Selector { return Selector{kind: selTitsias, s: s} }
+
+// String returns the selector's name as ParseSelector reads it.
+func (s Selector) String() string {
+	switch s.kind {
+	case selRandom:
+		return "random"
+	case selGreedyVariance:
+		return "greedy-variance"
+	case selTitsias:
+		return fmt.Sprintf("titsias:%d", s.s)
+	}
+	return "cholqr"
+}
+
+// ParseSelector reads "cholqr", "random", "greedy-variance" or
+// "titsias:S" (S ≥ 1 candidates per step).
+func ParseSelector(name string) (Selector, error) {
+	switch n := strings.ToLower(strings.TrimSpace(name)); {
+	case n == "cholqr":
+		return SelectCholQR, nil
+	case n == "random":
+		return SelectRandom, nil
+	case n == "greedy-variance" || n == "greedy" || n == "ivm":
+		return SelectGreedyVariance, nil
+	case strings.HasPrefix(n, "titsias:"):
+		s, err := strconv.Atoi(strings.TrimPrefix(n, "titsias:"))
+		if err != nil || s < 1 {
+			return Selector{}, fmt.Errorf("sgp: selector %q: titsias needs a candidate count, e.g. titsias:16", name)
+		}
+		return SelectTitsias(s), nil
+	}
+	return Selector{}, fmt.Errorf("sgp: unknown selector %q: use cholqr, random, greedy-variance or titsias:S", name)
+}
+
+// WithSelector sets how the inducing points are chosen (default CholQR).
+// For greedy-variance the initial set is the greedy one as well.
+func (md *Model) WithSelector(s Selector) *Model {
+	if s.kind == selTitsias && s.s < 1 {
+		return md.setErr(fmt.Errorf("sgp: titsias selector needs at least one candidate"))
+	}
+	md.selector = s
+	if s.kind == selGreedyVariance && md.inducing == nil {
+		md.init = InitGreedy
+	}
+	md.reset()
+	return md
+}
+
+// Selector returns the selection rule.
+func (md *Model) Selector() Selector { return md.selector }
+
+// reselect runs a baseline's selection step at the current hyperparameters
+// and returns the number of exact candidate scores it made. The new set
+// replaces the old one only if it does not raise the objective, so that an
+// epoch never makes the model worse.
+func (md *Model) reselect() int {
+	f := md.f
+	old := f.Active(nil)
+	before := f.Value(md.obj)
+	var scored int
+	switch md.selector.kind {
+	case selGreedyVariance:
+		active := greedyVariance(f, md.m)
+		if err := f.Factorize(active); err != nil {
+			md.rebuildRobust(active, true)
+		}
+	case selTitsias:
+		scored = md.forwardSelect(md.selector.s)
+	default:
+		return 0
+	}
+	if !(f.Value(md.obj) <= before) {
+		if err := f.Factorize(old); err != nil {
+			md.rebuildRobust(old, false)
+		}
+	}
+	return scored
+}
+
+// forwardSelect rebuilds the inducing set by Titsias' (2009) greedy
+// forward selection: starting empty, m times it scores s candidates drawn
+// uniformly from the points not yet chosen exactly (ExactDelta, O(n·k)
+// each) and adds the best. Cost O(s·n·m²) and s·m kernel columns.
+func (md *Model) forwardSelect(s int) int {
+	f := md.f
+	n := f.n
+	_ = f.Factorize(nil)
+	scored := 0
+	for f.k < md.m {
+		best, bv := -1, math.Inf(-1)
+		for c := 0; c < s; c++ {
+			j := md.rng.IntN(n)
+			if f.IsActive(j) {
+				continue
+			}
+			v := f.ExactDelta(j, md.obj)
+			scored++
+			if v > bv {
+				best, bv = j, v
+			}
+		}
+		if best < 0 || f.Add(best) != nil {
+			// No admissible candidate in this draw: fall back to the
+			// largest residual variance.
+			g, gv := -1, 0.0
+			for i, v := range f.d {
+				if f.pos[i] < 0 && v > gv && v > f.pivotTol(i) {
+					g, gv = i, v
+				}
+			}
+			if g < 0 || f.Add(g) != nil {
+				break
+			}
+		}
+	}
+	return scored
+}

@@ -1,0 +1,244 @@
+package sgp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+// ContinuousResult reports a fit of the sparse GP whose inducing inputs
+// move continuously in ℝᵈ.
+type ContinuousResult struct {
+	Objective float64       // final objective, including n/2·log 2π
+	Start     float64       // objective at the start
+	Evals     int           // objective and gradient evaluations
+	Elapsed   time.Duration // wall time
+	Params    []float64     // θ: kernel log hyperparameters, then log σ²
+	Z         *Vectors      // the inducing inputs
+	Predictor *Predictor    // for prediction
+	Stopped   string        // "converged", "max evaluations", "cancelled" or the optimiser's reason
+}
+
+// FitContinuous fits SGPR with free inducing inputs, the method of GPflow
+// and GPyTorch (Titsias 2009; Snelson & Ghahramani 2006 for MLE): θ and the
+// m×d inducing inputs Z are optimised jointly by L-BFGS from z0 and the
+// kernel's and noise's current values, for the same objective o, with
+// analytic gradients. kern is updated to the final hyperparameters; x, z0
+// are not modified. It is
+// the continuous baseline of Cao et al. (2013) and, started from a CholQR
+// selection (Model.RefineContinuous), a hybrid of the two.
+//
+// Each evaluation costs O(n·m² + n·m·d).
+func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *Vectors, noise float64, o Objective, opts ContinuousOptions) (*ContinuousResult, error) {
+	maxEvals := opts.MaxEvals
+	if x == nil || z0 == nil || x.Len() == 0 || z0.Len() == 0 || len(y) != x.Len() {
+		return nil, errors.New("sgp: FitContinuous needs inputs, matching targets and at least one inducing input")
+	}
+	if err := kern.Accepts(x); err != nil {
+		return nil, err
+	}
+	if err := kern.Accepts(z0); err != nil {
+		return nil, err
+	}
+	if !(noise > 0) || math.IsInf(noise, 0) {
+		return nil, fmt.Errorf("%w, got %v", ErrNoise, noise)
+	}
+	if maxEvals <= 0 {
+		maxEvals = 1000
+	}
+	start := time.Now()
+	m, d, np := z0.Len(), z0.Dim(), kern.NumParams()
+	z := &Vectors{n: m, d: d, data: append([]float64(nil), z0.data...)}
+	ev := NewEvaluatorInputs(x, y, kern, o, z)
+	ev.jitter = opts.Jitter
+	nθ := np + 1
+	p0 := append(kern.Params(nil), math.Log(noise))
+	p0 = append(p0, z.data...)
+	gθ := make([]float64, nθ)
+	var (
+		evals    int
+		best     = append([]float64(nil), p0...)
+		bestF    = math.Inf(1)
+		lastX    []float64
+		lastF    float64
+		lastG    = make([]float64, len(p0))
+		startF   = math.NaN()
+		stopErr  error
+		evaluate = func(p []float64) {
+			if lastX != nil && equalSlices(p, lastX) {
+				return
+			}
+			lastX = append(lastX[:0], p...)
+			if stopErr = ctx.Err(); stopErr != nil || evals >= maxEvals {
+				lastF = math.Inf(1)
+				clear(lastG)
+				return
+			}
+			copy(z.data, p[nθ:])
+			f, err := ev.FuncGrad(gθ, p[:nθ])
+			evals++
+			if err != nil || math.IsNaN(f) {
+				lastF = math.Inf(1)
+				clear(lastG)
+				return
+			}
+			copy(lastG, gθ)
+			ev.zGradRBF(lastG[nθ:])
+			lastF = f
+			if evals == 1 {
+				startF = f
+			}
+			if f < bestF {
+				bestF = f
+				copy(best, p)
+			}
+		}
+	)
+	problem := optimize.Problem{
+		Func: func(p []float64) float64 { evaluate(p); return lastF },
+		Grad: func(g, p []float64) { evaluate(p); copy(g, lastG) },
+	}
+	rec := funcRecorder(func() error {
+		if evals >= maxEvals {
+			return errBudget
+		}
+		return ctx.Err()
+	})
+	res, optErr := optimize.Minimize(problem, p0, &optimize.Settings{Recorder: rec,
+		Converger: &optimize.FunctionConverge{Relative: 1e-9, Iterations: 20}}, &optimize.LBFGS{})
+	stopped := "converged"
+	switch {
+	case ctx.Err() != nil:
+		stopped = "cancelled"
+	case evals >= maxEvals:
+		stopped = "max evaluations"
+	case optErr != nil:
+		stopped = optErr.Error()
+	case res != nil:
+		stopped = res.Status.String()
+	}
+	if math.IsInf(bestF, 1) {
+		return nil, fmt.Errorf("sgp: continuous fit failed: %v", ErrNotPD)
+	}
+	// Evaluate once more at the best point to leave the factors there.
+	copy(z.data, best[nθ:])
+	f, err := ev.FuncGrad(nil, best[:nθ])
+	if err != nil {
+		return nil, err
+	}
+	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
+		Params: append([]float64(nil), best[:nθ]...), Z: z, Predictor: ev.predictor(), Stopped: stopped}, ctx.Err()
+}
+
+// ContinuousOptions configures FitContinuous.
+type ContinuousOptions struct {
+	// MaxEvals bounds the objective-and-gradient evaluations; if 0 it
+	// defaults to 1000.
+	MaxEvals int
+	// Jitter is added to the diagonal of K[Z,Z] before its Cholesky
+	// factorisation, as GPflow does by default (1e-6): the objective is then
+	// that of the jittered model. Continuous inducing inputs can collide,
+	// which jitter tolerates; 0 adds none.
+	Jitter float64
+}
+
+// funcRecorder adapts a stop check to optimize.Recorder.
+type funcRecorder func() error
+
+func (r funcRecorder) Init() error { return nil }
+func (r funcRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
+	return r()
+}
+
+// RefineContinuous starts FitContinuous from the model's inducing points
+// and hyperparameters (an RBF kernel on vector inputs): CholQR's selection
+// as the initialisation of the continuous optimisation. The model itself
+// is not changed.
+func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (*ContinuousResult, error) {
+	if err := md.build(); err != nil {
+		return nil, err
+	}
+	kern, ok := md.kern.(*RBF)
+	xv, ok2 := md.x.(*Vectors)
+	if !ok || !ok2 {
+		return nil, errors.New("sgp: continuous refinement needs vector inputs and the RBF kernel")
+	}
+	k2 := NewRBF(1, kern.Lengthscales())
+	k2.SetParams(kern.Params(nil))
+	z0 := xv.Rows(md.f.Active(nil))
+	return FitContinuous(ctx, xv, md.y, k2, z0, md.f.noise, md.obj, opts)
+}
+
+// zGradRBF stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
+// gradient, for the RBF kernel: with H = W_mn∘K_mn and W_mm the weights of
+// dK_mm,
+//
+//	∂F/∂z_ct = Σ_i H_ci (x_it − z_ct)/ℓ_t² + Σ_b (W_cb + W_bc) K_cb (z_bt − z_ct)/ℓ_t²
+//
+// since ∂κ(x, z)/∂z_t = κ·(x_t − z_t)/ℓ_t².
+func (e *Evaluator) zGradRBF(gz []float64) {
+	k := e.kern.(*RBF)
+	xv, zv := e.x.(*Vectors), e.xI.(*Vectors)
+	n, m, d := e.n, e.m, len(k.ls)
+	T := e.tmat
+	parallelFor(m, max(1, minRowsPerTask*4/max(1, n)), func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			g := gz[c*d : (c+1)*d]
+			clear(g)
+			zc := zv.Row(c)
+			wr, kr := e.wmn[c*n:(c+1)*n], e.kraw[c*n:(c+1)*n]
+			var hs float64
+			for i := 0; i < n; i++ {
+				h := wr[i] * kr[i]
+				if h == 0 {
+					continue
+				}
+				hs += h
+				xi := xv.Row(i)
+				for t := 0; t < d; t++ {
+					g[t] += h * xi[t]
+				}
+			}
+			for t := 0; t < d; t++ {
+				g[t] -= hs * zc[t]
+			}
+			for b := 0; b < m; b++ {
+				w := (T[c*m+b] + T[b*m+c]) * e.kmm[c*m+b]
+				zb := zv.Row(b)
+				for t := 0; t < d; t++ {
+					g[t] += w * (zb[t] - zc[t])
+				}
+			}
+			for t := 0; t < d; t++ {
+				g[t] *= k.invLS[t] * k.invLS[t]
+			}
+		}
+	})
+}
+
+// predictor returns a Predictor for the state of the last FuncGrad call.
+func (e *Evaluator) predictor() *Predictor {
+	m := e.m
+	kern := e.kern
+	if r, ok := kern.(*RBF); ok {
+		c := NewRBF(1, r.Lengthscales())
+		c.SetParams(r.Params(nil))
+		kern = c
+	}
+	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), X: e.xI.Subset(e.seq),
+		W: make([]float64, m*m), R: make([]float64, m*m), A: append([]float64(nil), e.vecM[0]...)}
+	for i := 0; i < m; i++ {
+		for j := 0; j <= i; j++ {
+			p.W[i*m+j] = e.lmm[i*m+j]
+		}
+		for j := i; j < m; j++ {
+			p.R[i*m+j] = e.rkeep[i*m+j]
+		}
+	}
+	p.prepare()
+	return p
+}
