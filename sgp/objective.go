@@ -52,7 +52,7 @@ type Evaluator struct {
 	kmm          []float64 // K_mm as evaluated (full)
 	rkeep        []float64 // R = chol(GᵀG + σ²I), upper, kept for Predictor
 	lastLogNoise float64
-	jitter       float64 // added to diag K_mm (continuous baseline only)
+	jitter       float64   // added to diag K_mm (continuous baseline only)
 	gtg          []float64 // GᵀG
 	rr           []float64 // RᵀR, then R, then S
 	tmat         []float64 // (S − cI)L⁻¹, then the K_mm weights
