@@ -60,6 +60,7 @@ type command struct {
 	synopsis string // the usage line after "sgprepl "
 	doc      string
 	flags    func(fs *flag.FlagSet) func(ctx context.Context, e *env) error
+	args     bool // takes positional arguments (before or after the flags)
 }
 
 // commands lists the subcommands in the order of the help text.
@@ -90,6 +91,16 @@ var commands = []command{
 			"including n/2·log 2π, for reproducing numbers from papers and other tools.\n" +
 			"One lengthscale applies to every dimension; otherwise give exactly d.",
 		flags: evalFlags,
+	},
+	{
+		name:     "experiment",
+		synopsis: "experiment NAME [--out DIR] [--budget D] [--m M1,M2,…]",
+		doc: "Runs one of the paper's experiments on the real data ($SGP_DATA) and writes\n" +
+			"NAME.csv, NAME.md and PNG plots to --out: snelson (CholQR against continuous\n" +
+			"SGPR from the clumped start), kin40k (SMSE/SNLP against m for CholQR and the\n" +
+			"baselines).",
+		flags: experimentFlags,
+		args:  true,
 	},
 }
 
@@ -172,6 +183,11 @@ func (c *command) printUsage(w io.Writer) {
 // stderr and succeeds.
 func (c *command) run(ctx context.Context, e *env, args []string) error {
 	fs, run := c.newFlagSet()
+	if c.args && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		// "experiment NAME --flag …": the flag package stops at the first
+		// positional argument, so parse the flags first.
+		args = append(append([]string(nil), args[1:]...), args[0])
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			c.printUsage(e.stderr)
@@ -179,7 +195,7 @@ func (c *command) run(ctx context.Context, e *env, args []string) error {
 		}
 		return usageErrorf("%s: %v (run 'sgprepl help %s')", c.name, err, c.name)
 	}
-	if fs.NArg() > 0 {
+	if fs.NArg() > 0 && !c.args {
 		return usageErrorf("%s: unexpected argument %q; all inputs are given by flags (run 'sgprepl help %s')", c.name, fs.Arg(0), c.name)
 	}
 	return run(ctx, e)

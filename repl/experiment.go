@@ -1,0 +1,341 @@
+package repl
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// expRow is one line of an experiment's results table.
+type expRow struct {
+	Dataset   string
+	Method    string
+	M, Z      int
+	Objective float64 // the method's own objective, including n/2·log 2π
+	Kind      string  // VAR or MLE
+	SMSE      float64
+	SNLP      float64
+	Seconds   float64
+	Epochs    int
+	Note      string
+}
+
+// experiment runs one named experiment.
+type experiment struct {
+	name, doc string
+	run       func(ctx context.Context, x *expEnv) error
+}
+
+// expEnv carries an experiment's settings and output.
+type expEnv struct {
+	e       *env
+	dataDir string
+	out     string
+	budget  time.Duration
+	ms      []int
+	seed    uint64
+	rows    []expRow
+}
+
+func experiments() []experiment {
+	return []experiment{
+		{"snelson", "Snelson 1-D: CholQR-VAR and -MLE from the clumped start against continuous SGPR, 200 points and the 20-point subset, m = 10", runSnelson},
+		{"kin40k", "KIN40K: SMSE, SNLP and objective against m for CholQR-VAR, CholQR-MLE, Random, greedy variance, continuous SGPR and CholQR→continuous", runKIN40K},
+	}
+}
+
+func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
+	out := fs.String("out", "results", "directory for the tables (CSV, markdown) and plots (PNG)")
+	data := fs.String("data", "", "data directory (default $SGP_DATA or ../shared/data)")
+	budget := fs.Duration("budget", 120*time.Second, "time budget of each fit")
+	msFlag := fs.String("m", "", "comma-separated inducing-set sizes (default per experiment)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	return func(ctx context.Context, e *env) error {
+		if fs.NArg() != 1 {
+			var names []string
+			for _, x := range experiments() {
+				names = append(names, x.name)
+			}
+			return usageErrorf("experiment needs one name: %s", strings.Join(names, ", "))
+		}
+		var ex *experiment
+		for _, x := range experiments() {
+			if x.name == fs.Arg(0) {
+				ex = &x
+			}
+		}
+		if ex == nil {
+			return usageErrorf("unknown experiment %q", fs.Arg(0))
+		}
+		x := &expEnv{e: e, dataDir: *data, out: *out, budget: *budget, seed: *seed}
+		if x.dataDir == "" {
+			x.dataDir = sgp.DataDir("../shared/data")
+		}
+		if *msFlag != "" {
+			for _, f := range strings.Split(*msFlag, ",") {
+				v, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || v < 1 {
+					return usageErrorf("--m: %q is not a positive integer", f)
+				}
+				x.ms = append(x.ms, v)
+			}
+		}
+		if err := os.MkdirAll(x.out, 0o755); err != nil {
+			return err
+		}
+		if err := ex.run(ctx, x); err != nil {
+			return err
+		}
+		return x.writeTables(ex.name)
+	}
+}
+
+// add records a row and prints it.
+func (x *expEnv) add(r expRow) {
+	x.rows = append(x.rows, r)
+	fmt.Fprintf(x.e.stdout, "%-12s %-22s m=%-4d %s %-10.6g SMSE %-8.4g SNLP %-8.4g %7.1fs %3d epochs %s\n",
+		r.Dataset, r.Method, r.M, r.Kind, r.Objective, r.SMSE, r.SNLP, r.Seconds, r.Epochs, r.Note)
+}
+
+// writeTables writes NAME.csv and NAME.md.
+func (x *expEnv) writeTables(name string) error {
+	f, err := os.Create(filepath.Join(x.out, name+".csv"))
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"dataset", "method", "m", "z", "objective_kind", "objective", "smse", "snlp", "seconds", "epochs", "note"})
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+	for _, r := range x.rows {
+		w.Write([]string{r.Dataset, r.Method, strconv.Itoa(r.M), strconv.Itoa(r.Z), r.Kind, g(r.Objective), g(r.SMSE), g(r.SNLP), g(r.Seconds), strconv.Itoa(r.Epochs), r.Note})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("| dataset | method | m | z | objective | SMSE | SNLP | seconds | epochs | note |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range x.rows {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s %.6g | %.4g | %.4g | %.1f | %d | %s |\n", r.Dataset, r.Method, r.M, r.Z, r.Kind, r.Objective, r.SMSE, r.SNLP, r.Seconds, r.Epochs, r.Note)
+	}
+	if err := os.WriteFile(filepath.Join(x.out, name+".md"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(x.e.stdout, "wrote %s and %s\n", filepath.Join(x.out, name+".csv"), filepath.Join(x.out, name+".md"))
+	return nil
+}
+
+// savePlot writes a figure and prints its path.
+func (x *expEnv) savePlot(fig *sgp.Figure, name string) error {
+	path := filepath.Join(x.out, name)
+	if err := fig.Save(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(x.e.stdout, "wrote %s\n", path)
+	return nil
+}
+
+// clumped returns the m points nearest to c (1-D inputs): the adversarial
+// "clumped" start of the authors' demo.
+func clumped(x *sgp.Vectors, c float64, m int) []int {
+	idx := make([]int, x.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return math.Abs(x.At(idx[a], 0)-c) < math.Abs(x.At(idx[b], 0)-c) })
+	return idx[:m]
+}
+
+func runSnelson(ctx context.Context, x *expEnv) error {
+	full, _, err := sgp.LoadSnelson(x.dataDir)
+	if err != nil {
+		return err
+	}
+	var idx []int
+	for i := 0; i < full.Len(); i += 10 {
+		idx = append(idx, i)
+	}
+	for _, set := range []struct {
+		name string
+		d    *sgp.Dataset
+	}{{"snelson200", full}, {"snelson20", full.Subset(idx)}} {
+		d := set.d
+		start := clumped(d.X, 1.5, 10)
+		for _, o := range []sgp.Objective{sgp.VAR, sgp.MLE} {
+			md := sgp.NewModel(d.X, d.Y, sgp.NewRBFFromData(d.X, d.Y)).WithInducing(start).WithObjective(o).
+				WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(100)
+			t0 := time.Now()
+			res, err := md.FitContext(ctx)
+			if err != nil {
+				return err
+			}
+			smse, _ := trainSMSE(md, d)
+			x.add(expRow{Dataset: set.name, Method: "CholQR-" + o.String(), M: 10, Z: 16, Objective: res.Objective, Kind: o.String(),
+				SMSE: smse, SNLP: math.NaN(), Seconds: time.Since(t0).Seconds(), Epochs: res.Epochs,
+				Note: fmt.Sprintf("%d initial points degenerate, replaced", md.ReplacedInit())})
+			fig, err := sgp.PlotFit1D(md, fmt.Sprintf("%s, CholQR-%v from the clumped start, m = 10", set.name, o))
+			if err == nil {
+				if err := x.savePlot(fig, fmt.Sprintf("%s_cholqr_%s.png", set.name, strings.ToLower(o.String()))); err != nil {
+					return err
+				}
+			}
+		}
+		// Continuous SGPR (GPflow's method, with its default jitter 1e-6)
+		// from the same clumped inducing inputs.
+		for _, o := range []sgp.Objective{sgp.VAR, sgp.MLE} {
+			kern := sgp.NewRBFFromData(d.X, d.Y)
+			_, vy := sgp.MeanVar(d.Y)
+			t0 := time.Now()
+			res, err := sgp.FitContinuous(ctx, d.X, d.Y, kern, d.X.Rows(start), vy/4, o, sgp.ContinuousOptions{MaxEvals: 2000, Jitter: 1e-6})
+			if err != nil {
+				return err
+			}
+			mean, _, err := res.Predictor.PredictTo(nil, nil, d.X)
+			if err != nil {
+				return err
+			}
+			smse, _ := sgp.SMSE(mean, d.Y)
+			x.add(expRow{Dataset: set.name, Method: "SGPR-continuous-" + o.String(), M: 10, Objective: res.Objective, Kind: o.String(),
+				SMSE: smse, SNLP: math.NaN(), Seconds: time.Since(t0).Seconds(), Epochs: res.Evals, Note: "epochs = evaluations; " + res.Stopped})
+		}
+	}
+	return nil
+}
+
+// trainSMSE is the SMSE of the model's predictive mean on its training data.
+func trainSMSE(md *sgp.Model, d *sgp.Dataset) (float64, error) {
+	mean, _, err := md.Predict(d.X)
+	if err != nil {
+		return math.NaN(), err
+	}
+	return sgp.SMSE(mean, d.Y)
+}
+
+// testMetrics predicts with p at test.X (noisy variances) and scores.
+func testMetrics(p *sgp.Predictor, test, train *sgp.Dataset) (float64, float64, error) {
+	mean, vr, err := p.PredictTo(nil, nil, test.X)
+	if err != nil {
+		return math.NaN(), math.NaN(), err
+	}
+	for i := range vr {
+		vr[i] += p.Noise()
+	}
+	smse, err := sgp.SMSE(mean, test.Y)
+	if err != nil {
+		return math.NaN(), math.NaN(), err
+	}
+	tm, tv := sgp.MeanVar(train.Y)
+	snlp, err := sgp.SNLP(mean, vr, test.Y, tm, tv)
+	return smse, snlp, err
+}
+
+func runKIN40K(ctx context.Context, x *expEnv) error {
+	train, test, err := sgp.LoadKIN40K(x.dataDir)
+	if err != nil {
+		return err
+	}
+	ms := x.ms
+	if ms == nil {
+		ms = []int{32, 64, 128, 256, 512}
+	}
+	type method struct {
+		name string
+		sel  sgp.Selector
+		obj  sgp.Objective
+	}
+	methods := []method{
+		{"CholQR-VAR", sgp.SelectCholQR, sgp.VAR},
+		{"CholQR-MLE", sgp.SelectCholQR, sgp.MLE},
+		{"Random", sgp.SelectRandom, sgp.VAR},
+		{"GreedyVariance", sgp.SelectGreedyVariance, sgp.VAR},
+	}
+	curves := map[string]*sgp.Series{}
+	point := func(name string, m int, smse float64) {
+		s := curves[name]
+		if s == nil {
+			s = &sgp.Series{Name: name}
+			curves[name] = s
+		}
+		s.X = append(s.X, float64(m))
+		s.Y = append(s.Y, smse)
+	}
+	for _, m := range ms {
+		var cholqr *sgp.Model
+		for _, me := range methods {
+			md := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(m).WithInfoPivots(16).
+				WithObjective(me.obj).WithSelector(me.sel).WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
+			res, err := md.FitContext(ctx)
+			if err != nil {
+				return err
+			}
+			smse, snlp, err := md.Evaluate(test)
+			if err != nil {
+				return err
+			}
+			x.add(expRow{Dataset: "kin40k", Method: me.name, M: m, Z: 16, Objective: res.Objective, Kind: me.obj.String(),
+				SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: res.Stopped})
+			point(me.name, m, smse)
+			if me.name == "CholQR-VAR" {
+				cholqr = md
+			}
+		}
+		// Continuous SGPR from a random subset, and from CholQR's selection.
+		rng := newRand(x.seed)
+		z0 := train.X.Rows(rng.Perm(train.Len())[:m])
+		kern := sgp.NewRBFFromData(train.X, train.Y)
+		_, vy := sgp.MeanVar(train.Y)
+		cctx, cancel := context.WithTimeout(ctx, x.budget)
+		res, err := sgp.FitContinuous(cctx, train.X, train.Y, kern, z0, vy/4, sgp.VAR, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+		cancel()
+		if err != nil && res == nil {
+			return err
+		}
+		smse, snlp, err := testMetrics(res.Predictor, test, train)
+		if err != nil {
+			return err
+		}
+		x.add(expRow{Dataset: "kin40k", Method: "SGPR-continuous", M: m, Objective: res.Objective, Kind: "VAR",
+			SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: "epochs = evaluations; " + res.Stopped})
+		point("SGPR-continuous", m, smse)
+		if cholqr != nil {
+			cctx, cancel := context.WithTimeout(ctx, x.budget)
+			res, err := cholqr.RefineContinuous(cctx, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+			cancel()
+			if err != nil && res == nil {
+				return err
+			}
+			smse, snlp, err := testMetrics(res.Predictor, test, train)
+			if err != nil {
+				return err
+			}
+			x.add(expRow{Dataset: "kin40k", Method: "CholQR→continuous", M: m, Objective: res.Objective, Kind: "VAR",
+				SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: "seconds after the CholQR fit; " + res.Stopped})
+			point("CholQR→continuous", m, smse)
+		}
+	}
+	var series []sgp.Series
+	for _, name := range []string{"CholQR-VAR", "CholQR-MLE", "Random", "GreedyVariance", "SGPR-continuous", "CholQR→continuous"} {
+		if s := curves[name]; s != nil {
+			series = append(series, *s)
+		}
+	}
+	return x.savePlot(sgp.PlotCurves("KIN40K: test SMSE against m", "m (log scale)", "SMSE", true, series), "kin40k_smse.png")
+}
+
+// newRand returns a seeded generator.
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
