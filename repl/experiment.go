@@ -52,6 +52,8 @@ func experiments() []experiment {
 	return []experiment{
 		{"snelson", "Snelson 1-D: CholQR-VAR and -MLE from the clumped start against continuous SGPR, 200 points and the 20-point subset, m = 10", runSnelson},
 		{"kin40k", "KIN40K: SMSE, SNLP and objective against m for CholQR-VAR, CholQR-MLE, Random, greedy variance, continuous SGPR and CholQR→continuous", runKIN40K},
+		{"thrombin", "thrombin (ChEMBL204, fixed split) with the WL kernel, one variance per depth: CholQR against Random, greedy variance, Titsias-16 and Titsias-512", runThrombin},
+		{"z", "the speed/quality trade-off of the number of information pivots z on thrombin (WL) and KIN40K (RBF)", runZ},
 	}
 }
 
@@ -335,6 +337,147 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 		}
 	}
 	return x.savePlot(sgp.PlotCurves("KIN40K: test SMSE against m", "m (log scale)", "SMSE", true, series), "kin40k_smse.png")
+}
+
+// wlKernel is the thrombin kernel: WL subtree features at depths 0..3,
+// one variance per depth (a sum of four graph kernels, as the paper's
+// BindingDB kernel was a sum of fourteen), each starting at var(y)/4.
+func wlKernel(y []float64) *sgp.WL {
+	_, vy := sgp.MeanVar(y)
+	return sgp.NewWLPerDepth([]float64{vy / 4, vy / 4, vy / 4, vy / 4})
+}
+
+// fitRow fits md on train, scores it on test and records a row.
+func (x *expEnv) fitRow(ctx context.Context, dataset, method string, md *sgp.Model, m, z int, test *sgp.Dataset) (expRow, error) {
+	res, err := md.FitContext(ctx)
+	if err != nil {
+		return expRow{}, err
+	}
+	smse, snlp, err := md.Evaluate(test)
+	if err != nil {
+		return expRow{}, err
+	}
+	r := expRow{Dataset: dataset, Method: method, M: m, Z: z, Objective: res.Objective, Kind: md.ObjectiveKind().String(),
+		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: res.Stopped}
+	x.add(r)
+	return r, nil
+}
+
+func runThrombin(ctx context.Context, x *expEnv) error {
+	trainM, testM, err := sgp.LoadThrombin(x.dataDir)
+	if err != nil {
+		return err
+	}
+	test := &sgp.Dataset{Name: "thrombin-test", Y: testM.Y}
+	ms := x.ms
+	if ms == nil {
+		ms = []int{16, 32, 64, 128}
+	}
+	methods := []struct {
+		name string
+		sel  sgp.Selector
+	}{
+		{"CholQR-z16", sgp.SelectCholQR},
+		{"Random", sgp.SelectRandom},
+		{"GreedyVariance", sgp.SelectGreedyVariance},
+		{"Titsias-16", sgp.SelectTitsias(16)},
+		{"Titsias-512", sgp.SelectTitsias(512)},
+	}
+	bySMSE := map[string]*sgp.Series{}
+	byTime := map[string]*sgp.Series{}
+	for _, m := range ms {
+		for _, me := range methods {
+			md := sgp.NewModel(trainM.X, trainM.Y, wlKernel(trainM.Y)).WithM(m).WithInfoPivots(16).
+				WithSelector(me.sel).WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
+			r, err := x.fitRowInputs(ctx, "thrombin", me.name, md, m, 16, testM.X, test)
+			if err != nil {
+				return err
+			}
+			for _, pair := range []struct {
+				c map[string]*sgp.Series
+				v float64
+			}{{bySMSE, float64(m)}, {byTime, r.Seconds}} {
+				s := pair.c[me.name]
+				if s == nil {
+					s = &sgp.Series{Name: me.name}
+					pair.c[me.name] = s
+				}
+				s.X = append(s.X, pair.v)
+				s.Y = append(s.Y, r.SMSE)
+			}
+		}
+	}
+	var a, b []sgp.Series
+	for _, me := range methods {
+		if s := bySMSE[me.name]; s != nil {
+			a = append(a, *s)
+			b = append(b, *byTime[me.name])
+		}
+	}
+	if err := x.savePlot(sgp.PlotCurves("thrombin (WL kernel): test SMSE against m", "m (log scale)", "SMSE", true, a), "thrombin_smse_m.png"); err != nil {
+		return err
+	}
+	return x.savePlot(sgp.PlotCurves("thrombin (WL kernel): test SMSE against training time", "seconds (log scale)", "SMSE", true, b), "thrombin_smse_time.png")
+}
+
+// fitRowInputs is fitRow for test inputs that are not vectors.
+func (x *expEnv) fitRowInputs(ctx context.Context, dataset, method string, md *sgp.Model, m, z int, testX sgp.Inputs, test *sgp.Dataset) (expRow, error) {
+	res, err := md.FitContext(ctx)
+	if err != nil {
+		return expRow{}, err
+	}
+	p, err := md.Predictor()
+	if err != nil {
+		return expRow{}, err
+	}
+	mean, vr, err := p.PredictTo(nil, nil, testX)
+	if err != nil {
+		return expRow{}, err
+	}
+	for i := range vr {
+		vr[i] += p.Noise()
+	}
+	smse, err := sgp.SMSE(mean, test.Y)
+	if err != nil {
+		return expRow{}, err
+	}
+	tm, tv := sgp.MeanVar(md.Targets())
+	snlp, err := sgp.SNLP(mean, vr, test.Y, tm, tv)
+	if err != nil {
+		return expRow{}, err
+	}
+	r := expRow{Dataset: dataset, Method: method, M: m, Z: z, Objective: res.Objective, Kind: md.ObjectiveKind().String(),
+		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: res.Stopped}
+	x.add(r)
+	return r, nil
+}
+
+func runZ(ctx context.Context, x *expEnv) error {
+	zs := []int{8, 16, 64, 128}
+	trainM, testM, err := sgp.LoadThrombin(x.dataDir)
+	if err != nil {
+		return err
+	}
+	test := &sgp.Dataset{Name: "thrombin-test", Y: testM.Y}
+	for _, z := range zs {
+		md := sgp.NewModel(trainM.X, trainM.Y, wlKernel(trainM.Y)).WithM(64).WithInfoPivots(z).
+			WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
+		if _, err := x.fitRowInputs(ctx, "thrombin", fmt.Sprintf("CholQR-z%d", z), md, 64, z, testM.X, test); err != nil {
+			return err
+		}
+	}
+	train, ktest, err := sgp.LoadKIN40K(x.dataDir)
+	if err != nil {
+		return err
+	}
+	for _, z := range zs {
+		md := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(128).WithInfoPivots(z).
+			WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
+		if _, err := x.fitRow(ctx, "kin40k", fmt.Sprintf("CholQR-z%d", z), md, 128, z, ktest); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newRand returns a seeded generator.

@@ -33,6 +33,11 @@ type savedKernel struct {
 	Dim    int       `json:"dim,omitempty"`
 	Names  []string  `json:"names"`
 	Params []float64 `json:"log_params"`
+	// Order is k of a spectrum kernel or h of a WL kernel.
+	Order int `json:"order,omitempty"`
+	// Components are the parts of a sum kernel, whose Params are theirs
+	// concatenated.
+	Components []savedKernel `json:"components,omitempty"`
 }
 
 // Save writes the predictor as JSON to w.
@@ -153,6 +158,26 @@ func kernelSpec(k Kernel) (savedKernel, error) {
 	switch kk := k.(type) {
 	case *RBF:
 		sk.Type, sk.Dim = "rbf", kk.Dim()
+	case *HistogramIntersection:
+		sk.Type, sk.Dim = "histogram", kk.NumChannels()
+	case *Spectrum:
+		sk.Type, sk.Order = "spectrum", kk.K()
+	case *WL:
+		sk.Type, sk.Order = "wl", kk.Depth()
+		if kk.PerDepth() {
+			sk.Type = "wl-per-depth"
+		}
+	case *Tanimoto:
+		sk.Type = "tanimoto"
+	case *Sum:
+		sk.Type = "sum"
+		for _, c := range kk.comps {
+			cs, err := kernelSpec(c)
+			if err != nil {
+				return sk, err
+			}
+			sk.Components = append(sk.Components, cs)
+		}
 	default:
 		return sk, fmt.Errorf("sgp: cannot save a model with kernel %T", k)
 	}
@@ -172,6 +197,40 @@ func kernelFromSpec(sk savedKernel) (Kernel, error) {
 			ls[i] = 1
 		}
 		k = NewRBF(1, ls)
+	case "histogram":
+		if sk.Dim < 1 {
+			return nil, fmt.Errorf("sgp: model file: histogram kernel with %d channels", sk.Dim)
+		}
+		k = NewHistogramIntersection(onesLike(sk.Dim))
+	case "spectrum":
+		if sk.Order < 1 {
+			return nil, fmt.Errorf("sgp: model file: spectrum kernel with k=%d", sk.Order)
+		}
+		k = NewSpectrum(sk.Order, 1)
+	case "wl", "wl-per-depth":
+		if sk.Order < 0 || sk.Order > wlMaxDepth {
+			return nil, fmt.Errorf("sgp: model file: WL kernel with h=%d iterations", sk.Order)
+		}
+		if sk.Type == "wl" {
+			k = NewWL(sk.Order, 1)
+		} else {
+			k = NewWLPerDepth(onesLike(sk.Order + 1))
+		}
+	case "tanimoto":
+		k = NewTanimoto(1)
+	case "sum":
+		if len(sk.Components) == 0 {
+			return nil, fmt.Errorf("sgp: model file: sum kernel without components")
+		}
+		comps := make([]Kernel, len(sk.Components))
+		for c, cs := range sk.Components {
+			kc, err := kernelFromSpec(cs)
+			if err != nil {
+				return nil, err
+			}
+			comps[c] = kc
+		}
+		k = NewSum(comps...)
 	default:
 		return nil, fmt.Errorf("sgp: model file: unknown kernel type %q", sk.Type)
 	}
@@ -197,6 +256,37 @@ func marshalInputs(x Inputs) (string, json.RawMessage, error) {
 		}
 		raw, err := json.Marshal(rows)
 		return "vectors", raw, err
+	case *Strings:
+		raw, err := json.Marshal(v.s)
+		return "strings", raw, err
+	case *Graphs:
+		gs := make([]savedGraph, len(v.g))
+		for i, g := range v.g {
+			gs[i].Labels = g.labels
+			gs[i].Edges = make([][3]int, len(g.edges))
+			for e, ed := range g.edges {
+				gs[i].Edges[e] = [3]int{ed.U, ed.V, ed.Label}
+			}
+		}
+		raw, err := json.Marshal(gs)
+		return "graphs", raw, err
+	case *Histograms:
+		items := make([][][]float64, v.n)
+		for i := range items {
+			items[i] = make([][]float64, v.NumChannels())
+			for c := range items[i] {
+				items[i][c] = v.Channel(i, c)
+			}
+		}
+		raw, err := json.Marshal(items)
+		return "histograms", raw, err
+	case *SparseCounts:
+		items := make([]savedSparse, v.Len())
+		for i := range items {
+			items[i].Indices, items[i].Values = v.Item(i)
+		}
+		raw, err := json.Marshal(items)
+		return "sparse_counts", raw, err
 	}
 	return "", nil, fmt.Errorf("sgp: cannot save inducing inputs of type %T", x)
 }
@@ -209,6 +299,71 @@ func unmarshalInputs(kind string, raw json.RawMessage) (Inputs, error) {
 			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
 		}
 		return VectorsFromRows(rows)
+	case "strings":
+		var s []string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
+		}
+		return NewStrings(s)
+	case "graphs":
+		var saved []savedGraph
+		if err := json.Unmarshal(raw, &saved); err != nil {
+			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
+		}
+		gs := make([]*Graph, len(saved))
+		for i, sg := range saved {
+			edges := make([]Edge, len(sg.Edges))
+			for e, ed := range sg.Edges {
+				edges[e] = Edge{U: ed[0], V: ed[1], Label: ed[2]}
+			}
+			g, err := NewGraph(sg.Labels, edges)
+			if err != nil {
+				return nil, fmt.Errorf("sgp: model file: inducing graph %d: %w", i, err)
+			}
+			gs[i] = g
+		}
+		return NewGraphs(gs)
+	case "histograms":
+		var items [][][]float64
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
+		}
+		return NewHistograms(items)
+	case "sparse_counts":
+		var items []savedSparse
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
+		}
+		indices := make([][]int, len(items))
+		values := make([][]float64, len(items))
+		for i, it := range items {
+			indices[i], values[i] = it.Indices, it.Values
+			if values[i] == nil {
+				values[i] = []float64{}
+			}
+		}
+		return NewSparseCounts(indices, values)
 	}
 	return nil, fmt.Errorf("sgp: model file: unknown input kind %q", kind)
+}
+
+// savedGraph is the JSON form of a Graph: node labels and edges (u, v, label).
+type savedGraph struct {
+	Labels []string `json:"labels"`
+	Edges  [][3]int `json:"edges"`
+}
+
+// savedSparse is the JSON form of one sparse count vector.
+type savedSparse struct {
+	Indices []int     `json:"indices"`
+	Values  []float64 `json:"values"`
+}
+
+// onesLike returns n ones, placeholder variances set by SetParams.
+func onesLike(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
 }

@@ -1,0 +1,211 @@
+package sgp
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Text and HTML renderings of sgp values, for a REPL and for notebooks.
+// String gives one line (CostRanking a few); HTML gives a small table, the
+// HTMLer method set that notebook front ends render. Neither changes the
+// value or builds a model.
+
+// fmtG formats a number compactly for display.
+func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// String summarises the objective terms.
+func (p Parts) String() string {
+	return fmt.Sprintf("MLE %s, VAR %s (data fit %s, complexity %s, trace %s)",
+		fmtG(p.MLE), fmtG(p.VAR), fmtG(p.DataFit), fmtG(p.Complexity), fmtG(p.Trace))
+}
+
+// HTML returns the objective terms as a table.
+func (p Parts) HTML() string {
+	return htmlTable("objective terms", [][2]string{
+		{"MLE", fmtG(p.MLE)}, {"VAR", fmtG(p.VAR)},
+		{"data fit E_D", fmtG(p.DataFit)}, {"complexity E_C", fmtG(p.Complexity)}, {"trace E_V", fmtG(p.Trace)},
+	})
+}
+
+// String describes the swap in one line.
+func (r SwapResult) String() string {
+	switch {
+	case r.Proposed < 0:
+		return fmt.Sprintf("swap: kept %d, no candidate (F %s)", r.Removed, fmtG(r.Before))
+	case r.Accepted:
+		return fmt.Sprintf("swap: %d → %d accepted, ΔF exact %s, approx %s; F %s → %s",
+			r.Removed, r.Proposed, fmtG(r.ExactDelta), fmtG(r.ApproxDelta), fmtG(r.Before), fmtG(r.After))
+	}
+	return fmt.Sprintf("swap: kept %d, candidate %d rejected (ΔF exact %s, approx %s); F %s",
+		r.Removed, r.Proposed, fmtG(r.ExactDelta), fmtG(r.ApproxDelta), fmtG(r.Before))
+}
+
+// HTML returns the swap as a table.
+func (r SwapResult) HTML() string {
+	return htmlTable("swap", [][2]string{
+		{"removed", strconv.Itoa(r.Removed)}, {"proposed", strconv.Itoa(r.Proposed)},
+		{"accepted", strconv.FormatBool(r.Accepted)},
+		{"ΔF approximate", fmtG(r.ApproxDelta)}, {"ΔF exact", fmtG(r.ExactDelta)},
+		{"F before", fmtG(r.Before)}, {"F after", fmtG(r.After)},
+	})
+}
+
+// String describes the epoch in one line.
+func (e EpochRecord) String() string {
+	return fmt.Sprintf("epoch %d: F %s (after CG %s), swaps %d/%d accepted, CG %d evals, %.3gs",
+		e.Epoch, fmtG(e.Objective), fmtG(e.CGObjective), e.Accepted, e.Swaps, e.CGEvals, e.Elapsed.Seconds())
+}
+
+// HTML returns the epoch as a table.
+func (e EpochRecord) HTML() string {
+	return htmlTable(fmt.Sprintf("epoch %d", e.Epoch), [][2]string{
+		{"objective", fmtG(e.Objective)}, {"after CG", fmtG(e.CGObjective)},
+		{"data fit", fmtG(e.Parts.DataFit)}, {"complexity", fmtG(e.Parts.Complexity)}, {"trace", fmtG(e.Parts.Trace)},
+		{"swaps accepted", fmt.Sprintf("%d/%d", e.Accepted, e.Swaps)}, {"CG evaluations", strconv.Itoa(e.CGEvals)},
+		{"seconds", fmt.Sprintf("%.3g", e.Elapsed.Seconds())},
+	})
+}
+
+// String summarises the fit in one line.
+func (r Result) String() string {
+	return fmt.Sprintf("fit %s after %d epochs (%.3gs): F %s; %d inducing points; %d/%d swaps accepted",
+		r.Stopped, r.Epochs, r.Elapsed.Seconds(), fmtG(r.Objective), len(r.Inducing), r.Accepted, r.Swaps)
+}
+
+// HTML returns the fit summary as a table.
+func (r Result) HTML() string {
+	return htmlTable("fit", [][2]string{
+		{"stopped", r.Stopped}, {"epochs", strconv.Itoa(r.Epochs)},
+		{"seconds", fmt.Sprintf("%.3g", r.Elapsed.Seconds())}, {"objective", fmtG(r.Objective)},
+		{"data fit", fmtG(r.Parts.DataFit)}, {"complexity", fmtG(r.Parts.Complexity)}, {"trace", fmtG(r.Parts.Trace)},
+		{"inducing points", strconv.Itoa(len(r.Inducing))},
+		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
+	})
+}
+
+// rankSummary returns the number of finite candidates, the index of the
+// best by exact ΔF, its rank by approximate ΔF and Spearman's rank
+// correlation between exact and approximate ΔF (NaN below 2 candidates).
+func (cr CostRanking) rankSummary() (n, best int, bestApproxRank, rho float64) {
+	var ex, ap []float64
+	var idx []int
+	for i := 0; i < min(len(cr.Exact), len(cr.Approx)); i++ {
+		if isFinite(cr.Exact[i]) && isFinite(cr.Approx[i]) {
+			ex, ap, idx = append(ex, cr.Exact[i]), append(ap, cr.Approx[i]), append(idx, i)
+		}
+	}
+	n, best, rho = len(ex), -1, math.NaN()
+	if n == 0 {
+		return n, best, math.NaN(), rho
+	}
+	re, ra := ranks(ex), ranks(ap)
+	b := 0
+	for i := range ex {
+		if ex[i] > ex[b] {
+			b = i
+		}
+	}
+	best, bestApproxRank = idx[b], ra[b]
+	if n > 1 {
+		// Pearson correlation of the ranks.
+		mean := float64(n+1) / 2
+		var sxy, sxx, syy float64
+		for i := range re {
+			dx, dy := re[i]-mean, ra[i]-mean
+			sxy, sxx, syy = sxy+dx*dy, sxx+dx*dx, syy+dy*dy
+		}
+		rho = sxy / math.Sqrt(sxx*syy)
+	}
+	return n, best, bestApproxRank, rho
+}
+
+// String summarises the ranking: the best candidate by exact ΔF, its rank
+// by approximate ΔF, and Spearman's rank correlation ρ between the exact
+// and the approximate ΔF.
+func (cr CostRanking) String() string {
+	n, best, rank, rho := cr.rankSummary()
+	if best < 0 {
+		return fmt.Sprintf("cost ranking after removing point %d: no candidates", cr.Removed)
+	}
+	return fmt.Sprintf("cost ranking after removing point %d: %d candidates, %d information pivots; "+
+		"best by exact ΔF is point %d (ΔF %s, approximate rank %g); Spearman ρ(exact, approx) = %.3f",
+		cr.Removed, n, len(cr.InfoPivots), cr.Candidates[best], fmtG(cr.Exact[best]), rank, rho)
+}
+
+// HTML returns the summary and the ten best candidates by exact ΔF as
+// tables.
+func (cr CostRanking) HTML() string {
+	n, best, rank, rho := cr.rankSummary()
+	rows := [][2]string{
+		{"removed point", strconv.Itoa(cr.Removed)}, {"candidates", strconv.Itoa(n)},
+		{"information pivots", strconv.Itoa(len(cr.InfoPivots))},
+		{"Spearman ρ(exact, approx)", fmt.Sprintf("%.3f", rho)},
+	}
+	if best >= 0 {
+		rows = append(rows, [2]string{"best by exact ΔF", fmt.Sprintf("point %d (approximate rank %g)", cr.Candidates[best], rank)})
+	}
+	var b strings.Builder
+	b.WriteString(htmlTable("cost ranking", rows))
+	order := make([]int, 0, len(cr.Exact))
+	for i := range cr.Exact {
+		if i < len(cr.Approx) && i < len(cr.Candidates) {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, c int) bool { return cr.Exact[order[a]] > cr.Exact[order[c]] })
+	b.WriteString("<table><caption>best candidates</caption><tr><th>point</th><th>exact ΔF</th><th>approximate ΔF</th></tr>")
+	for _, i := range order[:min(10, len(order))] {
+		fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td><td>%s</td></tr>", cr.Candidates[i], fmtG(cr.Exact[i]), fmtG(cr.Approx[i]))
+	}
+	b.WriteString("</table>")
+	return b.String()
+}
+
+// String describes the data set in one line.
+func (d *Dataset) String() string {
+	if d == nil {
+		return "sgp.Dataset(nil)"
+	}
+	dim := 0
+	if d.X != nil {
+		dim = d.X.Dim()
+	}
+	return fmt.Sprintf("sgp.Dataset %q: %d points, %d input dimension(s)", d.Name, d.Len(), dim)
+}
+
+// String describes the model in one line without building it: its size,
+// objective and, once built, the objective's value and the
+// hyperparameters.
+func (md *Model) String() string {
+	if md == nil {
+		return "sgp.Model(nil)"
+	}
+	if md.err != nil {
+		return "sgp.Model with a configuration error: " + md.err.Error()
+	}
+	s := fmt.Sprintf("sgp.Model: n=%d, m=%d inducing points, z=%d information pivots, %v", md.x.Len(), md.m, md.z, md.obj)
+	if md.f == nil {
+		return s + "; not built yet"
+	}
+	s += fmt.Sprintf(" %s after %d epochs;", fmtG(md.f.Value(md.obj)), len(md.trace))
+	names, th := md.ParamNames(), md.Params()
+	for i, v := range th {
+		s += fmt.Sprintf(" %s=%s", names[i], fmtG(math.Exp(v)))
+	}
+	return s
+}
+
+// htmlTable returns a two-column table with a caption.
+func htmlTable(caption string, rows [][2]string) string {
+	var b strings.Builder
+	b.WriteString("<table><caption>" + html.EscapeString(caption) + "</caption>")
+	for _, r := range rows {
+		b.WriteString("<tr><th style=\"text-align:left\">" + html.EscapeString(r[0]) + "</th><td>" + html.EscapeString(r[1]) + "</td></tr>")
+	}
+	b.WriteString("</table>")
+	return b.String()
+}

@@ -1,0 +1,536 @@
+package sgp
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Bond types: the edge labels of the molecular graphs built by
+// ParseSMILES.
+const (
+	BondSingle    = 1
+	BondDouble    = 2
+	BondTriple    = 3
+	BondQuadruple = 4
+	BondAromatic  = 5
+)
+
+// SMILESError reports a SMILES string that cannot be parsed.
+type SMILESError struct {
+	SMILES string
+	Pos    int // 0-based byte offset of the fault in SMILES
+	Msg    string
+}
+
+// Error names the string, the 1-based character position and the fault.
+func (e *SMILESError) Error() string {
+	return fmt.Sprintf("sgp: SMILES %q, character %d: %s", e.SMILES, e.Pos+1, e.Msg)
+}
+
+// elementSymbols lists the symbols of the chemical elements, for bracket
+// atoms, each between spaces.
+const elementSymbols = ` H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca ` +
+	`Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd ` +
+	`In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os ` +
+	`Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu Am Cm Bk Cf Es Fm Md No Lr Rf ` +
+	`Db Sg Bh Hs Mt Ds Rg Cn Nh Fl Mc Lv Ts Og `
+
+// isElement reports whether sym is the symbol of a chemical element.
+func isElement(sym string) bool { return strings.Contains(elementSymbols, " "+sym+" ") }
+
+// ParseSMILES reads a molecule written in SMILES (Weininger 1988;
+// OpenSMILES 1.0, opensmiles.org) and returns its heavy-atom graph: one node
+// per atom written, labelled by its element symbol, lower case for an
+// aromatic atom, followed by its charge ("C", "c", "Cl", "N+", "O-", "n+",
+// "Fe+2"); one edge per bond, labelled BondSingle, BondDouble, BondTriple,
+// BondQuadruple or BondAromatic.
+//
+// It reads the organic subset (B C N O P S F Cl Br I and aromatic b c n o p
+// s), the wildcard *, bracket atoms [isotope symbol chirality Hcount charge
+// :class] with any element or aromatic b c n o p s se as te, bonds - = # $
+// : / \, branches, ring closures 0–9, %nn and %(n…), and dot-separated
+// parts. Not represented: hydrogens (implicit, or counted in brackets),
+// isotopes, stereochemistry (@, /, \ read as plain bonds) and atom classes.
+// A bond written without a symbol is aromatic between two aromatic atoms
+// and single otherwise, except that one joining two rings (not itself in a
+// ring, as in c1ccccc1c1ccccc1) is single, as in RDKit.
+//
+// An unparsable string returns a *SMILESError with the position of the
+// fault: an unknown atom, an unmatched parenthesis or bracket, an unclosed
+// ring, a bond without an atom on both sides, a ring closure that joins an
+// atom to itself or repeats a bond, or conflicting ring-closure bonds.
+// Cost O(len(s)).
+func ParseSMILES(s string) (*Graph, error) {
+	p := smilesParser{s: s, prev: -1, bond: -1}
+	if err := p.parse(); err != nil {
+		return nil, err
+	}
+	p.singleBridges()
+	labels := make([]string, len(p.atoms))
+	for i, a := range p.atoms {
+		labels[i] = a.label
+	}
+	g, err := NewGraph(labels, p.edges)
+	if err != nil {
+		return nil, &SMILESError{SMILES: s, Pos: 0, Msg: err.Error()} // unreachable: the parser checks the edges
+	}
+	return g, nil
+}
+
+type smilesAtom struct {
+	label    string
+	aromatic bool
+}
+
+type smilesRing struct {
+	atom, bond, pos int // bond −1 if none written
+	open            bool
+}
+
+type smilesParser struct {
+	s     string
+	pos   int
+	atoms []smilesAtom
+	edges []Edge
+	// implicit[e] is true when edges[e] was written without a bond symbol.
+	implicit []bool
+	bonded   map[[2]int]bool
+
+	prev    int // atom that the next atom bonds to, −1 after '.', '(' … or at the start
+	last    byte
+	bond    int // pending bond, −1 if none
+	bondPos int
+	branch  []smilesBranch
+	rings   map[int]*smilesRing
+}
+
+type smilesBranch struct {
+	atom, pos, natoms int
+}
+
+// token kinds for last.
+const (
+	tokStart byte = iota
+	tokAtom
+	tokRing
+	tokBond
+	tokOpen
+	tokClose
+	tokDot
+)
+
+func (p *smilesParser) fail(pos int, format string, args ...any) error {
+	return &SMILESError{SMILES: p.s, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *smilesParser) parse() error {
+	s := p.s
+	if strings.TrimSpace(s) == "" {
+		return p.fail(0, "empty SMILES")
+	}
+	p.bonded = make(map[[2]int]bool)
+	p.rings = make(map[int]*smilesRing)
+	for p.pos < len(s) {
+		c := s[p.pos]
+		switch {
+		case c == '[' || c == '*' || isLetter(c):
+			start := p.pos
+			a, err := p.atom()
+			if err != nil {
+				return err
+			}
+			idx := len(p.atoms)
+			p.atoms = append(p.atoms, a)
+			if p.prev >= 0 {
+				if err := p.addBond(p.prev, idx, p.bond, start); err != nil {
+					return err
+				}
+			}
+			p.prev, p.bond, p.last = idx, -1, tokAtom
+		case strings.IndexByte("-=#$:/\\", c) >= 0:
+			if p.bond >= 0 {
+				return p.fail(p.pos, "two bond symbols in a row")
+			}
+			if p.prev < 0 || (p.last != tokAtom && p.last != tokRing && p.last != tokClose && p.last != tokOpen) {
+				return p.fail(p.pos, "bond %q has no atom before it", c)
+			}
+			p.bond, p.bondPos, p.last = bondOf(c), p.pos, tokBond
+			p.pos++
+		case c == '.':
+			if p.bond >= 0 {
+				return p.fail(p.bondPos, "bond before '.' joins no atom")
+			}
+			if p.last != tokAtom && p.last != tokRing && p.last != tokClose {
+				return p.fail(p.pos, "'.' has no atom before it")
+			}
+			p.prev, p.last = -1, tokDot
+			p.pos++
+		case c == '(':
+			if p.bond >= 0 {
+				return p.fail(p.bondPos, "bond before '(': write the bond inside the branch")
+			}
+			if p.prev < 0 || (p.last != tokAtom && p.last != tokRing && p.last != tokClose) {
+				return p.fail(p.pos, "branch '(' has no atom before it")
+			}
+			p.branch = append(p.branch, smilesBranch{atom: p.prev, pos: p.pos, natoms: len(p.atoms)})
+			p.last = tokOpen
+			p.pos++
+		case c == ')':
+			if len(p.branch) == 0 {
+				return p.fail(p.pos, "unmatched ')'")
+			}
+			if p.bond >= 0 {
+				return p.fail(p.bondPos, "bond at the end of a branch joins no atom")
+			}
+			b := p.branch[len(p.branch)-1]
+			if len(p.atoms) == b.natoms {
+				return p.fail(b.pos, "empty branch '()'")
+			}
+			if p.last == tokDot {
+				return p.fail(p.pos-1, "'.' at the end of a branch")
+			}
+			p.branch = p.branch[:len(p.branch)-1]
+			p.prev, p.last = b.atom, tokClose
+			p.pos++
+		case isDigit(c) || c == '%':
+			if err := p.ring(); err != nil {
+				return err
+			}
+		default:
+			return p.fail(p.pos, "unexpected character %q", c)
+		}
+	}
+	switch {
+	case p.bond >= 0:
+		return p.fail(p.bondPos, "bond at the end joins no atom")
+	case len(p.branch) > 0:
+		return p.fail(p.branch[len(p.branch)-1].pos, "unclosed branch '('")
+	case p.last == tokDot:
+		return p.fail(len(s)-1, "'.' at the end")
+	}
+	for num, r := range p.rings {
+		if r.open {
+			return p.fail(r.pos, "ring bond %d is never closed", num)
+		}
+	}
+	return nil
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// bondOf returns the bond type of a bond symbol.
+func bondOf(c byte) int {
+	switch c {
+	case '=':
+		return BondDouble
+	case '#':
+		return BondTriple
+	case '$':
+		return BondQuadruple
+	case ':':
+		return BondAromatic
+	}
+	return BondSingle // '-', '/', '\'
+}
+
+// addBond joins atoms a and b by bond (−1: implicit).
+func (p *smilesParser) addBond(a, b, bond, pos int) error {
+	if a == b {
+		return p.fail(pos, "ring closure joins an atom to itself")
+	}
+	key := [2]int{min(a, b), max(a, b)}
+	if p.bonded[key] {
+		return p.fail(pos, "atoms %d and %d (counting from 1) are already bonded", a+1, b+1)
+	}
+	p.bonded[key] = true
+	implicit := bond < 0
+	if implicit {
+		bond = BondSingle
+		if p.atoms[a].aromatic && p.atoms[b].aromatic {
+			bond = BondAromatic
+		}
+	}
+	p.edges = append(p.edges, Edge{U: a, V: b, Label: bond})
+	p.implicit = append(p.implicit, implicit)
+	return nil
+}
+
+// ring reads a ring-closure number and opens or closes that ring.
+func (p *smilesParser) ring() error {
+	s := p.s
+	start := p.pos
+	if p.prev < 0 || (p.last != tokAtom && p.last != tokRing && p.last != tokBond && p.last != tokClose) {
+		return p.fail(start, "ring-closure number has no atom before it")
+	}
+	var num int
+	switch {
+	case isDigit(s[p.pos]):
+		num = int(s[p.pos] - '0')
+		p.pos++
+	case p.pos+1 < len(s) && s[p.pos+1] == '(':
+		end := strings.IndexByte(s[p.pos:], ')')
+		if end < 0 {
+			return p.fail(start, "unclosed ring-closure number '%%('")
+		}
+		digits := s[p.pos+2 : p.pos+end]
+		if digits == "" || len(digits) > 5 || strings.Trim(digits, "0123456789") != "" {
+			return p.fail(start, "ring-closure number %%(%s) must be 1 to 5 digits", digits)
+		}
+		for _, d := range []byte(digits) {
+			num = 10*num + int(d-'0')
+		}
+		p.pos += end + 1
+	default:
+		if p.pos+2 >= len(s) || !isDigit(s[p.pos+1]) || !isDigit(s[p.pos+2]) {
+			return p.fail(start, "'%%' must be followed by two digits")
+		}
+		num = int(s[p.pos+1]-'0')*10 + int(s[p.pos+2]-'0')
+		p.pos += 3
+	}
+	r := p.rings[num]
+	if r == nil || !r.open {
+		if r == nil {
+			r = new(smilesRing)
+			p.rings[num] = r
+		}
+		*r = smilesRing{atom: p.prev, bond: p.bond, pos: start, open: true}
+	} else {
+		bond := r.bond
+		switch {
+		case bond < 0:
+			bond = p.bond
+		case p.bond >= 0 && p.bond != bond:
+			return p.fail(start, "ring bond %d is opened with one bond type and closed with another", num)
+		}
+		if err := p.addBond(r.atom, p.prev, bond, start); err != nil {
+			return err
+		}
+		r.open = false
+	}
+	p.bond, p.last = -1, tokRing
+	return nil
+}
+
+// atom reads an organic-subset or bracket atom at p.pos.
+func (p *smilesParser) atom() (smilesAtom, error) {
+	s := p.s
+	start := p.pos
+	c := s[p.pos]
+	if c == '[' {
+		return p.bracketAtom()
+	}
+	p.pos++
+	switch c {
+	case '*':
+		return smilesAtom{label: "*"}, nil
+	case 'B', 'C':
+		if p.pos < len(s) && (c == 'B' && s[p.pos] == 'r' || c == 'C' && s[p.pos] == 'l') {
+			p.pos++
+			return smilesAtom{label: s[start:p.pos]}, nil
+		}
+		return smilesAtom{label: string(c)}, nil
+	case 'N', 'O', 'P', 'S', 'F', 'I':
+		return smilesAtom{label: string(c)}, nil
+	case 'b', 'c', 'n', 'o', 'p', 's':
+		return smilesAtom{label: string(c), aromatic: true}, nil
+	}
+	end := start + 1
+	if end < len(s) && s[end] >= 'a' && s[end] <= 'z' {
+		end++
+	}
+	return smilesAtom{}, p.fail(start, "%q is not an organic-subset atom (B C N O P S F Cl Br I b c n o p s); write other elements in brackets, e.g. [%s]", s[start:end], s[start:end])
+}
+
+// bracketAtom reads [isotope? symbol chiral? hcount? charge? class?].
+func (p *smilesParser) bracketAtom() (smilesAtom, error) {
+	s := p.s
+	open := p.pos
+	end := strings.IndexByte(s[open:], ']')
+	if end < 0 {
+		return smilesAtom{}, p.fail(open, "unclosed bracket atom '['")
+	}
+	end += open
+	p.pos++
+	for p.pos < end && isDigit(s[p.pos]) { // isotope
+		p.pos++
+	}
+	var a smilesAtom
+	switch {
+	case p.pos >= end:
+		return a, p.fail(p.pos, "bracket atom has no element symbol")
+	case s[p.pos] == '*':
+		a.label = "*"
+		p.pos++
+	case s[p.pos] >= 'a' && s[p.pos] <= 'z':
+		a.aromatic = true
+		if p.pos+1 < end {
+			if two := s[p.pos : p.pos+2]; two == "se" || two == "as" || two == "te" {
+				a.label = two
+				p.pos += 2
+				break
+			}
+		}
+		if strings.IndexByte("bcnops", s[p.pos]) < 0 {
+			return a, p.fail(p.pos, "%q is not an aromatic atom (b c n o p s se as te)", s[p.pos])
+		}
+		a.label = s[p.pos : p.pos+1]
+		p.pos++
+	case s[p.pos] >= 'A' && s[p.pos] <= 'Z':
+		if p.pos+1 < end && s[p.pos+1] >= 'a' && s[p.pos+1] <= 'z' && isElement(s[p.pos:p.pos+2]) {
+			a.label = s[p.pos : p.pos+2]
+			p.pos += 2
+		} else if isElement(s[p.pos : p.pos+1]) {
+			a.label = s[p.pos : p.pos+1]
+			p.pos++
+		} else {
+			return a, p.fail(p.pos, "unknown element %q", s[p.pos:p.pos+1])
+		}
+	default:
+		return a, p.fail(p.pos, "bracket atom has no element symbol")
+	}
+	// Chirality: @, @@, @TH1, @AL2, @SP3, @TB12, @OH30.
+	if p.pos < end && s[p.pos] == '@' {
+		p.pos++
+		if p.pos < end && s[p.pos] == '@' {
+			p.pos++
+		} else if p.pos+1 < end && isChiralClass(s[p.pos:p.pos+2]) {
+			p.pos += 2
+			if p.pos >= end || !isDigit(s[p.pos]) {
+				return a, p.fail(p.pos, "chirality class needs a number")
+			}
+			for p.pos < end && isDigit(s[p.pos]) {
+				p.pos++
+			}
+		}
+	}
+	// Hydrogen count: H, H2, … (not represented).
+	if p.pos < end && s[p.pos] == 'H' {
+		p.pos++
+		for p.pos < end && isDigit(s[p.pos]) {
+			p.pos++
+		}
+	}
+	// Charge: +, -, ++, --, +2, -3.
+	charge := 0
+	if p.pos < end && (s[p.pos] == '+' || s[p.pos] == '-') {
+		sign := 1
+		if s[p.pos] == '-' {
+			sign = -1
+		}
+		sym := s[p.pos]
+		p.pos++
+		switch {
+		case p.pos < end && isDigit(s[p.pos]):
+			for p.pos < end && isDigit(s[p.pos]) {
+				charge = 10*charge + int(s[p.pos]-'0')
+				p.pos++
+			}
+			if charge > 15 {
+				return a, p.fail(p.pos-1, "charge %c%d is out of range", sym, charge)
+			}
+		default:
+			charge = 1
+			for p.pos < end && s[p.pos] == sym {
+				charge++
+				p.pos++
+			}
+		}
+		charge *= sign
+	}
+	// Atom class: :n (not represented).
+	if p.pos < end && s[p.pos] == ':' {
+		p.pos++
+		if p.pos >= end || !isDigit(s[p.pos]) {
+			return a, p.fail(p.pos, "atom class ':' needs a number")
+		}
+		for p.pos < end && isDigit(s[p.pos]) {
+			p.pos++
+		}
+	}
+	if p.pos != end {
+		return a, p.fail(p.pos, "unexpected %q in bracket atom %s", s[p.pos], s[open:end+1])
+	}
+	p.pos = end + 1
+	switch {
+	case charge == 1:
+		a.label += "+"
+	case charge == -1:
+		a.label += "-"
+	case charge != 0:
+		a.label += fmt.Sprintf("%+d", charge)
+	}
+	return a, nil
+}
+
+// isChiralClass reports whether c is a chirality class of OpenSMILES.
+func isChiralClass(c string) bool {
+	switch c {
+	case "TH", "AL", "SP", "TB", "OH":
+		return true
+	}
+	return false
+}
+
+// singleBridges relabels as single the implicit aromatic bonds that are in
+// no ring (bridges of the graph), such as the bond joining the two rings of
+// c1ccccc1c1ccccc1, found by Tarjan's bridge-finding depth-first search
+// (Tarjan 1974), iteratively, in O(|V| + |E|).
+func (p *smilesParser) singleBridges() {
+	n := len(p.atoms)
+	found := false
+	for e, ed := range p.edges {
+		if p.implicit[e] && ed.Label == BondAromatic {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	type arc struct{ to, edge int }
+	adj := make([][]arc, n)
+	for e, ed := range p.edges {
+		adj[ed.U] = append(adj[ed.U], arc{ed.V, e})
+		adj[ed.V] = append(adj[ed.V], arc{ed.U, e})
+	}
+	disc := make([]int, n) // discovery time + 1, 0 if unvisited
+	low := make([]int, n)
+	type frame struct{ v, parentEdge, next int }
+	time := 0
+	for root := 0; root < n; root++ {
+		if disc[root] != 0 {
+			continue
+		}
+		time++
+		disc[root], low[root] = time, time
+		stack := []frame{{root, -1, 0}}
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.next < len(adj[f.v]) {
+				a := adj[f.v][f.next]
+				f.next++
+				if a.edge == f.parentEdge {
+					continue
+				}
+				if disc[a.to] == 0 {
+					time++
+					disc[a.to], low[a.to] = time, time
+					stack = append(stack, frame{a.to, a.edge, 0})
+				} else {
+					low[f.v] = min(low[f.v], disc[a.to])
+				}
+				continue
+			}
+			v, pe := f.v, f.parentEdge
+			stack = stack[:len(stack)-1]
+			if pe >= 0 {
+				u := stack[len(stack)-1].v
+				low[u] = min(low[u], low[v])
+				if low[v] > disc[u] && p.implicit[pe] && p.edges[pe].Label == BondAromatic {
+					p.edges[pe].Label = BondSingle
+				}
+			}
+		}
+	}
+}
