@@ -1,7 +1,8 @@
-// Package repl is the sgprepl session: the command line (demo, fit, eval)
-// and, later, the interactive interpreter. It is importable and testable;
-// cmd/sgprepl only wires the process (arguments, signals, exit status) to
-// Main.
+// Package repl is the sgprepl session: the interactive interpreter
+// (Session: yaegi with sgp, gonum and gonum/plot), the terminal REPL and
+// scripts on it, and the command line (demo, fit, eval). It is importable
+// and testable; cmd/sgprepl only wires the process (arguments, signals,
+// exit status) to Main.
 package repl
 
 import (
@@ -36,10 +37,16 @@ const usage = `sgprepl: sparse Gaussian-process regression by CholQR (Cao et al.
 the inducing points are a subset of the training data.
 
 usage:
+  sgprepl                           the interactive Go REPL with sgp, gonum and plot (:help inside)
+  sgprepl run FILE.go               run a Go file (statements and declarations) in a new session
+  sgprepl -e 'CODE'                 evaluate Go code and print the value of its final expression
   sgprepl demo [flags]              fit the embedded Snelson-like 1-D problem (no download)
   sgprepl fit --train FILE [flags]  fit a model to a CSV file; report, save, predict
   sgprepl eval --train FILE --inducing I,J,… --variance V --lengthscales L[,…] --noise S2 [flags]
                                     the objective of a given inducing set and hyperparameters
+  sgprepl kernel CONNECTION_FILE    a Jupyter kernel (started by Jupyter)
+  sgprepl install-kernel [--user | --prefix DIR]
+                                    install the Jupyter kernel spec "sgp"
   sgprepl help [COMMAND]            this help, or the flags of COMMAND
 
 CSV files hold numbers, one row per point, the target in the last column; a
@@ -102,6 +109,21 @@ var commands = []command{
 		flags: experimentFlags,
 		args:  true,
 	},
+	{
+		name:     "kernel",
+		synopsis: "kernel CONNECTION_FILE [--formats png,html]",
+		doc: "Runs a Jupyter kernel (messaging protocol 5.3) on an interactive session;\n" +
+			"Jupyter starts it with the connection file. See install-kernel.",
+		flags: kernelFlags,
+		args:  true,
+	},
+	{
+		name:     "install-kernel",
+		synopsis: "install-kernel [--user | --prefix DIR] [--name sgp]",
+		doc: "Writes the Jupyter kernel spec (kernel.json) that starts this binary's kernel:\n" +
+			"system-wide by default, for the user with --user, under DIR/share/jupyter with --prefix.",
+		flags: installKernelFlags,
+	},
 }
 
 // Main runs the sgprepl command line with args (without the program name) and returns the exit status.
@@ -117,6 +139,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	switch name := args[0]; name {
 	case "help", "-h", "-help", "--help":
 		return help(e, args[1:])
+	case "run":
+		return runFile(ctx, e, args[1:])
+	case "-e":
+		return runCode(ctx, e, args[1:])
 	default:
 		c := lookup(name)
 		if c == nil {
@@ -124,14 +150,6 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 		return report(e, c.run(ctx, e, args[1:]))
 	}
-}
-
-// interactive is the entry point of the interactive session, which sgprepl
-// starts when it is given no arguments. The session does not exist yet, so
-// it prints the usage to stderr and returns the usage status.
-func interactive(_ context.Context, e *env) int {
-	fmt.Fprint(e.stderr, usage)
-	return exitUsage
 }
 
 // help prints the usage, or the usage of the command named in args, to
@@ -300,6 +318,13 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	var inputCols stringList
+	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
+	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
+	kernelSpec := fs.String("kernel", "", "kernel: rbf|wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] (column mode unless rbf)")
+	selectorName := fs.String("selector", "cholqr", "inducing-point selection: cholqr|random|greedy-variance|titsias:S")
+	where := fs.String("where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
+	testWhere := fs.String("test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	return func(ctx context.Context, e *env) error {
 		switch {
 		case *trainPath == "":
@@ -318,8 +343,29 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				return err
 			}
 		}
-		train, test, err := readData(*trainPath, *testPath)
+		sel, err := sgp.ParseSelector(*selectorName)
 		if err != nil {
+			return err
+		}
+		columnMode := len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf")
+		spec := *kernelSpec
+		if spec == "" {
+			spec = "rbf"
+		}
+		if _, _, err := sgp.ParseKernelSpec(spec); err != nil {
+			return err
+		}
+		var train, test *fitData
+		if columnMode {
+			if train, err = readColumnData(*trainPath, inputCols, *targetCol, spec, *where); err != nil {
+				return err
+			}
+			if *testPath != "" {
+				if test, err = readColumnData(*testPath, inputCols, *targetCol, spec, *testWhere); err != nil {
+					return err
+				}
+			}
+		} else if train, test, err = readNumericData(*trainPath, *testPath); err != nil {
 			return err
 		}
 		n := train.Len()
@@ -329,9 +375,13 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err := checkSettings(n, *m, *z, *maxEpochs, *budget); err != nil {
 			return err
 		}
-		md := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).
+		kern, err := sgp.NewKernel(spec, train.x, train.y)
+		if err != nil {
+			return err
+		}
+		md := sgp.NewModel(train.x, train.y, kern).
 			WithM(*m).WithInfoPivots(*z).WithObjective(obj).WithSeed(*seed).
-			WithMaxEpochs(*maxEpochs).WithTimeBudget(*budget)
+			WithMaxEpochs(*maxEpochs).WithTimeBudget(*budget).WithSelector(sel)
 		if !*quiet {
 			md.WithProgress(e.stderr)
 		}
@@ -351,7 +401,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			N:               n, M: *m, Z: *z,
 		}
 		if test != nil {
-			smse, snlp, err := md.Evaluate(test)
+			smse, snlp, err := evaluateInputs(md, test)
 			if err != nil {
 				return err
 			}
@@ -381,7 +431,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			files = append(files, f)
 		}
 		if *predPath != "" {
-			mean, vr, err := md.PredictNoisy(test.X)
+			mean, vr, err := md.PredictNoisy(test.x)
 			if err != nil {
 				return err
 			}
@@ -403,7 +453,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			}
 		} else {
 			w := e.stdout
-			fmt.Fprintf(w, "fit: %s, n=%d d=%d m=%d z=%d, seed %d\n", *trainPath, n, train.X.Dim(), *m, *z, *seed)
+			fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, selector %v, m=%d z=%d, seed %d\n", *trainPath, n, train.dim, spec, sel, *m, *z, *seed)
 			printFitSummary(w, md, res)
 			fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), *m))
 			if test != nil {

@@ -31,17 +31,19 @@ func (p Parts) HTML() string {
 	})
 }
 
-// String describes the swap in one line.
+// String describes the swap in one line. ΔF is the exact and the
+// approximate decrease of F from adding the candidate once the removed
+// point is out.
 func (r SwapResult) String() string {
 	switch {
 	case r.Proposed < 0:
-		return fmt.Sprintf("swap: kept %d, no candidate (F %s)", r.Removed, fmtG(r.Before))
+		return fmt.Sprintf("swap: %d kept, no candidate; F %s", r.Removed, fmtG(r.Before))
 	case r.Accepted:
-		return fmt.Sprintf("swap: %d → %d accepted, ΔF exact %s, approx %s; F %s → %s",
-			r.Removed, r.Proposed, fmtG(r.ExactDelta), fmtG(r.ApproxDelta), fmtG(r.Before), fmtG(r.After))
+		return fmt.Sprintf("swap: %d → %d accepted; F %s → %s (adding %d: ΔF exact %s, approx %s)",
+			r.Removed, r.Proposed, fmtG(r.Before), fmtG(r.After), r.Proposed, fmtG(r.ExactDelta), fmtG(r.ApproxDelta))
 	}
-	return fmt.Sprintf("swap: kept %d, candidate %d rejected (ΔF exact %s, approx %s); F %s",
-		r.Removed, r.Proposed, fmtG(r.ExactDelta), fmtG(r.ApproxDelta), fmtG(r.Before))
+	return fmt.Sprintf("swap: %d kept, candidate %d rejected: F %s would not decrease (adding %d: ΔF exact %s, approx %s)",
+		r.Removed, r.Proposed, fmtG(r.Before), r.Proposed, fmtG(r.ExactDelta), fmtG(r.ApproxDelta))
 }
 
 // HTML returns the swap as a table.

@@ -1,6 +1,7 @@
 // Command sgprepl fits sparse Gaussian-process regression models by CholQR
-// (Cao et al., NIPS 2013) from the command line. Run "sgprepl help" for the
-// subcommands; the work is done by package repl.
+// (Cao et al., NIPS 2013) from the command line, and runs Go interactively
+// with the sgp library loaded. Run "sgprepl help" for the subcommands; the
+// work is done by package repl.
 package main
 
 import (
@@ -13,12 +14,20 @@ import (
 
 func main() { os.Exit(run()) }
 
-// run lets the deferred stop run before main exits. The first Ctrl-C
-// cancels the context (a running fit stops and reports); stop then restores
-// the default handling, so a second Ctrl-C ends the process at once.
+// run lets the deferred stop run before main exits.
+//
+// With no arguments sgprepl is the interactive REPL, which handles Ctrl-C
+// itself: it stops the running cell and never ends the REPL. Otherwise the
+// first Ctrl-C cancels the context (a running fit or script stops and
+// reports); stop then restores the default handling, so a second Ctrl-C
+// ends the process at once.
 func run() int {
+	args := os.Args[1:]
+	if len(args) == 0 {
+		return repl.Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	return repl.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	return repl.Main(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 }

@@ -1,0 +1,471 @@
+package repl
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/peterh/liner"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// replHelp is the text of :help.
+const replHelp = `sgprepl: an interactive Go session (yaegi) with sgp, gonum and gonum/plot.
+Imported: fmt, math, sgp, mat (gonum/mat), display. Import others as in Go:
+  import "gonum.org/v1/plot/plotter"
+
+Type Go statements and declarations; the value of a final expression is shown.
+Input continues on the next line while brackets are open. Tab completes names
+(sgp.<Tab>, m.<Tab>). Up/Down recall history, kept across runs.
+
+Commands:
+  :help            this text
+  :vars            the session's variables, functions and types
+  :load FILE       evaluate a Go file in the session
+  :inline on|off   show figures in the terminal (kitty or iTerm2 protocol);
+                   :inline kitty or :inline iterm forces one
+  :quit            leave (or Ctrl-D)
+
+Ctrl-C stops the running cell (a Fit stops at its next swap) and clears the
+input at the prompt. Figures (values with a PNG method, display.Show, display.PNG)
+are saved as PNG files whose paths are printed; $SGPREPL_OUT sets the folder.
+
+yaegi limits: no generics of your own in compiled APIs, no range over an int,
+no min/max/clear builtins, closures capture loop variables as before Go 1.22,
+and type switches on gonum interfaces are unreliable (use comma-ok assertions).
+`
+
+// errAborted is returned by a lineReader when the user pressed Ctrl-C at
+// the prompt.
+var errAborted = errors.New("aborted")
+
+// lineReader reads input lines.
+type lineReader interface {
+	// ReadLine shows prompt and returns the line without its newline;
+	// io.EOF at the end of input, errAborted on Ctrl-C.
+	ReadLine(prompt string) (string, error)
+	// AddHistory adds a line to the history.
+	AddHistory(line string)
+	Close() error
+}
+
+// plainReader reads lines from a reader that is not a terminal, without
+// prompts or history.
+type plainReader struct{ sc *bufio.Scanner }
+
+func newPlainReader(r io.Reader) *plainReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	return &plainReader{sc}
+}
+
+func (p *plainReader) ReadLine(string) (string, error) {
+	if p.sc.Scan() {
+		return p.sc.Text(), nil
+	}
+	if err := p.sc.Err(); err != nil {
+		return "", err
+	}
+	return "", io.EOF
+}
+
+func (p *plainReader) AddHistory(string) {}
+func (p *plainReader) Close() error      { return nil }
+
+// linerReader is line editing on a terminal, with history in a file.
+type linerReader struct {
+	l           *liner.State
+	historyPath string
+}
+
+// historyPath returns the history file: $SGP_HISTORY, or
+// sgp/sgprepl_history in the user's configuration folder.
+func historyPath() string {
+	if p := os.Getenv("SGP_HISTORY"); p != "" {
+		return p
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "sgp", "sgprepl_history")
+}
+
+func newLinerReader(s *Session) *linerReader {
+	l := liner.NewLiner()
+	l.SetCtrlCAborts(true)
+	l.SetMultiLineMode(true)
+	l.SetTabCompletionStyle(liner.TabPrints)
+	l.SetWordCompleter(func(line string, pos int) (string, []string, string) {
+		// pos counts runes.
+		r := []rune(line)
+		pos = max(0, min(pos, len(r)))
+		head, tail := string(r[:pos]), string(r[pos:])
+		start, cands := s.Complete(head, len(head))
+		return head[:start], cands, tail
+	})
+	lr := &linerReader{l: l, historyPath: historyPath()}
+	if lr.historyPath != "" {
+		if f, err := os.Open(lr.historyPath); err == nil {
+			l.ReadHistory(f)
+			f.Close()
+		}
+	}
+	return lr
+}
+
+func (lr *linerReader) ReadLine(prompt string) (string, error) {
+	line, err := lr.l.Prompt(prompt)
+	if errors.Is(err, liner.ErrPromptAborted) {
+		return "", errAborted
+	}
+	return line, err
+}
+
+func (lr *linerReader) AddHistory(line string) {
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	lr.l.AppendHistory(line)
+	lr.saveHistory()
+}
+
+// saveHistory writes the history file, creating its folder; a failure
+// only loses the history.
+func (lr *linerReader) saveHistory() {
+	if lr.historyPath == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(lr.historyPath), 0o755); err != nil {
+		return
+	}
+	tmp := lr.historyPath + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return
+	}
+	_, err = lr.l.WriteHistory(f)
+	if cerr := f.Close(); err == nil && cerr == nil {
+		os.Rename(tmp, lr.historyPath)
+	} else {
+		os.Remove(tmp)
+	}
+}
+
+func (lr *linerReader) Close() error {
+	lr.saveHistory()
+	return lr.l.Close()
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// terminal is the interactive REPL.
+type terminal struct {
+	e      *env
+	s      *Session
+	tty    bool // stdout is a terminal: progress bar and inline images possible
+	figs   *figureSaver
+	inline string // "", "kitty" or "iterm"
+
+	mu       sync.Mutex // guards the fields below and writes to the output
+	progress bool       // a progress line is on screen
+	firstRel float64    // relative decrease of the first epoch seen in the cell
+	prevObj  float64    // objective after the previous epoch seen in the cell
+	cancel   context.CancelFunc
+}
+
+// interactive runs the terminal REPL, which sgprepl starts when it is
+// given no arguments. On a terminal it edits lines with history and
+// completion; otherwise it reads cells from stdin without prompts. Ctrl-C
+// stops the running cell, never the REPL; cancelling ctx ends the REPL.
+func interactive(ctx context.Context, e *env) int {
+	t := &terminal{e: e, figs: newFigureSaver()}
+	f, isFile := e.stdin.(*os.File)
+	_, modeErr := liner.TerminalMode()
+	useLiner := isFile && f == os.Stdin && modeErr == nil && liner.TerminalSupported() && isTerminal(os.Stdout)
+	if out, ok := e.stdout.(*os.File); ok && isTerminal(out) {
+		t.tty = true
+	}
+	t.inline = detectInline(os.Getenv)
+
+	s, err := New(Options{
+		Stdout:    lockedWriter{t, e.stdout},
+		Stderr:    lockedWriter{t, e.stderr},
+		OnEpoch:   t.epoch,
+		OnDisplay: func(d Display) { t.display(d) },
+		Formats:   []string{"png"},
+		StopGrace: 5 * time.Second,
+	})
+	if err != nil {
+		return report(e, err)
+	}
+	t.s = s
+
+	var r lineReader
+	if useLiner {
+		lr := newLinerReader(s)
+		r = lr
+		fmt.Fprintln(e.stdout, "sgprepl: Go with sgp, gonum and plot (yaegi). :help for help, :quit or Ctrl-D to leave.")
+	} else {
+		r = newPlainReader(e.stdin)
+	}
+	defer r.Close()
+
+	// Ctrl-C while a cell runs arrives as SIGINT: stop the cell. At the
+	// prompt the line editor reads it as a key.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	go func() {
+		for range sig {
+			t.mu.Lock()
+			if t.cancel != nil {
+				t.cancel()
+			}
+			t.mu.Unlock()
+		}
+	}()
+
+	var buf strings.Builder
+	for {
+		if ctx.Err() != nil {
+			return exitOK
+		}
+		prompt := "sgp> "
+		if buf.Len() > 0 {
+			prompt = "...  "
+		}
+		line, err := r.ReadLine(prompt)
+		switch {
+		case errors.Is(err, errAborted):
+			buf.Reset()
+			continue
+		case errors.Is(err, io.EOF):
+			if buf.Len() > 0 {
+				t.eval(ctx, buf.String())
+			}
+			if useLiner {
+				fmt.Fprintln(e.stdout)
+			}
+			return exitOK
+		case err != nil:
+			return report(e, fmt.Errorf("reading input: %w", err))
+		}
+		r.AddHistory(line)
+		if buf.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
+			if quit := t.command(ctx, strings.TrimSpace(line)); quit {
+				return exitOK
+			}
+			continue
+		}
+		buf.WriteString(line)
+		buf.WriteByte('\n')
+		if !IsComplete(buf.String()) {
+			continue
+		}
+		t.eval(ctx, buf.String())
+		buf.Reset()
+	}
+}
+
+// command runs a :command and reports whether the REPL should end.
+func (t *terminal) command(ctx context.Context, line string) (quit bool) {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	w := t.e.stdout
+	switch name {
+	case ":quit", ":q", ":exit":
+		return true
+	case ":help", ":h", ":?":
+		fmt.Fprint(w, replHelp)
+	case ":vars", ":v":
+		vars := t.s.Vars()
+		if len(vars) == 0 {
+			fmt.Fprintln(w, "(no variables yet)")
+		}
+		for _, v := range vars {
+			if v.Type == "" {
+				fmt.Fprintf(w, "%-12s (declared function or type)\n", v.Name)
+				continue
+			}
+			fmt.Fprintf(w, "%-12s %-24s %s\n", v.Name, v.Type, v.Value)
+		}
+	case ":load", ":l":
+		if arg == "" {
+			fmt.Fprintln(t.e.stderr, "usage: :load FILE")
+			return false
+		}
+		src, err := os.ReadFile(arg)
+		if err != nil {
+			fmt.Fprintf(t.e.stderr, "error: %v\n", err)
+			return false
+		}
+		t.eval(ctx, scriptSource(string(src)))
+	case ":inline":
+		switch arg {
+		case "off":
+			t.inline = ""
+			fmt.Fprintln(w, "figures: saved to files only")
+		case "on", "":
+			if t.inline == "" {
+				t.inline = detectInline(os.Getenv)
+			}
+			if t.inline == "" {
+				fmt.Fprintln(w, "this terminal does not announce kitty or iTerm2 graphics; use :inline kitty or :inline iterm to force one")
+				return false
+			}
+			fmt.Fprintf(w, "figures: shown inline (%s protocol) and saved to files\n", t.inline)
+		case "kitty", "iterm":
+			t.inline = arg
+			fmt.Fprintf(w, "figures: shown inline (%s protocol) and saved to files\n", t.inline)
+		default:
+			fmt.Fprintln(t.e.stderr, "usage: :inline on|off|kitty|iterm")
+		}
+	default:
+		fmt.Fprintf(t.e.stderr, "unknown command %s; :help lists the commands\n", name)
+	}
+	return false
+}
+
+// eval evaluates a cell, with Ctrl-C stopping it, and prints its value or
+// error.
+func (t *terminal) eval(ctx context.Context, cell string) {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t.mu.Lock()
+	t.cancel = cancel
+	t.firstRel, t.prevObj = 0, math.NaN()
+	t.mu.Unlock()
+
+	res, err := t.s.Eval(cctx, cell)
+
+	t.mu.Lock()
+	t.cancel = nil
+	t.clearProgress()
+	t.mu.Unlock()
+	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
+		fmt.Fprintln(t.e.stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(t.e.stderr, describeError(err, strings.Count(strings.TrimRight(cell, "\n"), "\n") > 0))
+		return
+	}
+	if res.Value != nil {
+		t.display(*res.Value)
+	}
+}
+
+// describeError formats a cell error for the terminal: the position only
+// for a cell of several lines.
+func describeError(err error, multiline bool) string {
+	var ce *CellError
+	if !errors.As(err, &ce) {
+		return "error: " + err.Error()
+	}
+	switch {
+	case ce.Err != nil:
+		return ce.Msg
+	case ce.Panicked && multiline && ce.Line > 0:
+		return fmt.Sprintf("panic (line %d): %s", ce.Line, ce.Msg)
+	case ce.Panicked:
+		return "panic: " + ce.Msg
+	case multiline && ce.Line > 0:
+		return fmt.Sprintf("error (line %d:%d): %s", ce.Line, ce.Column, ce.Msg)
+	}
+	return "error: " + ce.Msg
+}
+
+// display prints a value's text and saves its PNG, if any, showing it
+// inline when asked.
+func (t *terminal) display(d Display) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clearProgress()
+	w := t.e.stdout
+	fmt.Fprintln(w, d.Text)
+	if d.PNG == nil {
+		return
+	}
+	path, err := t.figs.save(d.PNG)
+	if err != nil {
+		fmt.Fprintf(t.e.stderr, "cannot save the figure: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "figure saved: %s\n", path)
+	if t.tty {
+		writeInline(w, t.inline, d.PNG)
+	}
+}
+
+// epoch draws the progress line of a Fit after each epoch: a bar that
+// fills as the relative decrease of the objective per epoch approaches
+// the default stopping tolerance 1e-4 (on a log scale), the epoch, the
+// objective and the swaps.
+func (t *terminal) epoch(rec sgp.EpochRecord) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	rel := math.NaN()
+	if !math.IsNaN(t.prevObj) {
+		rel = (t.prevObj - rec.Objective) / math.Max(math.Abs(t.prevObj), 1e-300)
+	}
+	t.prevObj = rec.Objective
+	if !t.tty {
+		return
+	}
+	frac := 0.0
+	if rel > 0 && !math.IsNaN(rel) {
+		if t.firstRel == 0 {
+			t.firstRel = math.Max(rel, 2e-4)
+		}
+		frac = math.Log(t.firstRel/rel) / math.Log(t.firstRel/1e-4)
+	}
+	if rel <= 0 && !math.IsNaN(rel) {
+		frac = 1
+	}
+	frac = math.Max(0, math.Min(1, frac))
+	const width = 20
+	full := int(math.Round(frac * width))
+	bar := strings.Repeat("█", full) + strings.Repeat("░", width-full)
+	relText := "   —   "
+	if !math.IsNaN(rel) {
+		relText = fmt.Sprintf("%.1e", math.Abs(rel))
+	}
+	fmt.Fprintf(t.e.stdout, "\r\x1b[Kfit %s epoch %d  F %.6g  Δ %s  swaps %d/%d  %.1fs  (Ctrl-C stops)",
+		bar, rec.Epoch, rec.Objective, relText, rec.Accepted, rec.Swaps, rec.Total.Seconds())
+	t.progress = true
+}
+
+// clearProgress erases the progress line, if shown. t.mu is held.
+func (t *terminal) clearProgress() {
+	if t.progress {
+		fmt.Fprint(t.e.stdout, "\r\x1b[K")
+		t.progress = false
+	}
+}
+
+// lockedWriter writes a cell's output after erasing the progress line.
+type lockedWriter struct {
+	t *terminal
+	w io.Writer
+}
+
+func (lw lockedWriter) Write(p []byte) (int, error) {
+	lw.t.mu.Lock()
+	defer lw.t.mu.Unlock()
+	lw.t.clearProgress()
+	return lw.w.Write(p)
+}

@@ -1,0 +1,137 @@
+package repl
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strings"
+)
+
+// yaegi v0.16.1 reports some uses of an undefined name with messages that
+// do not say so: "constant definition loop" for y := nope, "incomplete
+// type nope" from a CFG panic for f(nope). obscureError recognises those
+// messages, and undefinedName then looks for a name the chunk uses that
+// neither the chunk nor the session defines, so that the error can say
+// "undefined: nope" at its position.
+
+// obscureError reports whether a yaegi error message may hide an
+// undefined name.
+func obscureError(msg string) bool {
+	for _, m := range []string{"definition loop", "incomplete type", "CFG post-order panic", "undefined type"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// universe holds Go's predeclared names.
+var universe = map[string]bool{
+	"_": true, "true": true, "false": true, "nil": true, "iota": true,
+	"bool": true, "byte": true, "complex64": true, "complex128": true, "error": true, "float32": true,
+	"float64": true, "int": true, "int8": true, "int16": true, "int32": true, "int64": true, "rune": true,
+	"string": true, "uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true,
+	"uintptr": true, "any": true, "comparable": true,
+	"append": true, "cap": true, "clear": true, "close": true, "complex": true, "copy": true, "delete": true,
+	"imag": true, "len": true, "make": true, "max": true, "min": true, "new": true, "panic": true,
+	"print": true, "println": true, "real": true, "recover": true,
+}
+
+// undefinedName returns the first name that chunk c uses and that is
+// defined neither in the chunk (anywhere, ignoring scopes) nor in the
+// session, with its byte offset in c.src.
+func (s *Session) undefinedName(c chunk) (name string, off int, ok bool) {
+	prefix := stmtPrefix
+	suffix := "\n}"
+	if c.kind == chunkDecl || c.kind == chunkImport {
+		prefix, suffix = "package p;", ""
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", prefix+c.src+suffix, parser.SkipObjectResolution)
+	if err != nil {
+		return "", 0, false
+	}
+	tf := fset.File(f.Pos())
+
+	// Names defined in the chunk and the identifiers that are not
+	// references (field and method names, struct literal keys, labels).
+	defined := map[string]bool{}
+	notRef := map[*ast.Ident]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						defined[id.Name] = true
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						defined[id.Name] = true
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				defined[id.Name] = true
+			}
+		case *ast.TypeSpec:
+			defined[n.Name.Name] = true
+		case *ast.FuncDecl:
+			defined[n.Name.Name] = true
+			notRef[n.Name] = true
+		case *ast.Field:
+			for _, id := range n.Names {
+				defined[id.Name] = true // parameters; struct fields are never references
+				notRef[id] = true
+			}
+		case *ast.ImportSpec:
+			if n.Name != nil {
+				defined[n.Name.Name] = true
+			}
+		case *ast.SelectorExpr:
+			notRef[n.Sel] = true
+		case *ast.CompositeLit:
+			for _, e := range n.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					if id, ok := kv.Key.(*ast.Ident); ok {
+						notRef[id] = true // a field name (or a map key, defined elsewhere)
+					}
+				}
+			}
+		case *ast.LabeledStmt:
+			notRef[n.Label] = true
+		case *ast.BranchStmt:
+			if n.Label != nil {
+				notRef[n.Label] = true
+			}
+		}
+		return true
+	})
+	globals := s.globals()
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		id, isIdent := n.(*ast.Ident)
+		if !isIdent || notRef[id] || id == f.Name {
+			return true
+		}
+		_, global := globals[id.Name]
+		if defined[id.Name] || universe[id.Name] || global || s.decls[id.Name] || s.pkgs[id.Name] != "" {
+			return true
+		}
+		o := tf.Offset(id.Pos()) - len(prefix)
+		if o < 0 || o > len(c.src) {
+			return true
+		}
+		name, off, found = id.Name, o, true
+		return false
+	})
+	return name, off, found
+}

@@ -1,0 +1,186 @@
+package repl
+
+import (
+	"errors"
+	"go/ast"
+	"go/token"
+	"reflect"
+	"strings"
+)
+
+// retryTyped reports whether err is how yaegi fails on a definition that
+// indexDefine singles out, before it has run anything: a compile error, a
+// "nil type" panic of the compiler, or the nil dereference of its
+// type-less result.
+func retryTyped(err error) bool {
+	var ce *CellError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	return strings.Contains(ce.Msg, "definition loop") ||
+		(ce.Panicked && (strings.Contains(ce.Msg, "nil pointer dereference") || ce.Msg == "nil type"))
+}
+
+// typedDefine rewrites a definition singled out by indexDefine with the
+// type written out, which yaegi v0.16.1 evaluates: x := a[i] becomes
+// var x T = a[i] with T the element type of a, x, ok := m[k] becomes
+// var x T; var ok bool; x, ok = m[k], and x := e otherwise becomes
+// var x T = e with T the type of e's value. It evaluates a (or e) to learn
+// the type, so that must be free of calls and channel receives, and T must
+// be nameable in the session. ok is false if the statement cannot be
+// rewritten.
+func (s *Session) typedDefine(src string) (string, bool) {
+	stmts, ok := parseStmts(src)
+	if !ok || len(stmts) != 1 {
+		return "", false
+	}
+	as := indexDefine(stmts[0].stmt)
+	if as == nil || !pure(as.Rhs[0]) {
+		return "", false
+	}
+	text := func(n ast.Node) string {
+		base := int(as.Pos()) - stmts[0].off
+		return src[int(n.Pos())-base : int(n.End())-base]
+	}
+	names := make([]string, len(as.Lhs))
+	for i, l := range as.Lhs {
+		names[i] = l.(*ast.Ident).Name
+	}
+	rhs := text(as.Rhs[0])
+
+	var t reflect.Type
+	if ix, ok := ast.Unparen(as.Rhs[0]).(*ast.IndexExpr); ok {
+		// The element type of the container.
+		c := s.valueType(text(ix.X))
+		if c == nil {
+			return "", false
+		}
+		switch c.Kind() {
+		case reflect.Pointer:
+			if c.Elem().Kind() != reflect.Array {
+				return "", false
+			}
+			t = c.Elem().Elem()
+		case reflect.Slice, reflect.Array, reflect.Map:
+			t = c.Elem()
+		case reflect.String:
+			t = reflect.TypeFor[byte]()
+		default:
+			return "", false
+		}
+	} else if len(names) == 1 {
+		t = s.valueType(rhs)
+	}
+	if t == nil || !s.nameable(t) {
+		return "", false
+	}
+	typ := strings.ReplaceAll(t.String(), "interface {}", "any")
+	if len(names) == 1 {
+		return ";var " + names[0] + " " + typ + " = " + rhs, true
+	}
+	var b strings.Builder
+	b.WriteString(";")
+	if names[0] != "_" {
+		b.WriteString("var " + names[0] + " " + typ + "; ")
+	}
+	if names[1] != "_" {
+		b.WriteString("var " + names[1] + " bool; ")
+	}
+	b.WriteString(names[0] + ", " + names[1] + " = " + rhs)
+	return b.String(), true
+}
+
+// commaOkDefine returns typedDefine's rewrite of src if src is one
+// statement x, ok := m[k].
+func (s *Session) commaOkDefine(src string) (string, bool) {
+	stmts, ok := parseStmts(src)
+	if !ok || len(stmts) != 1 {
+		return "", false
+	}
+	as := indexDefine(stmts[0].stmt)
+	if as == nil || len(as.Lhs) != 2 {
+		return "", false
+	}
+	if _, ok := ast.Unparen(as.Rhs[0]).(*ast.IndexExpr); !ok {
+		return "", false
+	}
+	return s.typedDefine(src)
+}
+
+// valueType evaluates the expression src and returns the type of its
+// value, or nil.
+func (s *Session) valueType(src string) reflect.Type {
+	s.mu.Lock()
+	s.captured = nil
+	s.mu.Unlock()
+	if _, err := s.in.Eval(valuesCall + src + ")"); err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	vals := s.captured
+	s.captured = nil
+	s.mu.Unlock()
+	if len(vals) != 1 || vals[0] == nil {
+		return nil
+	}
+	return reflect.TypeOf(vals[0])
+}
+
+// pure reports whether evaluating e calls nothing and receives from no
+// channel, so that evaluating it twice is harmless.
+func pure(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr, *ast.FuncLit:
+			ok = false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// nameable reports whether t can be written in the session's code: every
+// named type in it is predeclared or comes from a package imported under
+// the name its String method uses.
+func (s *Session) nameable(t reflect.Type) bool {
+	if t.Name() != "" {
+		if t.PkgPath() == "" {
+			return true // int, error, …
+		}
+		pkg, _, ok := strings.Cut(t.String(), ".")
+		return ok && s.pkgs[pkg] == t.PkgPath()
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Chan:
+		return s.nameable(t.Elem())
+	case reflect.Map:
+		return s.nameable(t.Key()) && s.nameable(t.Elem())
+	case reflect.Interface:
+		return t.NumMethod() == 0
+	case reflect.Func:
+		for i := 0; i < t.NumIn(); i++ {
+			if !s.nameable(t.In(i)) {
+				return false
+			}
+		}
+		for i := 0; i < t.NumOut(); i++ {
+			if !s.nameable(t.Out(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() || !s.nameable(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
