@@ -347,20 +347,9 @@ func wlKernel(y []float64) *sgp.WL {
 	return sgp.NewWLPerDepth([]float64{vy / 4, vy / 4, vy / 4, vy / 4})
 }
 
-// fitRow fits md on train, scores it on test and records a row.
+// fitRow fits md, scores it on the vector test set and records a row.
 func (x *expEnv) fitRow(ctx context.Context, dataset, method string, md *sgp.Model, m, z int, test *sgp.Dataset) (expRow, error) {
-	res, err := md.FitContext(ctx)
-	if err != nil {
-		return expRow{}, err
-	}
-	smse, snlp, err := md.Evaluate(test)
-	if err != nil {
-		return expRow{}, err
-	}
-	r := expRow{Dataset: dataset, Method: method, M: m, Z: z, Objective: res.Objective, Kind: md.ObjectiveKind().String(),
-		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: res.Stopped}
-	x.add(r)
-	return r, nil
+	return x.fitRowInputs(ctx, dataset, method, md, m, z, test.X, test)
 }
 
 func runThrombin(ctx context.Context, x *expEnv) error {
