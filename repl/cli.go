@@ -322,7 +322,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
 	kernelSpec := fs.String("kernel", "", "kernel: rbf|wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] (column mode unless rbf)")
-	selectorName := fs.String("selector", "cholqr", "inducing-point selection: cholqr|random|greedy-variance|titsias:S")
+	selectorName := fs.String("selector", "cholqr", "inducing-point selection: cholqr|random|greedy-variance|titsias:S|sgpr-continuous (numeric inputs; inducing inputs optimised continuously, 20·max-epochs evaluations)")
 	where := fs.String("where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	testWhere := fs.String("test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	return func(ctx context.Context, e *env) error {
@@ -342,6 +342,13 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			if err := checkOutputPath(p); err != nil {
 				return err
 			}
+		}
+		if *selectorName == "sgpr-continuous" {
+			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf") {
+				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and the rbf kernel")
+			}
+			return fitContinuousCLI(ctx, e, contOptions{train: *trainPath, test: *testPath, m: *m, mSet: isSet(fs, "m"), obj: obj,
+				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut})
 		}
 		sel, err := sgp.ParseSelector(*selectorName)
 		if err != nil {

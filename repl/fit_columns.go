@@ -1,14 +1,18 @@
 package repl
 
 import (
+	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cholqr/sgp/sgp"
 )
@@ -175,4 +179,138 @@ func evaluateInputs(md *sgp.Model, test *fitData) (smse, snlp float64, err error
 	tm, tv := sgp.MeanVar(md.Targets())
 	snlp, err = sgp.SNLP(mean, vr, test.y, tm, tv)
 	return smse, snlp, err
+}
+
+// contOptions are the fit settings used by fitContinuousCLI.
+type contOptions struct {
+	train, test string
+	m           int
+	mSet        bool
+	obj         sgp.Objective
+	seed        uint64
+	budget      time.Duration
+	maxEvals    int
+	save, pred  string
+	json        bool
+}
+
+// contReport is the JSON result of a continuous fit: as fitReport, with
+// the inducing inputs themselves instead of data rows.
+type contReport struct {
+	Objective       float64            `json:"objective"`
+	ObjectiveKind   string             `json:"objective_kind"`
+	SMSE            *float64           `json:"smse,omitempty"`
+	SNLP            *float64           `json:"snlp,omitempty"`
+	Evaluations     int                `json:"evaluations"`
+	Seconds         float64            `json:"seconds"`
+	Stopped         string             `json:"stopped"`
+	InducingInputs  [][]float64        `json:"inducing_inputs"`
+	Hyperparameters map[string]float64 `json:"hyperparameters"`
+	N               int                `json:"n"`
+	M               int                `json:"m"`
+}
+
+// fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
+// inducing inputs optimised continuously (sgp.FitContinuous, GPflow's
+// default jitter 1e-6) from m random training inputs.
+func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
+	for _, p := range []string{o.save, o.pred} {
+		if err := checkOutputPath(p); err != nil {
+			return err
+		}
+	}
+	train, test, err := readData(o.train, o.test)
+	if err != nil {
+		return err
+	}
+	n := train.Len()
+	if !o.mSet {
+		o.m = min(n-1, 100)
+	}
+	if o.m < 1 || o.m >= n {
+		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", o.m, n)
+	}
+	if o.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.budget)
+		defer cancel()
+	}
+	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
+	kern := sgp.NewRBFFromData(train.X, train.Y)
+	_, vy := sgp.MeanVar(train.Y)
+	if !(vy > 0) {
+		vy = 1
+	}
+	res, err := sgp.FitContinuous(ctx, train.X, train.Y, kern, train.X.Rows(rng.Perm(n)[:o.m]), vy/4, o.obj,
+		sgp.ContinuousOptions{MaxEvals: o.maxEvals, Jitter: 1e-6})
+	if res == nil {
+		return err
+	}
+	names := append(kern.ParamNames(), "noise")
+	rep := contReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Evaluations: res.Evals,
+		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: map[string]float64{}, N: n, M: o.m}
+	for i, v := range res.Params {
+		rep.Hyperparameters[names[i]] = math.Exp(v)
+	}
+	for i := 0; i < res.Z.Len(); i++ {
+		rep.InducingInputs = append(rep.InducingInputs, append([]float64(nil), res.Z.Row(i)...))
+	}
+	var mean, vr []float64
+	if test != nil {
+		if mean, vr, err = res.Predictor.PredictTo(nil, nil, test.X); err != nil {
+			return err
+		}
+		for i := range vr {
+			vr[i] += res.Predictor.Noise()
+		}
+		smse, err := sgp.SMSE(mean, test.Y)
+		if err != nil {
+			return err
+		}
+		tm, tv := sgp.MeanVar(train.Y)
+		snlp, err := sgp.SNLP(mean, vr, test.Y, tm, tv)
+		if err != nil {
+			return err
+		}
+		rep.SMSE, rep.SNLP = &smse, &snlp
+	}
+	var files []*stagedFile
+	defer func() {
+		for _, f := range files {
+			f.discard()
+		}
+	}()
+	if o.save != "" {
+		f, err := stageFile(o.save, res.Predictor.Save)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	if o.pred != "" {
+		f, err := stageFile(o.pred, func(w io.Writer) error { return writePredictions(w, mean, vr) })
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	for _, f := range files {
+		if err := f.commit(); err != nil {
+			return err
+		}
+	}
+	if o.json {
+		out, err := json.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(append(out, '\n'))
+		return err
+	}
+	fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
+		o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped)
+	if rep.SMSE != nil {
+		fmt.Fprintf(e.stdout, "test: SMSE %.4g  SNLP %.4g\n", *rep.SMSE, *rep.SNLP)
+	}
+	return nil
 }

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp"
 )
 
 // TestFitColumnMode fits molecules (SMILES column, WL kernel) and strings
@@ -74,5 +78,38 @@ func TestFitColumnMode(t *testing.T) {
 	Main(context.Background(), []string{"fit", "--train", bad, "--kernel", "wl", "--m", "1"}, nil, &out, &errb)
 	if !strings.Contains(errb.String(), "line 4") {
 		t.Errorf("bad target row not named by line: %q", errb.String())
+	}
+}
+
+func TestFitContinuousSelector(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 120; i++ {
+		x := 6 * float64(i) / 120
+		b.WriteString(strconv.FormatFloat(x, 'g', -1, 64) + "," + strconv.FormatFloat(math.Sin(2*x)+0.1*math.Cos(13*x), 'g', -1, 64) + "\n")
+	}
+	data := filepath.Join(dir, "d.csv")
+	os.WriteFile(data, []byte(b.String()), 0o644)
+	model := filepath.Join(dir, "model.json")
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"fit", "--train", data, "--test", data, "--selector", "sgpr-continuous", "--m", "6",
+		"--max-epochs", "10", "--save", model, "--json"}, nil, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep["inducing_inputs"].([]any)) != 6 || rep["smse"].(float64) > 0.2 {
+		t.Errorf("report %v", rep)
+	}
+	if _, err := sgp.LoadPredictorFile(model); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := Main(context.Background(), []string{"fit", "--train", data, "--selector", "sgpr-continuous", "--kernel", "wl"}, nil, &out, &errb); code != 2 {
+		t.Errorf("continuous with a discrete kernel: exit %d, %s", code, errb.String())
 	}
 }
