@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -108,11 +107,6 @@ func newKernel(conn *connectionInfo, opts kernelOptions) (*kernel, error) {
 // newSession starts a fresh Session whose output goes to the notebook.
 func (k *kernel) newSession() error {
 	stdout, stderr := k.out.writer("stdout"), k.out.writer("stderr")
-	if k.opts.CaptureFDs {
-		// One path for all output, so that what the interpreter prints
-		// and what compiled code prints keep their order.
-		stdout, stderr = os.Stdout, os.Stderr
-	}
 	formats := k.opts.Formats
 	if formats == nil {
 		formats = []string{"png", "html"}
@@ -169,9 +163,12 @@ func (k *kernel) run(ctx context.Context) (restart bool, err error) {
 	defer k.closeSockets()
 	if k.opts.CaptureFDs {
 		if err := k.out.captureFDs(); err != nil {
-			return false, err
+			// The kernel still works; only what compiled code writes to
+			// the process's own output does not reach the notebook.
+			fmt.Fprintf(k.log, "kernel: %v; running without it\n", err)
+		} else {
+			defer k.out.restoreFDs()
 		}
-		defer k.out.restoreFDs()
 	}
 
 	go k.heartbeat()
@@ -235,9 +232,12 @@ func (k *kernel) stop(restart bool) {
 	})
 }
 
-// watchParent stops the kernel when the process that started it is gone:
-// the kernel is then reparented.
+// watchParent stops the kernel when the process that started it is gone,
+// so that a kernel does not outlive a front end that was killed.
 func (k *kernel) watchParent(pid int) {
+	if !processAlive(pid) {
+		return // not a process we can watch
+	}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -245,7 +245,7 @@ func (k *kernel) watchParent(pid int) {
 		case <-k.done:
 			return
 		case <-t.C:
-			if os.Getppid() != pid {
+			if !processAlive(pid) {
 				fmt.Fprintf(k.log, "kernel: parent process %d is gone; stopping\n", pid)
 				k.stop(false)
 				return

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 )
 
 // The kernel's output streams. Text printed by a cell is gathered and
@@ -83,7 +81,10 @@ func (o *kernelOutput) parentMessage() *message {
 	return o.parent
 }
 
-// writer returns a writer to the stream name.
+// writer returns a writer to the stream name ("stdout" or "stderr").
+// While file descriptors are captured it writes to the captured
+// descriptor, so that what the interpreter prints and what compiled code
+// prints take one path and keep their order.
 func (o *kernelOutput) writer(name string) io.Writer {
 	return streamWriter{o, name}
 }
@@ -94,8 +95,24 @@ type streamWriter struct {
 }
 
 func (w streamWriter) Write(p []byte) (int, error) {
+	if f := w.o.capturedFile(w.name); f != nil {
+		return f.Write(p)
+	}
 	w.o.write(w.name, p)
 	return len(p), nil
+}
+
+// capturedFile returns os.Stdout or os.Stderr if the descriptor of stream
+// name is captured, or nil.
+func (o *kernelOutput) capturedFile(name string) *os.File {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, p := range o.pipes {
+		if p.name == name {
+			return p.file
+		}
+	}
+	return nil
 }
 
 // write adds text to a stream and schedules its publication.
@@ -174,20 +191,13 @@ func (o *kernelOutput) captureFDs() error {
 		name string
 		file *os.File
 	}{{1, "stdout", os.Stdout}, {2, "stderr", os.Stderr}} {
-		orig, err := unix.Dup(f.fd)
-		if err != nil {
-			o.restoreFDs()
-			return fmt.Errorf("kernel: capturing %s: %w", f.name, err)
-		}
-		unix.CloseOnExec(orig)
 		r, w, err := os.Pipe()
 		if err != nil {
-			unix.Close(orig)
 			o.restoreFDs()
 			return fmt.Errorf("kernel: capturing %s: %w", f.name, err)
 		}
-		if err := unix.Dup2(int(w.Fd()), f.fd); err != nil {
-			unix.Close(orig)
+		orig, err := redirectFD(f.fd, w)
+		if err != nil {
 			r.Close()
 			w.Close()
 			o.restoreFDs()
@@ -222,7 +232,7 @@ func (o *kernelOutput) restoreFDs() {
 	o.pipes = nil
 	o.mu.Unlock()
 	for _, p := range pipes {
-		unix.Dup2(p.orig, p.fd)
+		restoreFD(p.fd, p.orig)
 		p.w.Close() // the reader sees the end once fd is restored
 	}
 }

@@ -764,9 +764,15 @@ func TestKernelMessages(t *testing.T) {
 	})
 
 	t.Run("interrupt fit", func(t *testing.T) {
-		// A fit far too long to end by itself: it stops at its next swap.
-		code := "big, _ := sgp.SnelsonLike(4000, 2)\n" +
-			"mb := sgp.NewModel(big.X, big.Y, sgp.NewRBFFromData(big.X, big.Y)).WithM(150).WithSeed(1).WithMaxEpochs(100000).WithTolerance(0)\n" +
+		// A fit whose every epoch takes seconds (8-D inputs, n = 8000,
+		// m = 200): interrupted in its first epoch, it stops at its next
+		// swap or gradient evaluation.
+		code := "import \"math/rand\"\n" +
+			"rng := rand.New(rand.NewSource(1))\n" +
+			"n, d := 8000, 8\ndata, ys := make([]float64, n*d), make([]float64, n)\n" +
+			"for i := 0; i < n; i++ {\n\ts := 0.0\n\tfor j := 0; j < d; j++ {\n\t\tv := rng.Float64()\n\t\tdata[i*d+j] = v\n\t\ts += v\n\t}\n\tys[i] = math.Sin(3 * s)\n}\n" +
+			"xs, _ := sgp.NewVectors(n, d, data)\n" +
+			"mb := sgp.NewModel(xs, ys, sgp.NewRBFFromData(xs, ys)).WithM(200).WithSeed(1).WithMaxEpochs(1000)\n" +
 			"res, err := mb.Fit()\nfmt.Println(\"fit returned\", res.Stopped, err)"
 		req := c.send(c.shell, "execute_request", map[string]any{"code": code, "silent": false,
 			"store_history": true, "user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": true})
@@ -887,8 +893,10 @@ func TestKernelProcess(t *testing.T) {
 
 	req := c.send(c.shell, "shutdown_request", map[string]any{"restart": false})
 	c.reply(c.shellIn, req, 5*time.Second)
+	t0 := time.Now()
 	select {
 	case err := <-exited:
+		t.Logf("the kernel process exited %v after its shutdown reply", time.Since(t0))
 		waited = true
 		if err != nil {
 			t.Errorf("kernel process: %v", err)

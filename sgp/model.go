@@ -71,7 +71,16 @@ type Model struct {
 
 // NewModel returns a model for inputs x, targets y and kernel k. The model
 // is built lazily; configure it with the With methods first.
+//
+// A built-in kernel is copied: the model optimises its own hyperparameters,
+// so two models made from one kernel value do not change each other (read
+// the fitted ones with Kernel, Params or Hyperparameters). A kernel that
+// cannot be copied (FuncKernel, user types) is shared and must not be given
+// to two models that are used at the same time.
 func NewModel(x Inputs, y []float64, k Kernel) *Model {
+	if k != nil {
+		k = cloneKernel(k)
+	}
 	md := &Model{x: x, y: y, kern: k, z: 16, tol: 1e-4, maxEpochs: 50, seed: 1}
 	switch {
 	case x == nil || x.Len() == 0 || len(y) == 0:

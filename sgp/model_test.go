@@ -413,3 +413,32 @@ func interior(test *Dataset) []int {
 	}
 	return idx
 }
+
+func TestModelsDoNotShareKernels(t *testing.T) {
+	t.Parallel()
+	train, test := SnelsonLike(150, 13)
+	kern := NewRBFFromData(train.X, train.Y)
+	theta0 := kern.Params(nil)
+	a := NewModel(train.X, train.Y, kern).WithM(8).WithMaxEpochs(3)
+	if _, err := a.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := a.Predictor()
+	before, _, _ := pa.PredictTo(nil, nil, test.X)
+	b := NewModel(train.X, train.Y, kern).WithM(5).WithObjective(MLE).WithMaxEpochs(3)
+	if _, err := b.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	after, _, _ := a.Predict(test.X)
+	snap, _, _ := pa.PredictTo(nil, nil, test.X)
+	for i := range before {
+		if before[i] != after[i] || before[i] != snap[i] {
+			t.Fatalf("fitting model b changed model a's predictions at %d: %v → %v (snapshot %v)", i, before[i], after[i], snap[i])
+		}
+	}
+	for i, v := range kern.Params(nil) {
+		if v != theta0[i] {
+			t.Fatalf("the caller's kernel was changed: θ[%d] %v → %v", i, theta0[i], v)
+		}
+	}
+}

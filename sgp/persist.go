@@ -367,3 +367,18 @@ func onesLike(n int) []float64 {
 	}
 	return v
 }
+
+// cloneKernel returns an independent copy of a built-in kernel (through its
+// saved form, so the copy's θ is bit-identical), or k itself for kernels
+// that cannot be saved, such as FuncKernel.
+func cloneKernel(k Kernel) Kernel {
+	sk, err := kernelSpec(k)
+	if err != nil {
+		return k
+	}
+	c, err := kernelFromSpec(sk)
+	if err != nil {
+		return k
+	}
+	return c
+}

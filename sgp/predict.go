@@ -29,11 +29,12 @@ type Predictor struct {
 	inducer []int
 }
 
-// NewPredictor copies the prediction state out of a factor.
+// NewPredictor copies the prediction state out of a factor, including a
+// copy of a built-in kernel, so later fitting does not change it.
 func NewPredictor(f *Factor) *Predictor {
 	f.check()
 	k, n := f.k, f.n
-	p := &Predictor{Kern: f.kern, NoiseV: f.noise, W: make([]float64, k*k), R: make([]float64, k*k), A: append([]float64(nil), f.a[:k]...)}
+	p := &Predictor{Kern: cloneKernel(f.kern), NoiseV: f.noise, W: make([]float64, k*k), R: make([]float64, k*k), A: append([]float64(nil), f.a[:k]...)}
 	p.inducer = f.Active(nil)
 	p.X = f.x.Subset(p.inducer)
 	for a, ja := range p.inducer {

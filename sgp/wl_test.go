@@ -88,8 +88,8 @@ func TestDiscreteModelSaveLoad(t *testing.T) {
 			if err != nil {
 				t.Fatalf("LoadPredictor: %v\n%s", err, buf.Bytes())
 			}
-			if fmt.Sprintf("%T", p.Kern) != fmt.Sprintf("%T", tc.k) || !slices.Equal(p.Kern.Params(nil), tc.k.Params(nil)) {
-				t.Errorf("loaded kernel %T %v, saved %T %v", p.Kern, p.Kern.Params(nil), tc.k, tc.k.Params(nil))
+			if fmt.Sprintf("%T", p.Kern) != fmt.Sprintf("%T", tc.k) || !slices.Equal(p.Kern.Params(nil), md.Kernel().Params(nil)) {
+				t.Errorf("loaded kernel %T %v, saved %T %v", p.Kern, p.Kern.Params(nil), tc.k, md.Kernel().Params(nil))
 			}
 			mean2, vr2, err := p.PredictTo(nil, nil, tc.xs)
 			if err != nil {
