@@ -219,6 +219,38 @@ func (c *command) run(ctx context.Context, e *env, args []string) error {
 	return run(ctx, e)
 }
 
+// writeOutputs writes the model (if savePath is set) and the predictions
+// (if predPath is set), staging both before replacing either, so that a
+// failure leaves every output file as it was.
+func writeOutputs(savePath string, save func(io.Writer) error, predPath string, mean, vr []float64) error {
+	var files []*stagedFile
+	defer func() {
+		for _, f := range files {
+			f.discard()
+		}
+	}()
+	if savePath != "" {
+		f, err := stageFile(savePath, save)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	if predPath != "" {
+		f, err := stageFile(predPath, func(w io.Writer) error { return writePredictions(w, mean, vr) })
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	for _, f := range files {
+		if err := f.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // exitError carries an exit status other than 1 for an error.
 type exitError struct {
 	code int
@@ -424,34 +456,14 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 
 		// Stage every output file before replacing any, so that a failure
 		// leaves all of them as they were.
-		var files []*stagedFile
-		defer func() {
-			for _, f := range files {
-				f.discard()
-			}
-		}()
-		if *savePath != "" {
-			f, err := stageFile(*savePath, md.Save)
-			if err != nil {
-				return err
-			}
-			files = append(files, f)
-		}
+		var mean, vr []float64
 		if *predPath != "" {
-			mean, vr, err := md.PredictNoisy(test.x)
-			if err != nil {
+			if mean, vr, err = md.PredictNoisy(test.x); err != nil {
 				return err
 			}
-			f, err := stageFile(*predPath, func(w io.Writer) error { return writePredictions(w, mean, vr) })
-			if err != nil {
-				return err
-			}
-			files = append(files, f)
 		}
-		for _, f := range files {
-			if err := f.commit(); err != nil {
-				return err
-			}
+		if err := writeOutputs(*savePath, md.Save, *predPath, mean, vr); err != nil {
+			return err
 		}
 
 		if *jsonOut {

@@ -301,33 +301,17 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 		z0 := train.X.Rows(rng.Perm(train.Len())[:m])
 		kern := sgp.NewRBFFromData(train.X, train.Y)
 		_, vy := sgp.MeanVar(train.Y)
-		cctx, cancel := context.WithTimeout(ctx, x.budget)
-		res, err := sgp.FitContinuous(cctx, train.X, train.Y, kern, z0, vy/4, sgp.VAR, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
-		cancel()
-		if err != nil && res == nil {
+		if err := x.continuousRow(ctx, "SGPR-continuous", m, train, test, point, "epochs = evaluations; ", func(c context.Context) (*sgp.ContinuousResult, error) {
+			return sgp.FitContinuous(c, train.X, train.Y, kern, z0, vy/4, sgp.VAR, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+		}); err != nil {
 			return err
 		}
-		smse, snlp, err := testMetrics(res.Predictor, test, train)
-		if err != nil {
-			return err
-		}
-		x.add(expRow{Dataset: "kin40k", Method: "SGPR-continuous", M: m, Objective: res.Objective, Kind: "VAR",
-			SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: "epochs = evaluations; " + res.Stopped})
-		point("SGPR-continuous", m, smse)
 		if cholqr != nil {
-			cctx, cancel := context.WithTimeout(ctx, x.budget)
-			res, err := cholqr.RefineContinuous(cctx, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
-			cancel()
-			if err != nil && res == nil {
+			if err := x.continuousRow(ctx, "CholQR→continuous", m, train, test, point, "seconds after the CholQR fit; ", func(c context.Context) (*sgp.ContinuousResult, error) {
+				return cholqr.RefineContinuous(c, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+			}); err != nil {
 				return err
 			}
-			smse, snlp, err := testMetrics(res.Predictor, test, train)
-			if err != nil {
-				return err
-			}
-			x.add(expRow{Dataset: "kin40k", Method: "CholQR→continuous", M: m, Objective: res.Objective, Kind: "VAR",
-				SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: "seconds after the CholQR fit; " + res.Stopped})
-			point("CholQR→continuous", m, smse)
 		}
 	}
 	var series []sgp.Series
@@ -466,6 +450,26 @@ func runZ(ctx context.Context, x *expEnv) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// continuousRow runs a continuous fit under the time budget, scores it and
+// records a row and a curve point.
+func (x *expEnv) continuousRow(ctx context.Context, method string, m int, train, test *sgp.Dataset, point func(string, int, float64), note string,
+	fit func(context.Context) (*sgp.ContinuousResult, error)) error {
+	cctx, cancel := context.WithTimeout(ctx, x.budget)
+	res, err := fit(cctx)
+	cancel()
+	if err != nil && res == nil {
+		return err
+	}
+	smse, snlp, err := testMetrics(res.Predictor, test, train)
+	if err != nil {
+		return err
+	}
+	x.add(expRow{Dataset: "kin40k", Method: method, M: m, Objective: res.Objective, Kind: "VAR",
+		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + res.Stopped})
+	point(method, m, smse)
 	return nil
 }
 

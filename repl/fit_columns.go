@@ -274,30 +274,8 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		}
 		rep.SMSE, rep.SNLP = &smse, &snlp
 	}
-	var files []*stagedFile
-	defer func() {
-		for _, f := range files {
-			f.discard()
-		}
-	}()
-	if o.save != "" {
-		f, err := stageFile(o.save, res.Predictor.Save)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-	}
-	if o.pred != "" {
-		f, err := stageFile(o.pred, func(w io.Writer) error { return writePredictions(w, mean, vr) })
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-	}
-	for _, f := range files {
-		if err := f.commit(); err != nil {
-			return err
-		}
+	if err := writeOutputs(o.save, res.Predictor.Save, o.pred, mean, vr); err != nil {
+		return err
 	}
 	if o.json {
 		out, err := json.Marshal(rep)
