@@ -340,7 +340,7 @@ func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	trainPath := fs.String("train", "", "training CSV `file` (required)")
 	testPath := fs.String("test", "", "test CSV `file` with the same columns; adds SMSE and SNLP")
-	m := fs.Int("m", 0, "number of inducing points (default min(n−1, 100))")
+	m := fs.Int("m", 0, "number of inducing points (default min(100, n/2))")
 	z := fs.Int("z", 16, "number of information pivots")
 	objective := fs.String("objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	seed := fs.Uint64("seed", 1, "seed of the random start and of the swaps")
@@ -409,7 +409,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		n := train.Len()
 		if !isSet(fs, "m") {
-			*m = min(n-1, 100)
+			*m = sgp.DefaultM(n)
 		}
 		if err := checkSettings(n, *m, *z, *maxEpochs, *budget); err != nil {
 			return err

@@ -225,7 +225,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	n := train.Len()
 	if !o.mSet {
-		o.m = min(n-1, 100)
+		o.m = sgp.DefaultM(n)
 	}
 	if o.m < 1 || o.m >= n {
 		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", o.m, n)

@@ -116,10 +116,12 @@ func (md *Model) reselect() int {
 	default:
 		return 0
 	}
+	md.profile()
 	if !(f.Value(md.obj) <= before) {
 		if err := f.Factorize(old); err != nil {
 			md.rebuildRobust(old, false)
 		}
+		md.profile()
 	}
 	return scored
 }

@@ -74,19 +74,38 @@ func (e EpochRecord) HTML() string {
 
 // String summarises the fit in one line.
 func (r Result) String() string {
-	return fmt.Sprintf("fit %s after %d epochs (%.3gs): F %s; %d inducing points; %d/%d swaps accepted",
+	s := fmt.Sprintf("fit %s after %d epochs (%.3gs): F %s; %d inducing points; %d/%d swaps accepted",
 		r.Stopped, r.Epochs, r.Elapsed.Seconds(), fmtG(r.Objective), len(r.Inducing), r.Accepted, r.Swaps)
+	for _, w := range r.Warnings {
+		s += "\nwarning: " + w
+	}
+	return s
 }
 
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {
 	return htmlTable("fit", [][2]string{
-		{"stopped", r.Stopped}, {"epochs", strconv.Itoa(r.Epochs)},
+		{"stopped", r.Stopped}, {"converged", strconv.FormatBool(r.Converged)}, {"epochs", strconv.Itoa(r.Epochs)},
 		{"seconds", fmt.Sprintf("%.3g", r.Elapsed.Seconds())}, {"objective", fmtG(r.Objective)},
 		{"data fit", fmtG(r.Parts.DataFit)}, {"complexity", fmtG(r.Parts.Complexity)}, {"trace", fmtG(r.Parts.Trace)},
-		{"inducing points", strconv.Itoa(len(r.Inducing))},
+		{"prior mean μ", fmtG(r.Mean)},
+		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
-	})
+	}) + htmlWarnings(r.Warnings)
+}
+
+// htmlWarnings returns the warnings as a list, or nothing.
+func htmlWarnings(ws []string) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<ul>")
+	for _, w := range ws {
+		b.WriteString("<li><b>warning:</b> " + html.EscapeString(w) + "</li>")
+	}
+	b.WriteString("</ul>")
+	return b.String()
 }
 
 // rankSummary returns the number of finite candidates, the index of the
@@ -194,6 +213,13 @@ func (md *Model) String() string {
 		return s + "; not built yet"
 	}
 	s += fmt.Sprintf(" %s after %d epochs;", fmtG(md.f.Value(md.obj)), len(md.trace))
+	if k := md.f.k; k < md.m {
+		s += fmt.Sprintf(" only %d of the m=%d inducing points (the kernel cannot tell more apart);", k, md.m)
+	}
+	s += " mean=" + fmtG(md.f.mu)
+	if !md.mean.Estimated() {
+		s += " (fixed)"
+	}
 	names, th := md.ParamNames(), md.Params()
 	for i, v := range th {
 		s += fmt.Sprintf(" %s=%s", names[i], fmtG(math.Exp(v)))

@@ -100,7 +100,8 @@ type Stats struct {
 //	d  n        residual variances diag(K − G Gᵀ) after I and P
 //	Q R         thin QR of the augmented matrix [G[:, :k]; σI_k], R upper
 //	            triangular with positive diagonal, Q (n+k)×k
-//	a  k        Q[:n, :]ᵀ y
+//	a  k        Q[:n, :]ᵀ(y − μ), μ the constant prior mean (SetMean)
+//	b  k        Q[:n, :]ᵀ1, for the mean's closed-form estimate (GLSMean)
 //
 // Invariant: after any sequence of Add, Remove and Swap calls the state
 // equals a from-scratch Factorize of the same ordered pivots up to column
@@ -113,14 +114,19 @@ type Stats struct {
 // A Factor is not safe for concurrent use. Its methods panic with an sgp:
 // message if called before a successful Factorize.
 type Factor struct {
-	x     Inputs
-	y     []float64
-	kern  Kernel
-	noise float64 // σ²
-	n     int
-	mcap  int // maximum active points m
-	zcap  int // maximum information pivots
-	tcap  int // mcap + zcap + 1 columns of G
+	x    Inputs
+	yraw []float64 // the targets, not modified
+	y    []float64 // y − μ
+	mu   float64   // μ, the constant prior mean
+	// logScale is n·log sd(y) (0 for constant targets), the amount by which
+	// changing the units of y shifts the objectives; see valueScale.
+	logScale float64
+	kern     Kernel
+	noise    float64 // σ²
+	n        int
+	mcap     int // maximum active points m
+	zcap     int // maximum information pivots
+	tcap     int // mcap + zcap + 1 columns of G
 
 	perm []int // perm[:k] active, perm[k:t] information pivots, in pivot order
 	pos  []int // pos[i] = position of point i in perm, or −1
@@ -133,8 +139,9 @@ type Factor struct {
 	ldq   int       // n + mcap, rows of Q
 	q     []float64 // Q, column-major with ldq rows, mcap columns
 	r     []float64 // R, mcap×mcap row-major, upper triangular
-	a     []float64 // Q[:n, :]ᵀ y
-	yy    float64   // ‖y‖²
+	a     []float64 // Q[:n, :]ᵀ(y − μ)
+	b     []float64 // Q[:n, :]ᵀ1
+	yy    float64   // ‖y − μ‖²
 	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
 
 	pool    *workers
@@ -148,6 +155,7 @@ type Factor struct {
 	parkedQ   []float64 // its Q column, R column and a entry when it was
 	parkedR   []float64 // the last active point, restored on rollback
 	parkedA   float64
+	parkedB   float64
 
 	// Scratch space, sized once.
 	gj     []float64 // a row of G
@@ -165,6 +173,7 @@ type tentative struct {
 	valid bool
 	r     float64
 	anew  float64
+	bnew  float64 // qᵀ[1; 0]
 	gg    float64 // ‖g‖²
 }
 
@@ -205,7 +214,7 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (*Fa
 	}
 	z = min(z, n)
 	f := &Factor{
-		x: x, y: y, kern: kern, noise: noise, n: n,
+		x: x, yraw: y, y: append([]float64(nil), y...), kern: kern, noise: noise, n: n,
 		mcap: m, zcap: z, tcap: m + z + 1,
 		perm:      make([]int, m+z+1),
 		pos:       make([]int, n),
@@ -224,16 +233,87 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (*Fa
 	f.q = make([]float64, f.ldq*m)
 	f.r = make([]float64, m*m)
 	f.a = make([]float64, m)
+	f.b = make([]float64, m)
 	f.approx.init(n, m, z)
 	f.gram = make([]float64, f.tcap*f.tcap)
 	f.pool = newWorkers()
 	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)
 	f.colTask = columnTask{kern: kern, x: x, y: x}
 	f.approx.task.f = f
-	for _, v := range y {
-		f.yy += v * v
+	f.yy = sumSquares(f.y)
+	if v := variance(y); v > 0 && !math.IsInf(v, 0) {
+		f.logScale = 0.5 * float64(n) * math.Log(v)
 	}
 	return f, nil
+}
+
+// sumSquares returns Σ v_i².
+func sumSquares(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x * x
+	}
+	return s
+}
+
+// valueScale returns the scale against which relative changes of an
+// objective value v are measured: |v − n·log sd(y)|, the magnitude of the
+// objective of the standardised targets, and at least n/100. Dividing by
+// it makes tolerances independent of the units of y.
+func (f *Factor) valueScale(v float64) float64 {
+	return math.Max(math.Abs(v-f.logScale), float64(f.n)/100)
+}
+
+// Mean returns μ, the constant prior mean subtracted from the targets.
+func (f *Factor) Mean() float64 { return f.mu }
+
+// SetMean sets the constant prior mean μ: the model is then a zero-mean GP
+// for y − μ. It updates a = Q[:n,:]ᵀ(y − μ) through b = Q[:n,:]ᵀ1 in O(n +
+// k), without touching G, Q or R. It panics if mu is not finite.
+func (f *Factor) SetMean(mu float64) {
+	if math.IsNaN(mu) || math.IsInf(mu, 0) {
+		panic("sgp: non-finite mean")
+	}
+	delta := mu - f.mu
+	f.mu = mu
+	for i, v := range f.yraw {
+		f.y[i] = v - mu
+	}
+	f.yy = sumSquares(f.y)
+	if f.ok {
+		for c := 0; c < f.k; c++ {
+			f.a[c] -= delta * f.b[c]
+		}
+	}
+}
+
+// GLSMean returns the constant mean that minimises both objectives for the
+// current inducing set and hyperparameters, the generalised least-squares
+// estimate
+//
+//	μ̂ = 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1,   Σ = K̂ + σ²I,
+//
+// read off the factors in O(k) since σ²Σ⁻¹ = I − Q[:n,:]Q[:n,:]ᵀ:
+// μ̂ − μ = (1ᵀ(y − μ) − bᵀa) / (n − ‖b‖²). The trace term of VAR does not
+// depend on μ, so the estimate is the same for VAR and MLE. It returns μ
+// unchanged if the denominator is not positive (rounding only: it is
+// σ²·1ᵀΣ⁻¹1 > 0).
+func (f *Factor) GLSMean() float64 {
+	f.check()
+	var sy float64
+	for _, v := range f.y {
+		sy += v
+	}
+	var ba, bb float64
+	for c := 0; c < f.k; c++ {
+		ba += f.b[c] * f.a[c]
+		bb += f.b[c] * f.b[c]
+	}
+	den := float64(f.n) - bb
+	if !(den > 0) {
+		return f.mu
+	}
+	return f.mu + (sy-ba)/den
 }
 
 // N returns the number of training points n.
@@ -419,6 +499,8 @@ func (f *Factor) reset() {
 	for i := range f.r {
 		f.r[i] = 0
 	}
+	clear(f.a)
+	clear(f.b)
 	f.ok = true
 }
 
@@ -705,14 +787,15 @@ func (f *Factor) gramSchmidt() {
 	}
 	r := math.Sqrt(ww)
 	inv := 1 / r
-	var anew float64
+	var anew, bnew float64
 	for i := range w {
 		w[i] *= inv
 	}
 	for i, v := range w[:n] {
 		anew += v * f.y[i]
+		bnew += v
 	}
-	f.tent = tentative{valid: true, r: r, anew: anew, gg: gg}
+	f.tent = tentative{valid: true, r: r, anew: anew, bnew: bnew, gg: gg}
 }
 
 // commitActive makes the tentative column computed by gramSchmidt the k-th
@@ -727,6 +810,7 @@ func (f *Factor) commitActive() {
 	}
 	f.r[k*m+k] = f.tent.r
 	f.a[k] = f.tent.anew
+	f.b[k] = f.tent.bnew
 	f.k++
 	f.tent.valid = false
 }
@@ -763,6 +847,7 @@ func (f *Factor) dropActive() {
 		f.r[i*f.mcap+k] = 0
 	}
 	f.a[k] = 0
+	f.b[k] = 0
 }
 
 // fillInfoGreedy appends information pivots by largest residual variance

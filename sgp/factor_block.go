@@ -132,9 +132,16 @@ func (f *Factor) factorizeBlocked(active []int) bool {
 			f.r[i*mc+j] = v
 		}
 	}
-	// a = Q[:n,:]ᵀ y.
+	// a = Q[:n,:]ᵀ(y − μ), b = Q[:n,:]ᵀ1.
 	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: k, Cols: n, Stride: ldq, Data: f.q[:(k-1)*ldq+n]},
 		blas64.Vector{N: n, Data: f.y, Inc: 1}, 0, blas64.Vector{N: k, Data: f.a[:k], Inc: 1})
+	for c := 0; c < k; c++ {
+		var s float64
+		for _, v := range f.q[c*ldq : c*ldq+n] {
+			s += v
+		}
+		f.b[c] = s
+	}
 	// Gram matrix of the active block, pivots and positions.
 	tc := f.tcap
 	for i := 0; i < k; i++ {

@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/gonum/optimize"
 )
 
-// epochStep runs one epoch (DESIGN §6): the continuous phase, then a
-// discrete pass of min(60, m) swaps visiting the inducing points not
-// visited for longest first, with ⌈swaps/5⌉ random information-pivot
+// epochStep runs one epoch (Cao et al. 2013, §4): the continuous phase,
+// then a discrete pass of min(60, m) swaps visiting the inducing points
+// not visited for longest first, with ⌈swaps/5⌉ random information-pivot
 // refreshes. The objective never increases across the discrete pass.
 func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	if err := md.stopErr(ctx); err != nil {
@@ -24,15 +24,19 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 		rec.Scored = md.reselect() // baselines that re-select each epoch
 	}
 	if !md.fixHyper {
-		evals, drift, cgValue, err := md.continuous(ctx)
-		rec.CGEvals, rec.Drift, rec.CGObjective = evals, drift, cgValue
+		cg, err := md.continuous(ctx)
+		rec.CGEvals, rec.Drift, rec.CGObjective, rec.CGStatus, rec.CGGradient = cg.evals, cg.drift, cg.value, cg.status, cg.grad
 		if err != nil {
 			return rec, err
 		}
 	} else {
 		rec.CGObjective = md.f.Value(md.obj)
+		rec.CGStatus = CGSkipped
 	}
 	rec.Grown = md.grow()
+	if rec.Grown > 0 {
+		md.profile()
+	}
 	swaps := md.swaps
 	if swaps == 0 {
 		swaps = min(60, md.f.k)
@@ -58,6 +62,7 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	rec.Parts = md.f.Parts()
 	rec.Objective = rec.Parts.Value(md.obj)
 	rec.Params = md.Params()
+	rec.Mean = md.f.mu
 	rec.Elapsed = time.Since(start)
 	if len(md.trace) > 0 {
 		rec.Total = md.trace[len(md.trace)-1].Total
@@ -65,9 +70,9 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	rec.Total += rec.Elapsed
 	md.trace = append(md.trace, rec)
 	if md.progress != nil {
-		fmt.Fprintf(md.progress, "epoch %3d  %v %.6g  (after CG %.6g; data %.4g, complexity %.4g, trace %.4g)  swaps %d/%d  CG %d evals  %.2fs\n",
+		fmt.Fprintf(md.progress, "epoch %3d  %v %.6g  (after CG %.6g; data %.4g, complexity %.4g, trace %.4g)  swaps %d/%d  CG %d evals (%s)  %.2fs\n",
 			rec.Epoch, md.obj, rec.Objective, rec.CGObjective, rec.Parts.DataFit, rec.Parts.Complexity, rec.Parts.Trace,
-			rec.Accepted, rec.Swaps, rec.CGEvals, rec.Elapsed.Seconds())
+			rec.Accepted, rec.Swaps, rec.CGEvals, rec.CGStatus, rec.Elapsed.Seconds())
 	}
 	if md.onEpoch != nil {
 		md.onEpoch(rec)
@@ -84,20 +89,34 @@ func (md *Model) cgBudget() int {
 	return min(20, max(15, 2*(md.kern.NumParams()+1)))
 }
 
+// How a continuous (conjugate-gradient) phase ended, in EpochRecord.CGStatus.
+const (
+	CGBudget     = "budget"             // the evaluation budget was used up (the normal end)
+	CGConverged  = "converged"          // the objective or gradient stopped changing
+	CGLineSearch = "line search failed" // no step along the search direction decreased F
+	CGNonFinite  = "non-finite"         // no finite objective value near the start (overflow or loss of positive definiteness)
+	CGNoDescent  = "no descent"         // the search direction was not downhill (rounding)
+	CGCancelled  = "cancelled"
+	CGSkipped    = "skipped" // fixed hyperparameters
+)
+
 // cgProblem adapts an Evaluator to gonum/optimize with a value+gradient
 // cache, remembering the best point seen.
 type cgProblem struct {
-	stop     func() error
-	ev       *Evaluator
-	x, g     []float64
-	f        float64
-	valid    bool
-	best     []float64
-	bestF    float64
-	evals    int
-	budget   int
-	firstF   float64
-	firstErr error
+	stop      func() error
+	ev        *Evaluator
+	x, g      []float64
+	f         float64
+	valid     bool
+	best      []float64
+	bestG     []float64
+	bestF     float64
+	evals     int
+	nonFinite int // evaluations that gave no finite value
+	budget    int
+	firstF    float64
+	firstErr  error
+	cap       *stepCap // points beyond it are not evaluated
 }
 
 func (p *cgProblem) eval(x []float64) {
@@ -106,7 +125,7 @@ func (p *cgProblem) eval(x []float64) {
 	}
 	copy(p.x, x)
 	p.valid = true
-	if p.stop() != nil || p.evals >= p.budget {
+	if p.stop() != nil || p.evals >= p.budget || p.cap.beyond(x) {
 		p.f = math.Inf(1)
 		for i := range p.g {
 			p.g[i] = 0
@@ -118,7 +137,8 @@ func (p *cgProblem) eval(x []float64) {
 	if p.evals == 1 {
 		p.firstF, p.firstErr = f, err
 	}
-	if err != nil || math.IsNaN(f) {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || !finiteSlice(p.g) {
+		p.nonFinite++
 		f = math.Inf(1)
 		for i := range p.g {
 			p.g[i] = 0
@@ -128,12 +148,23 @@ func (p *cgProblem) eval(x []float64) {
 	if f < p.bestF {
 		p.bestF = f
 		copy(p.best, x)
+		copy(p.bestG, p.g)
 	}
 }
 
 func equalSlices(a, b []float64) bool {
 	for i := range a {
 		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// finiteSlice reports whether every element of v is finite.
+func finiteSlice(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return false
 		}
 	}
@@ -156,20 +187,136 @@ func (r ctxRecorder) Record(*optimize.Location, optimize.Operation, *optimize.St
 
 var errBudget = errors.New("sgp: evaluation budget reached")
 
+// maxLogStep bounds how far one line search may move any log
+// hyperparameter: a factor of e³ ≈ 20. Far from an optimum, in particular
+// from a noise variance orders of magnitude too small, the gradient is
+// dominated by one term and steepest descent would jump straight to the
+// degenerate region where everything is noise (a tiny lengthscale, a huge
+// noise variance), whose objective is lower than an absurd start's but
+// from which no gradient leads back. Bounded steps follow the valley
+// instead; normal steps are far shorter than the bound.
+const maxLogStep = 3.0
+
+// stepCap holds the longest step along the current search direction that
+// keeps every log hyperparameter within maxLogStep of the line search's
+// start.
+type stepCap struct {
+	anchor []float64 // the start of the current line search
+	step   float64   // maxLogStep / ‖dir‖∞
+}
+
+// capStepSizer is gonum's first-order initial step bounded by the cap,
+// recording the cap for the line search and the problem.
+type capStepSizer struct {
+	inner optimize.FirstOrderStepSize
+	cap   *stepCap
+}
+
+func (c *capStepSizer) set(loc *optimize.Location, dir []float64) {
+	c.cap.anchor = append(c.cap.anchor[:0], loc.X...)
+	c.cap.step = maxLogStep / math.Max(maxAbs(dir), math.SmallestNonzeroFloat64)
+}
+
+func (c *capStepSizer) Init(loc *optimize.Location, dir []float64) float64 {
+	c.set(loc, dir)
+	return math.Min(c.inner.Init(loc, dir), c.cap.step)
+}
+
+func (c *capStepSizer) StepSize(loc *optimize.Location, dir []float64) float64 {
+	c.set(loc, dir)
+	return math.Min(c.inner.StepSize(loc, dir), c.cap.step)
+}
+
+// beyond reports whether x is further than maxLogStep from the anchor in
+// some coordinate (conjugate gradients restart with a unit step, which
+// can be); such points are not evaluated.
+func (c *stepCap) beyond(x []float64) bool {
+	if c == nil || c.anchor == nil {
+		return false
+	}
+	for i, v := range x {
+		if math.Abs(v-c.anchor[i]) > maxLogStep*(1+1e-9) {
+			return true
+		}
+	}
+	return false
+}
+
+// guardedLinesearch is a Moré–Thuente line search (strong Wolfe
+// conditions, as conjugate gradients need) bounded by the step cap, that
+// survives trial steps whose objective is not finite. Far from the start
+// a step of the log hyperparameters can overflow the kernel or noise, or
+// make K[I,I] numerically indefinite; the inner search assumes finite
+// values. Such a step (or one beyond the cap, which is not evaluated) is
+// retried at a tenth of its length with the search capped at half of it,
+// up to maxShrinks times; a search that is still decreasing at its cap
+// ends there.
+type guardedLinesearch struct {
+	mt         optimize.MoreThuente
+	cap        *stepCap
+	f0, g0     float64 // φ(0), φ′(0)
+	step       float64 // the step being evaluated
+	shrinks    int
+	maxShrinks int
+}
+
+func (ls *guardedLinesearch) Init(f, g, step float64) optimize.Operation {
+	ls.f0, ls.g0, ls.step, ls.shrinks = f, g, step, 0
+	ls.mt.MaximumStep = ls.cap.step
+	return ls.mt.Init(f, g, step)
+}
+
+func (ls *guardedLinesearch) Iterate(f, g float64) (optimize.Operation, float64, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) || math.IsNaN(g) || math.IsInf(g, 0) {
+		if ls.shrinks >= ls.maxShrinks {
+			return optimize.NoOperation, 0, errNonFinite
+		}
+		ls.shrinks++
+		ls.mt.MaximumStep = math.Min(ls.step/2, ls.cap.step)
+		ls.step = math.Min(ls.step/10, ls.cap.step)
+		op := ls.mt.Init(ls.f0, ls.g0, ls.step)
+		return op, ls.step, nil
+	}
+	op, step, err := ls.mt.Iterate(f, g)
+	if errors.Is(err, optimize.ErrLinesearcherBound) && f < ls.f0 {
+		// Still decreasing at the cap: take the step reached.
+		return optimize.MajorIteration, ls.step, nil
+	}
+	if err == nil {
+		ls.step = step
+	}
+	return op, step, err
+}
+
+var errNonFinite = errors.New("sgp: the objective is not finite along the search direction")
+
+// cgOutcome summarises a continuous phase.
+type cgOutcome struct {
+	evals  int
+	drift  float64 // relative difference of the updated factor and a fresh evaluation at the start
+	value  float64 // the objective at the end of the phase
+	status string  // one of the CG constants
+	grad   float64 // max |∂F/∂θ| at the end point
+}
+
 // continuous runs Polak–Ribière CG on θ with the inducing set fixed and
-// moves to the best point seen, which is never worse than the start. It
-// returns the number of evaluations, the relative drift between the
-// updated factor and a fresh evaluation at the start, and the objective at
-// the end of the phase.
-func (md *Model) continuous(ctx context.Context) (int, float64, float64, error) {
+// moves to the best point seen, which is never worse than the start.
+func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 	active := md.f.Active(nil)
 	np := md.kern.NumParams()
 	theta0 := md.Params()
 	before := md.f.Value(md.obj)
+	ev := NewEvaluator(md.x, md.y, md.kern, md.obj, active)
+	if md.mean.Estimated() {
+		ev.SetMean(md.mean)
+	} else {
+		ev.SetMean(MeanFixed(md.mean.fixedValue()))
+	}
 	p := &cgProblem{
-		stop: func() error { return md.stopErr(ctx) }, ev: NewEvaluator(md.x, md.y, md.kern, md.obj, active),
+		stop: func() error { return md.stopErr(ctx) }, ev: ev,
 		x: make([]float64, np+1), g: make([]float64, np+1),
-		best: append([]float64(nil), theta0...), bestF: math.Inf(1), budget: md.cgBudget(),
+		best: append([]float64(nil), theta0...), bestG: make([]float64, np+1),
+		bestF: math.Inf(1), budget: md.cgBudget(),
 	}
 	problem := optimize.Problem{
 		Func: func(x []float64) float64 { p.eval(x); return p.f },
@@ -179,23 +326,49 @@ func (md *Model) continuous(ctx context.Context) (int, float64, float64, error) 
 		Recorder:  ctxRecorder{p, md.cgBudget()},
 		Converger: &optimize.FunctionConverge{Relative: 1e-9, Iterations: 3},
 	}
-	_, optErr := optimize.Minimize(problem, theta0, settings, &optimize.CG{Variant: &optimize.PolakRibierePolyak{}})
-	drift := 0.0
-	if p.firstErr == nil && p.evals > 0 {
-		drift = math.Abs(p.firstF-before) / math.Max(1, math.Abs(p.firstF))
-		md.f.stats.LastDrift = drift
-		md.f.stats.MaxDrift = math.Max(md.f.stats.MaxDrift, drift)
+	sc := &stepCap{}
+	p.cap = sc
+	ls := &guardedLinesearch{mt: optimize.MoreThuente{CurvatureFactor: 0.1}, cap: sc, maxShrinks: 30}
+	res, optErr := optimize.Minimize(problem, theta0, settings, &optimize.CG{
+		Variant: &optimize.PolakRibierePolyak{}, Linesearcher: ls, InitialStep: &capStepSizer{cap: sc}})
+	out := cgOutcome{evals: p.evals}
+	if p.firstErr == nil && p.evals > 0 && !math.IsInf(p.firstF, 0) {
+		out.drift = math.Abs(p.firstF-before) / math.Max(1, math.Abs(p.firstF))
+		md.f.stats.LastDrift = out.drift
+		md.f.stats.MaxDrift = math.Max(md.f.stats.MaxDrift, out.drift)
+	}
+	switch {
+	case md.stopErr(ctx) != nil:
+		out.status = CGCancelled
+	case p.evals > 0 && p.nonFinite == p.evals, errors.Is(optErr, errNonFinite):
+		out.status = CGNonFinite
+	case errors.Is(optErr, errBudget):
+		out.status = CGBudget
+	case errors.Is(optErr, optimize.ErrNonDescentDirection):
+		out.status = CGNoDescent
+	case optErr != nil:
+		out.status = CGLineSearch
+	case res != nil && (res.Status == optimize.FunctionConvergence || res.Status == optimize.GradientThreshold):
+		out.status = CGConverged
+	default:
+		out.status = CGBudget
 	}
 	// Move to the best point (theta0 if nothing improved).
 	// Compare with the fresh value at the start, not the updated one,
 	// which carries the drift.
 	start := before
-	if p.firstErr == nil && p.evals > 0 {
+	if p.firstErr == nil && p.evals > 0 && !math.IsInf(p.firstF, 0) {
 		start = p.firstF
 	}
 	best := theta0
 	if p.bestF < math.Inf(1) && p.bestF <= start {
 		best = p.best
+		out.grad = maxAbs(p.bestG)
+	} else {
+		out.grad = math.Inf(1)
+		if p.firstErr == nil && p.evals > 0 && !math.IsInf(p.firstF, 0) {
+			out.grad = maxAbs(p.bestG)
+		}
 	}
 	if err := md.refactor(best, active); err != nil || md.f.Value(md.obj) > start+1e-9*math.Abs(start) {
 		if err := md.refactor(theta0, active); err != nil {
@@ -203,13 +376,23 @@ func (md *Model) continuous(ctx context.Context) (int, float64, float64, error) 
 			// (members at the edge of numerical rank): keep what can be
 			// kept and refill by score.
 			md.rebuildRobust(active, false)
+			md.profile()
 		}
 	}
+	out.value = md.f.Value(md.obj)
 	if err := md.stopErr(ctx); err != nil {
-		return p.evals, drift, md.f.Value(md.obj), err
+		return out, err
 	}
-	_ = optErr // a line-search failure just ends the phase early
-	return p.evals, drift, md.f.Value(md.obj), nil
+	return out, nil
+}
+
+// maxAbs returns max |v_i|.
+func maxAbs(v []float64) float64 {
+	var m float64
+	for _, x := range v {
+		m = math.Max(m, math.Abs(x))
+	}
+	return m
 }
 
 // refactor sets θ and rebuilds the factor for active, in its order or,
@@ -222,6 +405,7 @@ func (md *Model) refactor(theta []float64, active []int) error {
 	if err != nil {
 		err = md.f.FactorizePivoted(active)
 	}
+	md.profile()
 	return err
 }
 

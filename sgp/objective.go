@@ -25,7 +25,9 @@ var ErrNotPD = errors.New("sgp: kernel matrix of the inducing points is not posi
 //	F_MLE = ½(σ⁻²(yᵀy − ‖R⁻ᵀGᵀy‖²) + (n−m)log σ² + 2Σ log R_ii) + n/2 log 2π
 //	F_VAR = F_MLE + ½σ⁻²(tr K − ‖G‖²_F)
 //
-// and, with α = Σ⁻¹y, W = Σ⁻¹ − ααᵀ, Pᵀ = K_nm K_mm⁻¹ = G L⁻¹, h = Gᵀα,
+// for the targets y less the prior mean μ (see Mean; an estimated μ is
+// the closed-form minimiser μ̂ at each θ, whose gradient contribution
+// vanishes), and, with α = Σ⁻¹y, W = Σ⁻¹ − ααᵀ, Pᵀ = K_nm K_mm⁻¹ = G L⁻¹, h = Gᵀα,
 // its differential is (Titsias 2009; Quiñonero-Candela & Rasmussen 2005)
 //
 //	dF = Σ (WPᵀ − c·Pᵀ)∘dK_nm − ½Σ (PWPᵀ − c·PPᵀ)∘dK_mm + ½c·Σ dK_ii
@@ -37,7 +39,12 @@ var ErrNotPD = errors.New("sgp: kernel matrix of the inducing points is not posi
 //	PPᵀ = L⁻ᵀGᵀGL⁻¹,  tr W = σ⁻²(n−m) + tr S − αᵀα.
 type Evaluator struct {
 	x      Inputs
-	y      []float64
+	y      []float64 // y − ȳ: the targets less a reference value (below)
+	ybar   float64   // ȳ: the sample mean for an estimated mean, else the fixed mean
+	sy     float64   // Σ(y − ȳ)
+	mean   Mean
+	mu     float64   // μ of the last evaluation
+	ones   []float64 // n ones, for an estimated mean
 	kern   Kernel
 	obj    Objective
 	active []int
@@ -45,6 +52,7 @@ type Evaluator struct {
 	n, m   int
 	np     int // kernel parameters
 
+	yorig        []float64 // the targets, not modified
 	kmn          []float64 // K_mn, then Gᵀ = L⁻¹K_mn (m×n row-major)
 	kraw         []float64 // K_mn kept for block kernels, whose derivatives follow from their values
 	kdiag        []float64
@@ -60,27 +68,62 @@ type Evaluator struct {
 	wnm          []float64 // their transpose, for kernels without the value path
 	wdiag        []float64
 	vecM         [4][]float64
+	vecM1        []float64 // R⁻ᵀGᵀ1
 	vecN         []float64
-	yy           float64
+	yy           float64 // ‖y − ȳ‖²
 	gsum         []float64
 	seq          []int // 0, 1, …, m−1
 }
 
 // NewEvaluator prepares the gradient computation of objective o for the
-// inducing set active (data indices) under kernel k. The kernel's
-// hyperparameters are changed by FuncGrad.
+// inducing set active (data indices) under kernel k, with a zero prior
+// mean (see SetMean). The kernel's hyperparameters are changed by
+// FuncGrad.
 func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *Evaluator {
 	e := NewEvaluatorInputs(x, y, k, o, x.Subset(active))
 	e.active = append([]int(nil), active...)
 	return e
 }
 
+// SetMean sets the prior mean (default MeanZero). MeanConstant estimates
+// it in closed form at every evaluation.
+func (e *Evaluator) SetMean(mn Mean) {
+	e.mean = mn
+	e.ybar = mn.startValue(e.yraw())
+	e.ones = nil
+	if mn.Estimated() {
+		e.ones = make([]float64, e.n)
+		for i := range e.ones {
+			e.ones[i] = 1
+		}
+	}
+	e.centre()
+}
+
+// yraw returns the targets.
+func (e *Evaluator) yraw() []float64 { return e.yorig }
+
+// centre sets y − ȳ and its sums.
+func (e *Evaluator) centre() {
+	e.yy, e.sy = 0, 0
+	for i, v := range e.yorig {
+		c := v - e.ybar
+		e.y[i] = c
+		e.yy += c * c
+		e.sy += c
+	}
+}
+
+// Mean returns the prior mean μ of the last evaluation: the closed-form
+// estimate for MeanConstant, the fixed value otherwise.
+func (e *Evaluator) Mean() float64 { return e.mu }
+
 // NewEvaluatorInputs is NewEvaluator for inducing inputs z that need not be
 // training points (z is not copied; the continuous SGPR baseline moves
 // them between calls).
 func NewEvaluatorInputs(x Inputs, y []float64, k Kernel, o Objective, z Inputs) *Evaluator {
 	n, m := x.Len(), z.Len()
-	e := &Evaluator{x: x, y: y, kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams()}
+	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams()}
 	e.kmm = make([]float64, m*m)
 	e.rkeep = make([]float64, m*m)
 	e.kmn = make([]float64, m*n)
@@ -105,9 +148,8 @@ func NewEvaluatorInputs(x Inputs, y []float64, k Kernel, o Objective, z Inputs) 
 	for i := range e.seq {
 		e.seq[i] = i
 	}
-	for _, v := range y {
-		e.yy += v * v
-	}
+	e.vecM1 = make([]float64, m)
+	e.SetMean(MeanZero)
 	return e
 }
 
@@ -175,17 +217,39 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 		return math.Inf(1), ErrNotPD
 	}
 	copy(e.rkeep, e.rr)
-	// a = R⁻ᵀ Gᵀ y.
+	// a = R⁻ᵀGᵀ(y − μ). With ỹ = y − ȳ and δ = μ − ȳ, a = R⁻ᵀGᵀỹ − δ·u
+	// where u = R⁻ᵀGᵀ1, and ‖y − μ‖² = ‖ỹ‖² − 2δ·1ᵀỹ + nδ². For an
+	// estimated mean δ minimises the data fit ‖y − μ‖² − ‖a‖² (Mean):
+	// δ = (1ᵀỹ − uᵀR⁻ᵀGᵀỹ)/(n − ‖u‖²).
 	av := blas64.Vector{N: m, Data: e.vecM[0], Inc: 1}
 	blas64.Gemv(blas.NoTrans, 1, gt, blas64.Vector{N: n, Data: e.y, Inc: 1}, 0, av)
 	blas64.Trsv(blas.Trans, rt, av)
+	delta, yy := 0.0, e.yy
+	if e.ones != nil {
+		uv := blas64.Vector{N: m, Data: e.vecM1, Inc: 1}
+		blas64.Gemv(blas.NoTrans, 1, gt, blas64.Vector{N: n, Data: e.ones, Inc: 1}, 0, uv)
+		blas64.Trsv(blas.Trans, rt, uv)
+		var ua, uu float64
+		for i := 0; i < m; i++ {
+			ua += uv.Data[i] * av.Data[i]
+			uu += uv.Data[i] * uv.Data[i]
+		}
+		if den := float64(n) - uu; den > 0 {
+			delta = (e.sy - ua) / den
+		}
+		for i := 0; i < m; i++ {
+			av.Data[i] -= delta * uv.Data[i]
+		}
+		yy = e.yy - 2*delta*e.sy + float64(n)*delta*delta
+	}
+	e.mu = e.ybar + delta
 	var aa, logR, gg float64
 	for i := 0; i < m; i++ {
 		aa += av.Data[i] * av.Data[i]
 		logR += math.Log(e.rr[i*m+i])
 		gg += e.gtg[i*m+i]
 	}
-	dataFit := math.Max(e.yy-aa, 0) / s2
+	dataFit := math.Max(yy-aa, 0) / s2
 	complexity := float64(n-m)*math.Log(s2) + 2*logR
 	trace := math.Max(trK-gg, 0)
 	f := 0.5*(dataFit+complexity) + 0.5*float64(n)*math.Log(2*math.Pi)
@@ -200,12 +264,14 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
 	if len(grad) != np+1 {
 		panic(errParamLen)
 	}
-	// b = R⁻¹a, α = σ⁻²(y − G b).
+	// b = R⁻¹a, α = σ⁻²(y − μ − G b).
 	bv := blas64.Vector{N: m, Data: e.vecM[1], Inc: 1}
 	copy(bv.Data, av.Data)
 	blas64.Trsv(blas.NoTrans, rt, bv)
 	alpha := e.vecN
-	copy(alpha, e.y)
+	for i, v := range e.y {
+		alpha[i] = v - delta
+	}
 	blas64.Gemv(blas.Trans, -1, gt, bv, 1, blas64.Vector{N: n, Data: alpha, Inc: 1})
 	var alal float64
 	for i := range alpha {

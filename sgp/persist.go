@@ -18,6 +18,7 @@ type savedModel struct {
 	Format          string             `json:"format"`
 	Kernel          savedKernel        `json:"kernel"`
 	Noise           float64            `json:"noise"`
+	Mean            float64            `json:"mean"` // the constant prior mean μ; absent (0) in files written before it existed
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Inducing        []int              `json:"inducing,omitempty"`
 	InducingInputs  json.RawMessage    `json:"inducing_inputs"`
@@ -54,7 +55,7 @@ func (p *Predictor) Save(w io.Writer) error {
 	for i, name := range sk.Names {
 		hyp[name] = math.Exp(sk.Params[i])
 	}
-	sm := savedModel{Format: modelFormat, Kernel: sk, Noise: p.NoiseV, Hyperparameters: hyp,
+	sm := savedModel{Format: modelFormat, Kernel: sk, Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: hyp,
 		Inducing: p.inducer, InducingInputs: raw, InputKind: kind, K: len(p.A), W: p.W, R: p.R, A: p.A}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
@@ -133,7 +134,7 @@ func LoadPredictor(r io.Reader) (*Predictor, error) {
 			return nil, fmt.Errorf("sgp: model file has a singular factor at %d", i)
 		}
 	}
-	p := &Predictor{Kern: kern, NoiseV: sm.Noise, X: x, W: sm.W, R: sm.R, A: sm.A, inducer: sm.Inducing}
+	p := &Predictor{Kern: kern, NoiseV: sm.Noise, PriorMean: sm.Mean, X: x, W: sm.W, R: sm.R, A: sm.A, inducer: sm.Inducing}
 	p.prepare()
 	return p, nil
 }

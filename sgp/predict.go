@@ -9,24 +9,27 @@ import (
 )
 
 // Predictor holds what prediction needs from a fitted model, independent
-// of the training data (DESIGN §8): the kernel, the noise σ², the inducing
-// inputs x_I, W = G[I, :] (k×k lower triangular in pivot order, K[I,I] =
-// WWᵀ), R from the QR of [G; σI] and a = Q[:n,:]ᵀy. For a test input x*,
-// with g* = W⁻¹K[I, *],
+// of the training data (Cao et al. 2013, §2; Titsias 2009): the kernel, the
+// noise σ², the prior mean μ, the inducing inputs x_I, W = G[I, :] (k×k
+// lower triangular in pivot order, K[I,I] = WWᵀ), R from the QR of [G; σI]
+// and a = Q[:n,:]ᵀ(y − μ). For a test input x*, with g* = W⁻¹K[I, *],
 //
-//	μ* = g*ᵀR⁻¹a,    v* = κ(x*, x*) − ‖g*‖² + σ²‖R⁻ᵀg*‖²   (latent f*)
+//	mean* = μ + g*ᵀR⁻¹a,    v* = κ(x*, x*) − ‖g*‖² + σ²‖R⁻ᵀg*‖²   (latent f*)
 //
 // and the variance of a noisy observation y* adds σ². Cost O(k²) per test
 // point after O(k²) set-up, plus k kernel evaluations.
 type Predictor struct {
-	Kern    Kernel
-	NoiseV  float64   // σ²
-	X       Inputs    // inducing inputs x_I, in pivot order
-	W       []float64 // k×k row-major, lower triangular
-	R       []float64 // k×k row-major, upper triangular
-	A       []float64 // k
-	beta    []float64 // R⁻¹a
-	inducer []int
+	Kern   Kernel
+	NoiseV float64 // σ²
+	// PriorMean is μ, the constant prior mean added to every predictive
+	// mean (0 for a zero-mean model).
+	PriorMean float64
+	X         Inputs    // inducing inputs x_I, in pivot order
+	W         []float64 // k×k row-major, lower triangular
+	R         []float64 // k×k row-major, upper triangular
+	A         []float64 // k
+	beta      []float64 // R⁻¹a
+	inducer   []int
 }
 
 // NewPredictor copies the prediction state out of a factor, including a
@@ -34,7 +37,7 @@ type Predictor struct {
 func NewPredictor(f *Factor) *Predictor {
 	f.check()
 	k, n := f.k, f.n
-	p := &Predictor{Kern: cloneKernel(f.kern), NoiseV: f.noise, W: make([]float64, k*k), R: make([]float64, k*k), A: append([]float64(nil), f.a[:k]...)}
+	p := &Predictor{Kern: cloneKernel(f.kern), NoiseV: f.noise, PriorMean: f.mu, W: make([]float64, k*k), R: make([]float64, k*k), A: append([]float64(nil), f.a[:k]...)}
 	p.inducer = f.Active(nil)
 	p.X = f.x.Subset(p.inducer)
 	for a, ja := range p.inducer {
@@ -115,7 +118,7 @@ func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) ([]float64, [
 				gg += gv * gv
 				hh += hv * hv
 			}
-			mean[lo+i] = mu
+			mean[lo+i] = p.PriorMean + mu
 			variance[lo+i] = math.Max(kss[i]-gg+p.NoiseV*hh, 0)
 		}
 	}

@@ -55,6 +55,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	z := &Vectors{n: m, d: d, data: append([]float64(nil), z0.data...)}
 	ev := NewEvaluatorInputs(x, y, kern, o, z)
 	ev.jitter = opts.Jitter
+	ev.SetMean(opts.Mean)
 	nθ := np + 1
 	p0 := append(kern.Params(nil), math.Log(noise))
 	p0 = append(p0, z.data...)
@@ -144,6 +145,9 @@ type ContinuousOptions struct {
 	// that of the jittered model. Continuous inducing inputs can collide,
 	// which jitter tolerates; 0 adds none.
 	Jitter float64
+	// Mean is the prior mean; the zero value estimates a constant (see
+	// Mean).
+	Mean Mean
 }
 
 // funcRecorder adapts a stop check to optimize.Recorder.
@@ -170,6 +174,7 @@ func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (
 	k2 := NewRBF(1, kern.Lengthscales())
 	k2.SetParams(kern.Params(nil))
 	z0 := xv.Rows(md.f.Active(nil))
+	opts.Mean = md.mean
 	return FitContinuous(ctx, xv, md.y, k2, z0, md.f.noise, md.obj, opts)
 }
 
@@ -229,7 +234,7 @@ func (e *Evaluator) predictor() *Predictor {
 		c.SetParams(r.Params(nil))
 		kern = c
 	}
-	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), X: e.xI.Subset(e.seq),
+	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq),
 		W: make([]float64, m*m), R: make([]float64, m*m), A: append([]float64(nil), e.vecM[0]...)}
 	for i := 0; i < m; i++ {
 		for j := 0; j <= i; j++ {

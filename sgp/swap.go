@@ -13,7 +13,7 @@ import (
 // column l+1 is zero in row p, the new first pivot. If both positions are
 // active, R ← H·R·X with a left rotation H that re-triangularises R, Q ←
 // diag(I_n, Xᵀ)·Q·Hᵀ (the isotropic block σI absorbs X by rotating Q's
-// augmented rows), and a ← H·a. Cost O(n) for G plus O(n+k) for Q.
+// augmented rows), and a ← H·a, b ← H·b. Cost O(n) for G plus O(n+k) for Q.
 func (f *Factor) transpose(l int) {
 	p, q := f.perm[l+1], f.perm[l]
 	gl, gl1 := f.col(l), f.col(l+1)
@@ -91,6 +91,8 @@ func (f *Factor) transposeQR(l int, c, s float64) {
 	givensPair(f.qcol(l)[:rows], f.qcol(l + 1)[:rows], ch, sh, sg)
 	u, v := f.a[l], f.a[l+1]
 	f.a[l], f.a[l+1] = ch*u+sh*v, sg*(ch*v-sh*u)
+	u, v = f.b[l], f.b[l+1]
+	f.b[l], f.b[l+1] = ch*u+sh*v, sg*(ch*v-sh*u)
 	// Q ← diag(I, Xᵀ)·Q on augmented rows n+l, n+l+1.
 	for col := 0; col < k; col++ {
 		qc := f.qcol(col)
@@ -123,7 +125,7 @@ func (f *Factor) removeToPark(p int) {
 	for i := 0; i <= k; i++ {
 		f.parkedR[i] = f.r[i*f.mcap+k]
 	}
-	f.parkedA = f.a[k]
+	f.parkedA, f.parkedB = f.a[k], f.b[k]
 	f.dropActive()
 	f.move(f.k, f.t-1)
 	f.dropLast()
@@ -220,7 +222,7 @@ func (f *Factor) restorePark() {
 	for i := 0; i <= k; i++ {
 		f.r[i*f.mcap+k] = f.parkedR[i]
 	}
-	f.a[k] = f.parkedA
+	f.a[k], f.b[k] = f.parkedA, f.parkedB
 	f.k++
 }
 
@@ -302,8 +304,8 @@ type SwapResult struct {
 	After       float64 // objective after the swap (= Before if rejected)
 }
 
-// swapThreshold is the relative decrease a swap must achieve to be
-// accepted; it stops churn between equally good points.
+// swapThreshold is the relative decrease (see valueScale) a swap must
+// achieve to be accepted; it stops churn between equally good points.
 const swapThreshold = 1e-9
 
 // Swap proposes to replace the active point at position p: it removes it,
@@ -331,7 +333,7 @@ func (f *Factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
 		if f.insertCandidate(best) {
 			res.ExactDelta = f.deltaFromTentative(o)
 			after := removedValue - res.ExactDelta
-			if after < res.Before-swapThreshold*math.Abs(res.Before) {
+			if after < res.Before-swapThreshold*f.valueScale(res.Before) {
 				f.commitActive()
 				f.discardPark()
 				res.Accepted, res.After = true, after

@@ -145,6 +145,48 @@ func DTC(K mat.Symmetric, y []float64, noise float64, I []int) (mle, vfe float64
 	return mle, vfe, true
 }
 
+// DTCMean returns the generalised least-squares estimate of a constant
+// prior mean under the DTC/VFE model of DTC, the μ that minimises both of
+// its objectives for y − μ:
+//
+//	μ̂ = 1ᵀ(Q + σ²I)⁻¹y / 1ᵀ(Q + σ²I)⁻¹1
+//
+// with Q formed densely as in DTC and both solves by Cholesky. ok is false
+// (and μ̂ NaN) if a factorisation fails.
+func DTCMean(K mat.Symmetric, y []float64, noise float64, I []int) (mu float64, ok bool) {
+	n := checkTargets("DTCMean", K, y)
+	checkNoise("DTCMean", noise, true)
+	checkIndexSet("DTCMean", I, n)
+	var chol mat.Cholesky
+	if !chol.Factorize(principalSubmatrix(K, I)) {
+		return math.NaN(), false
+	}
+	var L mat.TriDense
+	chol.LTo(&L)
+	var V mat.Dense
+	if err := V.Solve(&L, rowsOf(K, I)); err != nil {
+		return math.NaN(), false
+	}
+	Q := mat.NewSymDense(n, nil)
+	Q.SymOuterK(1, V.T())
+	var sigma mat.Cholesky
+	if !sigma.Factorize(withNoise(Q, noise)) {
+		return math.NaN(), false
+	}
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	var a, b mat.VecDense
+	if err := sigma.SolveVecTo(&a, mat.NewVecDense(n, append([]float64(nil), y...))); err != nil {
+		return math.NaN(), false
+	}
+	if err := sigma.SolveVecTo(&b, mat.NewVecDense(n, ones)); err != nil {
+		return math.NaN(), false
+	}
+	return mat.Sum(&a) / mat.Sum(&b), true
+}
+
 // PredictDTC returns the predictive mean and latent (noise-free) variance of
 // the DTC/VFE sparse GP (the two share the same predictive distribution) at
 // s test points. K is the n×n train kernel, Ks the s×n cross kernel between

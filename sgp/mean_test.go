@@ -1,0 +1,239 @@
+package sgp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cholqr/sgp/sgp/internal/naive"
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/floats/scalar"
+)
+
+// shifted returns y + c.
+func shifted(y []float64, c float64) []float64 {
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = v + c
+	}
+	return out
+}
+
+// TestFactorMeanOracle checks the factor's closed-form mean and the
+// objective at that mean against the dense oracle (naive.DTCMean, naive.DTC
+// on y − μ̂), from a fresh factorisation and after swaps, which update b =
+// Q[:n,:]ᵀ1 by the same rotations as a.
+func TestFactorMeanOracle(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{5, 31, 64} {
+		for _, m := range []int{1, 3, min(8, n-1)} {
+			t.Run(fmt.Sprintf("n=%d,m=%d", n, m), func(t *testing.T) {
+				p := newProblem(rng, n, 2, 1.3, 1.1, 0.05)
+				p.y = shifted(p.y, 3.5) // a mean far from zero
+				f := p.factor(t, m, 4)
+				active := rng.Perm(n)[:m]
+				if err := f.Factorize(active); err != nil {
+					t.Fatal(err)
+				}
+				check := func(stage string) {
+					t.Helper()
+					act := f.Active(nil)
+					want, ok := naive.DTCMean(p.K, p.y, p.noise, act)
+					if !ok {
+						t.Fatalf("%s: oracle failed", stage)
+					}
+					got := f.GLSMean()
+					if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+						t.Fatalf("%s: GLSMean %.15g, oracle %.15g", stage, got, want)
+					}
+					f.SetMean(got)
+					mle, vfe, _ := naive.DTC(p.K, shifted(p.y, -got), p.noise, act)
+					parts := f.Parts()
+					if !scalar.EqualWithinAbsOrRel(parts.MLE, mle, 1e-9, 1e-9) || !scalar.EqualWithinAbsOrRel(parts.VAR, vfe, 1e-9, 1e-9) {
+						t.Fatalf("%s: MLE %.12g VAR %.12g, oracle %.12g %.12g", stage, parts.MLE, parts.VAR, mle, vfe)
+					}
+					// μ̂ minimises: moving it raises both objectives.
+					for _, eps := range []float64{-0.1, 0.1} {
+						mle2, _, _ := naive.DTC(p.K, shifted(p.y, -got-eps), p.noise, act)
+						if !(mle2 > mle) {
+							t.Fatalf("%s: MLE at μ̂%+g is %.12g, not above %.12g", stage, eps, mle2, mle)
+						}
+					}
+				}
+				check("factorize")
+				for s := 0; s < 2*m; s++ {
+					f.Swap(rng.IntN(f.NumActive()), VAR, rng.IntN)
+				}
+				check("after swaps")
+				// The objective at a new mean follows from b alone.
+				f.SetMean(f.Mean() + 0.7)
+				mle, _, _ := naive.DTC(p.K, shifted(p.y, -f.Mean()), p.noise, f.Active(nil))
+				if got := f.Parts().MLE; !scalar.EqualWithinAbsOrRel(got, mle, 1e-9, 1e-9) {
+					t.Fatalf("SetMean: MLE %.12g, oracle %.12g", got, mle)
+				}
+			})
+		}
+	}
+}
+
+// TestEvaluatorMeanProfile checks that the gradient phase with an
+// estimated mean evaluates the profile objective min_μ F(θ, μ), equal to
+// the oracle at the GLS mean, and that its gradient matches central finite
+// differences of that profile.
+func TestEvaluatorMeanProfile(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 8))
+	p := newProblem(rng, 40, 2, 1.1, 0.9, 0.04)
+	p.y = shifted(p.y, -12)
+	active := rng.Perm(40)[:7]
+	for _, o := range []Objective{VAR, MLE} {
+		ev := NewEvaluator(p.x, p.y, p.kern, o, active)
+		ev.SetMean(MeanConstant)
+		theta := append(p.kern.Params(nil), math.Log(p.noise))
+		grad := make([]float64, len(theta))
+		got, err := ev.FuncGrad(grad, theta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu, _ := naive.DTCMean(p.K, p.y, p.noise, active)
+		if !scalar.EqualWithinAbsOrRel(ev.Mean(), mu, 1e-9, 1e-9) {
+			t.Fatalf("%v: mean %.12g, oracle %.12g", o, ev.Mean(), mu)
+		}
+		mle, vfe, _ := naive.DTC(p.K, shifted(p.y, -mu), p.noise, active)
+		want := vfe
+		if o == MLE {
+			want = mle
+		}
+		if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+			t.Fatalf("%v: F %.12g, oracle %.12g", o, got, want)
+		}
+		fdg := fd.Gradient(nil, func(th []float64) float64 {
+			v, err := ev.FuncGrad(nil, th)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}, theta, &fd.Settings{Formula: fd.Central, Step: 1e-5})
+		var worst float64
+		for i := range grad {
+			worst = math.Max(worst, math.Abs(grad[i]-fdg[i])/math.Max(1, math.Abs(fdg[i])))
+		}
+		if worst > 1e-5 {
+			t.Fatalf("%v: gradient %v, finite differences %v (|Δ|∞ rel %.3g)", o, grad, fdg, worst)
+		}
+	}
+}
+
+// TestModelMeanInvariance fits shifted and rescaled targets: with the
+// estimated mean and data-scaled starting hyperparameters the test SMSE
+// stays within 5% of that of the original targets.
+func TestModelMeanInvariance(t *testing.T) {
+	t.Parallel()
+	train, test := SnelsonLike(300, 3)
+	test = test.Subset(interior(test))
+	fit := func(a, b float64) float64 {
+		y := make([]float64, len(train.Y))
+		for i, v := range train.Y {
+			y[i] = a*v + b
+		}
+		ty := make([]float64, len(test.Y))
+		for i, v := range test.Y {
+			ty[i] = a*v + b
+		}
+		md := NewModel(train.X, y, NewRBFFromData(train.X, y)).WithM(12).WithSeed(2).WithMaxEpochs(30)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Converged {
+			t.Errorf("a=%g b=%g: not converged: %s", a, b, res.Stopped)
+		}
+		smse, _, err := md.Evaluate(&Dataset{X: test.X, Y: ty})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return smse
+	}
+	base := fit(1, 0)
+	if !(base < 0.1) {
+		t.Fatalf("SMSE of the original targets %.4g; the fit failed", base)
+	}
+	for _, c := range [][2]float64{{1, 1e2}, {1, 1e4}, {1e-8, 0}, {1e8, 0}, {1e8, -3e9}} {
+		got := fit(c[0], c[1])
+		if math.Abs(got-base) > 0.05*base {
+			t.Errorf("y·%g%+g: SMSE %.4g, original %.4g", c[0], c[1], got, base)
+		}
+	}
+}
+
+// TestModelSmallStartNoise starts from a noise variance 10⁶ times too
+// small: the first steps of the gradient phase overflow and must be
+// backtracked, and the fit must still converge to a good model.
+func TestModelSmallStartNoise(t *testing.T) {
+	t.Parallel()
+	train, test := SnelsonLike(500, 1)
+	test = test.Subset(interior(test))
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithNoise(1e-6).WithM(20).WithSeed(1)
+	res, err := md.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	smse, _, err := md.Evaluate(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noise, _ := md.Noise()
+	if !res.Converged || !(smse < 0.05) || !(noise > 1e-3) {
+		t.Fatalf("stopped %q (converged %v), SMSE %.4g, noise %.3g", res.Stopped, res.Converged, smse, noise)
+	}
+}
+
+// TestMeanZeroMatchesPaperModel checks that MeanZero leaves the targets
+// alone (the objective equals the zero-mean oracle) and that a fixed mean
+// is used as given and saved with the model.
+func TestMeanZeroAndFixed(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 9))
+	p := newProblem(rng, 30, 1, 1, 0.8, 0.05)
+	p.y = shifted(p.y, 2)
+	act := []int{3, 9, 17, 25}
+	for _, tc := range []struct {
+		mean Mean
+		mu   float64
+	}{{MeanZero, 0}, {MeanFixed(1.25), 1.25}} {
+		md := NewModel(p.x, p.y, p.kern).WithInducing(act).WithNoise(p.noise).WithMean(tc.mean)
+		mu, err := md.Mean()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mu != tc.mu {
+			t.Fatalf("%v: mean %g", tc.mean, mu)
+		}
+		_, vfe, _ := naive.DTC(p.K, shifted(p.y, -tc.mu), p.noise, act)
+		if got, _ := md.Value(); !scalar.EqualWithinAbsOrRel(got, vfe, 1e-9, 1e-9) {
+			t.Fatalf("%v: F %.12g, oracle %.12g", tc.mean, got, vfe)
+		}
+		pr, _ := md.Predictor()
+		if pr.PriorMean != tc.mu {
+			t.Fatalf("%v: predictor mean %g", tc.mean, pr.PriorMean)
+		}
+	}
+}
+
+// TestParseMean covers the spellings of ParseMean.
+func TestParseMean(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]string{"constant": "constant", "Zero": "zero", "2.5": "2.5", " -1e3 ": "-1000"} {
+		got, err := ParseMean(s)
+		if err != nil || got.String() != want {
+			t.Errorf("ParseMean(%q) = %v, %v; want %s", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "mean", "NaN", "inf"} {
+		if _, err := ParseMean(s); err == nil {
+			t.Errorf("ParseMean(%q) accepted", s)
+		}
+	}
+}
