@@ -452,3 +452,43 @@ func SnelsonLike(n int, seed uint64) (train *Dataset, test *Dataset) {
 	return &Dataset{Name: "snelson-like", X: x, Y: ys},
 		&Dataset{Name: "snelson-like-grid", X: g, Y: gy}
 }
+
+// SyntheticARD generates a regression problem in d ≥ 3 input dimensions of
+// which only three matter, the setting where automatic relevance
+// determination must switch most inputs off: inputs uniform in [−1, 1]^d,
+// targets
+//
+//	f(x) = sin(2x₀) + ½cos(3x₁) + x₀x₂
+//
+// plus Gaussian noise whose variance is 5% of f's variance over the
+// inputs (about 0.9, so the noise standard deviation is 0.21). The test
+// set of nTest points is drawn the same way, with noise. It is
+// deterministic for a given (n, nTest, d, seed) and panics if n < 1,
+// nTest < 1 or d < 3.
+func SyntheticARD(n, nTest, d int, seed uint64) (train, test *Dataset) {
+	if n < 1 || nTest < 1 || d < 3 {
+		panic(fmt.Sprintf("sgp: SyntheticARD needs n, nTest ≥ 1 and d ≥ 3, got %d, %d, %d", n, nTest, d))
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
+	f := func(x []float64) float64 {
+		return math.Sin(2*x[0]) + 0.5*math.Cos(3*x[1]) + x[0]*x[2]
+	}
+	const noiseSD = 0.21
+	gen := func(name string, n int) *Dataset {
+		data := make([]float64, n*d)
+		y := make([]float64, n)
+		for i := range y {
+			row := data[i*d : (i+1)*d]
+			for t := range row {
+				row[t] = 2*rng.Float64() - 1
+			}
+			y[i] = f(row) + noiseSD*rng.NormFloat64()
+		}
+		x, err := NewVectors(n, d, data)
+		if err != nil {
+			panic("sgp: SyntheticARD: " + err.Error()) // unreachable: all values are finite
+		}
+		return &Dataset{Name: name, X: x, Y: y}
+	}
+	return gen("synthetic-ard", n), gen("synthetic-ard-test", nTest)
+}

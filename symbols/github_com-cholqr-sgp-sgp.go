@@ -91,6 +91,7 @@ func init() {
 		"SelectTitsias":                    reflect.ValueOf(sgp.SelectTitsias),
 		"SnelsonLike":                      reflect.ValueOf(sgp.SnelsonLike),
 		"SparseCountsFromMaps":             reflect.ValueOf(sgp.SparseCountsFromMaps),
+		"SyntheticARD":                     reflect.ValueOf(sgp.SyntheticARD),
 		"VAR":                              reflect.ValueOf(sgp.VAR),
 		"VectorsFromRows":                  reflect.ValueOf(sgp.VectorsFromRows),
 		"WLFingerprint":                    reflect.ValueOf(sgp.WLFingerprint),
