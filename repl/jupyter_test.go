@@ -763,6 +763,33 @@ func TestKernelMessages(t *testing.T) {
 		c.outputs(ireq, 5*time.Second)
 	})
 
+	t.Run("interrupt blocked cell", func(t *testing.T) {
+		// A cell blocked in compiled code cannot be stopped: it is
+		// abandoned after the grace period, the reply comes, and later
+		// requests are answered.
+		req := c.send(c.shell, "execute_request", map[string]any{"code": "import \"time\"\ntime.Sleep(time.Hour)", "silent": false,
+			"store_history": true, "user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": true})
+		time.Sleep(300 * time.Millisecond)
+		ireq := c.send(c.control, "interrupt_request", map[string]any{})
+		c.reply(c.controlIn, ireq, 5*time.Second)
+		_, rep := c.reply(c.shellIn, req, 10*time.Second)
+		if rep["status"] != "error" || rep["ename"] != "interrupted" || !strings.Contains(fmt.Sprint(rep["evalue"]), "abandoned") {
+			t.Errorf("interrupted blocked cell: %v", rep)
+		}
+		c.outputs(req, 5*time.Second)
+		c.outputs(ireq, 5*time.Second)
+		if rep, _ := c.execute("\"still answering\"", nil); rep["status"] != "ok" {
+			t.Errorf("after the abandoned cell: %v", rep)
+		}
+	})
+
+	t.Run("returned error", func(t *testing.T) {
+		rep, _ := c.execute("sgp.NewModel(nil, nil, nil).Fit()", nil)
+		if rep["status"] != "error" || !strings.Contains(fmt.Sprint(rep["evalue"]), "no training data") {
+			t.Errorf("a returned error: %v", rep)
+		}
+	})
+
 	t.Run("interrupt fit", func(t *testing.T) {
 		// A fit whose every epoch takes seconds (8-D inputs, n = 8000,
 		// m = 200): interrupted in its first epoch, it stops at its next

@@ -56,6 +56,9 @@ func main() {
 	}{
 		{"run", []string{"run", script}, 0, []string{"FITTED! true", "Figure(\"script\"", "figure saved: " + figs}, ""},
 		{"run main", []string{"run", program}, 0, []string{"hello from main\n"}, ""},
+		{"-e returned error", []string{"-e", "sgp.NewModel(nil, nil, nil).Fit()"}, 1, nil, "sgprepl: no training data"},
+		{"-e error value", []string{"-e", `fmt.Errorf("bad %d", 7)`}, 1, nil, "sgprepl: bad 7"},
+		{"-e nil error", []string{"-e", `x, err := 4, error(nil); _ = err; x`}, 0, []string{"4\n"}, ""},
 		{"-e value", []string{"-e", "1 + 1"}, 0, []string{"2\n"}, ""},
 		{"-e statements", []string{"-e", `x := 3; fmt.Println(x * 2)`}, 0, []string{"6\n"}, ""},
 		{"-e void", []string{"-e", `fmt.Print("no newline")`}, 0, []string{"no newline\n"}, ""},
@@ -87,6 +90,11 @@ func main() {
 				t.Errorf("%s: stderr %q, want it to start with %q", c.name, stderr, c.stderr)
 			}
 		}
+	}
+	// func main runs exactly once (yaegi alone runs it after every
+	// evaluation once it is declared).
+	if _, stdout, _ := runScriptMain(t, context.Background(), "run", program); strings.Count(stdout, "hello from main") != 1 {
+		t.Errorf("run main: main ran %d times:\n%s", strings.Count(stdout, "hello from main"), stdout)
 	}
 	if _, err := os.Stat(filepath.Join(figs, "fig-001.png")); err != nil {
 		t.Errorf("the script's figure was not saved: %v", err)

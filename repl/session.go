@@ -51,8 +51,9 @@ type Options struct {
 	Formats []string
 	// StopGrace is how long Eval waits, once its context is done, for the
 	// cell to stop before returning (default 5 s). Compiled code that does
-	// not check for interruption can outlive it; the next Eval then waits
-	// for it to end.
+	// not check for interruption can outlive it (a time.Sleep, a channel
+	// receive): Eval then abandons the cell — its interpreted code stops as
+	// soon as the compiled call returns — and the next cell runs at once.
 	StopGrace time.Duration
 }
 
@@ -77,15 +78,15 @@ type Session struct {
 
 	// mu guards the state of the running cell, which the goroutine running
 	// it, the interpreter's writers and the callbacks share.
-	mu       sync.Mutex
-	cellCtx  context.Context // nil between cells
-	out      bytes.Buffer    // output of the current cell
-	displays []Display
-	panics   []string // yaegi's "L:C: panic: …" trace lines of the current chunk
-	captured []any    // the values passed to the hidden Values function
+	mu        sync.Mutex
+	cellCtx   context.Context // nil between cells
+	out       bytes.Buffer    // output of the current cell
+	displays  []Display
+	panics    []string // yaegi's "L:C: panic: …" trace lines of the current chunk
+	captured  []any    // the values passed to the hidden Values function
+	abandoned int      // cells interrupted while blocked in compiled code, left running
 
 	evalMu  sync.Mutex                          // one Eval at a time; guards the fields below
-	idle    chan struct{}                       // closed when the last cell's goroutine has ended
 	pkgs    map[string]string                   // package name in the session → import path
 	exports map[string]map[string]reflect.Value // import path → exported symbols
 	decls   map[string]bool                     // names declared by declaration chunks
@@ -115,9 +116,7 @@ func New(opts Options) (*Session, error) {
 		pkgs:    map[string]string{},
 		exports: map[string]map[string]reflect.Value{},
 		decls:   map[string]bool{},
-		idle:    make(chan struct{}),
 	}
-	close(s.idle)
 	if opts.StopGrace <= 0 {
 		s.opts.StopGrace = 5 * time.Second
 	}
@@ -255,8 +254,8 @@ type Result struct {
 	Values []any
 }
 
-// CellError is an error in a cell: a compile error, a panic or an
-// interruption.
+// CellError is an error in a cell: a compile error, a panic, an
+// interruption, or a final expression whose last value is a non-nil error.
 type CellError struct {
 	// Line and Column locate the error in the cell (1-based), or are 0.
 	Line, Column int
@@ -267,6 +266,9 @@ type CellError struct {
 	Value    any
 	// Err is the context's error for an interrupted cell.
 	Err error
+	// Returned is the non-nil error that the cell's final expression
+	// evaluated to (the last result of a call such as m.Fit()).
+	Returned error
 }
 
 func (e *CellError) Error() string {
@@ -284,7 +286,14 @@ func (e *CellError) message() string {
 	return e.Msg
 }
 
-func (e *CellError) Unwrap() error { return e.Err }
+// Unwrap returns the context's error of an interrupted cell, or the error
+// the cell returned.
+func (e *CellError) Unwrap() error {
+	if e.Err != nil {
+		return e.Err
+	}
+	return e.Returned
+}
 
 // Eval evaluates a cell: Go statements and declarations in any order. It
 // returns what the cell printed and displayed, the value of its final
@@ -298,10 +307,8 @@ func (e *CellError) Unwrap() error { return e.Err }
 func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
-	select {
-	case <-s.idle:
-	case <-ctx.Done():
-		return &Result{}, &CellError{Msg: "interrupted: the previous cell is still running compiled code", Err: ctx.Err()}
+	if err := ctx.Err(); err != nil {
+		return &Result{}, interruptError(err)
 	}
 	if err := armStop(s.in); err != nil {
 		return &Result{}, fmt.Errorf("repl: %w", err)
@@ -317,7 +324,6 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 
 	chunks := splitCell(cell)
 	done := make(chan struct{})
-	s.idle = done
 	var (
 		res  = &Result{}
 		rerr error
@@ -344,8 +350,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 		case <-time.After(s.opts.StopGrace):
 			s.mu.Lock()
 			out := &Result{Output: s.out.String(), Displays: append([]Display(nil), s.displays...)}
+			s.cellCtx = nil
 			s.mu.Unlock()
-			return out, &CellError{Msg: fmt.Sprintf("interrupted, but the cell is still running compiled code after %v; the next cell waits for it", s.opts.StopGrace), Err: ctx.Err()}
+			return out, &CellError{Msg: fmt.Sprintf("interrupted; the cell was still blocked in a call to compiled code after %v and has been abandoned: its interpreted code stops when that call returns, its variables may be incomplete, and the session goes on", s.opts.StopGrace), Err: ctx.Err()}
 		}
 	}
 	s.mu.Lock()
@@ -492,6 +499,15 @@ func (s *Session) evalExpr(cell string, c chunk, res *Result) error {
 	s.captured = nil
 	s.mu.Unlock()
 	res.Values = vals
+	if n := len(vals); n > 0 {
+		// A call whose last result is a non-nil error failed, and an
+		// error value on its own is shown as one: either way the cell is
+		// an error (stderr and exit status 1 in a script, an error output
+		// in Jupyter), not a value printed beside "<nil>".
+		if e, ok := vals[n-1].(error); ok && e != nil {
+			return &CellError{Msg: e.Error(), Returned: e}
+		}
+	}
 	d := s.renderValues(vals)
 	res.Value = &d
 	return nil
@@ -541,7 +557,7 @@ func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) (err e
 			err = s.panicError(cell, c, src, prefix, r)
 		}
 	}()
-	_, err = s.in.Eval(src)
+	_, err = s.in.Eval(hideMain(src))
 	if err == nil {
 		return nil
 	}
@@ -549,7 +565,7 @@ func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) (err e
 	if errors.As(err, &p) {
 		return s.panicError(cell, c, src, prefix, p.Value)
 	}
-	msg := err.Error()
+	msg := strings.ReplaceAll(err.Error(), hiddenMain, "main")
 	if ce := s.undefinedError(cell, c, msg, false); ce != nil {
 		return ce
 	}
@@ -737,7 +753,7 @@ func (s *Session) Vars() []Var {
 	defer s.evalMu.Unlock()
 	var vars []Var
 	for name, v := range s.globals() {
-		if strings.HasPrefix(name, "__") || !v.IsValid() {
+		if strings.HasPrefix(name, "__") || name == "_" || !v.IsValid() {
 			continue
 		}
 		typ := v.Type().String()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestSessionCells(t *testing.T) {
 		{cell: "println(\"to stderr\")", value: "-"},
 		// Several results: shown one per line, a final nil error left out.
 		{cell: "import \"strconv\"\nstrconv.Atoi(\"12\")", value: "12"},
-		{cell: "strconv.Atoi(\"x\")", value: "invalid syntax"},
+		{cell: "strconv.Atoi(\"x\")", err: "invalid syntax"},
 
 		// Imports.
 		{cell: "import \"strings\"\nstrings.Repeat(\"ab\", 2)", value: "abab"},
@@ -219,6 +220,67 @@ func TestSessionProgressHooks(t *testing.T) {
 	}
 	if epochs == 0 || !strings.Contains(progress.String(), "epoch") {
 		t.Errorf("%d epoch callbacks, progress %q; result %v", epochs, progress.String(), res.Value)
+	}
+}
+
+// TestSessionAbandonsBlockedCell interrupts a cell blocked in compiled
+// code (a channel receive that never completes): Eval returns after the
+// grace period, and the session goes on answering at once.
+func TestSessionAbandonsBlockedCell(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, Options{StopGrace: 200 * time.Millisecond})
+	if _, err := s.Eval(context.Background(), "import \"time\"\nblock := make(chan int)\nafter := 0"); err != nil {
+		t.Fatal(err)
+	}
+	for _, cell := range []string{"<-block\nafter = 1", "time.Sleep(time.Hour)\nafter = 2"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		_, err := s.Eval(ctx, cell)
+		// yaegi's own channel operations stop at once; a call into
+		// compiled code is abandoned after the grace period.
+		if !errors.Is(err, context.Canceled) || strings.Contains(cell, "Sleep") && !strings.Contains(err.Error(), "abandoned") {
+			t.Fatalf("%q: error %v, want an interruption (abandoning the cell if blocked)", cell, err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			res, err := s.Eval(context.Background(), "after + 40")
+			if err == nil && (res.Value == nil || res.Value.Text != "40") {
+				err = fmt.Errorf("value %+v", res.Value)
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("the cell after %q: %v", cell, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the session does not answer after %q was abandoned", cell)
+		}
+	}
+}
+
+// TestSessionErrorValues: a final expression whose last value is a
+// non-nil error is an error of the cell; a nil error is not shown.
+func TestSessionErrorValues(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, Options{})
+	_, err := s.Eval(context.Background(), "sgp.NewModel(nil, nil, nil).Fit()")
+	var ce *CellError
+	if !errors.As(err, &ce) || ce.Returned == nil || !strings.Contains(ce.Msg, "no training data") {
+		t.Fatalf("error %v, want the returned error", err)
+	}
+	res, err := s.Eval(context.Background(), "import \"strconv\"\nstrconv.Atoi(\"12\")")
+	if err != nil || res.Value == nil || res.Value.Text != "12" {
+		t.Fatalf("Atoi: %v, value %+v", err, res.Value)
+	}
+	// A user's own func main runs only when called, once per call.
+	res, err = s.Eval(context.Background(), "calls := 0\nfunc main() { calls++ }\nmain()\nx := 1\ncalls")
+	if err != nil || res.Value == nil || res.Value.Text != "1" {
+		t.Fatalf("main: %v, value %+v", err, res.Value)
+	}
+	if res, err = s.Eval(context.Background(), "calls"); err != nil || res.Value.Text != "1" {
+		t.Fatalf("main ran again in a later cell: %v, %+v", err, res.Value)
 	}
 }
 

@@ -3,6 +3,7 @@ package repl
 import (
 	"errors"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"reflect"
 	"strings"
@@ -183,4 +184,45 @@ func (s *Session) nameable(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// hiddenMain is the name a session gives a function the user calls main.
+const hiddenMain = "__main"
+
+// hideMain renames the identifier main in src (not a selector's field or
+// method, not a package clause) to hiddenMain. yaegi v0.16.1 runs the
+// main package's func main after every evaluation once it is declared
+// (interp/program.go appends it to the init nodes of each program), so a
+// script declaring main ran it once for its declaration and once more for
+// every later chunk, and a REPL ran it before every later cell. Under
+// another name it runs only when called; scripts call it once (see
+// scriptSource).
+func hideMain(src string) string {
+	if !strings.Contains(src, "main") {
+		return src
+	}
+	fset := token.NewFileSet()
+	file := fset.AddFile("", fset.Base(), len(src))
+	var sc scanner.Scanner
+	sc.Init(file, []byte(src), nil, 0)
+	var b strings.Builder
+	last, prev := 0, token.ILLEGAL
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.IDENT && lit == "main" && prev != token.PERIOD && prev != token.PACKAGE {
+			off := file.Offset(pos)
+			b.WriteString(src[last:off])
+			b.WriteString(hiddenMain)
+			last = off + len(lit)
+		}
+		prev = tok
+	}
+	if last == 0 {
+		return src
+	}
+	b.WriteString(src[last:])
+	return b.String()
 }
