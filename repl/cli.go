@@ -6,7 +6,6 @@
 package repl
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -42,8 +40,11 @@ usage:
   sgprepl -e 'CODE'                 evaluate Go code and print the value of its final expression
   sgprepl demo [flags]              fit the embedded Snelson-like 1-D problem (no download)
   sgprepl fit --train FILE [flags]  fit a model to a CSV file; report, save, predict
+  sgprepl predict --model FILE --input FILE [--output FILE]
+                                    predict with a saved model at new rows
   sgprepl eval --train FILE --inducing I,J,… --variance V --lengthscales L[,…] --noise S2 [flags]
                                     the objective of a given inducing set and hyperparameters
+  sgprepl experiment NAME [flags]   run one of the paper's experiments on $SGP_DATA
   sgprepl kernel CONNECTION_FILE    a Jupyter kernel (started by Jupyter)
   sgprepl install-kernel [--user | --prefix DIR]
                                     install the Jupyter kernel spec "sgp"
@@ -83,11 +84,29 @@ var commands = []command{
 	{
 		name:     "fit",
 		synopsis: "fit --train FILE [flags]",
-		doc: "Fits a sparse GP with an RBF-ARD kernel to a CSV file (numbers, the target in\n" +
-			"the last column, header optional). Progress goes to stderr, the summary to\n" +
-			"stdout. Interrupting (Ctrl-C) stops the fit; the partial result is still\n" +
-			"reported, saved and used for predictions, and the exit status is 130.",
+		doc: "Fits a sparse GP to a CSV file: numbers with the target in the last column\n" +
+			"(header optional) and an RBF-ARD kernel, or named columns (--input-column,\n" +
+			"--target-column) with any --kernel: rbf, wl, wl-depth, spectrum, tanimoto,\n" +
+			"histogram. The prior mean is a constant estimated in closed form with the\n" +
+			"hyperparameters (the generalised least-squares mean of the targets under\n" +
+			"the model), so targets need no centring; it is saved with the model.\n" +
+			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +
+			"points than asked, no convergence) to both. Interrupting (Ctrl-C) stops the\n" +
+			"fit; the partial result is still reported, saved and used for predictions,\n" +
+			"and the exit status is 130. Output files are checked before the fit and\n" +
+			"never overwrite an input.",
 		flags: fitFlags,
+	},
+	{
+		name:     "predict",
+		synopsis: "predict --model FILE --input FILE [--output FILE] [--json]",
+		doc: "Predicts with a model saved by fit --save at new rows: the predictive mean,\n" +
+			"the variance of a noisy observation and the latent variance, one CSV row per\n" +
+			"input row (header mean,variance,latent_variance), the same numbers fit\n" +
+			"--predictions writes for the same rows. Numeric models read the d input\n" +
+			"columns (a last, target, column is ignored); models of molecules or strings\n" +
+			"read the --input-column of a CSV file with a header row.",
+		flags: predictFlags,
 	},
 	{
 		name:     "eval",
@@ -96,6 +115,7 @@ var commands = []command{
 			"the given order) and RBF-ARD hyperparameters,\n" +
 			"    κ(x, x′) = V·exp(−½ Σ_t (x_t − x′_t)²/L_t²),\n" +
 			"including n/2·log 2π, for reproducing numbers from papers and other tools.\n" +
+			"The prior mean is 0 (the paper's model) unless --mean C is given.\n" +
 			"One lengthscale applies to every dimension; otherwise give exactly d.",
 		flags: evalFlags,
 	},
@@ -219,38 +239,6 @@ func (c *command) run(ctx context.Context, e *env, args []string) error {
 	return run(ctx, e)
 }
 
-// writeOutputs writes the model (if savePath is set) and the predictions
-// (if predPath is set), staging both before replacing either, so that a
-// failure leaves every output file as it was.
-func writeOutputs(savePath string, save func(io.Writer) error, predPath string, mean, vr []float64) error {
-	var files []*stagedFile
-	defer func() {
-		for _, f := range files {
-			f.discard()
-		}
-	}()
-	if savePath != "" {
-		f, err := stageFile(savePath, save)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-	}
-	if predPath != "" {
-		f, err := stageFile(predPath, func(w io.Writer) error { return writePredictions(w, mean, vr) })
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
-	}
-	for _, f := range files {
-		if err := f.commit(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // exitError carries an exit status other than 1 for an error.
 type exitError struct {
 	code int
@@ -296,7 +284,7 @@ func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	return func(ctx context.Context, e *env) error {
 		obj, err := sgp.ParseObjective(*objective)
 		if err != nil {
-			return err
+			return &exitError{code: exitUsage, err: err}
 		}
 		const n = 200
 		train, test := sgp.SnelsonLike(n, *seed)
@@ -368,12 +356,10 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		obj, err := sgp.ParseObjective(*objective)
 		if err != nil {
-			return err
+			return &exitError{code: exitUsage, err: err}
 		}
-		for _, p := range []string{*savePath, *predPath} {
-			if err := checkOutputPath(p); err != nil {
-				return err
-			}
+		if err := checkOutputs([]string{*trainPath, *testPath}, *savePath, *predPath); err != nil {
+			return err
 		}
 		if *selectorName == "sgpr-continuous" {
 			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf") {
@@ -384,7 +370,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		sel, err := sgp.ParseSelector(*selectorName)
 		if err != nil {
-			return err
+			return &exitError{code: exitUsage, err: err}
 		}
 		columnMode := len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf")
 		spec := *kernelSpec
@@ -392,7 +378,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			spec = "rbf"
 		}
 		if _, _, err := sgp.ParseKernelSpec(spec); err != nil {
-			return err
+			return &exitError{code: exitUsage, err: err}
 		}
 		var train, test *fitData
 		if columnMode {
@@ -434,17 +420,22 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
-			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped,
+			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
-			Hyperparameters: md.Hyperparameters(),
-			N:               n, M: *m, Z: *z,
+			Hyperparameters: md.Hyperparameters(), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
+			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
+			Warnings: append([]string{}, res.Warnings...),
 		}
+		var pred *predictions
 		if test != nil {
-			smse, snlp, err := evaluateInputs(md, test)
-			if err != nil {
+			if pred, err = modelPredictions(md, test.x); err != nil {
 				return err
 			}
-			rep.SMSE, rep.SNLP = &smse, &snlp
+			var note string
+			rep.SMSE, rep.SNLP, note = testMetrics(pred, test.y, md.Targets())
+			if note != "" {
+				rep.Notes = append(rep.Notes, note)
+			}
 		}
 		var out []byte
 		if *jsonOut {
@@ -453,16 +444,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			}
 			out = append(out, '\n')
 		}
-
-		// Stage every output file before replacing any, so that a failure
-		// leaves all of them as they were.
-		var mean, vr []float64
-		if *predPath != "" {
-			if mean, vr, err = md.PredictNoisy(test.x); err != nil {
-				return err
-			}
-		}
-		if err := writeOutputs(*savePath, md.Save, *predPath, mean, vr); err != nil {
+		if err := writeOutputs(output{*savePath, md.Save}, output{*predPath, pred.writeCSV}); err != nil {
 			return err
 		}
 
@@ -476,7 +458,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			printFitSummary(w, md, res)
 			fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), *m))
 			if test != nil {
-				fmt.Fprintf(w, "%-16sSMSE %.4g  SNLP %.4g  (%s, %d rows)\n", "test", *rep.SMSE, *rep.SNLP, *testPath, test.Len())
+				fmt.Fprintf(w, "%-16sSMSE %s  SNLP %s  (%s, %d rows)\n", "test", formatMetric(rep.SMSE), formatMetric(rep.SNLP), *testPath, test.Len())
 			}
 			if *savePath != "" {
 				fmt.Fprintf(w, "%-16s%s\n", "model", *savePath)
@@ -484,6 +466,13 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			if *predPath != "" {
 				fmt.Fprintf(w, "%-16s%s\n", "predictions", *predPath)
 			}
+			for _, msg := range rep.Notes {
+				fmt.Fprintf(w, "%-16s%s\n", "note", msg)
+			}
+		}
+		// Warnings go to stderr, where they are seen with --json too.
+		for _, msg := range rep.Warnings {
+			fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
 		}
 		if res.Stopped == "cancelled" {
 			return errInterrupted
@@ -492,20 +481,29 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	}
 }
 
-// fitReport is the --json output of fit.
+// fitReport is the --json output of fit. Metrics that are undefined (no
+// test set, or one of a single row or with constant targets) are null;
+// Notes says why. M is the number of inducing points used, MRequested the
+// number asked for.
 type fitReport struct {
 	Objective       float64            `json:"objective"`
 	ObjectiveKind   string             `json:"objective_kind"`
-	SMSE            *float64           `json:"smse,omitempty"`
-	SNLP            *float64           `json:"snlp,omitempty"`
+	SMSE            *float64           `json:"smse"`
+	SNLP            *float64           `json:"snlp"`
 	Epochs          int                `json:"epochs"`
 	Seconds         float64            `json:"seconds"`
 	Stopped         string             `json:"stopped"`
+	Converged       bool               `json:"converged"`
 	Inducing        []int              `json:"inducing"`
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
+	Mean            float64            `json:"mean"`
+	MeanFunction    string             `json:"mean_function"`
 	N               int                `json:"n"`
 	M               int                `json:"m"`
+	MRequested      int                `json:"m_requested"`
 	Z               int                `json:"z"`
+	Warnings        []string           `json:"warnings"`
+	Notes           []string           `json:"notes,omitempty"`
 }
 
 // readData reads the training file and, if testPath is not empty, the test
@@ -598,83 +596,6 @@ func formatInts(v []int) string {
 	return strings.Join(s, " ")
 }
 
-// writePredictions writes the CSV of predictive means and variances.
-func writePredictions(w io.Writer, mean, variance []float64) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("mean,variance\n")
-	for i := range mean {
-		bw.WriteString(strconv.FormatFloat(mean[i], 'g', -1, 64))
-		bw.WriteByte(',')
-		bw.WriteString(strconv.FormatFloat(variance[i], 'g', -1, 64))
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
-}
-
-// --- output files ---
-
-// checkOutputPath reports an output path (if not empty) that cannot be
-// written: a missing directory, or a directory in its place. It runs
-// before a fit so that a long fit does not end in such an error.
-func checkOutputPath(path string) error {
-	if path == "" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("cannot write %s: it is a directory", path)
-	}
-	return nil
-}
-
-// stagedFile is an output written completely to a temporary file in the
-// destination's directory, waiting to be renamed over it.
-type stagedFile struct {
-	tmp, path string
-	done      bool
-}
-
-// stageFile writes the output of write to a temporary file beside path.
-func stageFile(path string, write func(io.Writer) error) (*stagedFile, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	f := &stagedFile{tmp: tmp.Name(), path: path}
-	err = write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.tmp, 0o644)
-	}
-	if err != nil {
-		f.discard()
-		return nil, fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return f, nil
-}
-
-// commit renames the temporary file over the destination.
-func (f *stagedFile) commit() error {
-	if err := os.Rename(f.tmp, f.path); err != nil {
-		return fmt.Errorf("cannot write %s: %w", f.path, err)
-	}
-	f.done = true
-	return nil
-}
-
-// discard removes the temporary file unless it was committed.
-func (f *stagedFile) discard() {
-	if !f.done {
-		os.Remove(f.tmp)
-		f.done = true
-	}
-}
-
 // --- eval ---
 
 func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -686,8 +607,12 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Var(&ls, "lengthscales", "lengthscales `L1[,L2,…]`: one for all dimensions, or exactly d (required)")
 	noise := fs.Float64("noise", 0, "noise variance `S2` (required)")
 	objective := fs.String("objective", "var", "objective to report: var (Titsias' VFE) or mle (DTC)")
+	meanC := fs.Float64("mean", 0, "constant prior mean `C`: the objective of the zero-mean GP for y − C (default 0, the model of the paper)")
 	jsonOut := fs.Bool("json", false, "print one JSON object with the objective and its terms")
 	return func(_ context.Context, e *env) error {
+		if math.IsNaN(*meanC) || math.IsInf(*meanC, 0) {
+			return usageErrorf("eval: --mean %v must be finite", *meanC)
+		}
 		for _, name := range []string{"train", "inducing", "variance", "lengthscales", "noise"} {
 			if !isSet(fs, name) {
 				return usageErrorf("eval: --%s is required (run 'sgprepl help eval')", name)
@@ -695,7 +620,7 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		obj, err := sgp.ParseObjective(*objective)
 		if err != nil {
-			return err
+			return &exitError{code: exitUsage, err: err}
 		}
 		if !positive(*variance) {
 			return fmt.Errorf("--variance %v must be positive and finite", *variance)
@@ -738,7 +663,14 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return fmt.Errorf("--lengthscales: %d given but the inputs have %d dimensions; give 1 or %d", len(ls), d, d)
 		}
 		m := len(inducing)
-		f, err := sgp.NewFactor(train.X, train.Y, sgp.NewRBF(*variance, ls), *noise, m, 0)
+		y := train.Y
+		if *meanC != 0 {
+			y = make([]float64, n)
+			for i, v := range train.Y {
+				y[i] = v - *meanC
+			}
+		}
+		f, err := sgp.NewFactor(train.X, y, sgp.NewRBF(*variance, ls), *noise, m, 0)
 		if err != nil {
 			return err
 		}
@@ -747,11 +679,16 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		p := f.Parts()
 		value := p.Value(obj)
+		for _, v := range []float64{p.MLE, p.VAR, p.DataFit, p.Complexity, p.Trace} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("the objective is not finite at these hyperparameters (MLE %v, VAR %v): the noise variance %v is too small for the floating-point range", p.MLE, p.VAR, *noise)
+			}
+		}
 		if *jsonOut {
 			out, err := json.Marshal(evalReport{
 				Objective: value, ObjectiveKind: obj.String(),
 				DataFit: p.DataFit, Complexity: p.Complexity, Trace: p.Trace,
-				MLE: p.MLE, VAR: p.VAR, N: n, M: m,
+				MLE: p.MLE, VAR: p.VAR, N: n, M: m, Mean: *meanC,
 			})
 			if err != nil {
 				return fmt.Errorf("cannot encode the result as JSON: %w", err)
@@ -781,6 +718,7 @@ type evalReport struct {
 	VAR           float64 `json:"var"`
 	N             int     `json:"n"`
 	M             int     `json:"m"`
+	Mean          float64 `json:"mean"`
 }
 
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }

@@ -144,7 +144,7 @@ func TestFit(t *testing.T) {
 			}
 		}
 	})
-	wantKeys := []string{"epochs", "hyperparameters", "inducing", "m", "n", "objective", "objective_kind", "seconds", "smse", "snlp", "stopped", "z"}
+	wantKeys := []string{"converged", "epochs", "hyperparameters", "inducing", "m", "m_requested", "mean", "mean_function", "n", "objective", "objective_kind", "seconds", "smse", "snlp", "stopped", "warnings", "z"}
 	if !slices.Equal(keys, wantKeys) {
 		t.Errorf("JSON keys %v, want %v", keys, wantKeys)
 	}
@@ -201,8 +201,8 @@ func TestFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	if lines[0] != "mean,variance" || len(lines) != test.Len()+1 {
-		t.Fatalf("predictions file: header %q, %d lines; want mean,variance and %d lines", lines[0], len(lines), test.Len()+1)
+	if lines[0] != "mean,variance,latent_variance" || len(lines) != test.Len()+1 {
+		t.Fatalf("predictions file: header %q, %d lines; want mean,variance,latent_variance and %d lines", lines[0], len(lines), test.Len()+1)
 	}
 	for i, line := range lines[1:] {
 		var mu, v float64
@@ -370,7 +370,7 @@ func TestEval(t *testing.T) {
 					r[k] = f
 				}
 			}
-			if len(raw) != 9 || raw["objective_kind"] != strings.ToUpper(obj) || r["n"] != n || r["m"] != float64(len(inducing)) {
+			if len(raw) != 10 || raw["objective_kind"] != strings.ToUpper(obj) || r["n"] != n || r["m"] != float64(len(inducing)) {
 				t.Errorf("%s %s: JSON %s", tc.name, obj, stdout)
 			}
 			for _, c := range []struct {
@@ -451,7 +451,7 @@ func TestBadInput(t *testing.T) {
 		{"help unknown command", []string{"help", "frobnicate"}, 2},
 		{"demo m=0", []string{"demo", "--m", "0"}, 1},
 		{"demo m=n", []string{"demo", "--m", "200"}, 1},
-		{"demo objective", []string{"demo", "--objective", "bic"}, 1},
+		{"demo objective", []string{"demo", "--objective", "bic"}, 2},
 		{"demo unknown flag", []string{"demo", "--plot", "x.png"}, 2},
 
 		{"fit no train", []string{"fit", "--test", good}, 2},
@@ -470,7 +470,7 @@ func TestBadInput(t *testing.T) {
 		{"fit z<0", []string{"fit", "--train", good, "--test", good, "--z", "-1"}, 1},
 		{"fit max-epochs=0", []string{"fit", "--train", good, "--test", good, "--max-epochs", "0"}, 1},
 		{"fit negative time budget", []string{"fit", "--train", good, "--test", good, "--time-budget", "-1s"}, 1},
-		{"fit unknown objective", []string{"fit", "--train", good, "--test", good, "--objective", "bic"}, 1},
+		{"fit unknown objective", []string{"fit", "--train", good, "--test", good, "--objective", "bic"}, 2},
 		{"fit test columns", []string{"fit", "--train", good, "--test", good2d}, 1},
 		{"fit predictions without test", []string{"fit", "--train", good}, 2},
 		{"fit unknown flag", []string{"fit", "--train", good, "--test", good, "--bogus"}, 2},

@@ -228,8 +228,8 @@ func trainSMSE(md *sgp.Model, d *sgp.Dataset) (float64, error) {
 	return sgp.SMSE(mean, d.Y)
 }
 
-// testMetrics predicts with p at test.X (noisy variances) and scores.
-func testMetrics(p *sgp.Predictor, test, train *sgp.Dataset) (float64, float64, error) {
+// experimentMetrics predicts with p at test.X (noisy variances) and scores.
+func experimentMetrics(p *sgp.Predictor, test, train *sgp.Dataset) (float64, float64, error) {
 	mean, vr, err := p.PredictTo(nil, nil, test.X)
 	if err != nil {
 		return math.NaN(), math.NaN(), err
@@ -463,7 +463,7 @@ func (x *expEnv) continuousRow(ctx context.Context, method string, m int, train,
 	if err != nil && res == nil {
 		return err
 	}
-	smse, snlp, err := testMetrics(res.Predictor, test, train)
+	smse, snlp, err := experimentMetrics(res.Predictor, test, train)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,12 @@ func (d *fitData) Len() int { return len(d.y) }
 // where, if not empty, is "COLUMN=VALUE": only rows with that value are read
 // (e.g. split=train for a file with a fixed split column).
 func readColumnData(path string, inputCols []string, targetCol, kernelSpec, where string) (*fitData, error) {
+	return readColumns(path, inputCols, targetCol, kernelSpec, where, true)
+}
+
+// readColumns is readColumnData; without withTarget there is no target
+// column (the rows to predict at), and the fitData has no targets.
+func readColumns(path string, inputCols []string, targetCol, kernelSpec, where string, withTarget bool) (*fitData, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -71,7 +77,10 @@ func readColumnData(path string, inputCols []string, targetCol, kernelSpec, wher
 		wi, wv = i, val
 	}
 	ti := len(header) - 1
-	if targetCol != "" {
+	if !withTarget {
+		ti = -1
+	}
+	if withTarget && targetCol != "" {
 		var ok bool
 		if ti, ok = col[targetCol]; !ok {
 			return nil, fmt.Errorf("%s: no column %q (columns: %s)", path, targetCol, strings.Join(header, ", "))
@@ -119,14 +128,18 @@ func readColumnData(path string, inputCols []string, targetCol, kernelSpec, wher
 		if wi >= 0 && strings.TrimSpace(rec[wi]) != wv {
 			continue
 		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rec[ti]), 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			bad = append(bad, fmt.Sprintf("line %d: target %q is not a finite number", line, rec[ti]))
-			continue
-		}
 		row := make([]string, len(in))
 		for k, i := range in {
 			row[k] = rec[i]
+		}
+		if !withTarget {
+			cells = append(cells, row)
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[ti]), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			bad = append(bad, fmt.Sprintf("line %d: target %q is not a finite number", line, shorten(rec[ti])))
+			continue
 		}
 		cells = append(cells, row)
 		y = append(y, v)
@@ -139,7 +152,7 @@ func readColumnData(path string, inputCols []string, targetCol, kernelSpec, wher
 		}
 		return nil, fmt.Errorf("%s: unparsable rows: %s%s", path, strings.Join(bad, "; "), more)
 	}
-	if len(y) == 0 {
+	if len(cells) == 0 {
 		return nil, fmt.Errorf("%s: no data rows", path)
 	}
 	x, err := sgp.InputsFromCells(kernelSpec, cells)
@@ -199,8 +212,8 @@ type contOptions struct {
 type contReport struct {
 	Objective       float64            `json:"objective"`
 	ObjectiveKind   string             `json:"objective_kind"`
-	SMSE            *float64           `json:"smse,omitempty"`
-	SNLP            *float64           `json:"snlp,omitempty"`
+	SMSE            *float64           `json:"smse"`
+	SNLP            *float64           `json:"snlp"`
 	Evaluations     int                `json:"evaluations"`
 	Seconds         float64            `json:"seconds"`
 	Stopped         string             `json:"stopped"`
@@ -208,16 +221,15 @@ type contReport struct {
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	N               int                `json:"n"`
 	M               int                `json:"m"`
+	Notes           []string           `json:"notes,omitempty"`
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
 // inducing inputs optimised continuously (sgp.FitContinuous, GPflow's
 // default jitter 1e-6) from m random training inputs.
 func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
-	for _, p := range []string{o.save, o.pred} {
-		if err := checkOutputPath(p); err != nil {
-			return err
-		}
+	if err := checkOutputs([]string{o.train, o.test}, o.save, o.pred); err != nil {
+		return err
 	}
 	train, test, err := readData(o.train, o.test)
 	if err != nil {
@@ -230,6 +242,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if o.m < 1 || o.m >= n {
 		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", o.m, n)
 	}
+	parent := ctx
 	if o.budget > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.budget)
@@ -255,26 +268,18 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	for i := 0; i < res.Z.Len(); i++ {
 		rep.InducingInputs = append(rep.InducingInputs, append([]float64(nil), res.Z.Row(i)...))
 	}
-	var mean, vr []float64
+	var pred *predictions
 	if test != nil {
-		if mean, vr, err = res.Predictor.PredictTo(nil, nil, test.X); err != nil {
+		if pred, err = predictorPredictions(res.Predictor, test.X); err != nil {
 			return err
 		}
-		for i := range vr {
-			vr[i] += res.Predictor.Noise()
+		var note string
+		rep.SMSE, rep.SNLP, note = testMetrics(pred, test.Y, train.Y)
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
 		}
-		smse, err := sgp.SMSE(mean, test.Y)
-		if err != nil {
-			return err
-		}
-		tm, tv := sgp.MeanVar(train.Y)
-		snlp, err := sgp.SNLP(mean, vr, test.Y, tm, tv)
-		if err != nil {
-			return err
-		}
-		rep.SMSE, rep.SNLP = &smse, &snlp
 	}
-	if err := writeOutputs(o.save, res.Predictor.Save, o.pred, mean, vr); err != nil {
+	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	if o.json {
@@ -282,13 +287,27 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		if err != nil {
 			return err
 		}
-		_, err = e.stdout.Write(append(out, '\n'))
-		return err
+		if _, err = e.stdout.Write(append(out, '\n')); err != nil {
+			return err
+		}
+		return interrupted(parent)
 	}
 	fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
 		o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped)
-	if rep.SMSE != nil {
-		fmt.Fprintf(e.stdout, "test: SMSE %.4g  SNLP %.4g\n", *rep.SMSE, *rep.SNLP)
+	if test != nil {
+		fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
+	}
+	for _, msg := range rep.Notes {
+		fmt.Fprintf(e.stdout, "note: %s\n", msg)
+	}
+	return interrupted(parent)
+}
+
+// interrupted returns errInterrupted once ctx is cancelled (Ctrl-C): the
+// partial result has been reported and written; the exit status is 130.
+func interrupted(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return errInterrupted
 	}
 	return nil
 }

@@ -68,7 +68,19 @@ const maxLine = 64 << 20
 // values, and rows with fewer than 2 columns. name is used as the Dataset
 // name and in error messages.
 func ReadCSV(r io.Reader, name string) (*Dataset, error) {
-	return readCSV(r, name, name)
+	return readCSV(r, name, name, true)
+}
+
+// ReadInputsCSV reads rows of numbers without targets — the inputs to
+// predict at — in the layout of ReadCSV (a header row optional, commas or
+// white space, '#' comments), every column an input. label names the
+// source in error messages.
+func ReadInputsCSV(r io.Reader, label string) (*Vectors, error) {
+	d, err := readCSV(r, label, label, false)
+	if err != nil {
+		return nil, err
+	}
+	return d.X, nil
 }
 
 // ReadCSVFile opens path and calls ReadCSV; error messages include the path.
@@ -80,11 +92,12 @@ func ReadCSVFile(path string) (*Dataset, error) {
 	}
 	defer f.Close()
 	base := filepath.Base(path)
-	return readCSV(f, strings.TrimSuffix(base, filepath.Ext(base)), path)
+	return readCSV(f, strings.TrimSuffix(base, filepath.Ext(base)), path, true)
 }
 
-// readCSV implements ReadCSV; label prefixes every error message.
-func readCSV(r io.Reader, name, label string) (*Dataset, error) {
+// readCSV implements ReadCSV and, without withTarget, ReadInputsCSV;
+// label prefixes every error message.
+func readCSV(r io.Reader, name, label string, withTarget bool) (*Dataset, error) {
 	if label == "" {
 		label = "CSV input"
 	}
@@ -123,7 +136,7 @@ func readCSV(r io.Reader, name, label string) (*Dataset, error) {
 			comma = strings.Contains(line, ",")
 		}
 		cells := splitCells(line, comma)
-		if len(cells) < 2 {
+		if len(cells) < 2 && withTarget {
 			return nil, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)", label, lineNo, len(cells))
 		}
 		if cols == 0 {
@@ -136,7 +149,7 @@ func readCSV(r io.Reader, name, label string) (*Dataset, error) {
 			if err != nil {
 				return nil, fmt.Errorf("sgp: %s: line %d, column %d: %w", label, lineNo, j+1, err)
 			}
-			if j == cols-1 {
+			if j == cols-1 && withTarget {
 				y = append(y, v)
 			} else {
 				data = append(data, v)
@@ -153,7 +166,11 @@ func readCSV(r io.Reader, name, label string) (*Dataset, error) {
 		}
 		return nil, fmt.Errorf("sgp: %s: no data rows: the input is empty or holds only blank and '#' comment lines", label)
 	}
-	x, err := NewVectors(rows, cols-1, data)
+	d := cols - 1
+	if !withTarget {
+		d = cols
+	}
+	x, err := NewVectors(rows, d, data)
 	if err != nil {
 		return nil, fmt.Errorf("sgp: %s: %w", label, err)
 	}

@@ -82,6 +82,7 @@ func init() {
 		"PlotTrace":                        reflect.ValueOf(sgp.PlotTrace),
 		"ReadCSV":                          reflect.ValueOf(sgp.ReadCSV),
 		"ReadCSVFile":                      reflect.ValueOf(sgp.ReadCSVFile),
+		"ReadInputsCSV":                    reflect.ValueOf(sgp.ReadInputsCSV),
 		"ReadMoleculeCSV":                  reflect.ValueOf(sgp.ReadMoleculeCSV),
 		"SMSE":                             reflect.ValueOf(sgp.SMSE),
 		"SNLP":                             reflect.ValueOf(sgp.SNLP),

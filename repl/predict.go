@@ -1,0 +1,219 @@
+package repl
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// predictions are a model's predictive distribution at some inputs: the
+// mean, the variance of the latent function and that of a noisy
+// observation (latent + σ²).
+type predictions struct {
+	mean, latent, noisy []float64
+}
+
+// modelPredictions predicts with a fitted model.
+func modelPredictions(md *sgp.Model, x sgp.Inputs) (*predictions, error) {
+	p, err := md.Predictor()
+	if err != nil {
+		return nil, err
+	}
+	return predictorPredictions(p, x)
+}
+
+// predictorPredictions predicts with a Predictor: the same numbers as
+// modelPredictions for the model it was taken from, bit for bit.
+func predictorPredictions(p *sgp.Predictor, x sgp.Inputs) (*predictions, error) {
+	mean, latent, err := p.PredictTo(nil, nil, x)
+	if err != nil {
+		return nil, err
+	}
+	noisy := make([]float64, len(latent))
+	for i, v := range latent {
+		noisy[i] = v + p.Noise()
+	}
+	return &predictions{mean: mean, latent: latent, noisy: noisy}, nil
+}
+
+// writeCSV writes the predictions as CSV with the header
+// mean,variance,latent_variance: variance is that of a noisy observation.
+func (p *predictions) writeCSV(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("mean,variance,latent_variance\n")
+	for i := range p.mean {
+		bw.WriteString(strconv.FormatFloat(p.mean[i], 'g', -1, 64))
+		bw.WriteByte(',')
+		bw.WriteString(strconv.FormatFloat(p.noisy[i], 'g', -1, 64))
+		bw.WriteByte(',')
+		bw.WriteString(strconv.FormatFloat(p.latent[i], 'g', -1, 64))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// testMetrics returns SMSE and SNLP of the predictions against the test
+// targets y (noisy predictive variances; the training targets as the
+// trivial model), or nil for a metric that is undefined — one test row or
+// constant test targets — with a note saying so.
+func testMetrics(p *predictions, y, trainY []float64) (smse, snlp *float64, note string) {
+	s, err := sgp.SMSE(p.mean, y)
+	if err != nil {
+		return nil, nil, fmt.Sprintf("SMSE and SNLP are undefined for these %d test rows: %v", len(y), trimSGP(err))
+	}
+	tm, tv := sgp.MeanVar(trainY)
+	l, err := sgp.SNLP(p.mean, p.noisy, y, tm, tv)
+	if err != nil {
+		return &s, nil, fmt.Sprintf("SNLP is undefined: %v", trimSGP(err))
+	}
+	return &s, &l, ""
+}
+
+// trimSGP drops the "sgp: " prefix of a library error.
+func trimSGP(err error) string {
+	msg := err.Error()
+	if len(msg) > 5 && msg[:5] == "sgp: " {
+		return msg[5:]
+	}
+	return msg
+}
+
+// formatMetric formats a metric that may be undefined.
+func formatMetric(v *float64) string {
+	if v == nil {
+		return "undefined"
+	}
+	return strconv.FormatFloat(*v, 'g', 4, 64)
+}
+
+// --- predict ---
+
+func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+	modelPath := fs.String("model", "", "model `file` written by fit --save (required)")
+	inputPath := fs.String("input", "", "CSV `file` of the rows to predict at (required): the model's d input columns, or d+1 with a target that is ignored")
+	outPath := fs.String("output", "", "write the predictions as CSV to `file` (mean,variance,latent_variance) instead of stdout")
+	jsonOut := fs.Bool("json", false, "print one JSON object with the predictions")
+	var inputCols stringList
+	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, for models of discrete inputs; needs a header row)")
+	return func(_ context.Context, e *env) error {
+		switch {
+		case *modelPath == "":
+			return usageErrorf("predict: --model FILE is required (run 'sgprepl help predict')")
+		case *inputPath == "":
+			return usageErrorf("predict: --input FILE is required (run 'sgprepl help predict')")
+		}
+		if err := checkOutputs([]string{*modelPath, *inputPath}, *outPath); err != nil {
+			return err
+		}
+		p, err := sgp.LoadPredictorFile(*modelPath)
+		if err != nil {
+			return err
+		}
+		x, err := readPredictInputs(*inputPath, p, inputCols)
+		if err != nil {
+			return err
+		}
+		pred, err := predictorPredictions(p, x)
+		if err != nil {
+			return err
+		}
+		if *jsonOut {
+			out, err := json.Marshal(map[string]any{
+				"model": *modelPath, "input": *inputPath, "rows": len(pred.mean),
+				"mean": pred.mean, "variance": pred.noisy, "latent_variance": pred.latent,
+			})
+			if err != nil {
+				return err
+			}
+			if *outPath != "" {
+				if err := writeOutputs(output{*outPath, pred.writeCSV}); err != nil {
+					return err
+				}
+			}
+			_, err = e.stdout.Write(append(out, '\n'))
+			return err
+		}
+		if *outPath != "" {
+			return writeOutputs(output{*outPath, pred.writeCSV})
+		}
+		return pred.writeCSV(e.stdout)
+	}
+}
+
+// readPredictInputs reads the rows to predict at: numbers for a model of
+// vectors (d columns, or d+1 whose last, a target, is ignored), a named
+// column for other models (SMILES, strings, …, featurised as in fit).
+func readPredictInputs(path string, p *sgp.Predictor, inputCols []string) (sgp.Inputs, error) {
+	if _, ok := p.X.(*sgp.Vectors); !ok || len(inputCols) > 0 {
+		if len(inputCols) == 0 {
+			return nil, usageErrorf("predict: this model's inputs are not numbers: name the input column with --input-column (the file needs a header row)")
+		}
+		spec, err := kernelSpecOf(p.Kern)
+		if err != nil {
+			return nil, err
+		}
+		d, err := readColumns(path, inputCols, "", spec, "", false)
+		if err != nil {
+			return nil, err
+		}
+		return d.x, nil
+	}
+	dim := p.X.(*sgp.Vectors).Dim()
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, errors.Unwrap(err))
+	}
+	defer fh.Close()
+	x, err := sgp.ReadInputsCSV(fh, path)
+	if err != nil {
+		return nil, err
+	}
+	switch x.Dim() {
+	case dim:
+		return x, nil
+	case dim + 1: // a last, target, column: ignored
+		n := x.Len()
+		data := make([]float64, 0, n*dim)
+		for i := range n {
+			data = append(data, x.Row(i)[:dim]...)
+		}
+		return sgp.NewVectors(n, dim, data)
+	}
+	return nil, fmt.Errorf("%s: %d columns, but the model takes %d inputs (and a last, target, column may follow)", path, x.Dim(), dim)
+}
+
+// kernelSpecOf returns the --kernel spec that featurises inputs for k.
+func kernelSpecOf(k sgp.Kernel) (string, error) {
+	switch kk := k.(type) {
+	case *sgp.RBF:
+		return "rbf", nil
+	case *sgp.HistogramIntersection:
+		return fmt.Sprintf("histogram:%d", kk.NumChannels()), nil
+	case *sgp.Spectrum:
+		return fmt.Sprintf("spectrum:%d", kk.K()), nil
+	case *sgp.WL:
+		if kk.PerDepth() {
+			return fmt.Sprintf("wl-depth:%d", kk.Depth()), nil
+		}
+		return fmt.Sprintf("wl:%d", kk.Depth()), nil
+	}
+	return "", fmt.Errorf("predict: models with kernel %T take their inputs from Go (sgp.LoadPredictorFile); the command line cannot featurise them", k)
+}
+
+// shorten shortens a cell or line quoted in an error message.
+func shorten(s string) string {
+	const max = 40
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max]) + "…"
+}
