@@ -502,7 +502,7 @@ func TestBadInput(t *testing.T) {
 		{"eval lengthscales malformed", evalArgs("--lengthscales", "1,x"), 2},
 		{"eval noise zero", evalArgs("--noise", "0"), 1},
 		{"eval noise negative", evalArgs("--noise", "-0.1"), 1},
-		{"eval unknown objective", evalArgs("--objective", "bic"), 1},
+		{"eval unknown objective", evalArgs("--objective", "bic"), 2},
 		{"eval unknown flag", evalArgs("--plot", "x.png"), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
