@@ -3,6 +3,8 @@ package sgp
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
+	"sync"
 )
 
 // Panic messages for programmer errors.
@@ -37,4 +39,82 @@ type DegenerateError struct {
 
 func (e *DegenerateError) Error() string {
 	return fmt.Sprintf("sgp: point %d has residual variance %.3g given the other inducing points (a duplicate input?); it cannot be inducing", e.Index, e.Residual)
+}
+
+// PanicError reports a panic in code sgp called — typically a user's
+// kernel function (NewFuncKernel) failing on some rows — on the calling
+// goroutine or on one of the goroutines sgp evaluates kernels on. The
+// public methods return it instead of letting the panic end the process;
+// a Model then refactorises from scratch before its next use, so nothing
+// half-updated is kept.
+type PanicError struct {
+	// Value is what the code panicked with.
+	Value any
+	// Lo and Hi are the data rows [Lo, Hi) the failing goroutine was
+	// working on, or Lo = Hi = -1 when unknown.
+	Lo, Hi int
+	// Stack is the failing goroutine's stack trace.
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	if e.Lo >= 0 && e.Hi > e.Lo {
+		return fmt.Sprintf("sgp: panic while evaluating rows %d–%d: %v", e.Lo, e.Hi-1, e.Value)
+	}
+	return fmt.Sprintf("sgp: panic: %v", e.Value)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// newPanicError wraps a recovered value, keeping a PanicError as it is.
+func newPanicError(r any, lo, hi int) *PanicError {
+	if pe, ok := r.(*PanicError); ok {
+		return pe
+	}
+	return &PanicError{Value: r, Lo: lo, Hi: hi, Stack: debug.Stack()}
+}
+
+// recoverTo turns a panic of the current call into *err, as a *PanicError.
+// Use it as `defer recoverTo(&err)` in methods whose result is an error.
+func recoverTo(err *error) {
+	if r := recover(); r != nil {
+		*err = newPanicError(r, -1, -1)
+	}
+}
+
+// panicSlot keeps the first panic of a group of goroutines.
+type panicSlot struct {
+	mu  sync.Mutex
+	err *PanicError
+}
+
+// guard runs fn(lo, hi), recording a panic instead of propagating it.
+func (s *panicSlot) guard(lo, hi int, fn func(lo, hi int)) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe := newPanicError(r, lo, hi)
+			s.mu.Lock()
+			if s.err == nil {
+				s.err = pe
+			}
+			s.mu.Unlock()
+		}
+	}()
+	fn(lo, hi)
+}
+
+// rethrow panics with the recorded panic, if any, on the calling
+// goroutine, where recoverTo turns it into an error.
+func (s *panicSlot) rethrow() {
+	s.mu.Lock()
+	err := s.err
+	s.err = nil
+	s.mu.Unlock()
+	if err != nil {
+		panic(err)
+	}
 }

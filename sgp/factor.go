@@ -132,6 +132,9 @@ type Factor struct {
 	pos  []int // pos[i] = position of point i in perm, or −1
 	k, t int
 	ok   bool
+	// lastFactorized is the inducing set of the last successful
+	// Factorize, to rebuild from when a panic left the state half-updated.
+	lastFactorized []int
 
 	g     []float64 // G, column-major: column c is g[c·n : (c+1)·n]
 	kdiag []float64 // diag K
@@ -184,7 +187,8 @@ type tentative struct {
 // It returns an error for empty data, mismatched lengths, non-finite
 // targets, a noise variance that is not positive and finite, m < 1, m > n,
 // z < 0, or inputs the kernel does not accept.
-func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (*Factor, error) {
+func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *Factor, err error) {
+	defer recoverTo(&err)
 	if x == nil || x.Len() == 0 || len(y) == 0 {
 		return nil, ErrEmpty
 	}
@@ -432,9 +436,11 @@ func (f *Factor) Factorize(active []int) error {
 	if f.factorizeBlocked(active) {
 		f.fillInfoGreedy()
 		f.stats.Factorizations++
-		return nil
+	} else if err := f.factorizeRankOne(active); err != nil {
+		return err
 	}
-	return f.factorizeRankOne(active)
+	f.lastFactorized = append(f.lastFactorized[:0], active...)
+	return nil
 }
 
 // factorizeRankOne is Factorize by k rank-one steps (appendPivot and

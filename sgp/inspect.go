@@ -88,7 +88,8 @@ type CostRanking struct {
 // costs O(n²·k), so it is meant for inspection on small and medium data
 // sets; maxCandidates > 0 limits the exact scoring to that many candidates
 // chosen uniformly at random.
-func (md *Model) CostRanking(j, maxCandidates int) (*CostRanking, error) {
+func (md *Model) CostRanking(j, maxCandidates int) (cr *CostRanking, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (md *Model) CostRanking(j, maxCandidates int) (*CostRanking, error) {
 		f.fillInfoGreedy()
 	}()
 	approx := f.ApproxDeltasTo(nil, md.obj)
-	cr := &CostRanking{Removed: j, InfoPivots: f.InfoPivots(nil)}
+	cr = &CostRanking{Removed: j, InfoPivots: f.InfoPivots(nil)}
 	var cands []int
 	for i, v := range approx {
 		if i != j && !math.IsNaN(v) && !math.IsInf(v, -1) {

@@ -61,17 +61,24 @@ func parallelFor(n, minPer int, fn func(lo, hi int)) {
 		fn(0, n)
 		return
 	}
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		slot panicSlot
+	)
 	chunk := (n + tasks - 1) / tasks
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fn(lo, hi)
+			slot.guard(lo, hi, fn)
 		}()
 	}
 	wg.Wait()
+	// A panic on one goroutine (a user's kernel failing on some rows) is
+	// raised again here, on the caller's, where the public methods turn
+	// it into an error; unrecovered it would end the process.
+	slot.rethrow()
 }
 
 // kernelColumn sets dst[i] = κ(x_i, y_j) for all i, in parallel.

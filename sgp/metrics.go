@@ -76,6 +76,7 @@ func MeanVar(v []float64) (mean, vr float64) {
 // SNLP against test.Y, with the model's training targets as the trivial
 // reference.
 func (md *Model) Evaluate(test *Dataset) (smse, snlp float64, err error) {
+	defer md.recoverPanic(&err)
 	if test == nil || test.Len() == 0 {
 		return math.NaN(), math.NaN(), fmt.Errorf("sgp: no test data")
 	}

@@ -62,6 +62,7 @@ type Model struct {
 	err      error
 	replaced int // initial inducing points replaced because they were degenerate
 	f        *Factor
+	stale    bool // f was left half-updated by a panic; refactorise before use
 	rng      *rand.Rand
 	visited  []int // visited[i] = swap counter when point i was last proposed for removal
 	counter  int
@@ -167,7 +168,8 @@ func (md *Model) MeanFunction() Mean { return md.mean }
 
 // Mean returns the current value of the constant prior mean μ (the
 // estimate for MeanConstant).
-func (md *Model) Mean() (float64, error) {
+func (md *Model) Mean() (mu float64, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return math.NaN(), err
 	}
@@ -318,6 +320,16 @@ func (md *Model) build() error {
 		return md.err
 	}
 	if md.f != nil {
+		if md.stale {
+			active := append([]int(nil), md.f.lastFactorized...)
+			if md.f.ok {
+				active = md.f.Active(nil)
+			}
+			if err := md.f.Factorize(active); err != nil {
+				return fmt.Errorf("sgp: refactorising after an earlier failure: %w", err)
+			}
+			md.stale = false
+		}
 		return nil
 	}
 	if err := md.kern.Accepts(md.x); err != nil {
@@ -444,7 +456,8 @@ func variance(v []float64) float64 {
 
 // Factor returns the factored state (building it if needed), for
 // inspection. Changing it changes the model.
-func (md *Model) Factor() (*Factor, error) {
+func (md *Model) Factor() (f *Factor, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}
@@ -469,7 +482,8 @@ func (md *Model) Targets() []float64 { return md.y }
 func (md *Model) ObjectiveKind() Objective { return md.obj }
 
 // Noise returns the current noise variance σ².
-func (md *Model) Noise() (float64, error) {
+func (md *Model) Noise() (s2 float64, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return 0, err
 	}
@@ -477,7 +491,8 @@ func (md *Model) Noise() (float64, error) {
 }
 
 // Value returns the current objective (including n/2·log 2π).
-func (md *Model) Value() (float64, error) {
+func (md *Model) Value() (v float64, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return math.NaN(), err
 	}
@@ -485,7 +500,8 @@ func (md *Model) Value() (float64, error) {
 }
 
 // Parts returns the current objective and its terms.
-func (md *Model) Parts() (Parts, error) {
+func (md *Model) Parts() (p Parts, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return Parts{}, err
 	}
@@ -493,7 +509,8 @@ func (md *Model) Parts() (Parts, error) {
 }
 
 // Inducing returns the current inducing set (data indices, pivot order).
-func (md *Model) Inducing() ([]int, error) {
+func (md *Model) Inducing() (idx []int, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}
@@ -501,7 +518,8 @@ func (md *Model) Inducing() ([]int, error) {
 }
 
 // InfoPivots returns the current information pivots (data indices).
-func (md *Model) InfoPivots() ([]int, error) {
+func (md *Model) InfoPivots() (idx []int, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}
@@ -539,7 +557,8 @@ func (md *Model) Hyperparameters() map[string]float64 {
 
 // SetParams sets θ (kernel log hyperparameters, then log σ²) and
 // refactorises for the current inducing set.
-func (md *Model) SetParams(theta []float64) error {
+func (md *Model) SetParams(theta []float64) (err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return err
 	}
@@ -581,7 +600,8 @@ func (md *Model) Stats() Stats {
 // longest without being proposed for removal, proposes the best
 // replacement by approximate score, checks it exactly and keeps it if the
 // objective decreases (Cao et al. 2013, Alg. 1).
-func (md *Model) Swap() (SwapResult, error) {
+func (md *Model) Swap() (sr SwapResult, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return SwapResult{}, err
 	}
@@ -590,7 +610,8 @@ func (md *Model) Swap() (SwapResult, error) {
 }
 
 // SwapPoint proposes to replace inducing point j (a data index).
-func (md *Model) SwapPoint(j int) (SwapResult, error) {
+func (md *Model) SwapPoint(j int) (sr SwapResult, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return SwapResult{}, err
 	}
@@ -656,7 +677,8 @@ func (md *Model) Step() (EpochRecord, error) {
 
 // StepContext is Step with cancellation, checked between swaps and CG
 // evaluations.
-func (md *Model) StepContext(ctx context.Context) (EpochRecord, error) {
+func (md *Model) StepContext(ctx context.Context) (rec EpochRecord, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return EpochRecord{}, err
 	}
@@ -706,7 +728,8 @@ func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Backgroun
 // FitContext is Fit with cancellation: it stops at the next swap or CG
 // evaluation once ctx is done, returning the model as it then is together
 // with ctx's error.
-func (md *Model) FitContext(ctx context.Context) (*Result, error) {
+func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}
@@ -743,7 +766,7 @@ func (md *Model) FitContext(ctx context.Context) (*Result, error) {
 			break
 		}
 	}
-	res := &Result{
+	res = &Result{
 		Objective: md.f.Value(md.obj),
 		Parts:     md.f.Parts(),
 		Epochs:    len(md.trace),
@@ -783,4 +806,16 @@ func (md *Model) warnings(res *Result) []string {
 		w = append(w, fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", res.Stopped))
 	}
 	return w
+}
+
+// recoverPanic turns a panic during a Model method (a user's kernel
+// failing, on any goroutine sgp evaluates it on) into *err, and marks the
+// factorisation stale: the next use refactorises from scratch at the
+// current inducing set and hyperparameters, so nothing half-updated is
+// kept.
+func (md *Model) recoverPanic(err *error) {
+	if r := recover(); r != nil {
+		*err = newPanicError(r, -1, -1)
+		md.stale = true
+	}
 }

@@ -159,7 +159,8 @@ func (e *Evaluator) NumParams() int { return e.np + 1 }
 // FuncGrad sets the hyperparameters to θ and returns the objective; if grad
 // is not nil it also stores ∂F/∂θ there. It returns ErrNotPD, with F = +Inf,
 // if the factorisation breaks down.
-func (e *Evaluator) FuncGrad(grad, theta []float64) (float64, error) {
+func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
+	defer recoverTo(&err)
 	n, m, np := e.n, e.m, e.np
 	e.kern.SetParams(theta[:np])
 	s2 := math.Exp(theta[np])

@@ -90,7 +90,8 @@ func dirOf(path string) string {
 }
 
 // Save writes the model's current predictor as JSON (see LoadPredictor).
-func (md *Model) Save(w io.Writer) error {
+func (md *Model) Save(w io.Writer) (err error) {
+	defer md.recoverPanic(&err)
 	p, err := md.Predictor()
 	if err != nil {
 		return err

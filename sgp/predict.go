@@ -72,7 +72,8 @@ func (p *Predictor) wt() blas64.Triangular {
 // xs in mean and variance (each of length s, allocated if nil) and returns
 // them. Add σ² (Noise) to the variance for noisy observations. It returns
 // an error if the kernel does not accept xs.
-func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) ([]float64, []float64, error) {
+func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
+	defer recoverTo(&err)
 	if err := p.Kern.Accepts(xs); err != nil {
 		return nil, nil, err
 	}
@@ -136,6 +137,7 @@ func (p *Predictor) Noise() float64 { return p.NoiseV }
 // Predict returns the predictive mean and latent variance at xs from the
 // model's current state. Add the noise variance (Noise) for observations.
 func (md *Model) Predict(xs Inputs) (mean, variance []float64, err error) {
+	defer md.recoverPanic(&err)
 	p, err := md.Predictor()
 	if err != nil {
 		return nil, nil, err
@@ -146,6 +148,7 @@ func (md *Model) Predict(xs Inputs) (mean, variance []float64, err error) {
 // PredictNoisy returns the predictive mean and the variance of a noisy
 // observation y* = f* + ε at xs.
 func (md *Model) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
+	defer md.recoverPanic(&err)
 	mean, variance, err = md.Predict(xs)
 	if err != nil {
 		return nil, nil, err
@@ -157,7 +160,8 @@ func (md *Model) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
 }
 
 // Predictor returns a snapshot of the model for prediction.
-func (md *Model) Predictor() (*Predictor, error) {
+func (md *Model) Predictor() (p *Predictor, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}

@@ -33,7 +33,8 @@ type ContinuousResult struct {
 // selection (Model.RefineContinuous), a hybrid of the two.
 //
 // Each evaluation costs O(n·m² + n·m·d).
-func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *Vectors, noise float64, o Objective, opts ContinuousOptions) (*ContinuousResult, error) {
+func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *Vectors, noise float64, o Objective, opts ContinuousOptions) (cr *ContinuousResult, err error) {
+	defer recoverTo(&err)
 	maxEvals := opts.MaxEvals
 	if x == nil || z0 == nil || x.Len() == 0 || z0.Len() == 0 || len(y) != x.Len() {
 		return nil, errors.New("sgp: FitContinuous needs inputs, matching targets and at least one inducing input")
@@ -162,7 +163,8 @@ func (r funcRecorder) Record(*optimize.Location, optimize.Operation, *optimize.S
 // and hyperparameters (an RBF kernel on vector inputs): CholQR's selection
 // as the initialisation of the continuous optimisation. The model itself
 // is not changed.
-func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (*ContinuousResult, error) {
+func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (cr *ContinuousResult, err error) {
+	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}

@@ -20,12 +20,14 @@ type workers struct {
 	ch   chan *rangeJob
 	jobs []rangeJob
 	wg   sync.WaitGroup
+	slot panicSlot // the first panic of the running task's ranges
 }
 
 type rangeJob struct {
 	task         rangeTask
 	part, lo, hi int
 	wg           *sync.WaitGroup
+	slot         *panicSlot
 }
 
 func newWorkers() *workers {
@@ -42,10 +44,26 @@ func newWorkers() *workers {
 
 func workerLoop(ch chan *rangeJob) {
 	for j := range ch {
-		j.task.runRange(j.part, j.lo, j.hi)
+		j.run()
 		j.task = nil
 		j.wg.Done()
 	}
+}
+
+// run runs the job's range, recording a panic in the job's slot so that
+// the goroutine lives on and the caller of workers.run raises it.
+func (j *rangeJob) run() {
+	defer func() {
+		if r := recover(); r != nil {
+			pe := newPanicError(r, j.lo, j.hi)
+			j.slot.mu.Lock()
+			if j.slot.err == nil {
+				j.slot.err = pe
+			}
+			j.slot.mu.Unlock()
+		}
+	}()
+	j.task.runRange(j.part, j.lo, j.hi)
 }
 
 // close stops the goroutines.
@@ -65,7 +83,9 @@ func (w *workers) parts(n int) int {
 }
 
 // run calls t.runRange on disjoint ranges covering [0, n), one of them on
-// the calling goroutine, and returns when all are done.
+// the calling goroutine, and returns when all are done. A panic in any
+// range is raised on the calling goroutine once every range has ended
+// (see PanicError); the pool stays usable.
 func (w *workers) run(t rangeTask, n int) {
 	p := w.parts(n)
 	if p == 1 {
@@ -75,12 +95,16 @@ func (w *workers) run(t rangeTask, n int) {
 	chunk := (n + p - 1) / p
 	for part := 1; part < p; part++ {
 		j := &w.jobs[part]
-		j.task, j.part, j.lo, j.hi, j.wg = t, part, part*chunk, min(n, (part+1)*chunk), &w.wg
+		j.task, j.part, j.lo, j.hi, j.wg, j.slot = t, part, part*chunk, min(n, (part+1)*chunk), &w.wg, &w.slot
 		w.wg.Add(1)
 		w.ch <- j
 	}
-	t.runRange(0, 0, min(n, chunk))
+	j := &w.jobs[0]
+	j.task, j.part, j.lo, j.hi, j.slot = t, 0, 0, min(n, chunk), &w.slot
+	j.run()
+	j.task = nil
 	w.wg.Wait()
+	w.slot.rethrow()
 }
 
 // columnTask evaluates one kernel column in parallel.

@@ -121,6 +121,7 @@ func init() {
 		"Model":                 reflect.ValueOf((*sgp.Model)(nil)),
 		"Molecules":             reflect.ValueOf((*sgp.Molecules)(nil)),
 		"Objective":             reflect.ValueOf((*sgp.Objective)(nil)),
+		"PanicError":            reflect.ValueOf((*sgp.PanicError)(nil)),
 		"Parts":                 reflect.ValueOf((*sgp.Parts)(nil)),
 		"Predictor":             reflect.ValueOf((*sgp.Predictor)(nil)),
 		"RBF":                   reflect.ValueOf((*sgp.RBF)(nil)),
