@@ -2,6 +2,7 @@ package sgp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -99,26 +100,62 @@ func (md *Model) Save(w io.Writer) (err error) {
 	return p.Save(w)
 }
 
-// LoadPredictor reads a model written by Save.
+// Limits on model files, which are untrusted input: every size is checked
+// against them, and against the arrays actually present, before anything
+// is allocated from it.
+const (
+	maxModelBytes   = 1 << 30 // the whole file
+	maxModelDim     = 1 << 20 // input dimensions or histogram channels
+	maxModelK       = 1 << 14 // inducing points (W and R are k×k)
+	maxKernelDepth  = 8       // nesting of sum kernels
+	maxSpectrumK    = 64
+	maxLogParameter = 600 // |log θ|: exp(600) ≈ 4e260 is finite, squares of it are not needed
+)
+
+// knownKernels lists the kernel types a model file may hold.
+const knownKernels = "rbf, histogram, spectrum, wl, wl-per-depth, tanimoto, sum"
+
+// LoadPredictor reads a model written by Save. The input is not trusted:
+// sizes are validated before allocation, parameters must be finite and in
+// range, trailing data is an error, and the model must predict finite
+// values at its own inducing inputs.
 func LoadPredictor(r io.Reader) (*Predictor, error) {
 	var sm savedModel
-	dec := json.NewDecoder(r)
+	lr := &io.LimitedReader{R: r, N: maxModelBytes + 1}
+	dec := json.NewDecoder(lr)
 	if err := dec.Decode(&sm); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("sgp: reading model: the file is larger than %d bytes", maxModelBytes)
+		}
 		return nil, fmt.Errorf("sgp: reading model: %w", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("sgp: reading model: data after the model's JSON object")
+	}
 	if sm.Format != modelFormat {
-		return nil, fmt.Errorf("sgp: not an sgp model file (format %q, want %q)", sm.Format, modelFormat)
+		return nil, fmt.Errorf("sgp: not an sgp model file (format %q, want %q)", shortText(sm.Format), modelFormat)
 	}
 	k := sm.K
-	if k < 0 || len(sm.W) != k*k || len(sm.R) != k*k || len(sm.A) != k {
+	if k < 1 || k > maxModelK || len(sm.W) != k*k || len(sm.R) != k*k || len(sm.A) != k {
 		return nil, fmt.Errorf("sgp: model file is inconsistent: k=%d with %d, %d and %d factor entries", k, len(sm.W), len(sm.R), len(sm.A))
 	}
 	if !(sm.Noise > 0) || math.IsInf(sm.Noise, 0) {
 		return nil, fmt.Errorf("sgp: model file has noise variance %v", sm.Noise)
 	}
-	kern, err := kernelFromSpec(sm.Kernel)
-	if err != nil {
-		return nil, err
+	if math.IsNaN(sm.Mean) || math.IsInf(sm.Mean, 0) {
+		return nil, fmt.Errorf("sgp: model file has prior mean %v", sm.Mean)
+	}
+	for _, v := range [][]float64{sm.W, sm.R, sm.A} {
+		for _, e := range v {
+			if math.IsNaN(e) || math.IsInf(e, 0) {
+				return nil, errors.New("sgp: model file has a non-finite factor entry")
+			}
+		}
+	}
+	for _, j := range sm.Inducing {
+		if j < 0 {
+			return nil, fmt.Errorf("sgp: model file has inducing row %d", j)
+		}
 	}
 	x, err := unmarshalInputs(sm.InputKind, sm.InducingInputs)
 	if err != nil {
@@ -126,6 +163,10 @@ func LoadPredictor(r io.Reader) (*Predictor, error) {
 	}
 	if x.Len() != k {
 		return nil, fmt.Errorf("sgp: model file has %d inducing inputs for k=%d", x.Len(), k)
+	}
+	kern, err := kernelFromSpec(sm.Kernel, 0)
+	if err != nil {
+		return nil, err
 	}
 	if err := kern.Accepts(x); err != nil {
 		return nil, fmt.Errorf("sgp: model file: %w", err)
@@ -137,7 +178,25 @@ func LoadPredictor(r io.Reader) (*Predictor, error) {
 	}
 	p := &Predictor{Kern: kern, NoiseV: sm.Noise, PriorMean: sm.Mean, X: x, W: sm.W, R: sm.R, A: sm.A, inducer: sm.Inducing}
 	p.prepare()
+	mean, vr, err := p.PredictTo(nil, nil, x)
+	if err != nil {
+		return nil, fmt.Errorf("sgp: model file: %w", err)
+	}
+	for i := range mean {
+		if math.IsNaN(mean[i]) || math.IsInf(mean[i], 0) || math.IsNaN(vr[i]) || math.IsInf(vr[i], 0) {
+			return nil, errors.New("sgp: model file: the model predicts non-finite values at its own inducing inputs (parameters out of range?)")
+		}
+	}
 	return p, nil
+}
+
+// shortText quotes at most 40 characters of s in an error message.
+func shortText(s string) string {
+	r := []rune(s)
+	if len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
 }
 
 // LoadPredictorFile reads a model file written by SaveFile.
@@ -187,7 +246,21 @@ func kernelSpec(k Kernel) (savedKernel, error) {
 }
 
 // kernelFromSpec rebuilds a built-in kernel.
-func kernelFromSpec(sk savedKernel) (Kernel, error) {
+func kernelFromSpec(sk savedKernel, depth int) (Kernel, error) {
+	if depth > maxKernelDepth {
+		return nil, fmt.Errorf("sgp: model file: sum kernels nested more than %d deep", maxKernelDepth)
+	}
+	if sk.Dim > maxModelDim || sk.Dim < 0 {
+		return nil, fmt.Errorf("sgp: model file: kernel dimension %d out of range (at most %d)", sk.Dim, maxModelDim)
+	}
+	if len(sk.Params) > maxModelDim+1 {
+		return nil, fmt.Errorf("sgp: model file: %d kernel parameters", len(sk.Params))
+	}
+	for _, v := range sk.Params {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxLogParameter {
+			return nil, fmt.Errorf("sgp: model file: log kernel parameter %v is not finite or out of range (|log θ| ≤ %d)", v, maxLogParameter)
+		}
+	}
 	var k Kernel
 	switch sk.Type {
 	case "rbf":
@@ -205,7 +278,7 @@ func kernelFromSpec(sk savedKernel) (Kernel, error) {
 		}
 		k = NewHistogramIntersection(onesLike(sk.Dim))
 	case "spectrum":
-		if sk.Order < 1 {
+		if sk.Order < 1 || sk.Order > maxSpectrumK {
 			return nil, fmt.Errorf("sgp: model file: spectrum kernel with k=%d", sk.Order)
 		}
 		k = NewSpectrum(sk.Order, 1)
@@ -226,7 +299,7 @@ func kernelFromSpec(sk savedKernel) (Kernel, error) {
 		}
 		comps := make([]Kernel, len(sk.Components))
 		for c, cs := range sk.Components {
-			kc, err := kernelFromSpec(cs)
+			kc, err := kernelFromSpec(cs, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -234,15 +307,10 @@ func kernelFromSpec(sk savedKernel) (Kernel, error) {
 		}
 		k = NewSum(comps...)
 	default:
-		return nil, fmt.Errorf("sgp: model file: unknown kernel type %q", sk.Type)
+		return nil, fmt.Errorf("sgp: model file: unknown kernel type %q (known: %s)", shortText(sk.Type), knownKernels)
 	}
 	if len(sk.Params) != k.NumParams() {
 		return nil, fmt.Errorf("sgp: model file: kernel %q has %d parameters, want %d", sk.Type, len(sk.Params), k.NumParams())
-	}
-	for _, v := range sk.Params {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("sgp: model file: non-finite kernel parameter")
-		}
 	}
 	k.SetParams(sk.Params)
 	return k, nil
@@ -346,7 +414,7 @@ func unmarshalInputs(kind string, raw json.RawMessage) (Inputs, error) {
 		}
 		return NewSparseCounts(indices, values)
 	}
-	return nil, fmt.Errorf("sgp: model file: unknown input kind %q", kind)
+	return nil, fmt.Errorf("sgp: model file: unknown input kind %q (known: vectors, strings, graphs, histograms, sparse_counts)", shortText(kind))
 }
 
 // savedGraph is the JSON form of a Graph: node labels and edges (u, v, label).
@@ -378,7 +446,7 @@ func cloneKernel(k Kernel) Kernel {
 	if err != nil {
 		return k
 	}
-	c, err := kernelFromSpec(sk)
+	c, err := kernelFromSpec(sk, 0)
 	if err != nil {
 		return k
 	}
