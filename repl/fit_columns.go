@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -54,7 +55,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		return nil, err
 	}
 	defer fh.Close()
-	r := csv.NewReader(fh)
+	r := csv.NewReader(&lineLimit{r: fh, max: maxCSVLine})
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err == io.EOF {
@@ -110,7 +111,8 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	var cells [][]string
 	var y []float64
 	var bad []string
-	for line := 2; ; line++ {
+	var lines []int // the file line of each kept row
+	for {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
@@ -118,6 +120,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		line, _ := r.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
@@ -134,6 +137,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		}
 		if !withTarget {
 			cells = append(cells, row)
+			lines = append(lines, line)
 			continue
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[ti]), 64)
@@ -142,6 +146,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 			continue
 		}
 		cells = append(cells, row)
+		lines = append(lines, line)
 		y = append(y, v)
 	}
 	if len(bad) > 0 {
@@ -159,11 +164,51 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	if err != nil {
 		var re *sgp.RowErrors
 		if errors.As(err, &re) {
-			return nil, fmt.Errorf("%s (data row 1 is line 2): %w", path, err)
+			// The library counts the rows it was given from 0; name them by
+			// their lines in the file.
+			for i := range re.Rows {
+				if r := re.Rows[i].Row; r >= 0 && r < len(lines) {
+					re.Rows[i].Row = lines[r]
+				}
+			}
+			re.Source, re.What = path, "line"
+			return nil, re
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &fitData{x: x, y: y, path: path, dim: len(in)}, nil
+}
+
+// maxCSVLine bounds one line of a CSV file read in column mode, so that a
+// file without line breaks (or /dev/zero) fails at once instead of filling
+// the memory.
+const maxCSVLine = 16 << 20
+
+// lineLimit fails a read once a line exceeds max bytes.
+type lineLimit struct {
+	r         io.Reader
+	max, cur  int
+	completed int // lines completed so far
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			l.cur += n - i
+			break
+		}
+		l.cur += j
+		if l.cur > l.max {
+			break
+		}
+		l.cur, l.completed, i = 0, l.completed+1, i+j+1
+	}
+	if l.cur > l.max {
+		return 0, fmt.Errorf("line %d is longer than %d MiB; is this a CSV file?", l.completed+1, l.max>>20)
+	}
+	return n, err
 }
 
 // readNumericData wraps readData's numeric tables.

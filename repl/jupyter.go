@@ -87,7 +87,7 @@ func newKernel(conn *connectionInfo, opts kernelOptions) (*kernel, error) {
 	k := &kernel{
 		opts:         opts,
 		conn:         conn,
-		sig:          signer{key: []byte(conn.Key)},
+		sig:          signer{key: []byte(conn.Key), history: newDigestHistory(1 << 16)},
 		session:      newID(),
 		log:          opts.Log,
 		inputReplies: make(chan *message, 4),

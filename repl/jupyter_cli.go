@@ -85,8 +85,8 @@ func installKernelFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) erro
 		if *user && *prefix != "" {
 			return usageErrorf("install-kernel: give --user or --prefix, not both")
 		}
-		if *name == "" || strings.ContainsAny(*name, `/\ `) {
-			return usageErrorf("install-kernel: --name %q: want a name without slashes or spaces", *name)
+		if !validKernelName(*name) {
+			return usageErrorf("install-kernel: --name %q: want letters, digits, '.', '_' or '-', not starting with '.' (Jupyter's kernel names)", *name)
 		}
 		exe, err := os.Executable()
 		if err != nil {
@@ -161,4 +161,19 @@ func kernelsDir(user bool, prefix string) (string, error) {
 		}
 		return "/usr/local/share/jupyter/kernels", nil
 	}
+}
+
+// validKernelName reports whether name is a Jupyter kernel name that stays
+// inside the kernels folder: ASCII letters, digits, '.', '_' and '-', not
+// empty, not starting with '.', at most 64 characters ("..", "a/b" are not).
+func validKernelName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] == '.' {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -383,6 +383,15 @@ func TestWireSignature(t *testing.T) {
 	if _, err := (signer{}).decode(frames); err != nil {
 		t.Errorf("no key: %v", err)
 	}
+	// With a history, the same signed message is accepted once.
+	h := signer{key: []byte("k"), history: newDigestHistory(2)}
+	f1, _ := h.encode(m)
+	if _, err := h.decode(f1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.decode(f1); err != errReplay {
+		t.Errorf("replayed message: err %v, want %v", err, errReplay)
+	}
 	if _, err := s.decode([][]byte{[]byte("no delimiter")}); err == nil {
 		t.Error("no delimiter: no error")
 	}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -101,9 +102,46 @@ var delimiter = []byte("<IDS|MSG>")
 // errSignature is returned for a message whose signature does not match.
 var errSignature = errors.New("invalid message signature")
 
+// errReplay is returned for a message whose signature was seen before.
+var errReplay = errors.New("replayed message: its signature was already used")
+
 // signer signs and verifies messages with HMAC-SHA256; with an empty key
-// messages are neither signed nor checked, as the protocol specifies.
-type signer struct{ key []byte }
+// messages are neither signed nor checked, as the protocol specifies. With
+// a history, a signature seen before is refused, as ipykernel does: a
+// captured execute_request cannot be sent again to run again.
+type signer struct {
+	key     []byte
+	history *digestHistory
+}
+
+// digestHistory remembers the last size signatures received.
+type digestHistory struct {
+	mu    sync.Mutex
+	seen  map[string]bool
+	order []string // ring of the remembered signatures
+	next  int
+}
+
+func newDigestHistory(size int) *digestHistory {
+	return &digestHistory{seen: make(map[string]bool, size), order: make([]string, size)}
+}
+
+// add records sig and reports whether it is new.
+func (h *digestHistory) add(sig []byte) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := string(sig)
+	if h.seen[key] {
+		return false
+	}
+	if old := h.order[h.next]; old != "" {
+		delete(h.seen, old)
+	}
+	h.order[h.next] = key
+	h.next = (h.next + 1) % len(h.order)
+	h.seen[key] = true
+	return true
+}
 
 // sign returns the hex signature of the four message parts.
 func (s signer) sign(parts ...[]byte) []byte {
@@ -137,6 +175,9 @@ func (s signer) decode(frames [][]byte) (*message, error) {
 	sig, h, p, md, c := frames[i+1], frames[i+2], frames[i+3], frames[i+4], frames[i+5]
 	if len(s.key) > 0 && !hmac.Equal(bytes.ToLower(sig), s.sign(h, p, md, c)) {
 		return nil, errSignature
+	}
+	if len(s.key) > 0 && s.history != nil && !s.history.add(bytes.ToLower(sig)) {
+		return nil, errReplay
 	}
 	if err := json.Unmarshal(h, &m.Header); err != nil {
 		return nil, fmt.Errorf("message header: %w", err)

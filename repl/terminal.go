@@ -137,33 +137,33 @@ func (lr *linerReader) AddHistory(line string) {
 		return
 	}
 	lr.l.AppendHistory(line)
-	lr.saveHistory()
+	appendHistory(lr.historyPath, line)
 }
 
-// saveHistory writes the history file, creating its folder; a failure
-// only loses the history.
-func (lr *linerReader) saveHistory() {
-	if lr.historyPath == "" {
+// appendHistory appends one entry to the history file, creating it (and
+// its folder) private to the user: mode 0600. Appending a single write
+// with O_APPEND keeps concurrent sessions from overwriting each other's
+// lines; a failure only loses the entry. A multi-line entry is stored as
+// liner stores it, one line per entry.
+func appendHistory(path, line string) {
+	if path == "" {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(lr.historyPath), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return
 	}
-	tmp := lr.historyPath + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
-	_, err = lr.l.WriteHistory(f)
-	if cerr := f.Close(); err == nil && cerr == nil {
-		os.Rename(tmp, lr.historyPath)
-	} else {
-		os.Remove(tmp)
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		f.Chmod(0o600) // a history file written by an older version
 	}
+	f.WriteString(strings.ReplaceAll(line, "\n", " ") + "\n")
 }
 
 func (lr *linerReader) Close() error {
-	lr.saveHistory()
 	return lr.l.Close()
 }
 

@@ -158,6 +158,9 @@ func readCSV(r io.Reader, name, label string, withTarget bool) (*Dataset, error)
 		rows++
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("sgp: %s: line %d is longer than %d MiB; is this a CSV file?", label, lineNo+1, maxLine>>20)
+		}
 		return nil, fmt.Errorf("sgp: %s: reading after line %d: %w", label, lineNo, err)
 	}
 	if rows == 0 {
@@ -215,12 +218,12 @@ func parseCell(c string) (float64, error) {
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-			return 0, fmt.Errorf("value %q is out of the float64 range", c)
+			return 0, fmt.Errorf("value %q is out of the float64 range", shortText(c))
 		}
-		return 0, fmt.Errorf("cannot parse %q as a number", c)
+		return 0, fmt.Errorf("cannot parse %q as a number", shortText(c))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("value %q is not finite; remove or impute NaN and ±Inf values", c)
+		return 0, fmt.Errorf("value %q is not finite; remove or impute NaN and ±Inf values", shortText(c))
 	}
 	return v, nil
 }
@@ -262,6 +265,9 @@ func readMatrixFile(path string) (data []float64, rows, cols int, err error) {
 		rows++
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, 0, 0, fmt.Errorf("sgp: %s: line %d is longer than %d MiB", path, lineNo+1, maxLine>>20)
+		}
 		return nil, 0, 0, fmt.Errorf("sgp: %s: reading after line %d: %w", path, lineNo, err)
 	}
 	if rows == 0 {
