@@ -3,6 +3,7 @@ package sgp
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Bond types: the edge labels of the molecular graphs built by
@@ -22,9 +23,35 @@ type SMILESError struct {
 	Msg    string
 }
 
-// Error names the string, the 1-based character position and the fault.
+// Error names the string (a short excerpt around the fault for a long
+// one), the 1-based character position and the fault.
 func (e *SMILESError) Error() string {
-	return fmt.Sprintf("sgp: SMILES %q, character %d: %s", e.SMILES, e.Pos+1, e.Msg)
+	return fmt.Sprintf("sgp: SMILES %q, character %d: %s", smilesExcerpt(e.SMILES, e.Pos), e.Pos+1, e.Msg)
+}
+
+// smilesExcerpt returns s, or for a string longer than 40 bytes the 20
+// bytes either side of pos, with "…" where it was cut.
+func smilesExcerpt(s string, pos int) string {
+	const side = 20
+	if len(s) <= 2*side {
+		return s
+	}
+	lo, hi := max(0, pos-side), min(len(s), pos+side)
+	// Whole characters, as long as the bytes are UTF-8 at all.
+	for i := 0; i < utf8.UTFMax-1 && lo > 0 && !utf8.RuneStart(s[lo]); i++ {
+		lo--
+	}
+	for i := 0; i < utf8.UTFMax-1 && hi < len(s) && !utf8.RuneStart(s[hi]); i++ {
+		hi++
+	}
+	out := s[lo:hi]
+	if lo > 0 {
+		out = "…" + out
+	}
+	if hi < len(s) {
+		out += "…"
+	}
+	return out
 }
 
 // elementSymbols lists the symbols of the chemical elements, for bracket

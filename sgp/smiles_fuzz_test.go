@@ -1,0 +1,58 @@
+package sgp_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// FuzzSMILES: any string either fails to parse with an error of bounded
+// length, or gives a graph that the WL kernel and WL fingerprints with
+// the Tanimoto kernel featurise into a finite, symmetric, unit-diagonal
+// comparison with itself and with benzene.
+func FuzzSMILES(f *testing.F) {
+	for _, s := range []string{
+		"CCO", "c1ccccc1", "C(=O)O", "[NH4+]", "C1CC%12CC1.C%12", "[13CH3-]", "N#N", "C/C=C\\C",
+		"CC(C)(C)C(=O)[O-]", "c1ccc2c(c1)cccc2", "[Fe+3]", "((", "C1CC", "[", "C%", "CCO>>CC=O", "A.B~C",
+		strings.Repeat("C", 500), strings.Repeat("(", 200),
+	} {
+		f.Add(s)
+	}
+	benzene, err := sgp.ParseSMILES("c1ccccc1")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		g, err := sgp.ParseSMILES(s)
+		if err != nil {
+			if len(err.Error()) > 300 {
+				t.Fatalf("error message of %d bytes", len(err.Error()))
+			}
+			return
+		}
+		if g == nil {
+			t.Fatal("nil graph without an error")
+		}
+		gs, err := sgp.NewGraphs([]*sgp.Graph{g, benzene})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(name string, k sgp.Kernel, x sgp.Inputs) {
+			col0, col1 := make([]float64, 2), make([]float64, 2)
+			k.Column(col0, x, 0, 2, x, 0)
+			k.Column(col1, x, 0, 2, x, 1)
+			for _, v := range append(col0, col1...) {
+				if math.IsNaN(v) || math.IsInf(v, 0) || v < -1e-12 || v > 1+1e-12 {
+					t.Fatalf("%s of %q: column values %v %v", name, s, col0, col1)
+				}
+			}
+			if math.Abs(col0[1]-col1[0]) > 1e-12 {
+				t.Fatalf("%s of %q: not symmetric: %v vs %v", name, s, col0[1], col1[0])
+			}
+		}
+		check("WL", sgp.NewWL(3, 1), gs)
+		check("Tanimoto", sgp.NewTanimoto(1), sgp.WLFingerprints(gs, 2))
+	})
+}
