@@ -470,9 +470,12 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				fmt.Fprintf(w, "%-16s%s\n", "note", msg)
 			}
 		}
-		// Warnings go to stderr, where they are seen with --json too.
-		for _, msg := range rep.Warnings {
-			fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
+		// Warnings go to stderr, where they are seen with --json too (with
+		// progress lines, the model has written them there already).
+		if *quiet {
+			for _, msg := range rep.Warnings {
+				fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
+			}
 		}
 		if res.Stopped == "cancelled" {
 			return errInterrupted

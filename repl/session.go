@@ -213,6 +213,12 @@ func (s *Session) newModel(x sgp.Inputs, y []float64, k sgp.Kernel) *sgp.Model {
 	if s.opts.OnEpoch != nil {
 		m.WithEpochFunc(s.opts.OnEpoch)
 	}
+	// A warning line in the cell's output, whether or not the cell shows
+	// the Result (res, err := m.Fit() shows nothing).
+	m.WithWarningFunc(func(msg string) {
+		w := cellWriter{s: s, stream: s.opts.Stderr, stderr: true}
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	})
 	return m
 }
 

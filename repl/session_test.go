@@ -284,6 +284,28 @@ func TestSessionErrorValues(t *testing.T) {
 	}
 }
 
+// TestSessionWarnsShortfall: asking for 400 inducing points on 5000
+// smooth points gets fewer; the cell's output says so even when the
+// Result is not shown.
+func TestSessionWarnsShortfall(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	s := newSession(t, Options{Stderr: &stderr})
+	res, err := s.Eval(context.Background(), "train, _ := sgp.SnelsonLike(5000, 1)\n"+
+		"m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(400).WithMaxEpochs(2)\n"+
+		"r, err := m.Fit()\n_, _ = r, err")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Output, "warning: only") || !strings.Contains(res.Output, "of the m=400") || !strings.Contains(stderr.String(), "warning: only") {
+		t.Errorf("no shortfall warning; output %q, stderr %q", res.Output, stderr.String())
+	}
+	res, err = s.Eval(context.Background(), "m")
+	if err != nil || res.Value == nil || !strings.Contains(res.Value.Text, "of the m=400 inducing points") {
+		t.Errorf("the model's display does not say so: %v %+v", err, res.Value)
+	}
+}
+
 // TestSessionCancelLoop stops an interpreted endless loop.
 func TestSessionCancelLoop(t *testing.T) {
 	t.Parallel()

@@ -63,12 +63,14 @@ type Model struct {
 	replaced int // initial inducing points replaced because they were degenerate
 	f        *Factor
 	stale    bool // f was left half-updated by a panic; refactorise before use
-	rng      *rand.Rand
-	visited  []int // visited[i] = swap counter when point i was last proposed for removal
-	counter  int
-	trace    []EpochRecord
-	epoch    int
-	stats    Stats
+
+	onWarning func(string)
+	rng       *rand.Rand
+	visited   []int // visited[i] = swap counter when point i was last proposed for removal
+	counter   int
+	trace     []EpochRecord
+	epoch     int
+	stats     Stats
 }
 
 // NewModel returns a model for inputs x, targets y and kernel k. The model
@@ -288,6 +290,14 @@ func (md *Model) WithFixedHyperparameters(fixed bool) *Model {
 // WithProgress writes one line per epoch to w.
 func (md *Model) WithProgress(w io.Writer) *Model {
 	md.progress = w
+	return md
+}
+
+// WithWarningFunc calls fn with each warning of a Fit (Result.Warnings:
+// fewer inducing points than asked for, no convergence) when it ends; the
+// progress writer, if any, gets them as "warning: …" lines too.
+func (md *Model) WithWarningFunc(fn func(msg string)) *Model {
+	md.onWarning = fn
 	return md
 }
 
@@ -780,6 +790,14 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 		Stats:     md.f.stats,
 	}
 	res.Warnings = md.warnings(res)
+	for _, w := range res.Warnings {
+		if md.progress != nil {
+			fmt.Fprintf(md.progress, "warning: %s\n", w)
+		}
+		if md.onWarning != nil {
+			md.onWarning(w)
+		}
+	}
 	return res, runErr
 }
 
