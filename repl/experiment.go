@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cholqr/sgp/sgp/figure"
+	"github.com/cholqr/sgp/sgp/mol"
+
 	"github.com/cholqr/sgp/sgp"
 )
 
@@ -143,7 +146,7 @@ func (x *expEnv) writeTables(name string) error {
 }
 
 // savePlot writes a figure and prints its path.
-func (x *expEnv) savePlot(fig *sgp.Figure, name string) error {
+func (x *expEnv) savePlot(fig *figure.Figure, name string) error {
 	path := filepath.Join(x.out, name)
 	if err := fig.Save(path); err != nil {
 		return err
@@ -190,7 +193,7 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 			x.add(expRow{Dataset: set.name, Method: "CholQR-" + o.String(), M: 10, Z: 16, Objective: res.Objective, Kind: o.String(),
 				SMSE: smse, SNLP: math.NaN(), Seconds: time.Since(t0).Seconds(), Epochs: res.Epochs,
 				Note: fmt.Sprintf("%d initial points degenerate, replaced", md.ReplacedInit())})
-			fig, err := sgp.PlotFit1D(md, fmt.Sprintf("%s, CholQR-%v from the clumped start, m = 10", set.name, o))
+			fig, err := figure.Fit1D(md, fmt.Sprintf("%s, CholQR-%v from the clumped start, m = 10", set.name, o))
 			if err == nil {
 				if err := x.savePlot(fig, fmt.Sprintf("%s_cholqr_%s.png", set.name, strings.ToLower(o.String()))); err != nil {
 					return err
@@ -266,11 +269,11 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 		{"Random", sgp.SelectRandom, sgp.VAR},
 		{"GreedyVariance", sgp.SelectGreedyVariance, sgp.VAR},
 	}
-	curves := map[string]*sgp.Series{}
+	curves := map[string]*figure.Series{}
 	point := func(name string, m int, smse float64) {
 		s := curves[name]
 		if s == nil {
-			s = &sgp.Series{Name: name}
+			s = &figure.Series{Name: name}
 			curves[name] = s
 		}
 		s.X = append(s.X, float64(m))
@@ -314,13 +317,13 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 			}
 		}
 	}
-	var series []sgp.Series
+	var series []figure.Series
 	for _, name := range []string{"CholQR-VAR", "CholQR-MLE", "Random", "GreedyVariance", "SGPR-continuous", "CholQR→continuous"} {
 		if s := curves[name]; s != nil {
 			series = append(series, *s)
 		}
 	}
-	return x.savePlot(sgp.PlotCurves("KIN40K: test SMSE against m", "m (log scale)", "SMSE", true, series), "kin40k_smse.png")
+	return x.savePlot(figure.Curves("KIN40K: test SMSE against m", "m (log scale)", "SMSE", true, series), "kin40k_smse.png")
 }
 
 // wlKernel is the thrombin kernel: WL subtree features at depths 0..3,
@@ -337,7 +340,7 @@ func (x *expEnv) fitRow(ctx context.Context, dataset, method string, md *sgp.Mod
 }
 
 func runThrombin(ctx context.Context, x *expEnv) error {
-	trainM, testM, err := sgp.LoadThrombin(x.dataDir)
+	trainM, testM, err := mol.LoadThrombin(x.dataDir)
 	if err != nil {
 		return err
 	}
@@ -356,8 +359,8 @@ func runThrombin(ctx context.Context, x *expEnv) error {
 		{"Titsias-16", sgp.SelectTitsias(16)},
 		{"Titsias-512", sgp.SelectTitsias(512)},
 	}
-	bySMSE := map[string]*sgp.Series{}
-	byTime := map[string]*sgp.Series{}
+	bySMSE := map[string]*figure.Series{}
+	byTime := map[string]*figure.Series{}
 	for _, m := range ms {
 		for _, me := range methods {
 			md := sgp.NewModel(trainM.X, trainM.Y, wlKernel(trainM.Y)).WithM(m).WithInfoPivots(16).
@@ -367,12 +370,12 @@ func runThrombin(ctx context.Context, x *expEnv) error {
 				return err
 			}
 			for _, pair := range []struct {
-				c map[string]*sgp.Series
+				c map[string]*figure.Series
 				v float64
 			}{{bySMSE, float64(m)}, {byTime, r.Seconds}} {
 				s := pair.c[me.name]
 				if s == nil {
-					s = &sgp.Series{Name: me.name}
+					s = &figure.Series{Name: me.name}
 					pair.c[me.name] = s
 				}
 				s.X = append(s.X, pair.v)
@@ -380,17 +383,17 @@ func runThrombin(ctx context.Context, x *expEnv) error {
 			}
 		}
 	}
-	var a, b []sgp.Series
+	var a, b []figure.Series
 	for _, me := range methods {
 		if s := bySMSE[me.name]; s != nil {
 			a = append(a, *s)
 			b = append(b, *byTime[me.name])
 		}
 	}
-	if err := x.savePlot(sgp.PlotCurves("thrombin (WL kernel): test SMSE against m", "m (log scale)", "SMSE", true, a), "thrombin_smse_m.png"); err != nil {
+	if err := x.savePlot(figure.Curves("thrombin (WL kernel): test SMSE against m", "m (log scale)", "SMSE", true, a), "thrombin_smse_m.png"); err != nil {
 		return err
 	}
-	return x.savePlot(sgp.PlotCurves("thrombin (WL kernel): test SMSE against training time", "seconds (log scale)", "SMSE", true, b), "thrombin_smse_time.png")
+	return x.savePlot(figure.Curves("thrombin (WL kernel): test SMSE against training time", "seconds (log scale)", "SMSE", true, b), "thrombin_smse_time.png")
 }
 
 // fitRowInputs is fitRow for test inputs that are not vectors.
@@ -427,7 +430,7 @@ func (x *expEnv) fitRowInputs(ctx context.Context, dataset, method string, md *s
 
 func runZ(ctx context.Context, x *expEnv) error {
 	zs := []int{8, 16, 64, 128}
-	trainM, testM, err := sgp.LoadThrombin(x.dataDir)
+	trainM, testM, err := mol.LoadThrombin(x.dataDir)
 	if err != nil {
 		return err
 	}

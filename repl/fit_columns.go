@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cholqr/sgp/sgp/mol"
+
 	"github.com/cholqr/sgp/sgp"
 )
 
@@ -37,7 +39,7 @@ func (d *fitData) Len() int { return len(d.y) }
 // readColumnData reads a CSV file with a header row for `fit` in column
 // mode: inputs are the named columns (all columns but the target if none
 // are named), turned into the kernel's kind of inputs by
-// sgp.InputsFromCells; the target is the named column (the last column by
+// mol.InputsFromCells; the target is the named column (the last column by
 // default). Rows whose target is not a finite number are reported by
 // their line number, all in one error.
 //
@@ -160,9 +162,9 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	if len(cells) == 0 {
 		return nil, fmt.Errorf("%s: no data rows", path)
 	}
-	x, err := sgp.InputsFromCells(kernelSpec, cells)
+	x, err := mol.InputsFromCells(kernelSpec, cells)
 	if err != nil {
-		var re *sgp.RowErrors
+		var re *mol.RowErrors
 		if errors.As(err, &re) {
 			// The library counts the rows it was given from 0; name them by
 			// their lines in the file.

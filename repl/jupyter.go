@@ -656,7 +656,7 @@ func (k *kernel) display(d Display) {
 // mimeBundle returns the MIME bundle of a rendering. encoding/json
 // base64-encodes the PNG bytes, which is what Jupyter expects. The HTML
 // of a value that is also an image is left out: it is that image again
-// (sgp.Figure's HTML is an <img> of its PNG), and would double the size
+// (figure.Figure's HTML is an <img> of its PNG), and would double the size
 // of the notebook.
 func mimeBundle(d Display) map[string]any {
 	b := map[string]any{"text/plain": d.Text}

@@ -46,7 +46,7 @@ func (s *Session) inspectText(code string, cursor int) string {
 		// A method ends the path; a field goes on.
 		if m, ok := methodOf(v, name); ok {
 			fmt.Fprintf(&b, "%s: method %s\n", strings.Join(path[:i+2], "."), strings.TrimPrefix(m.Type().String(), "func"))
-			if doc := sgpDoc(typeName(v.Type()) + "." + name); doc != "" {
+			if doc := typeDoc(v.Type(), name); doc != "" {
 				b.WriteString("\n" + doc)
 			}
 			return b.String()
@@ -70,7 +70,7 @@ func (s *Session) inspectText(code string, cursor int) string {
 	}
 	fmt.Fprintf(&b, "%s: %s\n%s", strings.Join(path, "."), v.Type(), text)
 	if len(path) == 1 {
-		if doc := sgpDoc(typeName(v.Type())); doc != "" {
+		if doc := typeDoc(v.Type(), ""); doc != "" {
 			b.WriteString("\n\n" + doc)
 		}
 	}
@@ -81,8 +81,8 @@ func (s *Session) inspectText(code string, cursor int) string {
 func (s *Session) inspectPackage(name, path string, rest []string) string {
 	if len(rest) == 0 {
 		text := fmt.Sprintf("package %s // import %q", name, path)
-		if path == sgpPath {
-			text += "\n\n" + sgpDocs[""]
+		if d := pkgDocs[path][""]; d != "" {
+			text += "\n\n" + d
 		}
 		return text
 	}
@@ -90,14 +90,12 @@ func (s *Session) inspectPackage(name, path string, rest []string) string {
 	if path == displayPath {
 		return displayDocs[sym]
 	}
-	if path == sgpPath {
-		key := sym
-		if len(rest) > 1 {
-			key += "." + rest[1]
-		}
-		if doc := sgpDoc(key); doc != "" {
-			return doc
-		}
+	key := sym
+	if len(rest) > 1 {
+		key += "." + rest[1]
+	}
+	if doc := pkgDoc(path, key); doc != "" {
+		return doc
 	}
 	v, ok := s.exports[path][sym]
 	if !ok || !v.IsValid() {
@@ -164,24 +162,26 @@ func methodList(t reflect.Type) string {
 	return b.String()
 }
 
-// typeName returns the name of an sgp type, through pointers, or "".
-func typeName(t reflect.Type) string {
+// typeDoc returns the documentation of type t (through pointers) of one
+// of the documented packages, or of its method if method is not "".
+func typeDoc(t reflect.Type, method string) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.PkgPath() != sgpPath {
-		return ""
+	key := t.Name()
+	if method != "" {
+		key += "." + method
 	}
-	return t.Name()
+	return pkgDoc(t.PkgPath(), key)
 }
 
-// sgpDoc returns the documentation of an sgp name ("Model",
-// "Model.Fit", "NewModel"), or "".
-func sgpDoc(key string) string {
+// pkgDoc returns the documentation of a name of a documented package
+// ("Model", "Model.Fit", "NewModel" of sgp), or "".
+func pkgDoc(path, key string) string {
 	if key == "" || strings.HasPrefix(key, ".") {
 		return ""
 	}
-	return sgpDocs[key]
+	return pkgDocs[path][key]
 }
 
 // nameAt returns the selector chain (x, x.f, pkg.Name…) at byte offset

@@ -502,7 +502,7 @@ func TestKernelMessages(t *testing.T) {
 	t.Run("figure", func(t *testing.T) {
 		code := "train, _ := sgp.SnelsonLike(60, 1)\n" +
 			"m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(5).WithSeed(1).WithMaxEpochs(3)\n" +
-			"_, err := m.Fit()\nif err != nil { panic(err) }\nfig, _ := sgp.PlotFit1D(m, \"fit\")\nfig"
+			"_, err := m.Fit()\nif err != nil { panic(err) }\nfig, _ := figure.Fit1D(m, \"fit\")\nfig"
 		rep, out := c.execute(code, nil)
 		if rep["status"] != "ok" {
 			t.Fatalf("execute_reply %v", rep)

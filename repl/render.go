@@ -11,7 +11,7 @@ import (
 )
 
 // The method sets a value can render itself through: the same as
-// gophernotes' PNGer, SVGer and HTMLer, so that sgp values (sgp.Figure)
+// gophernotes' PNGer, SVGer and HTMLer, so that sgp values (figure.Figure)
 // render here, in notebooks and in gophernotes alike.
 type (
 	pnger  interface{ PNG() []byte }

@@ -34,7 +34,7 @@ if err != nil {
 	panic(err)
 }
 fmt.Println(shout("fitted"), res.Epochs > 0)
-sgp.PlotFit1D(m, "script")
+figure.Fit1D(m, "script")
 `)
 	program := writeFile(t, dir, "main.go", `package main
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,6 +96,8 @@ type Session struct {
 // Import paths of the packages every session imports.
 const (
 	sgpPath     = "github.com/cholqr/sgp/sgp"
+	figurePath  = "github.com/cholqr/sgp/sgp/figure"
+	molPath     = "github.com/cholqr/sgp/sgp/mol"
 	matPath     = "gonum.org/v1/gonum/mat"
 	displayPath = "display"
 	hiddenPath  = "sgprepl/internal"      // the Values capture function
@@ -107,7 +110,48 @@ const (
 const blockPrefix = ";func() {"
 
 // preimports are the packages a session starts with.
-var preimports = []string{"fmt", "math", sgpPath, matPath, displayPath}
+var preimports = []string{"fmt", "math", sgpPath, figurePath, molPath, matPath, displayPath}
+
+// movedNames maps names that package sgp exported before figures and
+// molecules got packages of their own to their new homes, so that cells
+// written for earlier versions (sgp.PlotFit1D, sgp.LoadThrombin, …) keep
+// working in a session. New code uses figure.Fit1D, mol.LoadThrombin, ….
+var movedNames = map[string][2]string{
+	"PlotFit1D":       {figurePath, "Fit1D"},
+	"PlotCostRanking": {figurePath, "CostRanking"},
+	"PlotTrace":       {figurePath, "Trace"},
+	"PlotCurves":      {figurePath, "Curves"},
+	"Figure":          {figurePath, "Figure"},
+	"Series":          {figurePath, "Series"},
+	"FigureDPI":       {figurePath, "DPI"},
+}
+
+// movedToMol lists the names that moved from sgp to sgp/mol unchanged.
+var movedToMol = []string{"ParseSMILES", "GraphsFromSMILES", "ReadMoleculeCSV", "LoadThrombin", "LoadLipophilicity",
+	"Molecules", "SMILESError", "RowErrors", "RowError", "InputsFromCells",
+	"BondSingle", "BondDouble", "BondTriple", "BondQuadruple", "BondAromatic"}
+
+// movedName reports whether name is one of the compatibility names of
+// sgp, which completion does not offer.
+func movedName(name string) bool {
+	_, ok := movedNames[name]
+	return ok || slices.Contains(movedToMol, name)
+}
+
+// addMovedNames adds the moved names to a session's copy of the sgp
+// symbol table.
+func addMovedNames(sgpSyms map[string]reflect.Value) {
+	for old, to := range movedNames {
+		if v, ok := symbols.Symbols[to[0]+"/"+pathBase(to[0])][to[1]]; ok {
+			sgpSyms[old] = v
+		}
+	}
+	for _, name := range movedToMol {
+		if v, ok := symbols.Symbols[molPath+"/mol"][name]; ok {
+			sgpSyms[name] = v
+		}
+	}
+}
 
 // New returns a Session.
 func New(opts Options) (*Session, error) {
@@ -155,6 +199,7 @@ func New(opts Options) (*Session, error) {
 		return nil, errors.New("repl: the sgp symbol table is missing; run go generate ./symbols/...")
 	}
 	sgpSyms["NewModel"] = reflect.ValueOf(s.newModel)
+	addMovedNames(sgpSyms)
 	exports[sgpKey] = sgpSyms
 
 	values := reflect.ValueOf(s.capture)

@@ -88,7 +88,7 @@ func TestSessionCells(t *testing.T) {
 		{cell: "m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(6)\nm", value: "not built yet"},
 		{cell: "m.Swap()", value: "swap:"},
 		{cell: "m.Fit()", value: "fit "},
-		{cell: "fig, _ := sgp.PlotFit1D(m, \"fit\")\nfig", value: "Figure(\"fit\"", png: true},
+		{cell: "fig, _ := figure.Fit1D(m, \"fit\")\nfig", value: "Figure(\"fit\"", png: true},
 		{cell: "display.Show(fig)\ndisplay.PNG(fig.PNG())\ndisplay.HTML(\"<b>x</b>\")", value: "-", displays: 3},
 		{cell: "type Pic struct{}\nfunc (Pic) PNG() []byte { return []byte(\"\\x89PNG\") }\nfunc (Pic) String() string { return \"a picture\" }\nPic{}", value: "a picture", png: false},
 
@@ -377,7 +377,8 @@ func TestComplete(t *testing.T) {
 	}{
 		{"sgp.SnelsonL", 0, []string{"sgp.SnelsonLike"}, nil},
 		{"sgp.NewM", 0, []string{"sgp.NewModel"}, nil},
-		{"x := sgp.Plot", 5, []string{"sgp.PlotFit1D", "sgp.PlotCostRanking", "sgp.PlotTrace"}, nil},
+		{"x := figure.", 5, []string{"figure.Fit1D", "figure.CostRanking", "figure.Trace"}, nil},
+		{"sgp.Plot", 0, nil, []string{"sgp.PlotFit1D"}},
 		{"m.Sw", 0, []string{"m.Swap", "m.SwapPoint"}, nil},
 		{"m.Fi", 0, []string{"m.Fit", "m.FitContext"}, nil},
 		{"train.X.Di", 0, []string{"train.X.Dim"}, nil},

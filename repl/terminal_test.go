@@ -181,7 +181,7 @@ func TestTerminalREPL(t *testing.T) {
 	enter("m.Trace()[0].Epoch", "\n1\n")
 
 	// A figure is saved to a file whose path is printed.
-	s = enter(`sgp.PlotTrace(m.Trace(), "trace")`, "figure saved: "+figs)
+	s = enter(`figure.Trace(m.Trace(), "trace")`, "figure saved: "+figs)
 	png, err := os.ReadFile(filepath.Join(figs, "fig-001.png"))
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Errorf("figure file: %v (%d bytes)\n%s", err, len(png), s)
@@ -238,7 +238,7 @@ func TestInteractivePiped(t *testing.T) {
 		":help",
 		"train, _ := sgp.SnelsonLike(40, 1)",
 		"m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(4)",
-		`sgp.PlotFit1D(m, "fit")`,
+		`figure.Fit1D(m, "fit")`,
 		":unknown",
 		":load " + filepath.Join("testdata", "nonexistent.go"),
 		"y := x +",

@@ -123,7 +123,7 @@ func (cr CostRanking) rankSummary() (n, best int, bestApproxRank, rho float64) {
 	if n == 0 {
 		return n, best, math.NaN(), rho
 	}
-	re, ra := ranks(ex), ranks(ap)
+	re, ra := Ranks(ex), Ranks(ap)
 	b := 0
 	for i := range ex {
 		if ex[i] > ex[b] {
@@ -237,3 +237,5 @@ func htmlTable(caption string, rows [][2]string) string {
 	b.WriteString("</table>")
 	return b.String()
 }
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cholqr/sgp/sgp/mol"
+
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/cholqr/sgp/sgp"
@@ -28,7 +30,7 @@ var testSMILES = []string{
 
 func mustGraphs(t testing.TB, smiles []string) *sgp.Graphs {
 	t.Helper()
-	gs, err := sgp.GraphsFromSMILES(smiles)
+	gs, err := mol.GraphsFromSMILES(smiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func testGraphs(t testing.TB) *sgp.Graphs {
 	t.Helper()
 	var gs []*sgp.Graph
 	for _, s := range testSMILES[:38] {
-		g, err := sgp.ParseSMILES(s)
+		g, err := mol.ParseSMILES(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +341,7 @@ func TestWLValues(t *testing.T) {
 
 func TestWLFingerprint(t *testing.T) {
 	t.Parallel()
-	g, err := sgp.ParseSMILES("CC(=O)Oc1ccccc1C(=O)O")
+	g, err := mol.ParseSMILES("CC(=O)Oc1ccccc1C(=O)O")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +473,7 @@ func TestNewKernel(t *testing.T) {
 		{"tanimoto", [][]string{{"1:2 5:1"}, {"CCO"}, {""}, {"3 4"}}, func(k sgp.Kernel) bool { return scalar.EqualWithinRel(k.(*sgp.Tanimoto).Variance(), 3.5, 1e-14) }},
 		{"histogram:2", [][]string{{"1", "2", "0", "1"}, {"0", "0", "1", "1"}, {"3", "0", "0", "0"}, {"1", "1", "1", "1"}}, func(k sgp.Kernel) bool { return k.NumParams() == 2 }},
 	} {
-		x, err := sgp.InputsFromCells(tc.spec, tc.cells)
+		x, err := mol.InputsFromCells(tc.spec, tc.cells)
 		if err != nil {
 			t.Errorf("InputsFromCells(%q): %v", tc.spec, err)
 			continue
@@ -498,15 +500,15 @@ func TestNewKernel(t *testing.T) {
 		{"wl:99", [][]string{{"C"}}, "must be an integer in [0, 31]", nil},
 		{"rbf:2", [][]string{{"1"}}, "takes no parameter", nil},
 	} {
-		_, err := sgp.InputsFromCells(tc.spec, tc.cells)
+		_, err := mol.InputsFromCells(tc.spec, tc.cells)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("InputsFromCells(%q, %q): error %v, want %q", tc.spec, tc.cells, err, tc.want)
 			continue
 		}
-		var re *sgp.RowErrors
+		var re *mol.RowErrors
 		if tc.rows != nil {
 			if !errors.As(err, &re) {
-				t.Errorf("InputsFromCells(%q, %q): error %T, want *sgp.RowErrors", tc.spec, tc.cells, err)
+				t.Errorf("InputsFromCells(%q, %q): error %T, want *mol.RowErrors", tc.spec, tc.cells, err)
 				continue
 			}
 			var rows []int

@@ -144,8 +144,17 @@ func TestCountRows(t *testing.T) {
 func TestFeatureCacheConcurrentBuild(t *testing.T) {
 	t.Parallel()
 	var gs []*Graph
-	for _, s := range []string{"CCO", "c1ccccc1O", "CC(=O)N", "C1CC1", "N#CC", "OCC(O)CO", "c1ccncc1", "CCCCCl"} {
-		g, err := ParseSMILES(s)
+	for _, s := range []string{"CCO", "ccccccO", "CC=ON", "CCC", "NCC", "OCCOCO", "cccncc", "CCCCCl"} {
+		// A path graph labelled by the characters of s.
+		var labels []string
+		var edges []Edge
+		for i, r := range s {
+			labels = append(labels, string(r))
+			if i > 0 {
+				edges = append(edges, Edge{U: i - 1, V: i, Label: 1})
+			}
+		}
+		g, err := NewGraph(labels, edges)
 		if err != nil {
 			t.Fatal(err)
 		}

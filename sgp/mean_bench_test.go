@@ -1,4 +1,4 @@
-package sgp
+package sgp_test
 
 import (
 	"math"
@@ -6,21 +6,24 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/mol"
 )
 
 // BenchmarkMeanChoice compares the treatments of the targets' mean on
-// real data, by test SMSE at m = 64 (z = 16, VAR, seed 1): "zero"
-// (MeanZero on the raw targets: the kernel's variance must absorb the
-// offset), "constant" (the default MeanConstant, estimated in closed form)
-// and "zscore" (MeanZero on targets standardised with the training mean
-// and standard deviation; SMSE is invariant to that scaling). Molecules
+// real data, by test sgp.SMSE at m = 64 (z = 16, VAR, seed 1): "zero"
+// (sgp.MeanZero on the raw targets: the kernel's variance must absorb the
+// offset), "constant" (the default sgp.MeanConstant, estimated in closed form)
+// and "zscore" (sgp.MeanZero on targets standardised with the training mean
+// and standard deviation; sgp.SMSE is invariant to that scaling). Molecules
 // use the WL kernel with one variance per depth (h = 3), vectors RBF-ARD.
 // Each fit stops on the default rule or after SGP_BENCH_BUDGET (default
 // 20s). Run with
 //
 //	SGP_DATA=../shared/data go test ./sgp/ -run XXX -bench MeanChoice -benchtime 1x -timeout 1h
 func BenchmarkMeanChoice(b *testing.B) {
-	dir := DataDir("../../shared/data")
+	dir := sgp.DataDir("../../shared/data")
 	budget := 20 * time.Second
 	if s := os.Getenv("SGP_BENCH_BUDGET"); s != "" {
 		var err error
@@ -30,24 +33,24 @@ func BenchmarkMeanChoice(b *testing.B) {
 	}
 	type set struct {
 		name  string
-		x, tx Inputs
+		x, tx sgp.Inputs
 		y, ty []float64
 		spec  string
 	}
 	var sets []set
-	if tr, te, err := LoadThrombin(dir); err == nil {
+	if tr, te, err := mol.LoadThrombin(dir); err == nil {
 		sets = append(sets, set{"thrombin", tr.X, te.X, tr.Y, te.Y, "wl-depth:3"})
 	}
-	if all, err := LoadLipophilicity(dir); err == nil {
+	if all, err := mol.LoadLipophilicity(dir); err == nil {
 		perm := rand.New(rand.NewPCG(1, 2)).Perm(all.Len())
 		cut := all.Len() * 4 / 5
 		tr, te := all.Subset(perm[:cut]), all.Subset(perm[cut:])
 		sets = append(sets, set{"lipophilicity", tr.X, te.X, tr.Y, te.Y, "wl-depth:3"})
 	}
-	if tr, te, err := LoadKIN40K(dir); err == nil {
+	if tr, te, err := sgp.LoadKIN40K(dir); err == nil {
 		sets = append(sets, set{"kin40k", tr.X, te.X, tr.Y, te.Y, "rbf"})
 	}
-	if tr, te, err := LoadKin8nm(dir, 0); err == nil {
+	if tr, te, err := sgp.LoadKin8nm(dir, 0); err == nil {
 		sets = append(sets, set{"kin8nm", tr.X, te.X, tr.Y, te.Y, "rbf"})
 	}
 	if len(sets) == 0 {
@@ -57,20 +60,20 @@ func BenchmarkMeanChoice(b *testing.B) {
 		for _, variant := range []string{"zero", "constant", "zscore"} {
 			b.Run(s.name+"/"+variant, func(b *testing.B) {
 				for range b.N {
-					y, ty, mean := s.y, s.ty, MeanZero
+					y, ty, mean := s.y, s.ty, sgp.MeanZero
 					switch variant {
 					case "constant":
-						mean = MeanConstant
+						mean = sgp.MeanConstant
 					case "zscore":
-						mu, v := MeanVar(s.y)
+						mu, v := sgp.MeanVar(s.y)
 						sd := math.Sqrt(v)
 						y, ty = standardise(s.y, mu, sd), standardise(s.ty, mu, sd)
 					}
-					k, err := NewKernel(s.spec, s.x, y)
+					k, err := sgp.NewKernel(s.spec, s.x, y)
 					if err != nil {
 						b.Fatal(err)
 					}
-					md := NewModel(s.x, y, k).WithM(64).WithMean(mean).WithSeed(1).WithTimeBudget(budget)
+					md := sgp.NewModel(s.x, y, k).WithM(64).WithMean(mean).WithSeed(1).WithTimeBudget(budget)
 					res, err := md.Fit()
 					if err != nil {
 						b.Fatal(err)
@@ -79,7 +82,7 @@ func BenchmarkMeanChoice(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					smse, err := SMSE(mu, ty)
+					smse, err := sgp.SMSE(mu, ty)
 					if err != nil {
 						b.Fatal(err)
 					}

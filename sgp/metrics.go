@@ -3,6 +3,7 @@ package sgp
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // SMSE returns the standardised mean squared error of predictions mean
@@ -91,4 +92,27 @@ func (md *Model) Evaluate(test *Dataset) (smse, snlp float64, err error) {
 	tm, tv := MeanVar(md.y)
 	snlp, err = SNLP(mean, vr, test.Y, tm, tv)
 	return smse, snlp, err
+}
+
+// Ranks returns the 1-based rank of each value, largest first; ties get
+// the mean of their ranks.
+func Ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] > v[idx[b]] })
+	r := make([]float64, len(v))
+	for a := 0; a < len(idx); {
+		b := a + 1
+		for b < len(idx) && v[idx[b]] == v[idx[a]] {
+			b++
+		}
+		mid := float64(a+b+1) / 2 // mean of ranks a+1 … b
+		for c := a; c < b; c++ {
+			r[idx[c]] = mid
+		}
+		a = b
+	}
+	return r
 }

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/mol"
 
 	"github.com/cholqr/sgp/sgp"
 )
@@ -121,7 +124,7 @@ func TestDiscreteModelSaveLoad(t *testing.T) {
 // molecules and predicts the 553 test molecules of the fixed split.
 func TestWLThrombinFit(t *testing.T) {
 	t.Parallel()
-	train, test, err := sgp.LoadThrombin(moleculeDataDir())
+	train, test, err := mol.LoadThrombin(moleculeDataDir())
 	if err != nil {
 		if strings.Contains(err.Error(), "missing") {
 			t.Skipf("thrombin data absent: %v", err)
@@ -169,7 +172,7 @@ func TestWLThrombinFit(t *testing.T) {
 // on WL count fingerprints of radius 2, and the spectrum kernel on the
 // SMILES strings.
 func BenchmarkDiscreteColumn(b *testing.B) {
-	train, _, err := sgp.LoadThrombin(moleculeDataDir())
+	train, _, err := mol.LoadThrombin(moleculeDataDir())
 	if err != nil {
 		b.Skipf("thrombin data absent: %v", err)
 	}
@@ -216,3 +219,6 @@ func seqInts(n int) []int {
 	}
 	return s
 }
+
+// moleculeDataDir is the folder of the shared data sets (env SGP_DATA).
+func moleculeDataDir() string { return sgp.DataDir(filepath.Join("..", "..", "shared", "data")) }

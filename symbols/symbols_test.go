@@ -70,18 +70,28 @@ func exportedNames(t *testing.T, dir string) (names map[string]bool, interfaces 
 	return names, interfaces
 }
 
-// TestSgpSymbolsComplete fails when an exported, non-generic sgp name is
-// missing from Symbols (or one there no longer exists), or when an
-// interface's wrapper lacks one of its methods: the tables are stale. Run
-// go generate ./symbols/... to refresh them.
+// TestSgpSymbolsComplete fails when an exported, non-generic name of sgp,
+// sgp/figure or sgp/mol is missing from Symbols (or one there no longer
+// exists), or when an interface's wrapper lacks one of its methods: the
+// tables are stale. Run go generate ./symbols/... to refresh them.
 func TestSgpSymbolsComplete(t *testing.T) {
-	names, interfaces := exportedNames(t, filepath.Join("..", "sgp"))
-	if len(names) == 0 {
-		t.Fatal("no exported names found in ../sgp")
+	for _, pkg := range []struct{ dir, key string }{
+		{filepath.Join("..", "sgp"), sgpKey},
+		{filepath.Join("..", "sgp", "figure"), "github.com/cholqr/sgp/sgp/figure/figure"},
+		{filepath.Join("..", "sgp", "mol"), "github.com/cholqr/sgp/sgp/mol/mol"},
+	} {
+		checkTable(t, pkg.dir, pkg.key)
 	}
-	table := Symbols[sgpKey]
+}
+
+func checkTable(t *testing.T, dir, key string) {
+	names, interfaces := exportedNames(t, dir)
+	if len(names) == 0 {
+		t.Fatalf("no exported names found in %s", dir)
+	}
+	table := Symbols[key]
 	if table == nil {
-		t.Fatalf("Symbols[%q] is missing; run go generate ./symbols/...", sgpKey)
+		t.Fatalf("Symbols[%q] is missing; run go generate ./symbols/...", key)
 	}
 	var missing, extra []string
 	for n := range names {
@@ -97,10 +107,10 @@ func TestSgpSymbolsComplete(t *testing.T) {
 	sort.Strings(missing)
 	sort.Strings(extra)
 	if len(missing) > 0 {
-		t.Errorf("exported sgp names missing from the yaegi symbols: %v; run go generate ./symbols/...", missing)
+		t.Errorf("exported names of %s missing from the yaegi symbols: %v; run go generate ./symbols/...", dir, missing)
 	}
 	if len(extra) > 0 {
-		t.Errorf("the yaegi symbols hold names sgp no longer exports: %v; run go generate ./symbols/...", extra)
+		t.Errorf("the yaegi symbols hold names %s no longer exports: %v; run go generate ./symbols/...", dir, extra)
 	}
 
 	// Each interface has a wrapper that implements it: a method added to

@@ -1,7 +1,8 @@
-package sgp
+package figure
 
 import (
 	"bytes"
+	"github.com/cholqr/sgp/sgp"
 	"image/png"
 	"math"
 	"os"
@@ -15,10 +16,10 @@ import (
 
 // plotModel returns a small model fitted for three epochs on Snelson-like
 // data.
-func plotModel(t *testing.T) *Model {
+func plotModel(t *testing.T) *sgp.Model {
 	t.Helper()
-	train, _ := SnelsonLike(120, 1)
-	m := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
+	train, _ := sgp.SnelsonLike(120, 1)
+	m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
 	if _, err := m.Fit(); err != nil {
 		t.Fatalf("Fit: %v", err)
 	}
@@ -60,19 +61,19 @@ func checkFigure(t *testing.T, f *Figure, wPx, hPx int) {
 	}
 }
 
-func TestPlotFit1D(t *testing.T) {
+func TestFit1D(t *testing.T) {
 	t.Parallel()
 	m := plotModel(t)
-	f, err := PlotFit1D(m, "")
+	f, err := Fit1D(m, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFigure(t, f, 6*FigureDPI, 4*FigureDPI)
+	checkFigure(t, f, 6*DPI, 4*DPI)
 	if got, want := f.Plot().Title.Text, "Sparse GP fit (m = 8)"; got != want {
 		t.Errorf("default title %q, want %q", got, want)
 	}
 	// The x range is the data range padded by 10% on each side.
-	xs := m.Inputs().(*Vectors).RawData()
+	xs := m.Inputs().(*sgp.Vectors).RawData()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range xs {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
@@ -86,11 +87,11 @@ func TestPlotFit1D(t *testing.T) {
 	}
 }
 
-// plotStrings is a non-vector Inputs.
+// plotStrings is a non-vector sgp.Inputs.
 type plotStrings []string
 
 func (s plotStrings) Len() int { return len(s) }
-func (s plotStrings) Subset(idx []int) Inputs {
+func (s plotStrings) Subset(idx []int) sgp.Inputs {
 	out := make(plotStrings, len(idx))
 	for i, j := range idx {
 		out[i] = s[j]
@@ -100,24 +101,24 @@ func (s plotStrings) Subset(idx []int) Inputs {
 
 func TestPlotFit1DErrors(t *testing.T) {
 	t.Parallel()
-	x2, err := NewVectors(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
+	x2, err := sgp.NewVectors(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	y := []float64{0, 1, 2, 3}
-	x1, _ := NewVectors(4, 1, []float64{0, 1, 2, 3})
+	x1, _ := sgp.NewVectors(4, 1, []float64{0, 1, 2, 3})
 	for _, tc := range []struct {
 		name string
-		m    *Model
+		m    *sgp.Model
 		want string
 	}{
 		{"nil", nil, "nil model"},
-		{"2-D", NewModel(x2, y, NewRBFFromData(x2, y)).WithM(2), "dimension 2"},
-		{"strings", NewModel(plotStrings{"a", "b", "c", "d"}, y, NewRBF(1, []float64{1})).WithM(2), "*Vectors"},
-		{"bad m", NewModel(x1, y, NewRBFFromData(x1, y)).WithM(9), "m=9"},
+		{"2-D", sgp.NewModel(x2, y, sgp.NewRBFFromData(x2, y)).WithM(2), "dimension 2"},
+		{"strings", sgp.NewModel(plotStrings{"a", "b", "c", "d"}, y, sgp.NewRBF(1, []float64{1})).WithM(2), "*sgp.Vectors"},
+		{"bad m", sgp.NewModel(x1, y, sgp.NewRBFFromData(x1, y)).WithM(9), "m=9"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := PlotFit1D(tc.m, "")
+			f, err := Fit1D(tc.m, "")
 			if err == nil || f != nil {
 				t.Fatalf("PlotFit1D = %v, %v; want an error", f, err)
 			}
@@ -128,7 +129,7 @@ func TestPlotFit1DErrors(t *testing.T) {
 	}
 }
 
-func TestPlotCostRanking(t *testing.T) {
+func TestCostRanking(t *testing.T) {
 	t.Parallel()
 	m := plotModel(t)
 	ind, err := m.Inducing()
@@ -142,17 +143,17 @@ func TestPlotCostRanking(t *testing.T) {
 	if len(cr.Candidates) == 0 {
 		t.Fatal("no candidates")
 	}
-	f := PlotCostRanking(cr)
-	checkFigure(t, f, 10*FigureDPI, 4*FigureDPI)
+	f := CostRanking(cr)
+	checkFigure(t, f, 10*DPI, 4*DPI)
 	if !strings.Contains(f.title, "removing point "+strconv.Itoa(ind[0])+" ") {
 		t.Errorf("title %q does not name the removed point %d", f.title, ind[0])
 	}
 	if n := len(f.Panels()); n != 2 {
 		t.Errorf("%d panels, want 2", n)
 	}
-	for _, cr := range []*CostRanking{nil, {Removed: 3}} {
-		f := PlotCostRanking(cr)
-		checkFigure(t, f, 10*FigureDPI, 4*FigureDPI)
+	for _, cr := range []*sgp.CostRanking{nil, {Removed: 3}} {
+		f := CostRanking(cr)
+		checkFigure(t, f, 10*DPI, 4*DPI)
 		if !strings.Contains(f.Plot().Title.Text, "(no data)") {
 			t.Errorf("empty ranking: panel title %q lacks (no data)", f.Plot().Title.Text)
 		}
@@ -161,7 +162,7 @@ func TestPlotCostRanking(t *testing.T) {
 
 func TestRanks(t *testing.T) {
 	t.Parallel()
-	got := ranks([]float64{0.5, 2, -1, 2})
+	got := sgp.Ranks([]float64{0.5, 2, -1, 2})
 	want := []float64{3, 1.5, 4, 1.5}
 	for i := range want {
 		if got[i] != want[i] {
@@ -170,53 +171,53 @@ func TestRanks(t *testing.T) {
 	}
 }
 
-func TestPlotTrace(t *testing.T) {
+func TestTrace(t *testing.T) {
 	t.Parallel()
 	m := plotModel(t)
 	tr := m.Trace()
 	if len(tr) == 0 {
 		t.Fatal("empty trace")
 	}
-	f := PlotTrace(tr, "")
-	checkFigure(t, f, 6*FigureDPI, 6*FigureDPI)
+	f := Trace(tr, "")
+	checkFigure(t, f, 6*DPI, 6*DPI)
 	if n := len(f.Panels()); n != 2 {
 		t.Errorf("%d panels, want 2", n)
 	}
-	f = PlotTrace(nil, "nothing yet")
-	checkFigure(t, f, 6*FigureDPI, 6*FigureDPI)
+	f = Trace(nil, "nothing yet")
+	checkFigure(t, f, 6*DPI, 6*DPI)
 	if !strings.Contains(f.Plot().Title.Text, "(no data)") {
 		t.Errorf("empty trace: panel title %q lacks (no data)", f.Plot().Title.Text)
 	}
 }
 
-func TestPlotCurves(t *testing.T) {
+func TestCurves(t *testing.T) {
 	t.Parallel()
 	series := []Series{
-		{Name: "CholQR-VAR", X: []float64{10, 20, 50, 100}, Y: []float64{0.2, 0.1, 0.05, 0.03}},
+		{Name: "CholQR-sgp.VAR", X: []float64{10, 20, 50, 100}, Y: []float64{0.2, 0.1, 0.05, 0.03}},
 		{Name: "Random", X: []float64{10, 20, 50, 100}, Y: []float64{0.4, 0.2, math.NaN(), 0.05}},
 		{Name: "", X: []float64{0, 10}, Y: []float64{1, 1}}, // x = 0 is skipped on a log axis
 	}
 	for _, logX := range []bool{false, true} {
-		f := PlotCurves("SMSE against m", "m", "SMSE", logX, series)
-		checkFigure(t, f, 6*FigureDPI, 4*FigureDPI)
+		f := Curves("SMSE against m", "m", "SMSE", logX, series)
+		checkFigure(t, f, 6*DPI, 4*DPI)
 	}
 	for _, s := range [][]Series{nil, {{Name: "empty"}}} {
-		f := PlotCurves("empty", "x", "y", true, s)
-		checkFigure(t, f, 6*FigureDPI, 4*FigureDPI)
+		f := Curves("empty", "x", "y", true, s)
+		checkFigure(t, f, 6*DPI, 4*DPI)
 		if got := f.Plot().Title.Text; got != "empty (no data)" {
 			t.Errorf("empty series: title %q, want %q", got, "empty (no data)")
 		}
 	}
-	if !panics(func() { PlotCurves("", "", "", false, []Series{{X: []float64{1}}}) }) {
+	if !panics(func() { Curves("", "", "", false, []Series{{X: []float64{1}}}) }) {
 		t.Error("PlotCurves with len(X) ≠ len(Y) did not panic")
 	}
 }
 
 func TestFigureWithSize(t *testing.T) {
 	t.Parallel()
-	f := PlotCurves("t", "x", "y", false, []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{3, 4}}})
+	f := Curves("t", "x", "y", false, []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{3, 4}}})
 	g := f.WithSize(3, 2.5)
-	checkFigure(t, g, 3*FigureDPI, 240)
+	checkFigure(t, g, 3*DPI, 240)
 	if w, h := f.Size(); w != 6 || h != 4 {
 		t.Errorf("WithSize changed the original: %g×%g", w, h)
 	}
@@ -232,7 +233,7 @@ func TestFigureWithSize(t *testing.T) {
 
 func TestFigureSaveAndEncode(t *testing.T) {
 	t.Parallel()
-	f := PlotCurves("t", "x", "y", true, []Series{{Name: "a", X: []float64{1, 10}, Y: []float64{3, 4}}})
+	f := Curves("t", "x", "y", true, []Series{{Name: "a", X: []float64{1, 10}, Y: []float64{3, 4}}})
 	dir := t.TempDir()
 	for _, ext := range []string{"png", "svg", "pdf"} {
 		path := filepath.Join(dir, "fig."+ext)
@@ -262,7 +263,7 @@ func TestFigureSaveAndEncode(t *testing.T) {
 
 	// gonum/plot panics on a log axis whose range includes 0; the figure
 	// reports it instead of panicking.
-	bad := PlotCurves("bad", "x", "y", false, []Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1, 2}}})
+	bad := Curves("bad", "x", "y", false, []Series{{Name: "a", X: []float64{0, 1}, Y: []float64{1, 2}}})
 	bad.Plot().X.Scale = plot.LogScale{}
 	if b := bad.PNG(); b != nil {
 		t.Errorf("PNG of an unrenderable figure: %d bytes, want nil", len(b))
@@ -305,4 +306,11 @@ func TestNiceTicks(t *testing.T) {
 			t.Errorf("Ticks(%g, %g) labels %q, want %q", tc.lo, tc.hi, got, tc.want)
 		}
 	}
+}
+
+// panics reports whether fn panics.
+func panics(fn func()) (panicked bool) {
+	defer func() { panicked = recover() != nil }()
+	fn()
+	return false
 }

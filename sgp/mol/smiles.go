@@ -1,9 +1,11 @@
-package sgp
+package mol
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cholqr/sgp/sgp"
 )
 
 // Bond types: the edge labels of the molecular graphs built by
@@ -87,7 +89,7 @@ func isElement(sym string) bool { return strings.Contains(elementSymbols, " "+sy
 // ring, a bond without an atom on both sides, a ring closure that joins an
 // atom to itself or repeats a bond, or conflicting ring-closure bonds.
 // Cost O(len(s)).
-func ParseSMILES(s string) (*Graph, error) {
+func ParseSMILES(s string) (*sgp.Graph, error) {
 	p := smilesParser{s: s, prev: -1, bond: -1}
 	if err := p.parse(); err != nil {
 		return nil, err
@@ -97,7 +99,7 @@ func ParseSMILES(s string) (*Graph, error) {
 	for i, a := range p.atoms {
 		labels[i] = a.label
 	}
-	g, err := NewGraph(labels, p.edges)
+	g, err := sgp.NewGraph(labels, p.edges)
 	if err != nil {
 		return nil, &SMILESError{SMILES: s, Pos: 0, Msg: err.Error()} // unreachable: the parser checks the edges
 	}
@@ -118,7 +120,7 @@ type smilesParser struct {
 	s     string
 	pos   int
 	atoms []smilesAtom
-	edges []Edge
+	edges []sgp.Edge
 	// implicit[e] is true when edges[e] was written without a bond symbol.
 	implicit []bool
 	bonded   map[[2]int]bool
@@ -278,7 +280,7 @@ func (p *smilesParser) addBond(a, b, bond, pos int) error {
 			bond = BondAromatic
 		}
 	}
-	p.edges = append(p.edges, Edge{U: a, V: b, Label: bond})
+	p.edges = append(p.edges, sgp.Edge{U: a, V: b, Label: bond})
 	p.implicit = append(p.implicit, implicit)
 	return nil
 }

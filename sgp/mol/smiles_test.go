@@ -1,4 +1,4 @@
-package sgp_test
+package mol_test
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/mol"
 
 	"github.com/cholqr/sgp/sgp"
 )
@@ -26,7 +28,7 @@ func smilesGraph(g *sgp.Graph) string {
 func TestParseSMILES(t *testing.T) {
 	t.Parallel()
 	// Expected graphs written by hand from the OpenSMILES 1.0 specification.
-	const s, d, tr, q, ar = sgp.BondSingle, sgp.BondDouble, sgp.BondTriple, sgp.BondQuadruple, sgp.BondAromatic
+	const s, d, tr, q, ar = mol.BondSingle, mol.BondDouble, mol.BondTriple, mol.BondQuadruple, mol.BondAromatic
 	for _, tc := range []struct {
 		smiles string
 		labels string
@@ -95,7 +97,7 @@ func TestParseSMILES(t *testing.T) {
 		{"CC.O", "C C O", [][3]int{{0, 1, s}}},
 	} {
 		t.Run(tc.smiles, func(t *testing.T) {
-			g, err := sgp.ParseSMILES(tc.smiles)
+			g, err := mol.ParseSMILES(tc.smiles)
 			if err != nil {
 				t.Fatalf("ParseSMILES: %v", err)
 			}
@@ -158,13 +160,13 @@ func TestParseSMILESErrors(t *testing.T) {
 		{"C C", 1, "unexpected character ' '"},
 	} {
 		t.Run(tc.smiles, func(t *testing.T) {
-			g, err := sgp.ParseSMILES(tc.smiles)
+			g, err := mol.ParseSMILES(tc.smiles)
 			if err == nil {
 				t.Fatalf("ParseSMILES(%q) = %s, want an error", tc.smiles, smilesGraph(g))
 			}
-			var se *sgp.SMILESError
+			var se *mol.SMILESError
 			if !errors.As(err, &se) {
-				t.Fatalf("error %v is a %T, want *sgp.SMILESError", err, err)
+				t.Fatalf("error %v is a %T, want *mol.SMILESError", err, err)
 			}
 			if se.Pos != tc.pos || !strings.Contains(se.Msg, tc.msg) || se.SMILES != tc.smiles {
 				t.Errorf("ParseSMILES(%q) error at %d %q, want at %d containing %q", tc.smiles, se.Pos, se.Msg, tc.pos, tc.msg)
@@ -177,14 +179,14 @@ func TestParseSMILESErrors(t *testing.T) {
 }
 
 // moleculeDataDir is the folder of the shared data sets (env SGP_DATA).
-func moleculeDataDir() string { return sgp.DataDir(filepath.Join("..", "..", "shared", "data")) }
+func moleculeDataDir() string { return sgp.DataDir(filepath.Join("..", "..", "..", "shared", "data")) }
 
 func TestReadMoleculeCSVRealData(t *testing.T) {
 	t.Parallel()
 	dir := moleculeDataDir()
 	t.Run("thrombin", func(t *testing.T) {
 		t.Parallel()
-		train, test, err := sgp.LoadThrombin(dir)
+		train, test, err := mol.LoadThrombin(dir)
 		if err != nil {
 			if strings.Contains(err.Error(), "missing") {
 				t.Skipf("thrombin data absent: %v", err)
@@ -195,7 +197,7 @@ func TestReadMoleculeCSVRealData(t *testing.T) {
 		if train.Len() != 2201 || test.Len() != 553 {
 			t.Errorf("thrombin split %d/%d, want 2201/553", train.Len(), test.Len())
 		}
-		for _, m := range []*sgp.Molecules{train, test} {
+		for _, m := range []*mol.Molecules{train, test} {
 			if len(m.Y) != m.Len() || m.X.Len() != m.Len() || len(m.Lines) != m.Len() {
 				t.Fatalf("%s: lengths %d %d %d %d", m.Name, m.Len(), len(m.Y), m.X.Len(), len(m.Lines))
 			}
@@ -214,7 +216,7 @@ func TestReadMoleculeCSVRealData(t *testing.T) {
 	})
 	t.Run("lipophilicity", func(t *testing.T) {
 		t.Parallel()
-		m, err := sgp.LoadLipophilicity(dir)
+		m, err := mol.LoadLipophilicity(dir)
 		if err != nil {
 			if strings.Contains(err.Error(), "missing") {
 				t.Skipf("lipophilicity data absent: %v", err)
@@ -232,7 +234,7 @@ func TestReadMoleculeCSVRealData(t *testing.T) {
 // SMILES string by a method independent of the parser: one node per atom
 // symbol, and atoms − parts + ring closures edges (a spanning forest of the
 // parts plus one edge per ring closure).
-func checkAtomBondCounts(t *testing.T, m *sgp.Molecules) {
+func checkAtomBondCounts(t *testing.T, m *mol.Molecules) {
 	t.Helper()
 	for i, s := range m.SMILES {
 		g := m.X.Graph(i)
@@ -298,14 +300,14 @@ func TestReadMoleculeCSV(t *testing.T) {
 		}
 	}
 	write("id,smiles,\"y [x]\",split\n1,CCO,1.5,train\n2,\"c1ccccc1\",2.5,test\n3,CC(=O)O,-1,train\n")
-	m, err := sgp.ReadMoleculeCSV(path, "smiles", "y [x]", func(row map[string]string) bool { return row["split"] == "train" })
+	m, err := mol.ReadMoleculeCSV(path, "smiles", "y [x]", func(row map[string]string) bool { return row["split"] == "train" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Len() != 2 || m.Y[0] != 1.5 || m.Y[1] != -1 || m.SMILES[1] != "CC(=O)O" || m.Lines[1] != 4 || m.Name != "mols" {
 		t.Errorf("got %+v", m)
 	}
-	all, err := sgp.ReadMoleculeCSV(path, "smiles", "", nil)
+	all, err := mol.ReadMoleculeCSV(path, "smiles", "", nil)
 	if err != nil || all.Len() != 3 || all.Y != nil {
 		t.Fatalf("without targets: %v, %+v", err, all)
 	}
@@ -316,10 +318,10 @@ func TestReadMoleculeCSV(t *testing.T) {
 
 	// Unparsable rows are all reported, by line.
 	write("smiles,y\nCCO,1\nC1CC,2\nCC,x\nCC,\nC(,3\nCC,4\n")
-	_, err = sgp.ReadMoleculeCSV(path, "smiles", "y", nil)
-	var re *sgp.RowErrors
+	_, err = mol.ReadMoleculeCSV(path, "smiles", "y", nil)
+	var re *mol.RowErrors
 	if !errors.As(err, &re) {
-		t.Fatalf("error %v, want *sgp.RowErrors", err)
+		t.Fatalf("error %v, want *mol.RowErrors", err)
 	}
 	var lines []int
 	for _, r := range re.Rows {
@@ -340,15 +342,15 @@ func TestReadMoleculeCSV(t *testing.T) {
 		{"smiles,y\nCC,1,2\n", "smiles", "y", "wrong number of fields"},
 	} {
 		write(tc.content)
-		if _, err := sgp.ReadMoleculeCSV(path, tc.smiles, tc.target, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := mol.ReadMoleculeCSV(path, tc.smiles, tc.target, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("content %q: error %v, want %q", tc.content, err, tc.want)
 		}
 	}
-	if _, err := sgp.ReadMoleculeCSV(filepath.Join(dir, "none.csv"), "smiles", "y", nil); err == nil || !strings.Contains(err.Error(), "SGP_DATA") {
+	if _, err := mol.ReadMoleculeCSV(filepath.Join(dir, "none.csv"), "smiles", "y", nil); err == nil || !strings.Contains(err.Error(), "SGP_DATA") {
 		t.Errorf("missing file: %v", err)
 	}
 
-	g, err := sgp.GraphsFromSMILES([]string{"CC", " c1ccccc1 ", "C1"})
+	g, err := mol.GraphsFromSMILES([]string{"CC", " c1ccccc1 ", "C1"})
 	if !errors.As(err, &re) || len(re.Rows) != 1 || re.Rows[0].Row != 2 || g != nil {
 		t.Errorf("GraphsFromSMILES: %v", err)
 	}

@@ -1,4 +1,4 @@
-package sgp_test
+package figure_test
 
 import (
 	"fmt"
@@ -9,13 +9,14 @@ import (
 	"gonum.org/v1/plot/cmpimg"
 
 	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/figure"
 )
 
-// ExamplePlotFit1D fits a sparse GP with 10 inducing points to 200 points
+// ExampleFit1D fits a sparse GP with 10 inducing points to 200 points
 // of the embedded Snelson-like data and writes the fit to
-// testdata/snelson_fit.png; TestPlotFit1DGolden compares that file with
+// testdata/snelson_fit.png; TestFit1DGolden compares that file with
 // testdata/snelson_fit_golden.png.
-func ExamplePlotFit1D() {
+func ExampleFit1D() {
 	train, _ := sgp.SnelsonLike(200, 1)
 	m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).
 		WithM(10).WithMaxEpochs(10)
@@ -23,7 +24,7 @@ func ExamplePlotFit1D() {
 		fmt.Println(err)
 		return
 	}
-	fig, err := sgp.PlotFit1D(m, "Snelson-like data, CholQR-VAR, m = 10")
+	fig, err := figure.Fit1D(m, "Snelson-like data, CholQR-VAR, m = 10")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -39,14 +40,14 @@ func ExamplePlotFit1D() {
 	// 10 inducing points, 6×4 in figure
 }
 
-// TestPlotFit1DGolden runs ExamplePlotFit1D and compares its PNG with the
+// TestFit1DGolden runs ExampleFit1D and compares its PNG with the
 // committed golden image. Run
 //
-//	go test ./sgp/ -run TestPlotFit1DGolden -regen
+//	go test ./sgp/ -run TestFit1DGolden -regen
 //
 // to rewrite testdata/snelson_fit_golden.png after an intended change
 // (the -regen flag is defined by gonum.org/v1/plot/cmpimg).
-func TestPlotFit1DGolden(t *testing.T) {
+func TestFit1DGolden(t *testing.T) {
 	defer func() { _ = os.Stdout.Sync() }()
-	cmpimg.CheckPlot(ExamplePlotFit1D, t, "snelson_fit.png")
+	cmpimg.CheckPlot(ExampleFit1D, t, "snelson_fit.png")
 }

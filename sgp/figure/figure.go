@@ -1,10 +1,11 @@
-package sgp
+package figure
 
 import (
 	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/cholqr/sgp/sgp"
 	"html"
 	"image/color"
 	"math"
@@ -24,9 +25,9 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// FigureDPI is the resolution, in dots per inch, at which Figure.PNG
+// DPI is the resolution, in dots per inch, at which Figure.PNG
 // rasterises: a 6×4 in figure is 576×384 pixels.
-const FigureDPI = 96
+const DPI = 96
 
 // Default figure sizes in inches.
 const (
@@ -86,12 +87,12 @@ func (f *Figure) Size() (w, h float64) {
 	return float64(f.width / vg.Inch), float64(f.height / vg.Inch)
 }
 
-// WithSize returns a copy of the figure with size w×h inches (at FigureDPI
+// WithSize returns a copy of the figure with size w×h inches (at DPI
 // for PNG). The copy shares the plots with f. It panics if w or h is not
 // positive and finite.
 func (f *Figure) WithSize(w, h float64) *Figure {
 	if !(w > 0) || !(h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
-		panic(fmt.Sprintf("sgp: figure size %v×%v in must be positive and finite", w, h))
+		panic(fmt.Sprintf("figure: figure size %v×%v in must be positive and finite", w, h))
 	}
 	g := *f
 	g.width, g.height = vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch
@@ -108,7 +109,7 @@ func (f *Figure) String() string {
 	return fmt.Sprintf("Figure(%q, %d panel(s), %.3g×%.3g in)", title, len(f.Panels()), w, h)
 }
 
-// PNG returns the figure as a PNG image of width·FigureDPI × height·FigureDPI
+// PNG returns the figure as a PNG image of width·DPI × height·DPI
 // pixels. It never panics; if rendering fails it returns nil (Encode
 // reports the error).
 func (f *Figure) PNG() []byte {
@@ -149,8 +150,8 @@ func (f *Figure) HTML() string {
 // pixels returns the PNG size in pixels.
 func (f *Figure) pixels() (w, h int) {
 	// The same rounding as vgimg.UseWH.
-	w = int(math.Ceil(f.width.Dots(FigureDPI)))
-	h = int(math.Ceil(f.height.Dots(FigureDPI)))
+	w = int(math.Ceil(f.width.Dots(DPI)))
+	h = int(math.Ceil(f.height.Dots(DPI)))
 	return w, h
 }
 
@@ -162,7 +163,7 @@ func (f *Figure) Encode(format string) (b []byte, err error) {
 	case "png":
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(
 			vgimg.UseWH(f.width, f.height),
-			vgimg.UseDPI(FigureDPI),
+			vgimg.UseDPI(DPI),
 			vgimg.UseBackgroundColor(color.White),
 		)}
 	case "svg":
@@ -170,19 +171,19 @@ func (f *Figure) Encode(format string) (b []byte, err error) {
 	case "pdf":
 		c = vgpdf.New(f.width, f.height)
 	default:
-		return nil, fmt.Errorf("sgp: unknown figure format %q: use png, svg or pdf", format)
+		return nil, fmt.Errorf("figure: unknown figure format %q: use png, svg or pdf", format)
 	}
 	defer func() {
 		// gonum/plot panics on some degenerate input (for example a
 		// non-positive value on a log axis); report it as an error.
 		if r := recover(); r != nil {
-			b, err = nil, fmt.Errorf("sgp: rendering the figure failed: %v", r)
+			b, err = nil, fmt.Errorf("figure: rendering the figure failed: %v", r)
 		}
 	}()
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("sgp: encoding the figure as %s: %w", format, err)
+		return nil, fmt.Errorf("figure: encoding the figure as %s: %w", format, err)
 	}
 	return buf.Bytes(), nil
 }
@@ -231,7 +232,7 @@ func (f *Figure) Save(path string) error {
 	switch ext {
 	case "png", "svg", "pdf":
 	default:
-		return fmt.Errorf("sgp: cannot save figure as %q: the file name must end in .png, .svg or .pdf", path)
+		return fmt.Errorf("figure: cannot save figure as %q: the file name must end in .png, .svg or .pdf", path)
 	}
 	b, err := f.Encode(ext)
 	if err != nil {
@@ -324,7 +325,7 @@ func (b *bottomMarks) Thumbnail(c *draw.Canvas) {
 	c.DrawGlyph(b.style, c.Center())
 }
 
-// PlotFit1D draws the fit of a model with 1-D inputs: the training points,
+// Fit1D draws the fit of a model with 1-D inputs: the training points,
 // the predictive mean, a ±2σ band for noisy observations (latent variance
 // plus σ², the filled semi-transparent region) and the inducing inputs as
 // triangles along the bottom of the plot. The curves are evaluated on a
@@ -332,19 +333,19 @@ func (b *bottomMarks) Thumbnail(c *draw.Canvas) {
 // range on each side. An empty title becomes "Sparse GP fit (m = k)".
 // The default size is 6×4 in.
 //
-// PlotFit1D builds the model if needed but does not fit it. It returns an
+// Fit1D builds the model if needed but does not fit it. It returns an
 // error if the inputs are not *Vectors of dimension 1, or if the model
 // cannot be built or predict.
-func PlotFit1D(m *Model, title string) (*Figure, error) {
+func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 	if m == nil {
-		return nil, errors.New("sgp: PlotFit1D: nil model")
+		return nil, errors.New("figure: Fit1D: nil model")
 	}
-	xv, ok := m.Inputs().(*Vectors)
+	xv, ok := m.Inputs().(*sgp.Vectors)
 	if !ok || xv == nil {
-		return nil, fmt.Errorf("sgp: PlotFit1D needs 1-D inputs of type *Vectors, got %T", m.Inputs())
+		return nil, fmt.Errorf("figure: Fit1D needs 1-D inputs of type *sgp.Vectors, got %T", m.Inputs())
 	}
 	if xv.Dim() != 1 {
-		return nil, fmt.Errorf("sgp: PlotFit1D needs 1-D inputs, got dimension %d", xv.Dim())
+		return nil, fmt.Errorf("figure: Fit1D needs 1-D inputs, got dimension %d", xv.Dim())
 	}
 	ind, err := m.Inducing()
 	if err != nil {
@@ -366,7 +367,7 @@ func PlotFit1D(m *Model, title string) (*Figure, error) {
 	for i := range grid {
 		grid[i] = lo + (hi-lo)*float64(i)/(ng-1)
 	}
-	gx, err := NewVectors(ng, 1, grid)
+	gx, err := sgp.NewVectors(ng, 1, grid)
 	if err != nil {
 		return nil, err
 	}
@@ -445,14 +446,14 @@ func PlotFit1D(m *Model, title string) (*Figure, error) {
 	return newFigure("", figW, figH, []*plot.Plot{p}), nil
 }
 
-// PlotCostRanking draws the exact against the approximate objective
+// CostRanking draws the exact against the approximate objective
 // decrease ΔF of every candidate of cr, as in the cost-ranking figure of
 // Cao et al. (2013): on the left approximate ΔF against exact ΔF with the
 // line y = x; on the right each candidate's rank by approximate ΔF against
 // its rank by exact ΔF (rank 1 is the largest decrease). The figure title
 // names the removed point. A nil or empty ranking gives a valid figure
 // with empty panels marked "(no data)". The default size is 10×4 in.
-func PlotCostRanking(cr *CostRanking) *Figure {
+func CostRanking(cr *sgp.CostRanking) *Figure {
 	left := newPanel("approximate vs exact ΔF", "exact ΔF", "approximate ΔF")
 	right := newPanel("rank by approximate vs rank by exact ΔF", "rank by exact ΔF", "rank by approximate ΔF")
 	title := "Cost ranking: no candidates"
@@ -492,7 +493,7 @@ func PlotCostRanking(cr *CostRanking) *Figure {
 	left.Legend.Add("candidates", sc)
 	left.Legend.Add("y = x", diag)
 
-	re, ra := ranks(fe), ranks(fa)
+	re, ra := sgp.Ranks(fe), sgp.Ranks(fa)
 	rp := make(plotter.XYs, len(fe))
 	for i := range fe {
 		rp[i] = plotter.XY{X: re[i], Y: ra[i]}
@@ -506,38 +507,15 @@ func PlotCostRanking(cr *CostRanking) *Figure {
 	return newFigure(title, figWideW, figWideH, []*plot.Plot{left, right})
 }
 
-// ranks returns the 1-based rank of each value, largest first; ties get
-// the mean of their ranks.
-func ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] > v[idx[b]] })
-	r := make([]float64, len(v))
-	for a := 0; a < len(idx); {
-		b := a + 1
-		for b < len(idx) && v[idx[b]] == v[idx[a]] {
-			b++
-		}
-		mid := float64(a+b+1) / 2 // mean of ranks a+1 … b
-		for c := a; c < b; c++ {
-			r[idx[c]] = mid
-		}
-		a = b
-	}
-	return r
-}
-
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// PlotTrace draws the optimisation trace against the epoch: on top the
-// objective (EpochRecord.Objective, including n/2·log 2π), below its terms
+// Trace draws the optimisation trace against the epoch: on top the
+// objective (sgp.EpochRecord.Objective, including n/2·log 2π), below its terms
 // E_D (data fit), E_C (complexity) and E_V (trace; part of VAR only) from
-// EpochRecord.Parts (see Parts). An empty title becomes "Optimisation
+// sgp.EpochRecord.Parts (see Parts). An empty title becomes "Optimisation
 // trace". An empty trace gives a valid figure with empty panels marked
 // "(no data)". The default size is 6×6 in.
-func PlotTrace(trace []EpochRecord, title string) *Figure {
+func Trace(trace []sgp.EpochRecord, title string) *Figure {
 	if title == "" {
 		title = "Optimisation trace"
 	}
@@ -700,26 +678,26 @@ func legendRoom(p *plot.Plot, ymin, ymax float64, entries int, dataHeight float6
 	p.Y.Max = ymax + span*frac/(1-frac)
 }
 
-// Series is one named curve for PlotCurves: points (X[i], Y[i]).
+// Series is one named curve for Curves: points (X[i], Y[i]).
 type Series struct {
 	Name string
 	X, Y []float64
 }
 
-// PlotCurves draws several named curves (for example SMSE or SNLP against
+// Curves draws several named curves (for example SMSE or SNLP against
 // m or against seconds, one series per method) as lines with markers and a
 // legend. With logX the x axis is logarithmic. Points with a non-finite
 // coordinate, and with logX points with X ≤ 0, are skipped. An empty
 // series list, or series without points, gives a valid figure whose title
 // is marked "(no data)". The default size is 6×4 in.
 //
-// PlotCurves panics if a series has len(X) ≠ len(Y).
-func PlotCurves(title, xlabel, ylabel string, logX bool, series []Series) *Figure {
+// Curves panics if a series has len(X) ≠ len(Y).
+func Curves(title, xlabel, ylabel string, logX bool, series []Series) *Figure {
 	p := newPanel(title, xlabel, ylabel)
 	total := 0
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
-			panic(fmt.Sprintf("sgp: PlotCurves: series %d (%q) has %d X but %d Y values", i, s.Name, len(s.X), len(s.Y)))
+			panic(fmt.Sprintf("figure: Curves: series %d (%q) has %d X but %d Y values", i, s.Name, len(s.X), len(s.Y)))
 		}
 		xy := make(plotter.XYs, 0, len(s.X))
 		for k, x := range s.X {

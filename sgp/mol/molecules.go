@@ -1,4 +1,4 @@
-package sgp
+package mol
 
 import (
 	"encoding/csv"
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cholqr/sgp/sgp"
 )
 
 // Molecules is a regression data set of molecules: their graphs, read from
@@ -19,7 +21,7 @@ type Molecules struct {
 	// Name identifies the data set in messages and reports.
 	Name string
 	// X holds the n molecular graphs (ParseSMILES).
-	X *Graphs
+	X *sgp.Graphs
 	// Y holds the n targets (nil if none were read); Y[i] belongs to X.Graph(i).
 	Y []float64
 	// SMILES holds the n SMILES strings as read.
@@ -35,7 +37,7 @@ func (m *Molecules) Len() int { return len(m.SMILES) }
 // Subset returns the molecules idx in order. The graphs are shared (they
 // are immutable); the slices are new.
 func (m *Molecules) Subset(idx []int) *Molecules {
-	out := &Molecules{Name: m.Name, X: m.X.Subset(idx).(*Graphs), SMILES: make([]string, len(idx)), Lines: make([]int, len(idx))}
+	out := &Molecules{Name: m.Name, X: m.X.Subset(idx).(*sgp.Graphs), SMILES: make([]string, len(idx)), Lines: make([]int, len(idx))}
 	if m.Y != nil {
 		out.Y = make([]float64, len(idx))
 	}
@@ -137,7 +139,7 @@ func readMolecules(r io.Reader, label, name, smilesColumn, targetColumn string, 
 		}
 	}
 	m := &Molecules{Name: name}
-	var graphs []*Graph
+	var graphs []*sgp.Graph
 	bad := &RowErrors{Source: label, What: "line"}
 	row := make(map[string]string, len(header))
 	for {
@@ -186,14 +188,14 @@ func readMolecules(r io.Reader, label, name, smilesColumn, targetColumn string, 
 	if len(graphs) == 0 {
 		return nil, fmt.Errorf("sgp: %s: no molecules (after filtering)", label)
 	}
-	m.X, _ = NewGraphs(graphs) // cannot fail: non-empty, no nil graph
+	m.X, _ = sgp.NewGraphs(graphs) // cannot fail: non-empty, no nil graph
 	return m, nil
 }
 
 // GraphsFromSMILES parses every SMILES string of smiles. If some do not
 // parse it returns a *RowErrors naming each by its 0-based index.
-func GraphsFromSMILES(smiles []string) (*Graphs, error) {
-	graphs := make([]*Graph, len(smiles))
+func GraphsFromSMILES(smiles []string) (*sgp.Graphs, error) {
+	graphs := make([]*sgp.Graph, len(smiles))
 	bad := &RowErrors{Source: "SMILES", What: "row"}
 	for i, s := range smiles {
 		g, err := ParseSMILES(strings.TrimSpace(s))
@@ -205,7 +207,7 @@ func GraphsFromSMILES(smiles []string) (*Graphs, error) {
 	if len(bad.Rows) > 0 {
 		return nil, bad
 	}
-	return NewGraphs(graphs)
+	return sgp.NewGraphs(graphs)
 }
 
 // Thrombin file layout (MoleculeACE CHEMBL204_Ki.csv, see the data

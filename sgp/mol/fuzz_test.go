@@ -1,9 +1,11 @@
-package sgp_test
+package mol_test
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/mol"
 
 	"github.com/cholqr/sgp/sgp"
 )
@@ -20,12 +22,12 @@ func FuzzSMILES(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	benzene, err := sgp.ParseSMILES("c1ccccc1")
+	benzene, err := mol.ParseSMILES("c1ccccc1")
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		g, err := sgp.ParseSMILES(s)
+		g, err := mol.ParseSMILES(s)
 		if err != nil {
 			if len(err.Error()) > 300 {
 				t.Fatalf("error message of %d bytes", len(err.Error()))
