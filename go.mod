@@ -3,6 +3,7 @@ module github.com/cholqr/sgp
 go 1.26
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/peterh/liner v1.2.2
 	github.com/traefik/yaegi v0.16.1
