@@ -4,7 +4,7 @@ import "github.com/cholqr/sgp/sgp/internal/linalg"
 
 // BLAS describes the dense linear-algebra backend in use, e.g.
 // "openblas 0.3.21 Haswell (runtime, /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0)"
-// or "go (gonum)". The environment variable SGP_BLAS chooses it: auto (the
+// or "go (vek GEMM, blocked)". The environment variable SGP_BLAS chooses it: auto (the
 // default: OpenBLAS when its shared library is installed, e.g. Debian's
 // libopenblas0, else pure Go), openblas (an error if it cannot be loaded)
 // or go. OpenBLAS is opened at run time; no build flag is needed.

@@ -10,12 +10,12 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// testBackends returns gonum and, when its library loads, OpenBLAS. With
+// testBackends returns gonum, the pure-Go backend and, when its library loads, OpenBLAS. With
 // SGP_BLAS=openblas set (as CI does for its OpenBLAS run) a missing
 // library fails the test instead of skipping that backend.
 func testBackends(t *testing.T) []*backend {
 	t.Helper()
-	out := []*backend{gonumBackend()}
+	out := []*backend{gonumBackend(), goBackend()}
 	ob, err := loadOpenBLAS(openblasNames())
 	switch {
 	case err == nil:
@@ -56,7 +56,7 @@ func TestBackendsAgree(t *testing.T) {
 	bes := testBackends(t)
 	rng := rand.New(rand.NewPCG(3, 3))
 	const sentinel = 12345.0
-	shapes := [][3]int{{0, 0, 0}, {0, 3, 2}, {3, 0, 2}, {3, 2, 0}, {1, 1, 1}, {7, 5, 3}, {13, 1, 9}, {33, 65, 17}, {129, 31, 257}}
+	shapes := [][3]int{{0, 0, 0}, {0, 3, 2}, {3, 0, 2}, {3, 2, 0}, {1, 1, 1}, {7, 5, 3}, {13, 1, 9}, {33, 65, 17}, {129, 31, 257}, {70, 150, 5}, {3, 600, 7}}
 	for _, sh := range shapes {
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, ta := range []bool{false, true} {
@@ -160,7 +160,7 @@ func TestBackendsAgree(t *testing.T) {
 	}
 }
 
-// TestSelect checks SGP_BLAS: go forces gonum, openblas with a library that
+// TestSelect checks SGP_BLAS: go forces pure Go, openblas with a library that
 // cannot be loaded is an error naming the library (never a silent
 // fallback), auto falls back, and an unknown value is an error.
 func TestSelect(t *testing.T) {
@@ -168,7 +168,7 @@ func TestSelect(t *testing.T) {
 	bad := []string{"libsgp-no-such-openblas.so.0"}
 	for _, mode := range []string{"go", "GO", "gonum"} {
 		b, err := selectBackend(mode, openblasNames())
-		if err != nil || b.name != "go (gonum)" {
+		if err != nil || b.name != goBackend().name {
 			t.Fatalf("SGP_BLAS=%s: %v, %v", mode, b, err)
 		}
 	}
@@ -181,7 +181,7 @@ func TestSelect(t *testing.T) {
 	}
 	for _, mode := range []string{"", "auto"} {
 		b, err := selectBackend(mode, bad)
-		if err != nil || b.name != "go (gonum)" {
+		if err != nil || b.name != goBackend().name {
 			t.Fatalf("SGP_BLAS=%q without OpenBLAS: %v, %v", mode, b, err)
 		}
 	}

@@ -4,13 +4,14 @@
 //
 // Two backends implement the same three CBLAS-shaped primitives (dgemm,
 // dsyrk, dtrsm; see backend): OpenBLAS, opened at run time with dlopen
-// through github.com/ebitengine/purego (no cgo, no build tag), and gonum's
-// pure-Go BLAS. The environment variable SGP_BLAS picks one:
+// through github.com/ebitengine/purego (no cgo, no build tag), and a pure-Go
+// backend in which every operation is a blocked GEMM on vek's SIMD kernel
+// (gonum.go). The environment variable SGP_BLAS picks one:
 //
 //	SGP_BLAS=auto      OpenBLAS when its shared library is installed
-//	                   (Debian: libopenblas0), else gonum (the default)
+//	                   (Debian: libopenblas0), else pure Go (the default)
 //	SGP_BLAS=openblas  OpenBLAS, and an error if it cannot be loaded
-//	SGP_BLAS=go        gonum
+//	SGP_BLAS=go        pure Go
 //
 // The choice is made once, on first use. Both run single-threaded per call
 // and the calls are split over goroutines (see split), so the results do
@@ -28,7 +29,7 @@ import (
 // backend is one implementation of the row-major level-3 primitives, all
 // with α = 1 (and β = 0 for dgemm and dsyrk).
 type backend struct {
-	name string // e.g. "openblas 0.3.21 (runtime, libopenblas.so.0)" or "go (gonum)"
+	name string // e.g. "openblas 0.3.21 (runtime, libopenblas.so.0)" or "go (vek GEMM, blocked)"
 	// dgemm sets C (m×n) ← op(A)·op(B), op(A) m×k, op(B) k×n.
 	dgemm func(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int)
 	// dsyrk sets the upper triangle of C (m×m) ← A·Aᵀ for A m×k.

@@ -26,16 +26,16 @@ func openblasNames() []string {
 
 // selectBackend returns the backend for the value of SGP_BLAS, trying the
 // library names in order for OpenBLAS. An explicit "openblas" that cannot
-// be loaded is an error; "auto" (or empty) falls back to gonum.
+// be loaded is an error; "auto" (or empty) falls back to pure Go.
 func selectBackend(mode string, names []string) (*backend, error) {
 	switch strings.ToLower(strings.TrimSpace(mode)) {
 	case "go", "gonum":
-		return gonumBackend(), nil
+		return goBackend(), nil
 	case "", "auto":
 		if b, err := loadOpenBLAS(names); err == nil {
 			return b, nil
 		}
-		return gonumBackend(), nil
+		return goBackend(), nil
 	case "openblas":
 		b, err := loadOpenBLAS(names)
 		if err != nil {
