@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/cholqr/sgp/sgp/sgp"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"BLAS":                             reflect.ValueOf(sgp.BLAS),
 		"BondAromatic":                     reflect.ValueOf(constant.MakeFromLiteral("5", token.INT, 0)),
 		"BondDouble":                       reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
 		"BondQuadruple":                    reflect.ValueOf(constant.MakeFromLiteral("4", token.INT, 0)),

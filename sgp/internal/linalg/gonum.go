@@ -22,14 +22,30 @@ const (
 	syrkBlock = 128
 )
 
+// smallWork is the flop count (m·n·k) below which an operation goes to
+// gonum directly: packing panels does not pay for small matrices, and
+// small problems then round exactly as gonum does.
+const smallWork = 1 << 16
+
 // goBackend is the pure-Go backend.
 func goBackend() *backend {
+	ref := gonumBackend()
 	return &backend{
 		name: "go (vek GEMM, blocked)",
 		dgemm: func(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+			if m*n*k < smallWork {
+				ref.dgemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+				return
+			}
 			goGemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, false)
 		},
-		dsyrk: goSyrk,
+		dsyrk: func(m, k int, a []float64, lda int, c []float64, ldc int) {
+			if m*m*k < smallWork {
+				ref.dsyrk(m, k, a, lda, c, ldc)
+				return
+			}
+			goSyrk(m, k, a, lda, c, ldc)
+		},
 		dtrsm: goTrsm,
 	}
 }
