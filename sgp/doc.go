@@ -64,4 +64,47 @@
 // (the hyperparameters change) and the difference between the updated and
 // the rebuilt objective is reported as drift. Parallel reductions sum in a
 // fixed order, so results do not depend on scheduling.
+//
+// # Scaling out: the factor state partitioned by rows
+//
+// (This section describes a design, not code in this package.) Every
+// large object of the factorisation is indexed by data point, so the
+// state splits by rows across P machines, each holding n/P points:
+//
+//   - per machine, rows in its range: the inputs X and targets y, the
+//     residual variances d (diag(K − GGᵀ)), the rows of G (n × t, with
+//     t = k + z pivots) and the data rows of Q (the thin QR factor of
+//     [G_k; σI], Cao et al. 2013 §3), and a block of the candidates;
+//   - replicated on every machine, O((k+z)²) numbers: the pivot order
+//     perm, the t×t Gram matrix A = GᵀG, the triangular R, the σI rows of
+//     Q (k × k), the vectors a = Qᵀy and b, and the hyperparameters.
+//
+// A swap (Swap in swap.go, Cao et al. 2013 §3.2 and §4) then needs only a
+// few reductions of length O(k + z), never an exchange of rows:
+//
+//  1. Removing a pivot is a chain of adjacent transpositions. Each needs
+//     the rotation (c, s) built from the two entries G[p, l], G[p, l+1] of
+//     one row p: its owner broadcasts the two numbers, every machine
+//     rotates its own rows of G and Q, and the replicated A, R, a, b are
+//     updated identically everywhere (their rotations use only replicated
+//     data).
+//  2. Scoring the candidates (score.go) is local: each machine scores its
+//     rows from its rows of G, Q and d and the replicated quantities,
+//     then one all-reduce of (score, index) pairs by arg max picks the
+//     best.
+//  3. Adding the chosen point j (appendPivot in factor.go): its owner
+//     broadcasts x_j and the row G[j, :] (O(d + t) numbers); every machine
+//     computes the kernel column on its rows and its part of the new G
+//     column and of d; the new column of A = GᵀG and the new column of
+//     Qᵀ·(column) for the QR update are one all-reduce of length t + k;
+//     the clamp check (no residual below tolerance) is an all-reduce of
+//     one boolean.
+//  4. The objective (Parts in factor.go) needs yᵀy, the trace of the
+//     residual and the data fit: an all-reduce of a few scalars.
+//
+// A swap therefore costs O(n(k+z)/P) local work and about five
+// all-reduces of at most k + z + 2 numbers. The gradient phase splits the
+// same way: each machine forms its K_mn block and its part of the m×m
+// products K_mn·K_nm (objective.go), which are summed by one all-reduce of
+// m² numbers per evaluation.
 package sgp

@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/cholqr/sgp/sgp/sgp"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"BLAS":                             reflect.ValueOf(sgp.BLAS),
 		"CGBudget":                         reflect.ValueOf(constant.MakeFromLiteral("\"budget\"", token.STRING, 0)),
 		"CGCancelled":                      reflect.ValueOf(constant.MakeFromLiteral("\"cancelled\"", token.STRING, 0)),
 		"CGConverged":                      reflect.ValueOf(constant.MakeFromLiteral("\"converged\"", token.STRING, 0)),

@@ -2,20 +2,67 @@
 // cost of the gradient phase: C ← AᵀA (Syrk), B ← L⁻¹B (TrsmLower) and
 // C ← AᵀB (GemmTN), on row-major matrices.
 //
-// The default build uses gonum's pure-Go BLAS, split over the cores. With
-// the build tag openblas and the OpenBLAS library installed (Debian:
-// libopenblas-dev) the same calls go to OpenBLAS through cgo, which is
-// about ten times faster on AVX2 machines (measured: C ← AᵀB with
-// 10000×512 A and 512×512 B, 0.64 s with gonum, 0.077 s with OpenBLAS).
+// Two backends implement the same three CBLAS-shaped primitives (dgemm,
+// dsyrk, dtrsm; see backend): OpenBLAS, opened at run time with dlopen
+// through github.com/ebitengine/purego (no cgo, no build tag), and a pure-Go
+// backend in which every operation is a blocked GEMM on vek's SIMD kernel
+// (gonum.go). The environment variable SGP_BLAS picks one:
+//
+//	SGP_BLAS=auto      OpenBLAS when its shared library is installed
+//	                   (Debian: libopenblas0), else pure Go (the default)
+//	SGP_BLAS=openblas  OpenBLAS, and an error if it cannot be loaded
+//	SGP_BLAS=go        pure Go
+//
+// The choice is made once, on first use. Both run single-threaded per call
+// and the calls are split over goroutines (see split), so the results do
+// not depend on the backend's own threading.
 package linalg
 
 import (
+	"os"
 	"runtime"
 	"sync"
+
+	"gonum.org/v1/gonum/blas"
 )
 
-// Backend names the implementation in use: "gonum" or "openblas".
-func Backend() string { return backend }
+// backend is one implementation of the row-major level-3 primitives, all
+// with α = 1 (and β = 0 for dgemm and dsyrk).
+type backend struct {
+	name string // e.g. "openblas 0.3.21 (runtime, libopenblas.so.0)" or "go (vek GEMM, blocked)"
+	// dgemm sets C (m×n) ← op(A)·op(B), op(A) m×k, op(B) k×n.
+	dgemm func(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int)
+	// dsyrk sets the upper triangle of C (m×m) ← A·Aᵀ for A m×k.
+	dsyrk func(m, k int, a []float64, lda int, c []float64, ldc int)
+	// dtrsm sets B ← op(A)⁻¹B (left) or B·op(A)⁻¹ (right), B m×n, A
+	// triangular with a non-unit diagonal.
+	dtrsm func(side blas.Side, uplo blas.Uplo, trans blas.Transpose, m, n int, a []float64, lda int, b []float64, ldb int)
+}
+
+// active is the backend chosen by SGP_BLAS, selected once on first use.
+var active = sync.OnceValues(func() (*backend, error) { return selectBackend(os.Getenv("SGP_BLAS"), openblasNames()) })
+
+// Backend describes the backend in use, or returns the error that keeps
+// the backend asked for in SGP_BLAS from loading.
+func Backend() (string, error) {
+	b, err := active()
+	if err != nil {
+		return "", err
+	}
+	return b.name, nil
+}
+
+// cur is the backend in use. A backend the user asked for by name that
+// cannot be loaded is a configuration error, not a condition to recover
+// from silently: the kernels panic with its message (callers that want to
+// report it check Backend first).
+func cur() *backend {
+	b, err := active()
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 // split runs fn on column ranges of [0, n) concurrently.
 func split(n int, fn func(lo, hi int)) {
@@ -49,7 +96,9 @@ func splitMin(n, minPer int, fn func(lo, hi int)) {
 // a with row stride lda. The columns are taken in fixed chunks whose
 // products are summed in order, so the result does not depend on the
 // number of cores or the scheduling.
-func SyrkT(m, n int, a []float64, lda int, c []float64) {
+func SyrkT(m, n int, a []float64, lda int, c []float64) { cur().syrkT(m, n, a, lda, c) }
+
+func (be *backend) syrkT(m, n int, a []float64, lda int, c []float64) {
 	if m == 0 {
 		return
 	}
@@ -61,7 +110,7 @@ func SyrkT(m, n int, a []float64, lda int, c []float64) {
 			c0, c1 := p*chunk, min(n, (p+1)*chunk)
 			part := make([]float64, m*m)
 			if c1 > c0 {
-				syrkRaw(m, c1-c0, a[c0:], lda, part)
+				be.dsyrk(m, c1-c0, a[c0:], lda, part, m)
 			}
 			parts[p] = part
 		}
@@ -82,4 +131,60 @@ func symmetrize(m int, c []float64) {
 			c[i*m+j] = c[j*m+i]
 		}
 	}
+}
+
+// TrsmLower sets B ← L⁻¹B for the lower-triangular m×m matrix l (row
+// stride m) and the row-major m×n matrix b (row stride ldb).
+func TrsmLower(m, n int, l []float64, b []float64, ldb int) { cur().trsmLower(m, n, l, b, ldb) }
+
+func (be *backend) trsmLower(m, n int, l []float64, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	split(n, func(lo, hi int) {
+		be.dtrsm(blas.Left, blas.Lower, blas.NoTrans, m, hi-lo, l, m, b[lo:], ldb)
+	})
+}
+
+// GemmTN sets C ← AᵀB with A k×m (stride lda), B k×n (stride ldb) and C m×n
+// (stride ldc), all row-major.
+func GemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	cur().gemmTN(m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+func (be *backend) gemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	split(n, func(lo, hi int) {
+		be.dgemm(true, false, m, hi-lo, k, a, lda, b[lo:], ldb, c[lo:], ldc)
+	})
+}
+
+// GemmNT sets C ← A·Bᵀ with A m×k (stride lda), B n×k (stride ldb) and C
+// m×n (stride ldc), all row-major.
+func GemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	cur().gemmNT(m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+func (be *backend) gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	split(m, func(lo, hi int) {
+		be.dgemm(false, true, hi-lo, n, k, a[lo*lda:], lda, b, ldb, c[lo*ldc:], ldc)
+	})
+}
+
+// Trsm sets B ← op(A)⁻¹B (side Left) or B ← B·op(A)⁻¹ (side Right) for the
+// triangular matrix a (row stride lda) and the row-major m×n matrix b.
+func Trsm(side blas.Side, uplo blas.Uplo, trans blas.Transpose, m, n int, a []float64, lda int, b []float64, ldb int) {
+	cur().trsm(side, uplo, trans, m, n, a, lda, b, ldb)
+}
+
+func (be *backend) trsm(side blas.Side, uplo blas.Uplo, trans blas.Transpose, m, n int, a []float64, lda int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	be.dtrsm(side, uplo, trans, m, n, a, lda, b, ldb)
 }

@@ -11,15 +11,22 @@ import (
 // TestKernels checks each kernel against a triple loop.
 func TestKernels(t *testing.T) {
 	t.Parallel()
+	for _, be := range testBackends(t) {
+		testKernels(t, be)
+	}
+}
+
+func testKernels(t *testing.T, be *backend) {
+	backend := be.name
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, sz := range [][2]int{{1, 1}, {3, 700}, {17, 1100}, {40, 33}} {
+	for _, sz := range [][2]int{{1, 1}, {3, 700}, {17, 1100}, {40, 33}, {5, 2049}} {
 		m, n := sz[0], sz[1]
 		a := make([]float64, m*n)
 		for i := range a {
 			a[i] = rng.NormFloat64()
 		}
 		c := make([]float64, m*m)
-		SyrkT(m, n, a, n, c)
+		be.syrkT(m, n, a, n, c)
 		for i := 0; i < m; i++ {
 			for j := 0; j < m; j++ {
 				var s float64
@@ -39,7 +46,7 @@ func TestKernels(t *testing.T) {
 			l[i*m+i] = 1 + rng.Float64()
 		}
 		b := append([]float64(nil), a...)
-		TrsmLower(m, n, l, b, n)
+		be.trsmLower(m, n, l, b, n)
 		for p := 0; p < n; p++ {
 			for i := 0; i < m; i++ {
 				var s float64
@@ -53,7 +60,7 @@ func TestKernels(t *testing.T) {
 		}
 		// C (m×n) = AᵀB with A m×m (k=m), B = a (m×n).
 		out := make([]float64, m*n)
-		GemmTN(m, n, m, l, m, a, n, out, n)
+		be.gemmTN(m, n, m, l, m, a, n, out, n)
 		for i := 0; i < m; i++ {
 			for p := 0; p < n; p++ {
 				var s float64
@@ -67,7 +74,7 @@ func TestKernels(t *testing.T) {
 		}
 		// C (m×m) = A·Bᵀ with A = a (m×n), B = a (m×n): the Gram matrix.
 		gram := make([]float64, m*m)
-		GemmNT(m, m, n, a, n, a, n, gram, m)
+		be.gemmNT(m, m, n, a, n, a, n, gram, m)
 		for i := range gram {
 			if math.Abs(gram[i]-c[i]) > 1e-9*math.Max(1, math.Abs(c[i])) {
 				t.Fatalf("%s GemmNT m=%d n=%d entry %d: %g, want %g", backend, m, n, i, gram[i], c[i])
@@ -79,6 +86,13 @@ func TestKernels(t *testing.T) {
 // TestTrsm checks every side/uplo/transpose combination by multiplying back.
 func TestTrsm(t *testing.T) {
 	t.Parallel()
+	for _, be := range testBackends(t) {
+		testTrsm(t, be)
+	}
+}
+
+func testTrsm(t *testing.T, be *backend) {
+	backend := be.name
 	rng := rand.New(rand.NewPCG(2, 2))
 	const m, n = 7, 5
 	for _, side := range []blas.Side{blas.Left, blas.Right} {
@@ -108,7 +122,7 @@ func TestTrsm(t *testing.T) {
 					b[i] = rng.NormFloat64()
 				}
 				x := append([]float64(nil), b...)
-				Trsm(side, uplo, tr, m, n, a, na, x, n)
+				be.trsm(side, uplo, tr, m, n, a, na, x, n)
 				for i := 0; i < m; i++ {
 					for j := 0; j < n; j++ {
 						var s float64

@@ -1,84 +1,141 @@
-//go:build openblas
+//go:build linux || darwin || freebsd
 
 package linalg
 
-/*
-#cgo LDFLAGS: -lopenblas
-#include <cblas.h>
-void openblas_set_num_threads(int num_threads);
-*/
-import "C"
-
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"unsafe"
 
+	"github.com/ebitengine/purego"
 	"gonum.org/v1/gonum/blas"
 )
 
-const backend = "openblas"
+// CBLAS enumeration values (cblas.h).
+const (
+	cblasRowMajor = 101
+	cblasNoTrans  = 111
+	cblasTrans    = 112
+	cblasUpper    = 121
+	cblasLower    = 122
+	cblasNonUnit  = 131
+	cblasLeft     = 141
+	cblasRight    = 142
+)
 
-// OpenBLAS runs single-threaded and the calls are split over goroutines:
-// its own worker threads spin while waiting for work, which on a small
-// machine takes the cores away from the Go code (kernel evaluations) that
-// runs between BLAS calls.
-func init() { C.openblas_set_num_threads(1) }
-
-func ptr(x []float64) *C.double { return (*C.double)(unsafe.Pointer(&x[0])) }
-
-// syrkRaw sets the upper triangle of c (m×m) to A·Aᵀ for the row-major
-// m×n matrix a with row stride lda.
-func syrkRaw(m, n int, a []float64, lda int, c []float64) {
-	C.cblas_dsyrk(C.CblasRowMajor, C.CblasUpper, C.CblasNoTrans, C.blasint(m), C.blasint(n), 1, ptr(a), C.blasint(lda), 0, ptr(c), C.blasint(m))
+// loadOpenBLAS opens the first library of names that loads and exports the
+// CBLAS routines used here, binds them, and sets OpenBLAS to one thread:
+// the calls are split over goroutines instead, because OpenBLAS's own
+// worker threads spin while waiting for work and, on a small machine, take
+// the cores from the Go code (kernel evaluations) that runs between calls.
+func loadOpenBLAS(names []string) (*backend, error) {
+	var errs []error
+	for _, name := range names {
+		b, err := openOne(name)
+		if err == nil {
+			return b, nil
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return nil, errors.New("no OpenBLAS library name to try")
+	}
+	return nil, fmt.Errorf("cannot load OpenBLAS: %w", errors.Join(errs...))
 }
 
-// TrsmLower sets B ← L⁻¹B for the lower-triangular m×m matrix l (row
-// stride m) and the row-major m×n matrix b (row stride ldb).
-func TrsmLower(m, n int, l []float64, b []float64, ldb int) {
-	if m == 0 || n == 0 {
-		return
+func openOne(name string) (_ *backend, err error) {
+	lib, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	split(n, func(lo, hi int) {
-		C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, C.CblasNoTrans, C.CblasNonUnit, C.blasint(m), C.blasint(hi-lo), 1, ptr(l), C.blasint(m), ptr(b[lo:]), C.blasint(ldb))
-	})
-}
+	defer func() {
+		if err != nil {
+			purego.Dlclose(lib)
+		}
+	}()
+	for _, sym := range []string{"cblas_dgemm", "cblas_dsyrk", "cblas_dtrsm", "openblas_set_num_threads"} {
+		if _, e := purego.Dlsym(lib, sym); e != nil {
+			return nil, fmt.Errorf("%s: no symbol %s", name, sym)
+		}
+	}
+	var (
+		gemm       func(order, ta, tb, m, n, k int32, alpha float64, a *float64, lda int32, b *float64, ldb int32, beta float64, c *float64, ldc int32)
+		syrk       func(order, uplo, trans, n, k int32, alpha float64, a *float64, lda int32, beta float64, c *float64, ldc int32)
+		trsm       func(order, side, uplo, trans, diag, m, n int32, alpha float64, a *float64, lda int32, b *float64, ldb int32)
+		setThreads func(n int32)
+	)
+	purego.RegisterLibFunc(&gemm, lib, "cblas_dgemm")
+	purego.RegisterLibFunc(&syrk, lib, "cblas_dsyrk")
+	purego.RegisterLibFunc(&trsm, lib, "cblas_dtrsm")
+	purego.RegisterLibFunc(&setThreads, lib, "openblas_set_num_threads")
+	setThreads(1)
 
-// GemmTN sets C ← AᵀB with A k×m (stride lda), B k×n (stride ldb) and C m×n
-// (stride ldc), all row-major.
-func GemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-	if m == 0 || n == 0 {
-		return
+	version := "openblas"
+	if _, e := purego.Dlsym(lib, "openblas_get_config"); e == nil {
+		var config func() string
+		purego.RegisterLibFunc(&config, lib, "openblas_get_config")
+		// e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"
+		if f := strings.Fields(config()); len(f) >= 2 && strings.EqualFold(f[0], "OpenBLAS") {
+			version += " " + f[1]
+		}
 	}
-	split(n, func(lo, hi int) {
-		C.cblas_dgemm(C.CblasRowMajor, C.CblasTrans, C.CblasNoTrans, C.blasint(m), C.blasint(hi-lo), C.blasint(k), 1, ptr(a), C.blasint(lda), ptr(b[lo:]), C.blasint(ldb), 0, ptr(c[lo:]), C.blasint(ldc))
-	})
-}
-
-// GemmNT sets C ← A·Bᵀ with A m×k (stride lda), B n×k (stride ldb) and C
-// m×n (stride ldc), all row-major.
-func GemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-	if m == 0 || n == 0 {
-		return
+	if _, e := purego.Dlsym(lib, "openblas_get_corename"); e == nil {
+		var core func() string
+		purego.RegisterLibFunc(&core, lib, "openblas_get_corename")
+		if c := strings.TrimSpace(core()); c != "" {
+			version += " " + c
+		}
 	}
-	split(m, func(lo, hi int) {
-		C.cblas_dgemm(C.CblasRowMajor, C.CblasNoTrans, C.CblasTrans, C.blasint(hi-lo), C.blasint(n), C.blasint(k), 1, ptr(a[lo*lda:]), C.blasint(lda), ptr(b), C.blasint(ldb), 0, ptr(c[lo*ldc:]), C.blasint(ldc))
-	})
-}
-
-// Trsm sets B ← op(A)⁻¹B (side Left) or B ← B·op(A)⁻¹ (side Right) for the
-// triangular matrix a (row stride lda) and the row-major m×n matrix b.
-func Trsm(side blas.Side, uplo blas.Uplo, trans blas.Transpose, m, n int, a []float64, lda int, b []float64, ldb int) {
-	if m == 0 || n == 0 {
-		return
+	// Zero-size calls return before reaching the library, so &x[0] exists.
+	p := func(x []float64) *float64 { return unsafe.SliceData(x) }
+	tr := func(t bool) int32 {
+		if t {
+			return cblasTrans
+		}
+		return cblasNoTrans
 	}
-	cs, cu, ct := C.enum_CBLAS_SIDE(C.CblasLeft), C.enum_CBLAS_UPLO(C.CblasLower), C.enum_CBLAS_TRANSPOSE(C.CblasNoTrans)
-	if side == blas.Right {
-		cs = C.CblasRight
-	}
-	if uplo == blas.Upper {
-		cu = C.CblasUpper
-	}
-	if trans != blas.NoTrans {
-		ct = C.CblasTrans
-	}
-	C.cblas_dtrsm(C.CblasRowMajor, cs, cu, ct, C.CblasNonUnit, C.blasint(m), C.blasint(n), 1, ptr(a), C.blasint(lda), ptr(b), C.blasint(ldb))
+	return &backend{
+		name: fmt.Sprintf("%s (runtime, %s)", version, name),
+		dgemm: func(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+			if m == 0 || n == 0 {
+				return
+			}
+			if k == 0 {
+				for i := 0; i < m; i++ {
+					clear(c[i*ldc : i*ldc+n])
+				}
+				return
+			}
+			gemm(cblasRowMajor, tr(ta), tr(tb), int32(m), int32(n), int32(k), 1, p(a), int32(lda), p(b), int32(ldb), 0, p(c), int32(ldc))
+		},
+		dsyrk: func(m, k int, a []float64, lda int, c []float64, ldc int) {
+			if m == 0 {
+				return
+			}
+			if k == 0 {
+				for i := 0; i < m; i++ {
+					clear(c[i*ldc+i : i*ldc+m])
+				}
+				return
+			}
+			syrk(cblasRowMajor, cblasUpper, cblasNoTrans, int32(m), int32(k), 1, p(a), int32(lda), 0, p(c), int32(ldc))
+		},
+		dtrsm: func(side blas.Side, uplo blas.Uplo, trans blas.Transpose, m, n int, a []float64, lda int, b []float64, ldb int) {
+			if m == 0 || n == 0 {
+				return
+			}
+			s, u, t := int32(cblasLeft), int32(cblasLower), int32(cblasNoTrans)
+			if side == blas.Right {
+				s = cblasRight
+			}
+			if uplo == blas.Upper {
+				u = cblasUpper
+			}
+			if trans != blas.NoTrans {
+				t = cblasTrans
+			}
+			trsm(cblasRowMajor, s, u, t, cblasNonUnit, int32(m), int32(n), 1, p(a), int32(lda), p(b), int32(ldb))
+		},
+	}, nil
 }
