@@ -13,7 +13,7 @@ import (
 	// The kernel: importing it makes go test's cache depend on its code
 	// (and on sgp and the symbol tables), which the notebooks run through
 	// a binary built below, out of the cache's sight.
-	_ "github.com/cholqr/sgp/repl"
+	_ "github.com/cholqr/sgp/repl/jupyter"
 )
 
 // jupyter is Debian's Jupyter command. Its scripts run /usr/bin/python3;

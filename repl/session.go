@@ -324,13 +324,13 @@ type CellError struct {
 
 func (e *CellError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.message())
+		return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Message())
 	}
-	return e.message()
+	return e.Message()
 }
 
-// message is the error without its position.
-func (e *CellError) message() string {
+// Message is the error without its position.
+func (e *CellError) Message() string {
 	if e.Panicked {
 		return "panic: " + e.Msg
 	}

@@ -1,7 +1,7 @@
 // Command sgprepl fits sparse Gaussian-process regression models by CholQR
 // (Cao et al., NIPS 2013) from the command line, and runs Go interactively
 // with the sgp library loaded. Run "sgprepl help" for the subcommands; the
-// work is done by package repl.
+// work is done by package cmd/sgprepl/internal/cli.
 package main
 
 import (
@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/cholqr/sgp/repl"
+	"github.com/cholqr/sgp/cmd/sgprepl/internal/cli"
 )
 
 func main() { os.Exit(run()) }
@@ -24,10 +24,10 @@ func main() { os.Exit(run()) }
 func run() int {
 	args := os.Args[1:]
 	if len(args) == 0 {
-		return repl.Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
+		return cli.Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	return repl.Main(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	return cli.Main(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 }

@@ -19,7 +19,7 @@ import (
 	"testing"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite jupyter_docs_gen.go from the sgp, sgp/figure and sgp/mol sources")
+var updateDocs = flag.Bool("update-docs", false, "rewrite inspect_docs_gen.go from the sgp, sgp/figure and sgp/mol sources")
 
 // documented lists the packages whose doc comments the kernel's inspect
 // shows: directory and import path.
@@ -30,7 +30,7 @@ var documented = [][2]string{
 }
 
 // docsFile is the generated table of sgp doc comments.
-const docsFile = "jupyter_docs_gen.go"
+const docsFile = "inspect_docs_gen.go"
 
 // TestSGPDocsUpToDate checks that the doc table the kernel's inspect
 // shows matches the sgp sources; -update-docs (go generate ./repl)
@@ -58,7 +58,7 @@ func TestSGPDocsUpToDate(t *testing.T) {
 // maxDocDecl bounds the declaration printed for a type, var or const.
 const maxDocDecl = 3000
 
-// generateDocs returns the source of jupyter_docs_gen.go: for each
+// generateDocs returns the source of inspect_docs_gen.go: for each
 // package (directory, import path), the doc comments of its exported
 // names, with their declarations, keyed "Name" and "Type.Method".
 func generateDocs(pkgs [][2]string) ([]byte, error) {

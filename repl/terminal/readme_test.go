@@ -1,4 +1,4 @@
-package repl
+package terminal
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // walkthrough markers.
 func readmeWalkthrough(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +35,9 @@ func TestReadmeWalkthrough(t *testing.T) {
 	t.Setenv("SGPREPL_OUT", figs)
 	code := readmeWalkthrough(t)
 	var out, errOut bytes.Buffer
-	status := Main(context.Background(), nil, strings.NewReader(code), &out, &errOut)
-	if status != 0 || errOut.Len() > 0 {
-		t.Fatalf("the walkthrough failed: exit %d, stderr:\n%s\nstdout:\n%s", status, errOut.String(), out.String())
+	err := Interactive(context.Background(), Streams{Stdin: strings.NewReader(code), Stdout: &out, Stderr: &errOut})
+	if err != nil || errOut.Len() > 0 {
+		t.Fatalf("the walkthrough failed: %v, stderr:\n%s\nstdout:\n%s", err, errOut.String(), out.String())
 	}
 	stdout := out.String()
 	for _, want := range []string{

@@ -1,4 +1,4 @@
-package repl
+package terminal
 
 import (
 	"bytes"
@@ -21,9 +21,9 @@ func buildREPL(t *testing.T) string {
 		t.Skip("the go command is not on PATH; cannot build sgprepl")
 	}
 	bin := filepath.Join(t.TempDir(), "sgprepl")
-	cmd := exec.Command(goTool, "build", "-o", bin, "../cmd/sgprepl")
+	cmd := exec.Command(goTool, "build", "-o", bin, "../../cmd/sgprepl")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ../cmd/sgprepl: %v\n%s", err, out)
+		t.Fatalf("go build ../../cmd/sgprepl: %v\n%s", err, out)
 	}
 	return bin
 }
@@ -246,9 +246,8 @@ func TestInteractivePiped(t *testing.T) {
 		"y",
 	}, "\n")
 	var out, errOut bytes.Buffer
-	code := Main(context.Background(), nil, strings.NewReader(in), &out, &errOut)
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
+	if err := Interactive(context.Background(), Streams{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errOut}); err != nil {
+		t.Fatalf("error %v, stderr:\n%s", err, errOut.String())
 	}
 	for _, want := range []string{"42\n", "01\n", "x            int", "Commands:", "Figure(", "figure saved: ", "\n7\n"} {
 		if !strings.Contains(out.String(), want) {

@@ -24,9 +24,9 @@ var displayDocs = map[string]string{
 	"HTML": "func HTML(s string)\n\nHTML shows an HTML fragment.",
 }
 
-// inspectText returns the documentation of the name at byte offset cursor
+// Inspect returns the documentation of the name at byte offset cursor
 // of code, or "" if there is none.
-func (s *Session) inspectText(code string, cursor int) string {
+func (s *Session) Inspect(code string, cursor int) string {
 	path := nameAt(code, cursor)
 	if len(path) == 0 {
 		return ""

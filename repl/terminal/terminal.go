@@ -1,4 +1,4 @@
-package repl
+package terminal
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cholqr/sgp/repl"
 
 	"github.com/peterh/liner"
 
@@ -101,7 +103,7 @@ func historyPath() string {
 	return filepath.Join(dir, "sgp", "sgprepl_history")
 }
 
-func newLinerReader(s *Session) *linerReader {
+func newLinerReader(s *repl.Session) *linerReader {
 	l := liner.NewLiner()
 	l.SetCtrlCAborts(true)
 	l.SetMultiLineMode(true)
@@ -173,10 +175,16 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// Streams are the standard streams of a front end.
+type Streams struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
 // terminal is the interactive REPL.
 type terminal struct {
-	e      *env
-	s      *Session
+	e      Streams
+	s      *repl.Session
 	tty    bool // stdout is a terminal: progress bar and inline images possible
 	figs   *figureSaver
 	inline string // "", "kitty" or "iterm"
@@ -188,30 +196,30 @@ type terminal struct {
 	cancel   context.CancelFunc
 }
 
-// interactive runs the terminal REPL, which sgprepl starts when it is
+// Interactive runs the terminal REPL, which sgprepl starts when it is
 // given no arguments. On a terminal it edits lines with history and
 // completion; otherwise it reads cells from stdin without prompts. Ctrl-C
 // stops the running cell, never the REPL; cancelling ctx ends the REPL.
-func interactive(ctx context.Context, e *env) int {
+func Interactive(ctx context.Context, e Streams) error {
 	t := &terminal{e: e, figs: newFigureSaver()}
-	f, isFile := e.stdin.(*os.File)
+	f, isFile := e.Stdin.(*os.File)
 	_, modeErr := liner.TerminalMode()
 	useLiner := isFile && f == os.Stdin && modeErr == nil && liner.TerminalSupported() && isTerminal(os.Stdout)
-	if out, ok := e.stdout.(*os.File); ok && isTerminal(out) {
+	if out, ok := e.Stdout.(*os.File); ok && isTerminal(out) {
 		t.tty = true
 	}
 	t.inline = detectInline(os.Getenv)
 
-	s, err := New(Options{
-		Stdout:    lockedWriter{t, e.stdout},
-		Stderr:    lockedWriter{t, e.stderr},
+	s, err := repl.New(repl.Options{
+		Stdout:    lockedWriter{t, e.Stdout},
+		Stderr:    lockedWriter{t, e.Stderr},
 		OnEpoch:   t.epoch,
-		OnDisplay: func(d Display) { t.display(d) },
+		OnDisplay: func(d repl.Display) { t.display(d) },
 		Formats:   []string{"png"},
 		StopGrace: 5 * time.Second,
 	})
 	if err != nil {
-		return report(e, err)
+		return err
 	}
 	t.s = s
 
@@ -219,9 +227,9 @@ func interactive(ctx context.Context, e *env) int {
 	if useLiner {
 		lr := newLinerReader(s)
 		r = lr
-		fmt.Fprintln(e.stdout, "sgprepl: Go with sgp, gonum and plot (yaegi). :help for help, :quit or Ctrl-D to leave.")
+		fmt.Fprintln(e.Stdout, "sgprepl: Go with sgp, gonum and plot (yaegi). :help for help, :quit or Ctrl-D to leave.")
 	} else {
-		r = newPlainReader(e.stdin)
+		r = newPlainReader(e.Stdin)
 	}
 	defer r.Close()
 
@@ -243,7 +251,7 @@ func interactive(ctx context.Context, e *env) int {
 	var buf strings.Builder
 	for {
 		if ctx.Err() != nil {
-			return exitOK
+			return nil
 		}
 		prompt := "sgp> "
 		if buf.Len() > 0 {
@@ -259,22 +267,22 @@ func interactive(ctx context.Context, e *env) int {
 				t.eval(ctx, buf.String())
 			}
 			if useLiner {
-				fmt.Fprintln(e.stdout)
+				fmt.Fprintln(e.Stdout)
 			}
-			return exitOK
+			return nil
 		case err != nil:
-			return report(e, fmt.Errorf("reading input: %w", err))
+			return fmt.Errorf("reading input: %w", err)
 		}
 		r.AddHistory(line)
 		if buf.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
 			if quit := t.command(ctx, strings.TrimSpace(line)); quit {
-				return exitOK
+				return nil
 			}
 			continue
 		}
 		buf.WriteString(line)
 		buf.WriteByte('\n')
-		if !IsComplete(buf.String()) {
+		if !repl.IsComplete(buf.String()) {
 			continue
 		}
 		t.eval(ctx, buf.String())
@@ -286,7 +294,7 @@ func interactive(ctx context.Context, e *env) int {
 func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 	name, arg, _ := strings.Cut(line, " ")
 	arg = strings.TrimSpace(arg)
-	w := t.e.stdout
+	w := t.e.Stdout
 	switch name {
 	case ":quit", ":q", ":exit":
 		return true
@@ -306,15 +314,15 @@ func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 		}
 	case ":load", ":l":
 		if arg == "" {
-			fmt.Fprintln(t.e.stderr, "usage: :load FILE")
+			fmt.Fprintln(t.e.Stderr, "usage: :load FILE")
 			return false
 		}
 		src, err := os.ReadFile(arg)
 		if err != nil {
-			fmt.Fprintf(t.e.stderr, "error: %v\n", err)
+			fmt.Fprintf(t.e.Stderr, "error: %v\n", err)
 			return false
 		}
-		t.eval(ctx, scriptSource(string(src)))
+		t.eval(ctx, ScriptSource(string(src)))
 	case ":inline":
 		switch arg {
 		case "off":
@@ -333,10 +341,10 @@ func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 			t.inline = arg
 			fmt.Fprintf(w, "figures: shown inline (%s protocol) and saved to files\n", t.inline)
 		default:
-			fmt.Fprintln(t.e.stderr, "usage: :inline on|off|kitty|iterm")
+			fmt.Fprintln(t.e.Stderr, "usage: :inline on|off|kitty|iterm")
 		}
 	default:
-		fmt.Fprintf(t.e.stderr, "unknown command %s; :help lists the commands\n", name)
+		fmt.Fprintf(t.e.Stderr, "unknown command %s; :help lists the commands\n", name)
 	}
 	return false
 }
@@ -358,10 +366,10 @@ func (t *terminal) eval(ctx context.Context, cell string) {
 	t.clearProgress()
 	t.mu.Unlock()
 	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
-		fmt.Fprintln(t.e.stdout)
+		fmt.Fprintln(t.e.Stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(t.e.stderr, describeError(err, strings.Count(strings.TrimRight(cell, "\n"), "\n") > 0))
+		fmt.Fprintln(t.e.Stderr, describeError(err, strings.Count(strings.TrimRight(cell, "\n"), "\n") > 0))
 		return
 	}
 	if res.Value != nil {
@@ -372,7 +380,7 @@ func (t *terminal) eval(ctx context.Context, cell string) {
 // describeError formats a cell error for the terminal: the position only
 // for a cell of several lines.
 func describeError(err error, multiline bool) string {
-	var ce *CellError
+	var ce *repl.CellError
 	if !errors.As(err, &ce) {
 		return "error: " + err.Error()
 	}
@@ -391,18 +399,18 @@ func describeError(err error, multiline bool) string {
 
 // display prints a value's text and saves its PNG, if any, showing it
 // inline when asked.
-func (t *terminal) display(d Display) {
+func (t *terminal) display(d repl.Display) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.clearProgress()
-	w := t.e.stdout
+	w := t.e.Stdout
 	fmt.Fprintln(w, d.Text)
 	if d.PNG == nil {
 		return
 	}
 	path, err := t.figs.save(d.PNG)
 	if err != nil {
-		fmt.Fprintf(t.e.stderr, "cannot save the figure: %v\n", err)
+		fmt.Fprintf(t.e.Stderr, "cannot save the figure: %v\n", err)
 		return
 	}
 	fmt.Fprintf(w, "figure saved: %s\n", path)
@@ -444,7 +452,7 @@ func (t *terminal) epoch(rec sgp.EpochRecord) {
 	if !math.IsNaN(rel) {
 		relText = fmt.Sprintf("%.1e", math.Abs(rel))
 	}
-	fmt.Fprintf(t.e.stdout, "\r\x1b[Kfit %s epoch %d  F %.6g  Δ %s  swaps %d/%d  %.1fs  (Ctrl-C stops)",
+	fmt.Fprintf(t.e.Stdout, "\r\x1b[Kfit %s epoch %d  F %.6g  Δ %s  swaps %d/%d  %.1fs  (Ctrl-C stops)",
 		bar, rec.Epoch, rec.Objective, relText, rec.Accepted, rec.Swaps, rec.Total.Seconds())
 	t.progress = true
 }
@@ -452,7 +460,7 @@ func (t *terminal) epoch(rec sgp.EpochRecord) {
 // clearProgress erases the progress line, if shown. t.mu is held.
 func (t *terminal) clearProgress() {
 	if t.progress {
-		fmt.Fprint(t.e.stdout, "\r\x1b[K")
+		fmt.Fprint(t.e.Stdout, "\r\x1b[K")
 		t.progress = false
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package repl
+package jupyter
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package repl
+package jupyter
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cholqr/sgp/repl"
 	"github.com/go-zeromq/zmq4"
 )
 
@@ -32,7 +33,11 @@ const kernelEnv = "SGPREPL_TEST_KERNEL"
 
 func TestMain(m *testing.M) {
 	if conn := os.Getenv(kernelEnv); conn != "" {
-		os.Exit(Main(context.Background(), []string{"kernel", conn}, os.Stdin, os.Stdout, os.Stderr))
+		if err := Serve(context.Background(), conn, ServeOptions{Formats: []string{"png", "html"}, CaptureFDs: true, Log: os.Stderr}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -943,81 +948,13 @@ func TestKernelProcess(t *testing.T) {
 	}
 }
 
-func TestInstallKernel(t *testing.T) {
-	dir := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	if code := Main(context.Background(), []string{"install-kernel", "--prefix", dir, "--name", "sgptest"}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "share", "jupyter", "kernels", "sgptest", "kernel.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var spec kernelSpec
-	if err := json.Unmarshal(b, &spec); err != nil {
-		t.Fatal(err)
-	}
-	exe, _ := os.Executable()
-	exe, _ = filepath.EvalSymlinks(exe)
-	if len(spec.Argv) != 3 || spec.Argv[0] != exe || spec.Argv[1] != "kernel" || spec.Argv[2] != "{connection_file}" ||
-		spec.Language != "go" || spec.InterruptMode != "message" {
-		t.Errorf("kernel.json: %s", b)
-	}
-	if code := Main(context.Background(), []string{"install-kernel", "--user", "--prefix", dir}, nil, &stdout, &stderr); code != exitUsage {
-		t.Errorf("--user with --prefix: exit %d", code)
-	}
-	t.Setenv("JUPYTER_DATA_DIR", filepath.Join(dir, "user"))
-	if code := Main(context.Background(), []string{"install-kernel", "--user"}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("--user: exit %d: %s", code, stderr.String())
-	}
-	if _, err := os.Stat(filepath.Join(dir, "user", "kernels", "sgp", "kernel.json")); err != nil {
-		t.Error(err)
-	}
-}
-
-func TestKernelCommandErrors(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if code := Main(context.Background(), []string{"kernel"}, nil, &stdout, &stderr); code != exitUsage {
-		t.Errorf("no connection file: exit %d", code)
-	}
-	if code := Main(context.Background(), []string{"kernel", filepath.Join(t.TempDir(), "missing.json")}, nil, &stdout, &stderr); code != exitFailure {
-		t.Errorf("missing connection file: exit %d", code)
-	}
-	bad := filepath.Join(t.TempDir(), "bad.json")
-	os.WriteFile(bad, []byte(`{"transport":"tcp","ip":"127.0.0.1","key":"k","signature_scheme":"hmac-md5"}`), 0o600)
-	stderr.Reset()
-	if code := Main(context.Background(), []string{"kernel", bad}, nil, &stdout, &stderr); code != exitFailure || !strings.Contains(stderr.String(), "hmac-md5") {
-		t.Errorf("bad scheme: exit %d, %s", code, stderr.String())
-	}
-}
-
 func TestTraceback(t *testing.T) {
 	code := "a := 1\nb := 2\n\tc := []int{}\nc[5]"
-	_, _, tb := traceback(code, &CellError{Line: 4, Column: 1, Msg: "index out of range", Panicked: true})
+	_, _, tb := traceback(code, &repl.CellError{Line: 4, Column: 1, Msg: "index out of range", Panicked: true})
 	text := strings.Join(tb, "\n")
 	for _, want := range []string{"panic: \x1b[0mindex out of range", "line 4, column 1", "   2 | b := 2", "-->\x1b[0m    4 | c[5]"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("traceback lacks %q:\n%s", want, text)
-		}
-	}
-}
-
-func TestNameAt(t *testing.T) {
-	for _, tc := range []struct {
-		code   string
-		cursor int
-		want   string
-	}{
-		{"sgp.NewModel(x)", 6, "sgp.NewModel"},
-		{"sgp.NewModel(x)", 2, "sgp"},
-		{"sgp.NewModel(x, ", 16, "sgp.NewModel"},
-		{"m.Fit()", 7, ""},
-		{"a + m.Fit", 9, "m.Fit"},
-		{"f(g(1), ", 8, "f"},
-		{"3.5", 3, ""},
-	} {
-		if got := strings.Join(nameAt(tc.code, tc.cursor), "."); got != tc.want {
-			t.Errorf("nameAt(%q, %d) = %q, want %q", tc.code, tc.cursor, got, tc.want)
 		}
 	}
 }

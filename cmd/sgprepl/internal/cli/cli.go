@@ -1,9 +1,11 @@
-// Package repl is the sgprepl session: the interactive interpreter
-// (Session: yaegi with sgp, gonum and gonum/plot), the terminal REPL and
-// scripts on it, and the command line (demo, fit, eval). It is importable
-// and testable; cmd/sgprepl only wires the process (arguments, signals,
-// exit status) to Main.
-package repl
+// Package cli is the command line of sgprepl: the subcommands demo, fit,
+// predict, eval, experiment, version, run and -e (scripts), kernel and
+// install-kernel, their flags, and what they share — reading data
+// (data.go), staging output files (output.go), reporting errors and exit
+// statuses (this file). The work is done by package sgp and by the front
+// ends repl/terminal and repl/jupyter; cmd/sgprepl only wires the process
+// (arguments, signals, exit status) to Main.
+package cli
 
 import (
 	"context"
@@ -13,11 +15,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cholqr/sgp/repl/terminal"
 
 	"github.com/cholqr/sgp/sgp"
 )
@@ -154,7 +159,7 @@ var commands = []command{
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
-		return interactive(ctx, e)
+		return report(e, terminal.Interactive(ctx, e.streams()))
 	}
 	switch name := args[0]; name {
 	case "help", "-h", "-help", "--help":
@@ -170,6 +175,42 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 		return report(e, c.run(ctx, e, args[1:]))
 	}
+}
+
+// streams returns the streams for a front end.
+func (e *env) streams() terminal.Streams {
+	return terminal.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr}
+}
+
+// scriptUsage is the usage error of run and -e.
+const scriptUsage = "usage: sgprepl run FILE.go, or sgprepl -e 'CODE'"
+
+// runFile runs `sgprepl run FILE.go`.
+func runFile(ctx context.Context, e *env, args []string) int {
+	if len(args) != 1 {
+		return report(e, usageErrorf("run takes one Go file, got %d arguments; %s", len(args), scriptUsage))
+	}
+	src, err := os.ReadFile(args[0])
+	if err != nil {
+		return report(e, fmt.Errorf("cannot read %s: %w", args[0], errors.Unwrap(err)))
+	}
+	return report(e, scriptError(terminal.RunScript(ctx, e.streams(), args[0], terminal.ScriptSource(string(src)))))
+}
+
+// runCode runs `sgprepl -e 'CODE'`.
+func runCode(ctx context.Context, e *env, args []string) int {
+	if len(args) != 1 {
+		return report(e, usageErrorf("-e takes one argument, the code, got %d; %s", len(args), scriptUsage))
+	}
+	return report(e, scriptError(terminal.RunScript(ctx, e.streams(), "", args[0])))
+}
+
+// scriptError gives an interrupted script its exit status, 130.
+func scriptError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &exitError{code: exitInterrupted, err: err}
+	}
+	return err
 }
 
 // help prints the usage, or the usage of the command named in args, to

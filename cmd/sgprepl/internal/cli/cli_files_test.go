@@ -1,14 +1,15 @@
-package repl
+package cli
 
 import (
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cholqr/sgp/repl/jupyter"
 
 	"github.com/cholqr/sgp/sgp"
 )
@@ -219,40 +220,12 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
-// TestHistoryFile: the history is private (0600), appended, and two
-// sessions writing at once lose no entry.
-func TestHistoryFile(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "sgp", "history")
-	done := make(chan bool)
-	for s := range 2 {
-		go func() {
-			for i := range 50 {
-				appendHistory(path, strings.Repeat(string(rune('a'+s)), 10)+strconv.Itoa(i))
-			}
-			done <- true
-		}()
-	}
-	<-done
-	<-done
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(b), "\n"); n != 100 {
-		t.Errorf("%d entries, want 100", n)
-	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-		t.Errorf("mode %o, want 600", fi.Mode().Perm())
-	}
-}
-
 // TestKernelNames: install-kernel refuses names that leave the kernels
 // folder.
 func TestKernelNames(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{"", "..", ".", "../x", "a/b", `a\b`, "a b", ".hidden", strings.Repeat("x", 65)} {
-		if validKernelName(bad) {
+		if jupyter.ValidName(bad) {
 			t.Errorf("%q accepted", bad)
 		}
 		if code, _, _ := runMain(context.Background(), "install-kernel", "--prefix", t.TempDir(), "--name", bad); code != exitUsage {
@@ -260,7 +233,7 @@ func TestKernelNames(t *testing.T) {
 		}
 	}
 	for _, good := range []string{"sgp", "sgp-2", "go_sgp.v1"} {
-		if !validKernelName(good) {
+		if !jupyter.ValidName(good) {
 			t.Errorf("%q refused", good)
 		}
 	}

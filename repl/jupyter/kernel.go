@@ -1,4 +1,4 @@
-package repl
+package jupyter
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cholqr/sgp/repl"
 
 	"github.com/go-zeromq/zmq4"
 )
@@ -55,7 +57,7 @@ type kernel struct {
 	session string // the kernel's session id, in the headers it sends
 	log     io.Writer
 
-	sess *Session
+	sess *repl.Session
 	out  *kernelOutput
 	in   *kernelStdin
 
@@ -111,7 +113,7 @@ func (k *kernel) newSession() error {
 	if formats == nil {
 		formats = []string{"png", "html"}
 	}
-	s, err := New(Options{
+	s, err := repl.New(repl.Options{
 		Stdout:    stdout,
 		Stderr:    stderr,
 		Stdin:     k.in,
@@ -567,11 +569,11 @@ func (k *kernel) execute(m *message) (abort bool) {
 
 // eval evaluates a cell, turning a panic that escapes the session into an
 // error.
-func (k *kernel) eval(ctx context.Context, code string) (res *Result, err error) {
+func (k *kernel) eval(ctx context.Context, code string) (res *repl.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(k.log, "kernel: the session panicked: %v\n%s", r, debug.Stack())
-			res, err = nil, &CellError{Panicked: true, Value: r, Msg: fmt.Sprint(r)}
+			res, err = nil, &repl.CellError{Panicked: true, Value: r, Msg: fmt.Sprint(r)}
 		}
 	}()
 	return k.sess.Eval(ctx, code)
@@ -587,7 +589,7 @@ func (k *kernel) userExpressions(ctx context.Context, exprs map[string]string) m
 			out[name] = map[string]any{"status": "error", "ename": ename, "evalue": evalue, "traceback": tb}
 			continue
 		}
-		d := Display{Text: ""}
+		d := repl.Display{Text: ""}
 		if res != nil && res.Value != nil {
 			d = *res.Value
 		}
@@ -644,7 +646,7 @@ func (k *kernel) interrupt() {
 }
 
 // display publishes a display.Show/PNG/SVG/HTML call of the running cell.
-func (k *kernel) display(d Display) {
+func (k *kernel) display(d repl.Display) {
 	k.out.sync()
 	k.publish("display_data", k.out.parentMessage(), map[string]any{
 		"data":      mimeBundle(d),
@@ -658,7 +660,7 @@ func (k *kernel) display(d Display) {
 // of a value that is also an image is left out: it is that image again
 // (figure.Figure's HTML is an <img> of its PNG), and would double the size
 // of the notebook.
-func mimeBundle(d Display) map[string]any {
+func mimeBundle(d repl.Display) map[string]any {
 	b := map[string]any{"text/plain": d.Text}
 	if len(d.PNG) > 0 {
 		b["image/png"] = d.PNG
@@ -677,7 +679,7 @@ func mimeBundle(d Display) map[string]any {
 // lines around it with a caret under the column.
 func traceback(code string, err error) (ename, evalue string, tb []string) {
 	const red, bold, reset = "\x1b[31m", "\x1b[1m", "\x1b[0m"
-	var ce *CellError
+	var ce *repl.CellError
 	if !errors.As(err, &ce) {
 		return "error", err.Error(), []string{red + "error: " + reset + err.Error()}
 	}
@@ -735,7 +737,7 @@ func (k *kernel) isComplete(sock zmq4.Socket, m *message) {
 	}
 	json.Unmarshal(m.Content, &c)
 	content := map[string]any{"status": "complete"}
-	if !IsComplete(c.Code) {
+	if !repl.IsComplete(c.Code) {
 		content = map[string]any{"status": "incomplete", "indent": "\t"}
 	}
 	k.reply(sock, m, "is_complete_reply", content)
@@ -794,7 +796,7 @@ func (k *kernel) inspect(sock zmq4.Socket, m *message) {
 	if c.CursorPos != nil {
 		cursor = byteOffset(c.Code, *c.CursorPos)
 	}
-	text := k.sess.inspectText(c.Code, cursor)
+	text := k.sess.Inspect(c.Code, cursor)
 	content := map[string]any{"status": "ok", "found": text != "", "data": map[string]any{}, "metadata": map[string]any{}}
 	if text != "" {
 		content["data"] = map[string]any{"text/plain": text}
