@@ -2,29 +2,37 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/cholqr/sgp/sgp/mol"
 
 	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/mol"
 )
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+// readData reads the training file and, if testPath is not empty, the test
+// file, which must have the same number of columns.
+func readData(trainPath, testPath string) (train, test *sgp.Dataset, err error) {
+	if train, err = sgp.ReadCSVFile(trainPath); err != nil {
+		return nil, nil, err
+	}
+	if testPath == "" {
+		return train, nil, nil
+	}
+	if test, err = sgp.ReadCSVFile(testPath); err != nil {
+		return nil, nil, err
+	}
+	if test.X.Dim() != train.X.Dim() {
+		return nil, nil, fmt.Errorf("test file %s has %d columns but training file %s has %d; both need the same inputs, then the target",
+			testPath, test.X.Dim()+1, trainPath, train.X.Dim()+1)
+	}
+	return train, test, nil
+}
 
 // fitData is a training or test table read for `sgprepl fit`.
 type fitData struct {
@@ -239,122 +247,4 @@ func evaluateInputs(md *sgp.Model, test *fitData) (smse, snlp float64, err error
 	tm, tv := sgp.MeanVar(md.Targets())
 	snlp, err = sgp.SNLP(mean, vr, test.y, tm, tv)
 	return smse, snlp, err
-}
-
-// contOptions are the fit settings used by fitContinuousCLI.
-type contOptions struct {
-	train, test string
-	m           int
-	mSet        bool
-	obj         sgp.Objective
-	seed        uint64
-	budget      time.Duration
-	maxEvals    int
-	save, pred  string
-	json        bool
-}
-
-// contReport is the JSON result of a continuous fit: as fitReport, with
-// the inducing inputs themselves instead of data rows.
-type contReport struct {
-	Objective       float64            `json:"objective"`
-	ObjectiveKind   string             `json:"objective_kind"`
-	SMSE            *float64           `json:"smse"`
-	SNLP            *float64           `json:"snlp"`
-	Evaluations     int                `json:"evaluations"`
-	Seconds         float64            `json:"seconds"`
-	Stopped         string             `json:"stopped"`
-	InducingInputs  [][]float64        `json:"inducing_inputs"`
-	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	N               int                `json:"n"`
-	M               int                `json:"m"`
-	Notes           []string           `json:"notes,omitempty"`
-}
-
-// fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
-// inducing inputs optimised continuously (sgp.FitContinuous, GPflow's
-// default jitter 1e-6) from m random training inputs.
-func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
-	if err := checkOutputs([]string{o.train, o.test}, o.save, o.pred); err != nil {
-		return err
-	}
-	train, test, err := readData(o.train, o.test)
-	if err != nil {
-		return err
-	}
-	n := train.Len()
-	if !o.mSet {
-		o.m = sgp.DefaultM(n)
-	}
-	if o.m < 1 || o.m >= n {
-		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", o.m, n)
-	}
-	parent := ctx
-	if o.budget > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.budget)
-		defer cancel()
-	}
-	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
-	kern := sgp.NewRBFFromData(train.X, train.Y)
-	_, vy := sgp.MeanVar(train.Y)
-	if !(vy > 0) {
-		vy = 1
-	}
-	res, err := sgp.FitContinuous(ctx, train.X, train.Y, kern, train.X.Rows(rng.Perm(n)[:o.m]), vy/4, o.obj,
-		sgp.ContinuousOptions{MaxEvals: o.maxEvals, Jitter: 1e-6})
-	if res == nil {
-		return err
-	}
-	names := append(kern.ParamNames(), "noise")
-	rep := contReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Evaluations: res.Evals,
-		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: map[string]float64{}, N: n, M: o.m}
-	for i, v := range res.Params {
-		rep.Hyperparameters[names[i]] = math.Exp(v)
-	}
-	for i := 0; i < res.Z.Len(); i++ {
-		rep.InducingInputs = append(rep.InducingInputs, append([]float64(nil), res.Z.Row(i)...))
-	}
-	var pred *predictions
-	if test != nil {
-		if pred, err = predictorPredictions(res.Predictor, test.X); err != nil {
-			return err
-		}
-		var note string
-		rep.SMSE, rep.SNLP, note = testMetrics(pred, test.Y, train.Y)
-		if note != "" {
-			rep.Notes = append(rep.Notes, note)
-		}
-	}
-	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
-		return err
-	}
-	if o.json {
-		out, err := json.Marshal(rep)
-		if err != nil {
-			return err
-		}
-		if _, err = e.stdout.Write(append(out, '\n')); err != nil {
-			return err
-		}
-		return interrupted(parent)
-	}
-	fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
-		o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped)
-	if test != nil {
-		fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
-	}
-	for _, msg := range rep.Notes {
-		fmt.Fprintf(e.stdout, "note: %s\n", msg)
-	}
-	return interrupted(parent)
-}
-
-// interrupted returns errInterrupted once ctx is cancelled (Ctrl-C): the
-// partial result has been reported and written; the exit status is 130.
-func interrupted(ctx context.Context) error {
-	if ctx.Err() != nil {
-		return errInterrupted
-	}
-	return nil
 }

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// exitError carries an exit status other than 1 for an error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf returns an error with the usage exit status.
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// errInterrupted reports a fit stopped by cancellation whose partial result
+// has been reported.
+var errInterrupted = &exitError{code: exitInterrupted, err: errors.New("interrupted; the partial result is reported above")}
+
+// report prints err, if any, as one line on stderr and returns its exit
+// status. The "sgp: " prefix of library errors is dropped in favour of
+// "sgprepl: ".
+func report(e *env, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	msg := strings.TrimPrefix(err.Error(), "sgp: ")
+	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
+	fmt.Fprintf(e.stderr, "sgprepl: %s\n", msg)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitFailure
+}
+
+// --- demo ---
+
+// fitError returns the error of a fit that did not produce a result worth
+// reporting; a cancelled fit is reported, so it returns nil for it.
+func fitError(res *sgp.Result, err error) error {
+	if res == nil {
+		if err == nil {
+			err = errors.New("the fit returned no result")
+		}
+		return err
+	}
+	if err != nil && res.Stopped != "cancelled" {
+		return err
+	}
+	return nil
+}
+
+// interrupted returns errInterrupted once ctx is cancelled (Ctrl-C): the
+// partial result has been reported and written; the exit status is 130.
+func interrupted(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+	trainPath := fs.String("train", "", "training CSV `file` (required)")
+	testPath := fs.String("test", "", "test CSV `file` with the same columns; adds SMSE and SNLP")
+	m := fs.Int("m", 0, "number of inducing points (default min(100, n/2))")
+	z := fs.Int("z", 16, "number of information pivots")
+	objective := fs.String("objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
+	seed := fs.Uint64("seed", 1, "seed of the random start and of the swaps")
+	maxEpochs := fs.Int("max-epochs", 50, "maximum number of epochs")
+	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration` (0: no limit)")
+	savePath := fs.String("save", "", "write the fitted model as JSON to `file` (see sgp.LoadPredictorFile)")
+	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test")
+	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
+	quiet := fs.Bool("quiet", false, "no progress lines")
+	var inputCols stringList
+	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
+	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
+	kernelSpec := fs.String("kernel", "", "kernel: rbf|wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] (column mode unless rbf)")
+	selectorName := fs.String("selector", "cholqr", "inducing-point selection: cholqr|random|greedy-variance|titsias:S|sgpr-continuous (numeric inputs; inducing inputs optimised continuously, 20·max-epochs evaluations)")
+	where := fs.String("where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
+	testWhere := fs.String("test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
+	return func(ctx context.Context, e *env) error {
+		switch {
+		case *trainPath == "":
+			return usageErrorf("fit: --train FILE is required (run 'sgprepl help fit')")
+		case *predPath != "" && *testPath == "":
+			return usageErrorf("fit: --predictions needs --test FILE, the inputs to predict at")
+		case *predPath != "" && *savePath != "" && filepath.Clean(*predPath) == filepath.Clean(*savePath):
+			return usageErrorf("fit: --save and --predictions name the same file %s", *savePath)
+		}
+		obj, err := sgp.ParseObjective(*objective)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if err := checkOutputs([]string{*trainPath, *testPath}, *savePath, *predPath); err != nil {
+			return err
+		}
+		if *selectorName == "sgpr-continuous" {
+			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf") {
+				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and the rbf kernel")
+			}
+			return fitContinuousCLI(ctx, e, contOptions{train: *trainPath, test: *testPath, m: *m, mSet: isSet(fs, "m"), obj: obj,
+				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut})
+		}
+		sel, err := sgp.ParseSelector(*selectorName)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		columnMode := len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf")
+		spec := *kernelSpec
+		if spec == "" {
+			spec = "rbf"
+		}
+		if _, _, err := sgp.ParseKernelSpec(spec); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		var train, test *fitData
+		if columnMode {
+			if train, err = readColumnData(*trainPath, inputCols, *targetCol, spec, *where); err != nil {
+				return err
+			}
+			if *testPath != "" {
+				if test, err = readColumnData(*testPath, inputCols, *targetCol, spec, *testWhere); err != nil {
+					return err
+				}
+			}
+		} else if train, test, err = readNumericData(*trainPath, *testPath); err != nil {
+			return err
+		}
+		n := train.Len()
+		if !isSet(fs, "m") {
+			*m = sgp.DefaultM(n)
+		}
+		if err := checkSettings(n, *m, *z, *maxEpochs, *budget); err != nil {
+			return err
+		}
+		kern, err := sgp.NewKernel(spec, train.x, train.y)
+		if err != nil {
+			return err
+		}
+		md := sgp.NewModel(train.x, train.y, kern).
+			WithM(*m).WithInfoPivots(*z).WithObjective(obj).WithSeed(*seed).
+			WithMaxEpochs(*maxEpochs).WithTimeBudget(*budget).WithSelector(sel)
+		if !*quiet {
+			md.WithProgress(e.stderr)
+		}
+		if err := md.Err(); err != nil {
+			return err
+		}
+		res, fitErr := md.FitContext(ctx)
+		if err := fitError(res, fitErr); err != nil {
+			return err
+		}
+
+		rep := fitReport{
+			Objective: res.Objective, ObjectiveKind: obj.String(),
+			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
+			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
+			Hyperparameters: md.Hyperparameters(), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
+			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
+			Warnings: append([]string{}, res.Warnings...),
+		}
+		var pred *predictions
+		if test != nil {
+			if pred, err = modelPredictions(md, test.x); err != nil {
+				return err
+			}
+			var note string
+			rep.SMSE, rep.SNLP, note = testMetrics(pred, test.y, md.Targets())
+			if note != "" {
+				rep.Notes = append(rep.Notes, note)
+			}
+		}
+		var out []byte
+		if *jsonOut {
+			if out, err = json.Marshal(rep); err != nil {
+				return fmt.Errorf("cannot encode the result as JSON: %w", err)
+			}
+			out = append(out, '\n')
+		}
+		if err := writeOutputs(output{*savePath, md.Save}, output{*predPath, pred.writeCSV}); err != nil {
+			return err
+		}
+
+		if *jsonOut {
+			if _, err := e.stdout.Write(out); err != nil {
+				return err
+			}
+		} else {
+			w := e.stdout
+			fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, selector %v, m=%d z=%d, seed %d\n", *trainPath, n, train.dim, spec, sel, *m, *z, *seed)
+			printFitSummary(w, md, res)
+			fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), *m))
+			if test != nil {
+				fmt.Fprintf(w, "%-16sSMSE %s  SNLP %s  (%s, %d rows)\n", "test", formatMetric(rep.SMSE), formatMetric(rep.SNLP), *testPath, test.Len())
+			}
+			if *savePath != "" {
+				fmt.Fprintf(w, "%-16s%s\n", "model", *savePath)
+			}
+			if *predPath != "" {
+				fmt.Fprintf(w, "%-16s%s\n", "predictions", *predPath)
+			}
+			for _, msg := range rep.Notes {
+				fmt.Fprintf(w, "%-16s%s\n", "note", msg)
+			}
+		}
+		// Warnings go to stderr, where they are seen with --json too (with
+		// progress lines, the model has written them there already).
+		if *quiet {
+			for _, msg := range rep.Warnings {
+				fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
+			}
+		}
+		if res.Stopped == "cancelled" {
+			return errInterrupted
+		}
+		return nil
+	}
+}
+
+// fitReport is the --json output of fit. Metrics that are undefined (no
+// test set, or one of a single row or with constant targets) are null;
+// Notes says why. M is the number of inducing points used, MRequested the
+// number asked for.
+type fitReport struct {
+	Objective       float64            `json:"objective"`
+	ObjectiveKind   string             `json:"objective_kind"`
+	SMSE            *float64           `json:"smse"`
+	SNLP            *float64           `json:"snlp"`
+	Epochs          int                `json:"epochs"`
+	Seconds         float64            `json:"seconds"`
+	Stopped         string             `json:"stopped"`
+	Converged       bool               `json:"converged"`
+	Inducing        []int              `json:"inducing"`
+	Hyperparameters map[string]float64 `json:"hyperparameters"`
+	Mean            float64            `json:"mean"`
+	MeanFunction    string             `json:"mean_function"`
+	N               int                `json:"n"`
+	M               int                `json:"m"`
+	MRequested      int                `json:"m_requested"`
+	Z               int                `json:"z"`
+	Warnings        []string           `json:"warnings"`
+	Notes           []string           `json:"notes,omitempty"`
+}
+
+// checkSettings validates the fit settings against n points.
+func checkSettings(n, m, z, maxEpochs int, budget time.Duration) error {
+	switch {
+	case n < 2:
+		return fmt.Errorf("the training data has %d row; need at least 2 (1 ≤ m < n)", n)
+	case m < 1 || m >= n:
+		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", m, n)
+	case z < 0:
+		return fmt.Errorf("z=%d information pivots must be ≥ 0", z)
+	case maxEpochs < 1:
+		return fmt.Errorf("--max-epochs %d must be ≥ 1", maxEpochs)
+	case budget < 0:
+		return fmt.Errorf("--time-budget %v must be ≥ 0 (0: no limit)", budget)
+	}
+	return nil
+}
+
+// printFitSummary writes the objective, the stopping reason and the
+// hyperparameters of a fit.
+func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
+	kind := md.ObjectiveKind()
+	fmt.Fprintf(w, "%-16s%s  (%v, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64), kind)
+	fmt.Fprintf(w, "%-16s%d (%s) in %.3g s; %d of %d swaps accepted\n", "epochs", res.Epochs, res.Stopped, res.Elapsed.Seconds(), res.Accepted, res.Swaps)
+	names, theta := md.ParamNames(), md.Params()
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(theta[i]))
+	}
+	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
+}
+
+// shortfall explains an inducing set smaller than m: the model keeps only
+// points the kernel can tell apart from the others.
+func shortfall(k, m int) string {
+	if k >= m {
+		return ""
+	}
+	return fmt.Sprintf("  (%d of m=%d: the kernel cannot tell more points apart at these hyperparameters)", k, m)
+}
+
+func formatFloats(v []float64, format string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf(format, x)
+	}
+	return strings.Join(s, " ")
+}
+
+func formatInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, " ")
+}
+
+// --- eval ---

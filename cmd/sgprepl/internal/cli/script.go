@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/cholqr/sgp/repl/terminal"
+)
+
+// scriptUsage is the usage error of run and -e.
+const scriptUsage = "usage: sgprepl run FILE.go, or sgprepl -e 'CODE'"
+
+// runFile runs `sgprepl run FILE.go`.
+func runFile(ctx context.Context, e *env, args []string) int {
+	if len(args) != 1 {
+		return report(e, usageErrorf("run takes one Go file, got %d arguments; %s", len(args), scriptUsage))
+	}
+	src, err := os.ReadFile(args[0])
+	if err != nil {
+		return report(e, fmt.Errorf("cannot read %s: %w", args[0], errors.Unwrap(err)))
+	}
+	return report(e, scriptError(terminal.RunScript(ctx, e.streams(), args[0], terminal.ScriptSource(string(src)))))
+}
+
+// runCode runs `sgprepl -e 'CODE'`.
+func runCode(ctx context.Context, e *env, args []string) int {
+	if len(args) != 1 {
+		return report(e, usageErrorf("-e takes one argument, the code, got %d; %s", len(args), scriptUsage))
+	}
+	return report(e, scriptError(terminal.RunScript(ctx, e.streams(), "", args[0])))
+}
+
+// scriptError gives an interrupted script its exit status, 130.
+func scriptError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &exitError{code: exitInterrupted, err: err}
+	}
+	return err
+}

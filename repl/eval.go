@@ -1,0 +1,311 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// Result is what a cell produced.
+type Result struct {
+	// Output is the text the cell printed, standard output and standard
+	// error interleaved.
+	Output string
+	// Displays are the display.Show/PNG/SVG/HTML calls, in order.
+	Displays []Display
+	// Value renders the value of the cell's final expression, if the cell
+	// ends with an expression that has one; otherwise it is nil. A call
+	// with several results shows them one per line, leaving out a final
+	// nil error.
+	Value *Display
+	// Values holds the final expression's values themselves.
+	Values []any
+}
+
+// Eval evaluates a cell: Go statements and declarations in any order. It
+// returns what the cell printed and displayed, the value of its final
+// expression, and an error (a *CellError) for a compile error, a panic or
+// an interruption; the Result is never nil. Definitions made before an
+// error stay.
+//
+// Cancelling ctx stops the cell: interpreted code at once, a Fit or Step
+// of a model built with sgp.NewModel at its next swap or gradient
+// evaluation. Eval waits for the cell to stop, at most Options.StopGrace.
+func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return &Result{}, interruptError(err)
+	}
+	if err := armStop(s.in); err != nil {
+		return &Result{}, fmt.Errorf("repl: %w", err)
+	}
+	cellCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	s.mu.Lock()
+	s.cellCtx = cellCtx
+	s.out.Reset()
+	s.displays = nil
+	s.mu.Unlock()
+
+	chunks := splitCell(cell)
+	done := make(chan struct{})
+	var (
+		res  = &Result{}
+		rerr error
+	)
+	go func() {
+		defer close(done)
+		defer func() {
+			// Panics in the interpreter are recovered per chunk; this is
+			// for the session's own code (rendering a value, callbacks).
+			if r := recover(); r != nil {
+				rerr = &CellError{Panicked: true, Value: r, Msg: fmt.Sprint(r)}
+			}
+		}()
+		rerr = s.run(cellCtx, cell, chunks, res)
+	}()
+
+	var stopOnce sync.Once
+	select {
+	case <-done:
+	case <-cellCtx.Done():
+		stopOnce.Do(func() { interpStop(s.in) })
+		select {
+		case <-done:
+		case <-time.After(s.opts.StopGrace):
+			s.mu.Lock()
+			out := &Result{Output: s.out.String(), Displays: append([]Display(nil), s.displays...)}
+			s.cellCtx = nil
+			s.mu.Unlock()
+			return out, &CellError{Msg: fmt.Sprintf("interrupted; the cell was still blocked in a call to compiled code after %v and has been abandoned: its interpreted code stops when that call returns, its variables may be incomplete, and the session goes on", s.opts.StopGrace), Err: ctx.Err()}
+		}
+	}
+	s.mu.Lock()
+	s.cellCtx = nil
+	res.Output = s.out.String()
+	res.Displays = append([]Display(nil), s.displays...)
+	s.mu.Unlock()
+	return res, rerr
+}
+
+// run evaluates the chunks of a cell in order, stopping at the first error.
+func (s *Session) run(ctx context.Context, cell string, chunks []chunk, res *Result) error {
+	for _, c := range chunks {
+		if err := ctx.Err(); err != nil {
+			return interruptError(err)
+		}
+		var err error
+		switch c.kind {
+		case chunkImport:
+			src, specs := s.newImports(c.src)
+			if len(specs) == 0 {
+				continue
+			}
+			if err = s.evalChunk(cell, c, src, 0); err == nil {
+				for _, sp := range specs {
+					if sp.name != "_" && sp.name != "." {
+						s.pkgs[sp.name] = sp.path
+					}
+				}
+			}
+		case chunkDecl:
+			if err = s.evalChunk(cell, c, c.src, 0); err == nil {
+				for _, n := range declNames(c.src) {
+					s.decls[n] = true
+				}
+			}
+		case chunkStmt:
+			// A statement chunk that starts with a keyword yaegi takes for
+			// a declaration (var, or a function literal) gets a leading
+			// empty statement, so that yaegi parses it as statements.
+			// x, ok := m[k] always fails, with a log line of yaegi's on
+			// the process's stderr: write the types out first.
+			if src, ok := s.commaOkDefine(c.src); ok {
+				if err = s.evalChunk(cell, c, src, 0); err == nil {
+					break
+				}
+			}
+			err = s.evalChunk(cell, c, ";"+c.src, 1)
+			if err != nil && retryTyped(err) {
+				if src, ok := s.typedDefine(c.src); ok {
+					err = s.evalChunk(cell, c, src, 0)
+				}
+			}
+		case chunkBlock:
+			err = s.evalChunk(cell, c, blockPrefix+c.src+"\n}()", len(blockPrefix))
+		case chunkExpr:
+			err = s.evalExpr(cell, c, res)
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return interruptError(cerr)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newImports returns an import chunk without the imports the session
+// already has under the same name, blanked out so that positions stay,
+// and the imports left. yaegi reports importing a package twice as "fmt/_.go
+// redeclared in this block", but a user often imports what a session
+// pre-imports.
+func (s *Session) newImports(src string) (string, []importSpec) {
+	specs := importSpecs(src)
+	if specs == nil {
+		return src, []importSpec{{name: "_"}} // a syntax error: let yaegi report it
+	}
+	blank := func(b []byte, from, to int) {
+		for i := from; i < to; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	b := []byte(src)
+	var left []importSpec
+	dup := 0 // duplicates so far in the current declaration
+	for _, sp := range specs {
+		if sp.declIdx == 0 {
+			dup = 0
+		}
+		if s.pkgs[sp.name] != sp.path {
+			left = append(left, sp)
+			continue
+		}
+		dup++
+		if dup == sp.declSpecs {
+			blank(b, sp.declOff, sp.declEnd) // the whole declaration
+			continue
+		}
+		end := sp.end
+		for end < len(b) && (b[end] == ' ' || b[end] == '\t') {
+			end++
+		}
+		if end < len(b) && b[end] == ';' {
+			end++
+		}
+		blank(b, sp.off, end)
+	}
+	return string(b), left
+}
+
+func interruptError(err error) error {
+	return &CellError{Msg: "interrupted", Err: err}
+}
+
+// evalExpr evaluates the final expression of a cell and renders its
+// values. The expression is passed to the hidden variadic function
+// Values, which receives all its results: yaegi's own Eval result is
+// stale for a call without results (yaegi issue #1069), and this also
+// handles several results. A call without results is then a compile error
+// ("cannot use … as type ()"), and is evaluated again as a plain
+// statement.
+func (s *Session) evalExpr(cell string, c chunk, res *Result) error {
+	if s.isPrint(c.expr) {
+		// fmt.Println and friends return the bytes written and an error,
+		// which a REPL does not show.
+		return s.evalChunk(cell, c, ";"+c.src, 1)
+	}
+	s.mu.Lock()
+	s.captured = nil
+	s.mu.Unlock()
+	err := s.evalChunk(cell, c, valuesCall+c.src+")", len(valuesCall))
+	var ce *CellError
+	if errors.As(err, &ce) && !ce.Panicked && strings.Contains(ce.Msg, "as type ()") {
+		return s.evalChunk(cell, c, ";"+c.src, 1)
+	}
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	vals := s.captured
+	s.captured = nil
+	s.mu.Unlock()
+	res.Values = vals
+	if n := len(vals); n > 0 {
+		// A call whose last result is a non-nil error failed, and an
+		// error value on its own is shown as one: either way the cell is
+		// an error (stderr and exit status 1 in a script, an error output
+		// in Jupyter), not a value printed beside "<nil>".
+		if e, ok := vals[n-1].(error); ok && e != nil {
+			return &CellError{Msg: e.Error(), Returned: e}
+		}
+	}
+	d := s.renderValues(vals)
+	res.Value = &d
+	return nil
+}
+
+// isPrint reports whether e calls one of fmt's Print functions.
+func (s *Session) isPrint(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || s.pkgs[pkg.Name] != "fmt" {
+		return false
+	}
+	switch sel.Sel.Name {
+	case "Print", "Printf", "Println", "Fprint", "Fprintf", "Fprintln":
+		return true
+	}
+	return false
+}
+
+// capture is the hidden Values function.
+func (s *Session) capture(v ...any) {
+	s.mu.Lock()
+	s.captured = v
+	s.mu.Unlock()
+}
+
+// evalChunk evaluates src, which is chunk c of cell with prefix bytes
+// added in front, recovering panics, and returns a *CellError positioned
+// in the cell.
+func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) (err error) {
+	s.mu.Lock()
+	s.panics = nil
+	s.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			err = s.panicError(cell, c, src, prefix, r)
+		}
+	}()
+	_, err = s.in.Eval(hideMain(src))
+	if err == nil {
+		return nil
+	}
+	var p interp.Panic
+	if errors.As(err, &p) {
+		return s.panicError(cell, c, src, prefix, p.Value)
+	}
+	msg := strings.ReplaceAll(err.Error(), hiddenMain, "main")
+	if ce := s.undefinedError(cell, c, msg, false); ce != nil {
+		return ce
+	}
+	// A scanner.ErrorList can hold several errors on several lines; the
+	// first is the one to fix.
+	msg, _, _ = strings.Cut(msg, "\n")
+	ce := &CellError{Msg: msg}
+	if m := yaegiPos.FindStringSubmatch(msg); m != nil {
+		ce.Msg = msg[len(m[0]):]
+		ce.Msg = strings.TrimSuffix(ce.Msg, " (and 1 more errors)")
+		ce.Line, ce.Column = cellPos(cell, c, src, prefix, m[1], m[2])
+	}
+	return ce
+}
