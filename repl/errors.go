@@ -72,6 +72,10 @@ func (s *Session) panicError(cell string, c chunk, src string, prefix int, r any
 			ce.Line, ce.Column = cellPos(cell, c, src, prefix, m[1], m[2])
 		}
 	}
+	if hint := limitHint(ce.Msg, c.src); hint != "" {
+		ce.Msg = hint
+		ce.Panicked = false
+	}
 	return ce
 }
 

@@ -295,6 +295,9 @@ func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) (err e
 		return s.panicError(cell, c, src, prefix, p.Value)
 	}
 	msg := strings.ReplaceAll(err.Error(), hiddenMain, "main")
+	if hint := limitHint(msg, c.src); hint != "" && builtinCall.MatchString(c.src) {
+		return &CellError{Msg: hint}
+	}
 	if ce := s.undefinedError(cell, c, msg, false); ce != nil {
 		return ce
 	}

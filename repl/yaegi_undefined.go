@@ -1,9 +1,11 @@
 package repl
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"regexp"
 	"strings"
 )
 
@@ -135,3 +137,29 @@ func (s *Session) undefinedName(c chunk) (name string, off int, ok bool) {
 	})
 	return name, off, found
 }
+
+// limitHint turns the messages yaegi v0.16.1 gives for constructs it does
+// not support into one a user can act on, or returns "". yaegi
+// interprets Go at about the level of Go 1.22: no range over an integer
+// (upstream issue #1701: "nil type"), no min, max or clear builtins, no
+// method expressions such as (*T).M. A "nil type" panic of the compiler
+// otherwise means one of these. ("reflect: slice index out of range" is
+// also what an index out of range in interpreted code gives, so it is left
+// as it is.)
+func limitHint(msg, src string) string {
+	switch {
+	case rangeOverInt.MatchString(src) && (strings.Contains(msg, "nil type") || strings.Contains(msg, "reflect")):
+		return "the interpreter (yaegi) cannot range over an integer: write for i := 0; i < n; i++ { … }"
+	case builtinCall.MatchString(src) && (strings.Contains(msg, "undefined") || strings.Contains(msg, "definition loop") || strings.Contains(msg, "nil type") || strings.Contains(msg, "reflect")):
+		m := builtinCall.FindStringSubmatch(src)
+		return fmt.Sprintf("the interpreter (yaegi) has no %s builtin: use math.Min/math.Max for floats, an if for ints, or a loop (for clear)", m[1])
+	case msg == "nil type":
+		return "the interpreter (yaegi) cannot run this construct (" + msg + "); its known limits: no range over an integer, no min/max/clear builtins, no method expressions like (*T).M — rewrite it with plain loops and calls, or move it into compiled Go"
+	}
+	return ""
+}
+
+var (
+	rangeOverInt = regexp.MustCompile(`range\s+[0-9A-Za-z_.()]*[0-9]\s*\{|range\s+len\(`)
+	builtinCall  = regexp.MustCompile(`(?:^|[^.\w])(min|max|clear)\(`)
+)
