@@ -3,6 +3,35 @@
 // Brubaker, Fleet and Hertzmann, "Efficient Optimization for Sparse
 // Gaussian Process Regression", NIPS 2013; IEEE TPAMI 37(12), 2015).
 //
+// # Packages
+//
+// Where a change belongs, by the one job of each package:
+//
+//	sgp                      the model: kernels and inputs, the factored state
+//	                         (factor.go, factorize.go, pivot.go), swaps
+//	                         (swap.go), approximate scores (score.go),
+//	                         objectives and gradients (parts.go, objective.go),
+//	                         the prior mean (mean.go), Fit (fit.go, model.go),
+//	                         Predict, metrics, persistence, numeric data sets
+//	sgp/figure               gonum/plot figures of models, cost rankings,
+//	                         traces and curves (a program that only fits does
+//	                         not link the plotting stack)
+//	sgp/mol                  SMILES → molecular graphs, molecule CSV loaders,
+//	                         table cells → inputs for a kernel
+//	sgp/internal/linalg      level-3 BLAS: OpenBLAS opened at run time, or
+//	                         blocked pure Go (SGP_BLAS)
+//	sgp/internal/naive       the dense O(n³) oracle of the tests
+//	sgp/internal/kerneltest  the conformance suite every kernel passes
+//	repl                     the interactive Session on yaegi: evaluate cells,
+//	                         render values, complete, inspect, interrupt
+//	repl/terminal            the terminal REPL and scripts (run, -e)
+//	repl/jupyter             the Jupyter kernel: wire protocol, output capture,
+//	                         kernel spec installation
+//	symbols                  yaegi export tables (go generate ./symbols/...)
+//	cmd/sgprepl              the binary; its subcommands and flags are in
+//	                         cmd/sgprepl/internal/cli
+//	notebooks                tutorial notebooks, executed by go test
+//
 // # Overview
 //
 // A Model is built from inputs (any Inputs: vectors now, discrete objects

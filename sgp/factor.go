@@ -241,7 +241,7 @@ func (f *Factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1
 // pivotTol returns the residual variance below which point i is treated
 // as already explained and cannot join the inducing set: 1e-6·κ(x_i, x_i).
 //
-// DESIGN §5 suggests about 1e-10; we measured that this admits sets whose
+// A tolerance of about 1e-10 is the textbook choice; we measured that this admits sets whose
 // objective is numerically undetermined. The kernel values carry a
 // relative rounding error ε, so a pivot (a residual variance r·κ) is known
 // to about ε·κ, a relative error ε/r that its Cholesky column passes on to

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 )
 
-// This file holds the Inputs of the discrete domains (DESIGN §9): strings,
+// This file holds the Inputs of the discrete domains (Cao et al. 2013, §5): strings,
 // labelled graphs, multi-channel histograms and sparse count vectors. The
 // kernels that read them are in kernel_*.go and wl.go.
 //

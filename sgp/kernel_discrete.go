@@ -6,7 +6,7 @@ import (
 )
 
 // This file holds the kernels on histograms, strings and sparse counts
-// (DESIGN §9); the graph kernel is in wl.go, Sum and FuncKernel in
+// (the kernels of Cao et al. 2013, §5); the graph kernel is in wl.go, Sum and FuncKernel in
 // kernel_sum.go. All of them are positive semi-definite, have only variance
 // hyperparameters, seen through their logarithms, and are safe for
 // concurrent Column, Diag and AddGrad calls on disjoint row ranges.

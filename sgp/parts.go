@@ -47,7 +47,7 @@ func lower(s string) string {
 	return string(b)
 }
 
-// Parts holds the terms of the objectives read off a Factor (DESIGN §2):
+// Parts holds the terms of the objectives read off a Factor (Cao et al. 2013, §3; see Factor):
 //
 //	E_D = σ⁻²(‖y‖² − ‖a‖²)                 data fit, yᵀ(K̂+σ²I)⁻¹y
 //	E_C = (n−k)·log σ² + 2·Σ log R_ii      complexity, log|K̂+σ²I|

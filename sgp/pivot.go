@@ -208,7 +208,7 @@ func (f *Factor) commitActive() {
 }
 
 // deltaFromTentative returns the exact decrease of the objective o if the
-// tentative column joins the active set (DESIGN §3):
+// tentative column joins the active set (Cao et al. 2013, §3):
 //
 //	ΔE_D = σ⁻² a_new²,  ΔE_C = log σ² − log r²,  ΔE_V = σ⁻² ‖g‖²
 //	ΔF = ½(ΔE_D + ΔE_C [+ ΔE_V])

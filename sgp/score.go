@@ -39,7 +39,7 @@ type scoreTask struct {
 
 // ApproxDeltasTo stores in dst (length n, allocated if nil) the approximate
 // decrease of objective o if each point joined the inducing set, computed
-// from the information pivots alone (Cao et al. 2013, §4; DESIGN §5). With
+// from the information pivots alone (Cao et al. 2013, §4). With
 // L_z the partial Cholesky factor of the residual at the z pivots and
 // ℓ = L_z[j, :], the new column of candidate j is approximated by
 //

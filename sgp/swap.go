@@ -227,7 +227,7 @@ func (f *Factor) restorePark() {
 }
 
 // ExactDelta returns the exact decrease of objective o if point j joined
-// the inducing set (DESIGN §3, with the σ² term in r²), leaving the state as
+// the inducing set (Cao et al. 2013, §3, with the σ² term in r², see Factor), leaving the state as
 // it was up to the order of the information pivots. It costs one kernel
 // column (none if j is an information pivot) and O(n·(k+z)).
 //

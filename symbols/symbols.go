@@ -7,7 +7,7 @@
 // symbols_test.go checks that no exported sgp name is missing.
 //
 // yaegi extract skips generic functions and types, so the exported sgp API
-// stays non-generic (DESIGN.md §11).
+// stays non-generic.
 //
 // Regenerate with
 //

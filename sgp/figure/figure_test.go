@@ -87,18 +87,6 @@ func TestFit1D(t *testing.T) {
 	}
 }
 
-// plotStrings is a non-vector sgp.Inputs.
-type plotStrings []string
-
-func (s plotStrings) Len() int { return len(s) }
-func (s plotStrings) Subset(idx []int) sgp.Inputs {
-	out := make(plotStrings, len(idx))
-	for i, j := range idx {
-		out[i] = s[j]
-	}
-	return out
-}
-
 func TestPlotFit1DErrors(t *testing.T) {
 	t.Parallel()
 	x2, err := sgp.NewVectors(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
@@ -107,6 +95,7 @@ func TestPlotFit1DErrors(t *testing.T) {
 	}
 	y := []float64{0, 1, 2, 3}
 	x1, _ := sgp.NewVectors(4, 1, []float64{0, 1, 2, 3})
+	strs, _ := sgp.NewStrings([]string{"a", "b", "c", "d"})
 	for _, tc := range []struct {
 		name string
 		m    *sgp.Model
@@ -114,7 +103,7 @@ func TestPlotFit1DErrors(t *testing.T) {
 	}{
 		{"nil", nil, "nil model"},
 		{"2-D", sgp.NewModel(x2, y, sgp.NewRBFFromData(x2, y)).WithM(2), "dimension 2"},
-		{"strings", sgp.NewModel(plotStrings{"a", "b", "c", "d"}, y, sgp.NewRBF(1, []float64{1})).WithM(2), "*sgp.Vectors"},
+		{"strings", sgp.NewModel(strs, y, sgp.NewRBF(1, []float64{1})).WithM(2), "*sgp.Vectors"},
 		{"bad m", sgp.NewModel(x1, y, sgp.NewRBFFromData(x1, y)).WithM(9), "m=9"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
