@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cholqr/sgp/repl"
+	"github.com/cholqr/sgp/sgp"
 	"github.com/go-zeromq/zmq4"
 )
 
@@ -107,7 +108,8 @@ func (k *kernel) kernelInfo() map[string]any {
 			"nbconvert_exporter": "",
 		},
 		"banner": "sgp: sparse Gaussian-process regression by CholQR, on the yaegi Go interpreter.\n" +
-			"Imported: fmt, math, sgp, mat (gonum/mat), display. A value with a PNG method shows as an image.",
+			"Imported: fmt, math, sgp, figure, mol, mat (gonum/mat), display. A value with a PNG method shows as an image.\n" +
+			"BLAS: " + blasName(),
 		"help_links": []map[string]string{
 			{"text": "sgp on pkg.go.dev", "url": "https://pkg.go.dev/github.com/cholqr/sgp/sgp"},
 			{"text": "yaegi", "url": "https://github.com/traefik/yaegi"},
@@ -276,4 +278,14 @@ func globMatch(pattern, s string) bool {
 		prev = cur
 	}
 	return prev[len(t)]
+}
+
+// blasName describes sgp's linear-algebra backend, or why it cannot be
+// used.
+func blasName() string {
+	name, err := sgp.BLAS()
+	if err != nil {
+		return "unavailable: " + err.Error()
+	}
+	return name
 }

@@ -227,7 +227,11 @@ func Interactive(ctx context.Context, e Streams) error {
 	if useLiner {
 		lr := newLinerReader(s)
 		r = lr
-		fmt.Fprintln(e.Stdout, "sgprepl: Go with sgp, gonum and plot (yaegi). :help for help, :quit or Ctrl-D to leave.")
+		blas, err := sgp.BLAS()
+		if err != nil {
+			blas = "unavailable: " + err.Error()
+		}
+		fmt.Fprintf(e.Stdout, "sgprepl: Go with sgp, gonum and plot (yaegi); BLAS: %s. :help for help, :quit or Ctrl-D to leave.\n", blas)
 	} else {
 		r = newPlainReader(e.Stdin)
 	}

@@ -45,6 +45,7 @@ usage:
   sgprepl kernel CONNECTION_FILE    a Jupyter kernel (started by Jupyter)
   sgprepl install-kernel [--user | --prefix DIR]
                                     install the Jupyter kernel spec "sgp"
+  sgprepl version                   the version, Go version and BLAS in use
   sgprepl help [COMMAND]            this help, or the flags of COMMAND
 
 CSV files hold numbers, one row per point, the target in the last column; a
@@ -125,6 +126,12 @@ var commands = []command{
 			"baselines).",
 		flags: experimentFlags,
 		args:  true,
+	},
+	{
+		name:     "version",
+		synopsis: "version",
+		doc:      "Prints the version of sgprepl, the Go version and the BLAS in use (SGP_BLAS).",
+		flags:    versionFlags,
 	},
 	{
 		name:     "kernel",

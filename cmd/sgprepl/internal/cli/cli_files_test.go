@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -236,5 +237,17 @@ func TestKernelNames(t *testing.T) {
 		if !jupyter.ValidName(good) {
 			t.Errorf("%q refused", good)
 		}
+	}
+}
+
+// TestVersion: sgprepl version names the Go version and the BLAS in use.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runMain(context.Background(), "version")
+	if code != 0 || !strings.Contains(stdout, "sgprepl ") || !strings.Contains(stdout, runtime.Version()) || !strings.Contains(stdout, "BLAS: ") {
+		t.Errorf("version: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, stdout, _ := runMain(context.Background(), "help"); !strings.Contains(stdout, "version") || !strings.Contains(stdout, "experiment") || !strings.Contains(stdout, "predict") {
+		t.Errorf("help does not list every subcommand:\n%s", stdout)
 	}
 }

@@ -39,6 +39,7 @@ type contReport struct {
 	N               int                `json:"n"`
 	M               int                `json:"m"`
 	Notes           []string           `json:"notes,omitempty"`
+	BLAS            string             `json:"blas"`
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
@@ -49,6 +50,10 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return err
 	}
 	train, test, err := readData(o.train, o.test)
+	if err != nil {
+		return err
+	}
+	blas, err := blasName()
 	if err != nil {
 		return err
 	}
@@ -78,7 +83,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	names := append(kern.ParamNames(), "noise")
 	rep := contReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Evaluations: res.Evals,
-		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: map[string]float64{}, N: n, M: o.m}
+		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: map[string]float64{}, N: n, M: o.m, BLAS: blas}
 	for i, v := range res.Params {
 		rep.Hyperparameters[names[i]] = math.Exp(v)
 	}

@@ -45,6 +45,10 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		case *predPath != "" && *savePath != "" && filepath.Clean(*predPath) == filepath.Clean(*savePath):
 			return usageErrorf("fit: --save and --predictions name the same file %s", *savePath)
 		}
+		blas, err := blasName()
+		if err != nil {
+			return err
+		}
 		obj, err := sgp.ParseObjective(*objective)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
@@ -116,6 +120,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			Hyperparameters: md.Hyperparameters(), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
 			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
 			Warnings: append([]string{}, res.Warnings...),
+			BLAS:     blas,
 		}
 		var pred *predictions
 		if test != nil {
@@ -198,6 +203,7 @@ type fitReport struct {
 	Z               int                `json:"z"`
 	Warnings        []string           `json:"warnings"`
 	Notes           []string           `json:"notes,omitempty"`
+	BLAS            string             `json:"blas"`
 }
 
 // checkSettings validates the fit settings against n points.
