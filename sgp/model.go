@@ -820,7 +820,10 @@ func (md *Model) warnings(res *Result) []string {
 	if k := len(res.Inducing); k < md.m {
 		w = append(w, fmt.Sprintf("only %d of the m=%d inducing points asked for: the kernel cannot tell more training points apart at these hyperparameters (see WithM)", k, md.m))
 	}
-	if !res.Converged && res.Stopped != "cancelled" {
+	switch {
+	case res.Stopped == "cancelled":
+		w = append(w, fmt.Sprintf("interrupted at epoch %d, F = %.6g; the model keeps this state", res.Epochs, res.Objective))
+	case !res.Converged:
 		w = append(w, fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", res.Stopped))
 	}
 	return w

@@ -244,7 +244,12 @@ func TestFitCancelled(t *testing.T) {
 	if code != 130 {
 		t.Fatalf("exit %d, want 130; stderr:\n%s", code, stderr)
 	}
-	oneErrorLine(t, stderr)
+	// The model's progress says what was reached, then the one error line.
+	warning, last, _ := strings.Cut(stderr, "\n")
+	if !strings.HasPrefix(warning, "warning: interrupted at epoch") || !strings.Contains(warning, "the model keeps this state") {
+		t.Errorf("no interruption summary on stderr:\n%s", stderr)
+	}
+	oneErrorLine(t, last)
 	var r struct {
 		Stopped  string
 		Inducing []int
