@@ -239,3 +239,105 @@ func htmlTable(caption string, rows [][2]string) string {
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// String describes the inputs by their shape and first rows, not their
+// whole data.
+func (v *Vectors) String() string {
+	if v == nil {
+		return "sgp.Vectors(nil)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "sgp.Vectors %d×%d [", v.n, v.d)
+	for i := 0; i < min(v.n, 3); i++ {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString("[")
+		for t, x := range v.Row(i)[:min(v.d, 6)] {
+			if t > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(fmtG(x))
+		}
+		if v.d > 6 {
+			b.WriteString(" …")
+		}
+		b.WriteString("]")
+	}
+	if v.n > 3 {
+		b.WriteString(" …")
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// String summarises the factored state in one line.
+func (f *Factor) String() string {
+	if f == nil {
+		return "sgp.Factor(nil)"
+	}
+	if !f.ok {
+		return fmt.Sprintf("sgp.Factor: n=%d, m≤%d, z≤%d; not factorised", f.n, f.mcap, f.zcap)
+	}
+	p := f.Parts()
+	return fmt.Sprintf("sgp.Factor: n=%d, k=%d of m=%d inducing, %d information pivots, σ²=%s, μ=%s; MLE %s, VAR %s",
+		f.n, f.k, f.mcap, f.t-f.k, fmtG(f.noise), fmtG(f.mu), fmtG(p.MLE), fmtG(p.VAR))
+}
+
+// HTML returns the factored state as a table.
+func (f *Factor) HTML() string {
+	if f == nil || !f.ok {
+		return html.EscapeString(f.String())
+	}
+	p := f.Parts()
+	return htmlTable("CholQR factored state", [][2]string{
+		{"n", strconv.Itoa(f.n)}, {"inducing points k (of m)", fmt.Sprintf("%d (of %d)", f.k, f.mcap)},
+		{"information pivots", strconv.Itoa(f.t - f.k)}, {"noise σ²", fmtG(f.noise)}, {"prior mean μ", fmtG(f.mu)},
+		{"MLE", fmtG(p.MLE)}, {"VAR", fmtG(p.VAR)}, {"data fit E_D", fmtG(p.DataFit)},
+		{"complexity E_C", fmtG(p.Complexity)}, {"trace E_V", fmtG(p.Trace)},
+		{"G, Q", fmt.Sprintf("%d×%d, %d×%d (GMatrix, QMatrix)", f.n, f.k+(f.t-f.k), f.n+f.k, f.k)},
+	})
+}
+
+// HTML returns the data set as a table of its size and first rows.
+func (d *Dataset) HTML() string {
+	if d == nil || d.X == nil {
+		return html.EscapeString(d.String())
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<table><caption>%s</caption><tr>", html.EscapeString(d.String()))
+	for t := 0; t < min(d.X.Dim(), 8); t++ {
+		fmt.Fprintf(&b, "<th>x%d</th>", t)
+	}
+	b.WriteString("<th>y</th></tr>")
+	for i := 0; i < min(d.Len(), 5); i++ {
+		b.WriteString("<tr>")
+		for _, x := range d.X.Row(i)[:min(d.X.Dim(), 8)] {
+			b.WriteString("<td>" + fmtG(x) + "</td>")
+		}
+		b.WriteString("<td>" + fmtG(d.Y[i]) + "</td></tr>")
+	}
+	b.WriteString("</table>")
+	return b.String()
+}
+
+// HTML returns the model as a table: its size, objective, the prior mean
+// and the hyperparameters, and any shortfall of inducing points.
+func (md *Model) HTML() string {
+	if md == nil || md.err != nil || md.f == nil {
+		return html.EscapeString(md.String())
+	}
+	rows := [][2]string{
+		{"n", strconv.Itoa(md.x.Len())},
+		{"inducing points", fmt.Sprintf("%d (asked for %d)", md.f.k, md.m)},
+		{"information pivots z", strconv.Itoa(md.z)},
+		{"objective", fmt.Sprintf("%v %s", md.obj, fmtG(md.f.Value(md.obj)))},
+		{"epochs", strconv.Itoa(len(md.trace))},
+		{"prior mean", fmtG(md.f.mu) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]},
+	}
+	names, th := md.ParamNames(), md.Params()
+	for i, v := range th {
+		rows = append(rows, [2]string{names[i], fmtG(math.Exp(v))})
+	}
+	return htmlTable("sgp.Model", rows)
+}

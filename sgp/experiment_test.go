@@ -36,10 +36,11 @@ func BenchmarkKIN40K(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					smse, snlp, err := md.Evaluate(test)
+					ev, err := md.Evaluate(test)
 					if err != nil {
 						b.Fatal(err)
 					}
+					smse, snlp := ev.SMSE, ev.SNLP
 					b.ReportMetric(res.Objective, "objective")
 					b.ReportMetric(smse, "smse")
 					b.ReportMetric(snlp, "snlp")

@@ -150,11 +150,11 @@ func TestModelMeanInvariance(t *testing.T) {
 		if !res.Converged {
 			t.Errorf("a=%g b=%g: not converged: %s", a, b, res.Stopped)
 		}
-		smse, _, err := md.Evaluate(&Dataset{X: test.X, Y: ty})
+		ev, err := md.Evaluate(&Dataset{X: test.X, Y: ty})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return smse
+		return ev.SMSE
 	}
 	base := fit(1, 0)
 	if !(base < 0.1) {
@@ -180,10 +180,11 @@ func TestModelSmallStartNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	smse, _, err := md.Evaluate(test)
+	ev, err := md.Evaluate(test)
 	if err != nil {
 		t.Fatal(err)
 	}
+	smse := ev.SMSE
 	noise, _ := md.Noise()
 	if !res.Converged || !(smse < 0.05) || !(noise > 1e-3) {
 		t.Fatalf("stopped %q (converged %v), SMSE %.4g, noise %.3g", res.Stopped, res.Converged, smse, noise)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 )
 
 // SMSE returns the standardised mean squared error of predictions mean
@@ -73,25 +74,67 @@ func MeanVar(v []float64) (mean, vr float64) {
 	return mean, variance(v)
 }
 
-// Evaluate predicts at test.X with noisy variances and returns SMSE and
-// SNLP against test.Y, with the model's training targets as the trivial
-// reference.
-func (md *Model) Evaluate(test *Dataset) (smse, snlp float64, err error) {
+// Evaluation holds a model's scores on a test set, with noisy predictive
+// variances and the model's training targets as the trivial reference
+// (Rasmussen & Williams 2006, §2.5).
+type Evaluation struct {
+	N    int     // test points
+	SMSE float64 // mean squared error over the test targets' variance
+	SNLP float64 // mean negative log predictive density minus the trivial model's
+	MAE  float64 // mean absolute error
+	RMSE float64 // root mean squared error
+	// Coverage95 is the fraction of test targets inside the central 95%
+	// predictive interval, mean ± 1.96 sd: close to 0.95 for calibrated
+	// variances.
+	Coverage95 float64
+}
+
+// String prints the scores with their names.
+func (e Evaluation) String() string {
+	return fmt.Sprintf("SMSE %s  SNLP %s  MAE %s  RMSE %s  95%% coverage %.3f  (%d test points)",
+		fmtG(e.SMSE), fmtG(e.SNLP), fmtG(e.MAE), fmtG(e.RMSE), e.Coverage95, e.N)
+}
+
+// HTML returns the scores as a table.
+func (e Evaluation) HTML() string {
+	return htmlTable("test scores", [][2]string{
+		{"test points", strconv.Itoa(e.N)}, {"SMSE", fmtG(e.SMSE)}, {"SNLP", fmtG(e.SNLP)},
+		{"MAE", fmtG(e.MAE)}, {"RMSE", fmtG(e.RMSE)}, {"95% coverage", fmt.Sprintf("%.3f", e.Coverage95)},
+	})
+}
+
+// Evaluate predicts at test.X with noisy variances and scores the
+// predictions against test.Y (see Evaluation). SMSE is undefined (an
+// error) for constant test targets.
+func (md *Model) Evaluate(test *Dataset) (ev *Evaluation, err error) {
 	defer md.recoverPanic(&err)
 	if test == nil || test.Len() == 0 {
-		return math.NaN(), math.NaN(), fmt.Errorf("sgp: no test data")
+		return nil, fmt.Errorf("sgp: no test data")
 	}
 	mean, vr, err := md.PredictNoisy(test.X)
 	if err != nil {
-		return math.NaN(), math.NaN(), err
+		return nil, err
 	}
-	smse, err = SMSE(mean, test.Y)
-	if err != nil {
-		return math.NaN(), math.NaN(), err
+	ev = &Evaluation{N: test.Len()}
+	if ev.SMSE, err = SMSE(mean, test.Y); err != nil {
+		return nil, err
 	}
 	tm, tv := MeanVar(md.y)
-	snlp, err = SNLP(mean, vr, test.Y, tm, tv)
-	return smse, snlp, err
+	if ev.SNLP, err = SNLP(mean, vr, test.Y, tm, tv); err != nil {
+		return nil, err
+	}
+	var abs, sq, in float64
+	for i, y := range test.Y {
+		d := math.Abs(mean[i] - y)
+		abs += d
+		sq += d * d
+		if d <= 1.96*math.Sqrt(vr[i]) {
+			in++
+		}
+	}
+	n := float64(test.Len())
+	ev.MAE, ev.RMSE, ev.Coverage95 = abs/n, math.Sqrt(sq/n), in/n
+	return ev, nil
 }
 
 // Ranks returns the 1-based rank of each value, largest first; ties get

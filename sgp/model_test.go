@@ -387,9 +387,9 @@ func TestBaselineSelectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkTraceMonotone(t, md)
-		smse, _, err := md.Evaluate(test.Subset(interior(test)))
-		if err != nil || smse > 0.2 {
-			t.Errorf("%s: SMSE %g, err %v", name, smse, err)
+		ev, err := md.Evaluate(test.Subset(interior(test)))
+		if err != nil || ev.SMSE > 0.2 {
+			t.Errorf("%s: scores %v, err %v", name, ev, err)
 		}
 		if name != "cholqr" && res.Stats.Swaps != 0 {
 			t.Errorf("%s: %d swaps", name, res.Stats.Swaps)

@@ -92,6 +92,7 @@ func init() {
 		"DegenerateError":       reflect.ValueOf((*sgp.DegenerateError)(nil)),
 		"Edge":                  reflect.ValueOf((*sgp.Edge)(nil)),
 		"EpochRecord":           reflect.ValueOf((*sgp.EpochRecord)(nil)),
+		"Evaluation":            reflect.ValueOf((*sgp.Evaluation)(nil)),
 		"Evaluator":             reflect.ValueOf((*sgp.Evaluator)(nil)),
 		"Factor":                reflect.ValueOf((*sgp.Factor)(nil)),
 		"FuncKernel":            reflect.ValueOf((*sgp.FuncKernel)(nil)),

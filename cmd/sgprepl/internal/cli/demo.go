@@ -36,10 +36,11 @@ func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err := fitError(res, fitErr); err != nil {
 			return err
 		}
-		smse, snlp, err := md.Evaluate(test)
+		ev, err := md.Evaluate(test)
 		if err != nil {
 			return err
 		}
+		smse, snlp := ev.SMSE, ev.SNLP
 		xs := make([]float64, len(res.Inducing))
 		for i, j := range res.Inducing {
 			xs[i] = train.X.At(j, 0)

@@ -288,10 +288,11 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 			if err != nil {
 				return err
 			}
-			smse, snlp, err := md.Evaluate(test)
+			ev, err := md.Evaluate(test)
 			if err != nil {
 				return err
 			}
+			smse, snlp := ev.SMSE, ev.SNLP
 			x.add(expRow{Dataset: "kin40k", Method: me.name, M: m, Z: 16, Objective: res.Objective, Kind: me.obj.String(),
 				SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: res.Stopped})
 			point(me.name, m, smse)
