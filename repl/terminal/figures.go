@@ -13,8 +13,18 @@ import (
 // files in one folder: $SGPREPL_OUT if set, otherwise a new temporary
 // folder made at the first figure.
 type figureSaver struct {
-	dir string
-	n   int
+	dir  string
+	n    int
+	temp bool // dir is a temporary folder this saver made
+}
+
+// cleanup removes the temporary folder, if the saver made one; figures in
+// $SGPREPL_OUT stay.
+func (f *figureSaver) cleanup() {
+	if f.temp {
+		os.RemoveAll(f.dir)
+		f.dir, f.temp = "", false
+	}
 }
 
 func newFigureSaver() *figureSaver {
@@ -28,7 +38,7 @@ func (f *figureSaver) save(png []byte) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		f.dir = dir
+		f.dir, f.temp = dir, true
 	} else if err := os.MkdirAll(f.dir, 0o755); err != nil {
 		return "", err
 	}

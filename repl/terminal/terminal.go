@@ -40,7 +40,8 @@ Commands:
 
 Ctrl-C stops the running cell (a Fit stops at its next swap) and clears the
 input at the prompt. Figures (values with a PNG method, display.Show, display.PNG)
-are saved as PNG files whose paths are printed; $SGPREPL_OUT sets the folder.
+are saved as PNG files whose paths are printed; $SGPREPL_OUT sets the folder
+(a temporary folder otherwise, removed when the REPL ends).
 
 yaegi limits: no generics of your own in compiled APIs, no range over an int,
 no min/max/clear builtins, closures capture loop variables as before Go 1.22,
@@ -202,6 +203,9 @@ type terminal struct {
 // stops the running cell, never the REPL; cancelling ctx ends the REPL.
 func Interactive(ctx context.Context, e Streams) error {
 	t := &terminal{e: e, figs: newFigureSaver()}
+	// The figures of a session in a temporary folder go with it; set
+	// SGPREPL_OUT (or save a figure with its Save method) to keep them.
+	defer t.figs.cleanup()
 	f, isFile := e.Stdin.(*os.File)
 	_, modeErr := liner.TerminalMode()
 	useLiner := isFile && f == os.Stdin && modeErr == nil && liner.TerminalSupported() && isTerminal(os.Stdout)

@@ -295,3 +295,22 @@ func TestDetectInline(t *testing.T) {
 		t.Errorf("iTerm2 escape: %q…", s[:min(40, len(s))])
 	}
 }
+
+// TestInteractiveCleansUpFigures: the temporary figure folder of a REPL
+// session is removed when the session ends.
+func TestInteractiveCleansUpFigures(t *testing.T) {
+	t.Setenv("SGPREPL_OUT", "")
+	in := "train, _ := sgp.SnelsonLike(30, 1)\nm := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(4)\nfigure.Fit1D(m, \"fit\")\n"
+	var out, errOut bytes.Buffer
+	if err := Interactive(context.Background(), Streams{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errOut}); err != nil {
+		t.Fatal(err)
+	}
+	_, path, ok := strings.Cut(out.String(), "figure saved: ")
+	path, _, _ = strings.Cut(path, "\n")
+	if !ok || path == "" {
+		t.Fatalf("no figure saved:\n%s\n%s", out.String(), errOut.String())
+	}
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Errorf("the temporary folder %s is still there (%v)", filepath.Dir(path), err)
+	}
+}

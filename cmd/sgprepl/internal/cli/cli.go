@@ -121,9 +121,13 @@ var commands = []command{
 		name:     "experiment",
 		synopsis: "experiment NAME [--out DIR] [--budget D] [--m M1,M2,…]",
 		doc: "Runs one of the paper's experiments on the real data ($SGP_DATA) and writes\n" +
-			"NAME.csv, NAME.md and PNG plots to --out: snelson (CholQR against continuous\n" +
-			"SGPR from the clumped start), kin40k (SMSE/SNLP against m for CholQR and the\n" +
-			"baselines).",
+			"NAME.csv, NAME.md and PNG plots to --out:\n" +
+			"  snelson   CholQR against continuous SGPR on Snelson 1-D from the clumped start\n" +
+			"  kin40k    SMSE/SNLP against m: CholQR (VAR, MLE), random, greedy variance,\n" +
+			"            continuous SGPR and CholQR→continuous\n" +
+			"  thrombin  the WL kernel on thrombin's fixed split: CholQR against random,\n" +
+			"            greedy variance, Titsias-16 and Titsias-512\n" +
+			"  z         the trade-off of the number of information pivots z",
 		flags: experimentFlags,
 		args:  true,
 	},
@@ -189,6 +193,10 @@ func help(e *env, args []string) int {
 		fmt.Fprint(e.stdout, usage)
 		return exitOK
 	case 1:
+		if args[0] == "run" || args[0] == "-e" {
+			fmt.Fprintln(e.stdout, scriptHelp)
+			return exitOK
+		}
 		c := lookup(args[0])
 		if c == nil {
 			return report(e, usageErrorf("help: unknown command %q; run 'sgprepl help' for the list", args[0]))

@@ -251,3 +251,21 @@ func TestVersion(t *testing.T) {
 		t.Errorf("help does not list every subcommand:\n%s", stdout)
 	}
 }
+
+// TestHelpTexts: help for every command, the experiments listed on a
+// wrong name.
+func TestHelpTexts(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"help", "run"}, {"run", "--help"}, {"help", "-e"}} {
+		if code, stdout, _ := runMain(context.Background(), args...); code != 0 || !strings.Contains(stdout, "sgprepl run FILE.go") {
+			t.Errorf("%v: exit %d, stdout %q", args, code, stdout)
+		}
+	}
+	code, _, stderr := runMain(context.Background(), "experiment", "foo")
+	if code != exitUsage || !strings.Contains(stderr, "snelson, kin40k, thrombin, z") {
+		t.Errorf("experiment foo: exit %d, stderr %q", code, stderr)
+	}
+	if _, _, stderr := runMain(context.Background(), "experiment", "--help"); !strings.Contains(stderr, "thrombin") || !strings.Contains(stderr, "  z ") {
+		t.Errorf("experiment --help does not describe every experiment:\n%s", stderr)
+	}
+}

@@ -67,11 +67,11 @@ func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
 	msFlag := fs.String("m", "", "comma-separated inducing-set sizes (default per experiment)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	return func(ctx context.Context, e *env) error {
+		var names []string
+		for _, x := range experiments() {
+			names = append(names, x.name)
+		}
 		if fs.NArg() != 1 {
-			var names []string
-			for _, x := range experiments() {
-				names = append(names, x.name)
-			}
 			return usageErrorf("experiment needs one name: %s", strings.Join(names, ", "))
 		}
 		var ex *experiment
@@ -81,7 +81,7 @@ func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
 			}
 		}
 		if ex == nil {
-			return usageErrorf("unknown experiment %q", fs.Arg(0))
+			return usageErrorf("unknown experiment %q; the experiments are %s", fs.Arg(0), strings.Join(names, ", "))
 		}
 		x := &expEnv{e: e, dataDir: *data, out: *out, budget: *budget, seed: *seed}
 		if x.dataDir == "" {
