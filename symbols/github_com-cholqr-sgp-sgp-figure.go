@@ -16,6 +16,7 @@ func init() {
 		"Curves":      reflect.ValueOf(figure.Curves),
 		"DPI":         reflect.ValueOf(constant.MakeFromLiteral("96", token.INT, 0)),
 		"Fit1D":       reflect.ValueOf(figure.Fit1D),
+		"Parity":      reflect.ValueOf(figure.Parity),
 		"Trace":       reflect.ValueOf(figure.Trace),
 
 		// type definitions

@@ -2,7 +2,6 @@ package figure
 
 import (
 	"bytes"
-	"github.com/cholqr/sgp/sgp"
 	"image/png"
 	"math"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp"
 
 	"gonum.org/v1/plot"
 )
@@ -302,4 +303,23 @@ func panics(fn func()) (panicked bool) {
 	defer func() { panicked = recover() != nil }()
 	fn()
 	return false
+}
+
+// TestParity: the predicted-against-measured figure renders with and
+// without intervals, leaves out non-finite pairs, and panics on a length
+// mismatch.
+func TestParity(t *testing.T) {
+	t.Parallel()
+	m := []float64{1, 2, 3, 4, math.NaN()}
+	p := []float64{1.1, 1.9, 3.2, 3.8, 2}
+	v := []float64{0.01, 0.02, 0.01, 0.05, 0.01}
+	for _, f := range []*Figure{Parity("parity", m, p, v), Parity("", m, p, nil)} {
+		checkFigure(t, f, 5*DPI, 5*DPI)
+	}
+	if f := Parity("", nil, nil, nil); !strings.Contains(f.Plot().Title.Text, "(no data)") {
+		t.Errorf("empty parity plot: title %q", f.Plot().Title.Text)
+	}
+	if !panics(func() { Parity("", m, p[:2], nil) }) {
+		t.Error("length mismatch did not panic")
+	}
 }
