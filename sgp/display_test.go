@@ -1,6 +1,7 @@
 package sgp
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -59,5 +60,46 @@ func TestDisplays(t *testing.T) {
 	if math.Abs(ev.SMSE-smse) > 1e-12 || math.Abs(ev.MAE-mae/n) > 1e-12 || math.Abs(ev.RMSE-math.Sqrt(sq/n)) > 1e-12 ||
 		math.Abs(ev.Coverage95-in/n) > 1e-12 || !(ev.MAE <= ev.RMSE) {
 		t.Errorf("scores %+v disagree with their definitions", ev)
+	}
+}
+
+// TestPredictorMatchesModel: a Predictor, also one saved and loaded, has
+// the prediction methods of its Model and gives the same numbers.
+func TestPredictorMatchesModel(t *testing.T) {
+	t.Parallel()
+	train, test := SnelsonLike(80, 3)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(6).WithMaxEpochs(3)
+	if _, err := md.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := md.Predictor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadPredictor(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type predictor interface {
+		Predict(Inputs) ([]float64, []float64, error)
+		PredictNoisy(Inputs) ([]float64, []float64, error)
+	}
+	m1, v1, _ := md.Predict(test.X)
+	n1, w1, _ := md.PredictNoisy(test.X)
+	for name, q := range map[string]predictor{"predictor": p, "loaded": loaded} {
+		m2, v2, err := q.Predict(test.X)
+		n2, w2, err2 := q.PredictNoisy(test.X)
+		if err != nil || err2 != nil {
+			t.Fatal(err, err2)
+		}
+		for i := range m1 {
+			if m1[i] != m2[i] || v1[i] != v2[i] || n1[i] != n2[i] || w1[i] != w2[i] {
+				t.Fatalf("%s: row %d: (%v %v %v %v) against the model's (%v %v %v %v)", name, i, m2[i], v2[i], n2[i], w2[i], m1[i], v1[i], n1[i], w1[i])
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 // and standard deviation; sgp.SMSE is invariant to that scaling). Molecules
 // use the WL kernel with one variance per depth (h = 3), vectors RBF-ARD.
 // Each fit stops on the default rule or after SGP_BENCH_BUDGET (default
-// 20s). Run with
+// 20s); SGP_BENCH_SEED sets the seed of the start (default 1). Run with
 //
 //	SGP_DATA=../shared/data go test ./sgp/ -run XXX -bench MeanChoice -benchtime 1x -timeout 1h
 func BenchmarkMeanChoice(b *testing.B) {
@@ -30,6 +31,14 @@ func BenchmarkMeanChoice(b *testing.B) {
 		if budget, err = time.ParseDuration(s); err != nil {
 			b.Fatal(err)
 		}
+	}
+	seed := uint64(1)
+	if s := os.Getenv("SGP_BENCH_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		seed = v
 	}
 	type set struct {
 		name  string
@@ -73,7 +82,7 @@ func BenchmarkMeanChoice(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					md := sgp.NewModel(s.x, y, k).WithM(64).WithMean(mean).WithSeed(1).WithTimeBudget(budget)
+					md := sgp.NewModel(s.x, y, k).WithM(64).WithMean(mean).WithSeed(seed).WithTimeBudget(budget)
 					res, err := md.Fit()
 					if err != nil {
 						b.Fatal(err)

@@ -134,6 +134,25 @@ func kernelDiagRange(k Kernel, dst []float64, x Inputs, lo, hi int) {
 // Noise returns σ².
 func (p *Predictor) Noise() float64 { return p.NoiseV }
 
+// Predict returns the predictive mean and latent variance at xs, as
+// Model.Predict does for the model the Predictor was taken from.
+func (p *Predictor) Predict(xs Inputs) (mean, variance []float64, err error) {
+	return p.PredictTo(nil, nil, xs)
+}
+
+// PredictNoisy returns the predictive mean and the variance of a noisy
+// observation y* = f* + ε at xs, as Model.PredictNoisy does.
+func (p *Predictor) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
+	mean, variance, err = p.PredictTo(nil, nil, xs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range variance {
+		variance[i] += p.NoiseV
+	}
+	return mean, variance, nil
+}
+
 // Predict returns the predictive mean and latent variance at xs from the
 // model's current state. Add the noise variance (Noise) for observations.
 func (md *Model) Predict(xs Inputs) (mean, variance []float64, err error) {
@@ -149,14 +168,11 @@ func (md *Model) Predict(xs Inputs) (mean, variance []float64, err error) {
 // observation y* = f* + ε at xs.
 func (md *Model) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
 	defer md.recoverPanic(&err)
-	mean, variance, err = md.Predict(xs)
+	p, err := md.Predictor()
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range variance {
-		variance[i] += md.f.noise
-	}
-	return mean, variance, nil
+	return p.PredictNoisy(xs)
 }
 
 // Predictor returns a snapshot of the model for prediction.

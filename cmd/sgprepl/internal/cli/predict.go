@@ -33,13 +33,13 @@ func modelPredictions(md *sgp.Model, x sgp.Inputs) (*predictions, error) {
 // predictorPredictions predicts with a Predictor: the same numbers as
 // modelPredictions for the model it was taken from, bit for bit.
 func predictorPredictions(p *sgp.Predictor, x sgp.Inputs) (*predictions, error) {
-	mean, latent, err := p.PredictTo(nil, nil, x)
+	mean, latent, err := p.Predict(x)
 	if err != nil {
 		return nil, err
 	}
-	noisy := make([]float64, len(latent))
-	for i, v := range latent {
-		noisy[i] = v + p.Noise()
+	_, noisy, err := p.PredictNoisy(x)
+	if err != nil {
+		return nil, err
 	}
 	return &predictions{mean: mean, latent: latent, noisy: noisy}, nil
 }
