@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -70,4 +72,31 @@ func (z *zeros) Read(p []byte) (int, error) {
 	clear(p[:n])
 	z.left -= n
 	return n, nil
+}
+
+// BenchmarkReadCSV reads a generated CSV of 200,000 rows × 9 numbers
+// (about 16 MB, the layout of a million-row file at a fifth of the size)
+// and reports MB/s.
+func BenchmarkReadCSV(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString("x1,x2,x3,x4,x5,x6,x7,x8,y\n")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		for c := range 9 {
+			if c > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString(strconv.FormatFloat(rng.NormFloat64(), 'g', -1, 64))
+		}
+		buf.WriteByte('\n')
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		d, err := ReadCSV(bytes.NewReader(data), "bench")
+		if err != nil || d.Len() != 200000 {
+			b.Fatal(err)
+		}
+	}
 }

@@ -73,14 +73,26 @@ type Evaluator struct {
 	yy           float64 // ‖y − ȳ‖²
 	gsum         []float64
 	seq          []int // 0, 1, …, m−1
+
+	// block, if positive, is the number of data rows the gradient phase
+	// forms its K_mn weights for at a time (with the kernel values of those
+	// rows recomputed), so that it holds one m×n matrix (Gᵀ) instead of
+	// three: at n = 10⁶, m = 256 that is 2 GB instead of 6 GB. Zero keeps
+	// the whole weight matrix, which the continuous baseline's inducing-
+	// input gradient needs.
+	block int
+	rows  []int // scratch: the row indices of a block
 }
+
+// gradBlock is the row block of the gradient phase of a Model's fit.
+const gradBlock = 8192
 
 // NewEvaluator prepares the gradient computation of objective o for the
 // inducing set active (data indices) under kernel k, with a zero prior
 // mean (see SetMean). The kernel's hyperparameters are changed by
 // FuncGrad.
 func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *Evaluator {
-	e := NewEvaluatorInputs(x, y, k, o, x.Subset(active))
+	e := newEvaluator(x, y, k, o, x.Subset(active), min(gradBlock, x.Len()))
 	e.active = append([]int(nil), active...)
 	return e
 }
@@ -122,8 +134,19 @@ func (e *Evaluator) Mean() float64 { return e.mu }
 // training points (z is not copied; the continuous SGPR baseline moves
 // them between calls).
 func NewEvaluatorInputs(x Inputs, y []float64, k Kernel, o Objective, z Inputs) *Evaluator {
+	return newEvaluator(x, y, k, o, z, 0)
+}
+
+// newEvaluator is NewEvaluatorInputs with the gradient phase's row block
+// (0: all rows at once).
+func newEvaluator(x Inputs, y []float64, k Kernel, o Objective, z Inputs, block int) *Evaluator {
 	n, m := x.Len(), z.Len()
-	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams()}
+	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams(), block: block}
+	nb := n // rows of the weight buffers
+	if block > 0 {
+		nb = block
+		e.rows = make([]int, block)
+	}
 	e.kmm = make([]float64, m*m)
 	e.rkeep = make([]float64, m*m)
 	e.kmn = make([]float64, m*n)
@@ -132,11 +155,11 @@ func NewEvaluatorInputs(x Inputs, y []float64, k Kernel, o Objective, z Inputs) 
 	e.gtg = make([]float64, m*m)
 	e.rr = make([]float64, m*m)
 	e.tmat = make([]float64, m*m)
-	e.wmn = make([]float64, m*n)
+	e.wmn = make([]float64, m*nb)
 	if _, ok := k.(blockKernel); ok {
-		e.kraw = make([]float64, m*n)
+		e.kraw = make([]float64, m*nb)
 	} else {
-		e.wnm = make([]float64, n*m)
+		e.wnm = make([]float64, nb*m)
 	}
 	e.wdiag = make([]float64, n)
 	for i := range e.vecM {
@@ -202,7 +225,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	if !ok {
 		return math.Inf(1), ErrNotPD
 	}
-	if e.kraw != nil {
+	if e.kraw != nil && e.block == 0 {
 		copy(e.kraw, kmn)
 	}
 	// Gᵀ = L⁻¹K_mn; GᵀG.
@@ -304,15 +327,21 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 		T[i*m+i] -= c
 	}
 	linalg.Trsm(blas.Right, blas.Lower, blas.NoTrans, m, m, e.lmm, m, T, m)
-	linalg.GemmTN(m, n, m, T, m, kmn, n, e.wmn, n)
-	for cc := 0; cc < m; cc++ {
-		row := e.wmn[cc*n : (cc+1)*n]
-		vc := vv.Data[cc]
-		for i, a := range alpha {
-			row[i] -= vc * a
-		}
+	// Z = −½(I − σ²S − hhᵀ) + ½c·GᵀG;  W_mm = L⁻ᵀ Z L⁻¹, into a copy
+	// of T's space after the K_mn weights are done (below).
+	for p := range e.gsum {
+		e.gsum[p] = 0
 	}
-	// Z = −½(I − σ²S − hhᵀ) + ½c·GᵀG;  W_mm = L⁻ᵀ Z L⁻¹ (into T).
+	// The K_mn weights and their contraction with the kernel derivatives,
+	// by row blocks (all rows at once when e.block is 0).
+	nb := n
+	if e.block > 0 {
+		nb = e.block
+	}
+	for lo := 0; lo < n; lo += nb {
+		hi := min(n, lo+nb)
+		e.addKmnGrad(lo, hi, T, kmn, alpha, vv.Data, block)
+	}
 	for i := 0; i < m; i++ {
 		for j := 0; j < m; j++ {
 			z := s2*S[i*m+j] + hv.Data[i]*hv.Data[j] + c*e.gtg[i*m+j]
@@ -324,20 +353,6 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	}
 	linalg.Trsm(blas.Left, blas.Lower, blas.Trans, m, m, e.lmm, m, T, m)
 	linalg.Trsm(blas.Right, blas.Lower, blas.NoTrans, m, m, e.lmm, m, T, m)
-	// Contract the weights with the kernel derivatives.
-	for p := range e.gsum {
-		e.gsum[p] = 0
-	}
-	if block {
-		bk.addGradBlockT(e.gsum, e.wmn, e.kraw, e.x, e.xI, e.seq)
-	} else {
-		for cc := 0; cc < m; cc++ {
-			for i := 0; i < n; i++ {
-				e.wnm[i*m+cc] = e.wmn[cc*n+i]
-			}
-		}
-		kernelAddGrad(e.kern, e.gsum, e.wnm, e.x, e.xI, e.seq)
-	}
 	e.kern.AddGrad(e.gsum, T, e.xI, 0, m, e.xI, e.seq)
 	if c != 0 {
 		for i := range e.wdiag {
@@ -349,4 +364,45 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	trW := float64(n-m)/s2 + trS - alal
 	grad[np] = 0.5*s2*trW - 0.5*c*trace
 	return f, nil
+}
+
+// addKmnGrad forms the K_mn weights of rows [lo, hi),
+// W = Tᵀ Gᵀ[:, lo:hi] − v α[lo:hi]ᵀ with T = (S − cI)L⁻¹, and adds their
+// contraction with the kernel derivatives to e.gsum. With e.block = 0 it
+// is called once for all rows and leaves the whole W in e.wmn (the
+// continuous baseline reads it); otherwise the kernel values of the block's
+// rows are evaluated again for the block kernels' derivatives.
+func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool) {
+	n, m, b := e.n, e.m, hi-lo
+	w := e.wmn[:m*b]
+	linalg.GemmTN(m, b, m, T, m, gt[lo:], n, w, b)
+	for cc := 0; cc < m; cc++ {
+		row := w[cc*b : (cc+1)*b]
+		vc := v[cc]
+		for i, a := range alpha[lo:hi] {
+			row[i] -= vc * a
+		}
+	}
+	x := e.x
+	if e.block > 0 {
+		for i := range b {
+			e.rows[i] = lo + i
+		}
+		x = e.x.Subset(e.rows[:b])
+	}
+	if block {
+		kv := e.kraw[:m*b]
+		if e.block > 0 {
+			e.kern.(blockKernel).crossT(kv, x, e.xI, e.seq)
+		}
+		e.kern.(blockKernel).addGradBlockT(e.gsum, w, kv, x, e.xI, e.seq)
+		return
+	}
+	wnm := e.wnm[:b*m]
+	for cc := 0; cc < m; cc++ {
+		for i := 0; i < b; i++ {
+			wnm[i*m+cc] = w[cc*b+i]
+		}
+	}
+	kernelAddGrad(e.kern, e.gsum, wnm, x, e.xI, e.seq)
 }

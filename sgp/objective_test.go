@@ -86,3 +86,38 @@ func TestEvaluatorGradientFD(t *testing.T) {
 
 // plainKernel hides the optional methods of the kernel it wraps.
 type plainKernel struct{ Kernel }
+
+// TestEvaluatorRowBlocks: the gradient formed by row blocks (as a Model's
+// fit does, to hold one m×n matrix instead of three) equals the one formed
+// at once, for the block path (RBF) and the generic kernel path.
+func TestEvaluatorRowBlocks(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 4))
+	p := newProblem(rng, 53, 3, 1, 0.7, 0.05)
+	active := []int{3, 11, 20, 31, 40, 47}
+	for name, k := range map[string]Kernel{"rbf": NewRBF(1.3, []float64{0.7, 0.9, 1.1}), "generic": NewSum(NewRBF(1.3, []float64{0.7, 0.9, 1.1}))} {
+		for _, o := range []Objective{VAR, MLE} {
+			whole := newEvaluator(p.x, p.y, k, o, p.x.Subset(active), 0)
+			whole.active = active
+			whole.SetMean(MeanConstant)
+			blocks := newEvaluator(p.x, p.y, k, o, p.x.Subset(active), 7)
+			blocks.active = active
+			blocks.SetMean(MeanConstant)
+			theta := append(k.Params(nil), math.Log(0.05))
+			g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
+			f1, err1 := whole.FuncGrad(g1, theta)
+			f2, err2 := blocks.FuncGrad(g2, theta)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if math.Abs(f1-f2) > 1e-12*math.Abs(f1) {
+				t.Errorf("%s %v: objective %v by blocks, %v at once", name, o, f2, f1)
+			}
+			for i := range g1 {
+				if math.Abs(g1[i]-g2[i]) > 1e-10*math.Max(1, math.Abs(g1[i])) {
+					t.Errorf("%s %v: gradient[%d] %v by blocks, %v at once", name, o, i, g2[i], g1[i])
+				}
+			}
+		}
+	}
+}
