@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,4 +169,68 @@ func dgemmPeak(m, n int) float64 {
 	}
 	GlobalF += c[0]
 	return 2 * float64(m) * float64(m) * float64(n) / best / 1e9
+}
+
+// BenchmarkScale1M fits one epoch on 10⁶ points (d = 8, m = 256, z = 16;
+// a smooth function of the inputs plus noise) and reports the epoch's
+// seconds, the bytes of the factors G and Q, the process's peak resident
+// memory (VmHWM) and its ratio to G+Q. It needs about 8 GB and runs only
+// when SGP_BENCH_1M=1:
+//
+//	SGP_BENCH_1M=1 go test ./sgp/ -run XXX -bench Scale1M -benchtime 1x -timeout 1h
+func BenchmarkScale1M(b *testing.B) {
+	if os.Getenv("SGP_BENCH_1M") != "1" {
+		b.Skip("set SGP_BENCH_1M=1 to run (about 8 GB of memory)")
+	}
+	const n, d, m, z = 1000000, 8, 256, 16
+	rng := rand.New(rand.NewPCG(1, 1))
+	data := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range n {
+		s := 0.0
+		for t := range d {
+			v := rng.NormFloat64()
+			data[i*d+t] = v
+			s += v
+		}
+		y[i] = math.Sin(s/3) + 0.1*rng.NormFloat64()
+	}
+	x, err := NewVectors(n, d, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range b.N {
+		md := NewModel(x, y, NewRBFFromData(x, y)).WithM(m).WithInfoPivots(z).WithSeed(1).WithMaxEpochs(1)
+		start := time.Now()
+		if _, err := md.Fit(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "epoch-s")
+	}
+	gq := float64(8 * n * (2*m + z))
+	hwm := peakRSS(b)
+	b.ReportMetric(gq/1e9, "GQ-GB")
+	b.ReportMetric(hwm/1e9, "peak-GB")
+	b.ReportMetric(hwm/gq, "peak/GQ")
+}
+
+// peakRSS returns the process's peak resident set size in bytes (VmHWM
+// of /proc/self/status), or NaN where that is not available.
+func peakRSS(b *testing.B) float64 {
+	s, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return math.NaN()
+	}
+	for _, line := range strings.Split(string(s), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				kb, err := strconv.ParseFloat(f[0], 64)
+				if err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return math.NaN()
 }
