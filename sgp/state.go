@@ -1,0 +1,170 @@
+package sgp
+
+import (
+	"fmt"
+	"math"
+)
+
+// MeanFunction returns the prior mean function.
+func (md *Model) MeanFunction() Mean { return md.mean }
+
+// Mean returns the current value of the constant prior mean μ (the
+// estimate for MeanConstant).
+func (md *Model) Mean() (mu float64, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return math.NaN(), err
+	}
+	return md.f.mu, nil
+}
+
+// profile sets an estimated mean to its closed-form optimum for the
+// current inducing set and hyperparameters (Factor.GLSMean); F can only
+// decrease. It does nothing for a fixed mean or an invalid factor.
+func (md *Model) profile() {
+	if md.mean.Estimated() && md.f != nil && md.f.ok {
+		md.f.SetMean(md.f.GLSMean())
+	}
+}
+
+// Factor returns the factored state (building it if needed), for
+// inspection. Changing it changes the model.
+func (md *Model) Factor() (f *Factor, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return nil, err
+	}
+	return md.f, nil
+}
+
+// ReplacedInit returns how many points of the requested initial inducing
+// set were degenerate (indistinguishable by the kernel from earlier ones)
+// and were replaced by random points when the model was built.
+func (md *Model) ReplacedInit() int { return md.replaced }
+
+// Kernel returns the kernel (its hyperparameters are the model's).
+func (md *Model) Kernel() Kernel { return md.kern }
+
+// Inputs returns the training inputs.
+func (md *Model) Inputs() Inputs { return md.x }
+
+// Targets returns the training targets.
+func (md *Model) Targets() []float64 { return md.y }
+
+// ObjectiveKind returns the objective being minimised.
+func (md *Model) ObjectiveKind() Objective { return md.obj }
+
+// Noise returns the current noise variance σ².
+func (md *Model) Noise() (s2 float64, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return 0, err
+	}
+	return md.f.noise, nil
+}
+
+// Value returns the current objective (including n/2·log 2π).
+func (md *Model) Value() (v float64, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return math.NaN(), err
+	}
+	return md.f.Value(md.obj), nil
+}
+
+// Parts returns the current objective and its terms.
+func (md *Model) Parts() (p Parts, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return Parts{}, err
+	}
+	return md.f.Parts(), nil
+}
+
+// Inducing returns the current inducing set (data indices, pivot order).
+func (md *Model) Inducing() (idx []int, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return nil, err
+	}
+	return md.f.Active(nil), nil
+}
+
+// InfoPivots returns the current information pivots (data indices).
+func (md *Model) InfoPivots() (idx []int, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return nil, err
+	}
+	return md.f.InfoPivots(nil), nil
+}
+
+// Params returns θ: the kernel's log hyperparameters followed by log σ².
+func (md *Model) Params() []float64 {
+	th := md.kern.Params(nil)
+	noise := md.noise
+	if md.f != nil {
+		noise = md.f.noise
+	}
+	if noise == 0 && len(md.y) > 0 {
+		noise = variance(md.y) / 4
+	}
+	return append(th, math.Log(noise))
+}
+
+// ParamNames names the entries of Params.
+func (md *Model) ParamNames() []string {
+	return append(md.kern.ParamNames(), "noise")
+}
+
+// Hyperparameters returns the hyperparameters by name, as positive values
+// (exp θ).
+func (md *Model) Hyperparameters() map[string]float64 {
+	names, th := md.ParamNames(), md.Params()
+	h := make(map[string]float64, len(th))
+	for i, v := range th {
+		h[names[i]] = math.Exp(v)
+	}
+	return h
+}
+
+// SetParams sets θ (kernel log hyperparameters, then log σ²) and
+// refactorises for the current inducing set.
+func (md *Model) SetParams(theta []float64) (err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return err
+	}
+	np := md.kern.NumParams()
+	if len(theta) != np+1 {
+		return fmt.Errorf("sgp: %d parameters given, the model has %d (%v)", len(theta), np+1, md.ParamNames())
+	}
+	for i, v := range theta {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("sgp: parameter %s is %v", md.ParamNames()[i], v)
+		}
+	}
+	old := md.Params()
+	md.kern.SetParams(theta[:np])
+	md.f.noise = math.Exp(theta[np])
+	if err := md.f.Factorize(md.f.Active(nil)); err != nil {
+		md.kern.SetParams(old[:np])
+		md.f.noise = math.Exp(old[np])
+		_ = md.f.Factorize(md.f.Active(nil))
+		md.profile()
+		return err
+	}
+	md.profile()
+	return nil
+}
+
+// Trace returns the per-epoch records so far.
+func (md *Model) Trace() []EpochRecord { return append([]EpochRecord(nil), md.trace...) }
+
+// Stats returns the factor's counters.
+func (md *Model) Stats() Stats {
+	if md.f == nil {
+		return Stats{}
+	}
+	return md.f.stats
+}
