@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,6 +184,8 @@ func BenchmarkScale1M(b *testing.B) {
 		b.Skip("set SGP_BENCH_1M=1 to run (about 8 GB of memory)")
 	}
 	const n, d, m, z = 1000000, 8, 256, 16
+	// As sgprepl does (cmd/sgprepl/main.go): collect at 20% heap growth.
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
 	rng := rand.New(rand.NewPCG(1, 1))
 	data := make([]float64, n*d)
 	y := make([]float64, n)

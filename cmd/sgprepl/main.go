@@ -8,11 +8,24 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 
 	"github.com/cholqr/sgp/cmd/sgprepl/internal/cli"
 )
 
-func main() { os.Exit(run()) }
+func main() {
+	// A fit's heap is mostly a few large pointer-free float slices (the
+	// factors G and Q, the gradient phase's Gᵀ), which the collector does
+	// not scan, while its garbage is small blocks of rows. Go's default
+	// (GOGC=100) lets the heap grow to twice the live data before
+	// collecting: at n = 10⁶ that is 6 GB more than needed. Collecting at
+	// 20% growth bounds the peak at 1.2× the live data for a few percent
+	// of CPU. GOGC in the environment overrides this.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(20)
+	}
+	os.Exit(run())
+}
 
 // run lets the deferred stop run before main exits.
 //

@@ -485,14 +485,7 @@ func CostRanking(cr *sgp.CostRanking) *Figure {
 		lo = math.Min(lo, math.Min(fe[i], fa[i]))
 		hi = math.Max(hi, math.Max(fe[i], fa[i]))
 	}
-	diag, _ := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
-	diag.LineStyle = draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
-	sc, _ := plotter.NewScatter(pts)
-	sc.GlyphStyle = draw.GlyphStyle{Color: palette(0), Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
-	left.Add(diag, sc)
-	left.Legend.Top, left.Legend.Left = true, true
-	left.Legend.Add("candidates", sc)
-	left.Legend.Add("y = x", diag)
+	diag := addParity(left, pts, lo, hi, 2, "candidates")
 
 	re, ra := sgp.Ranks(fe), sgp.Ranks(fa)
 	rp := make(plotter.XYs, len(fe))
@@ -770,13 +763,20 @@ func Parity(title string, measured, predicted, variance []float64) *Figure {
 		key.LineStyle = eb.LineStyle
 		p.Legend.Add("95% interval", key)
 	}
+	addParity(p, pts, lo, hi, 1.8, "test points")
+	return newFigure(title, figParityW, figParityW, []*plot.Plot{p})
+}
+
+// addParity adds the points (glyph radius r points, named in the legend)
+// and the dashed line y = x over [lo, hi] to p, and returns the line.
+func addParity(p *plot.Plot, pts plotter.XYs, lo, hi, r float64, name string) *plotter.Line {
 	diag, _ := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
 	diag.LineStyle = draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 	sc, _ := plotter.NewScatter(pts)
-	sc.GlyphStyle = draw.GlyphStyle{Color: palette(0), Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
+	sc.GlyphStyle = draw.GlyphStyle{Color: palette(0), Radius: vg.Points(r), Shape: draw.CircleGlyph{}}
 	p.Add(diag, sc)
 	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.Add("test points", sc)
+	p.Legend.Add(name, sc)
 	p.Legend.Add("y = x", diag)
-	return newFigure(title, figParityW, figParityW, []*plot.Plot{p})
+	return diag
 }
