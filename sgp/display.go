@@ -74,8 +74,11 @@ func (e EpochRecord) HTML() string {
 
 // String summarises the fit in one line.
 func (r Result) String() string {
-	s := fmt.Sprintf("fit %s after %d epochs (%.3gs): F %s; %d inducing points; %d/%d swaps accepted",
-		r.Stopped, r.Epochs, r.Elapsed.Seconds(), fmtG(r.Objective), len(r.Inducing), r.Accepted, r.Swaps)
+	s := fmt.Sprintf("fit %s after %d epochs (%.3gs): F %s; μ %s; %d inducing points; %d/%d swaps accepted",
+		r.Stopped, r.Epochs, r.Elapsed.Seconds(), fmtG(r.Objective), fmtG(r.Mean), len(r.Inducing), r.Accepted, r.Swaps)
+	if r.Restarted {
+		s += "; restarted from MLE (the VAR fit had explained everything as noise)"
+	}
 	for _, w := range r.Warnings {
 		s += "\nwarning: " + w
 	}
@@ -90,6 +93,7 @@ func (r Result) HTML() string {
 		{"data fit", fmtG(r.Parts.DataFit)}, {"complexity", fmtG(r.Parts.Complexity)}, {"trace", fmtG(r.Parts.Trace)},
 		{"prior mean μ", fmtG(r.Mean)},
 		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
+		{"noise-only optimum", strconv.FormatBool(r.NoiseOnly)}, {"restarted from MLE", strconv.FormatBool(r.Restarted)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
 	}) + htmlWarnings(r.Warnings)
 }

@@ -62,7 +62,8 @@ func (md *Model) visitOrder(count int) []int {
 // EpochRecord summarises one epoch.
 type EpochRecord struct {
 	Epoch       int
-	Objective   float64 // after the epoch, including n/2·log 2π
+	Objective   float64   // after the epoch, including n/2·log 2π
+	Kind        Objective // the objective of this epoch: MLE in a VAR fit's restart (WithMLERestart)
 	Parts       Parts
 	Params      []float64 // θ after the epoch
 	Grown       int       // inducing points added because the set was below m
@@ -118,8 +119,17 @@ type Result struct {
 	// smaller (see Model.WithM).
 	M int
 	// Warnings lists what the user should know about the result: fewer
-	// inducing points than asked for, a fit that did not converge.
+	// inducing points than asked for, a fit that did not converge, the
+	// noise-only optimum.
 	Warnings []string
+	// NoiseOnly is true when the model explains less than 1% of the
+	// training targets' variance around the prior mean: the trivial
+	// optimum where everything is noise.
+	NoiseOnly bool
+	// Restarted is true when a VAR fit reached the noise-only optimum and
+	// a restart from an MLE warm start (WithMLERestart) found a lower
+	// VAR objective, which the model keeps.
+	Restarted bool
 	Stats
 }
 
@@ -144,37 +154,11 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 		return nil, err
 	}
 	start := time.Now()
-	prev := md.f.Value(md.obj)
-	stopped, converged := "max epochs", false
-	stalls := 0
-	var runErr error
-	for e := 0; e < md.maxEpochs; e++ {
-		rec, err := md.epochStep(ctx)
-		if err != nil {
-			runErr = err
-			stopped = "error"
-			if md.stopErr(ctx) != nil {
-				stopped = "cancelled"
-			}
-			break
-		}
-		if prev-rec.Objective < md.tol*md.f.valueScale(prev) {
-			if md.cgHealthy(rec) {
-				stopped, converged = "converged", true
-				break
-			}
-			if stalls++; stalls >= 2 {
-				stopped = "stalled: " + rec.CGStatus
-				break
-			}
-		} else {
-			stalls = 0
-		}
-		prev = rec.Objective
-		if md.budget > 0 && time.Since(start) >= md.budget {
-			stopped = "time budget"
-			break
-		}
+	theta0 := md.Params()
+	stopped, converged, runErr := md.runEpochs(ctx, start)
+	restarted := false
+	if runErr == nil && md.restartWanted(start) {
+		stopped, converged, restarted, runErr = md.restartFromMLE(ctx, start, theta0, stopped, converged)
 	}
 	res = &Result{
 		Objective: md.f.Value(md.obj),
@@ -187,6 +171,7 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 		Params:    md.Params(),
 		Mean:      md.f.mu,
 		M:         md.m,
+		Restarted: restarted,
 		Stats:     md.f.stats,
 	}
 	res.Warnings = md.warnings(res)
@@ -199,6 +184,99 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 		}
 	}
 	return res, runErr
+}
+
+// runEpochs runs epochs of the model's objective until convergence, the
+// maximum number of epochs, the time budget (counted from start), a
+// stall, cancellation or an error, and says why it stopped.
+func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string, converged bool, err error) {
+	prev := md.f.Value(md.obj)
+	stopped = "max epochs"
+	stalls := 0
+	for e := 0; e < md.maxEpochs; e++ {
+		rec, err := md.epochStep(ctx)
+		if err != nil {
+			stopped = "error"
+			if md.stopErr(ctx) != nil {
+				stopped = "cancelled"
+			}
+			return stopped, false, err
+		}
+		if prev-rec.Objective < md.tol*md.f.valueScale(prev) {
+			if md.cgHealthy(rec) {
+				return "converged", true, nil
+			}
+			if stalls++; stalls >= 2 {
+				return "stalled: " + rec.CGStatus, false, nil
+			}
+		} else {
+			stalls = 0
+		}
+		prev = rec.Objective
+		if md.budget > 0 && time.Since(start) >= md.budget {
+			return "time budget", false, nil
+		}
+	}
+	return stopped, false, nil
+}
+
+// noiseOnlyFraction is the share of the targets' variance below which a
+// fit is taken to explain everything as noise (Result.NoiseOnly).
+const noiseOnlyFraction = 0.01
+
+// restartWanted reports whether a VAR fit that has just ended should be
+// restarted from an MLE warm start: it ended at the noise-only optimum,
+// its hyperparameters are free, the restart is enabled and time is left.
+func (md *Model) restartWanted(start time.Time) bool {
+	return md.obj == VAR && !md.fixHyper && md.warm > 0 && md.explained() < noiseOnlyFraction &&
+		(md.budget <= 0 || time.Since(start) < md.budget)
+}
+
+// restartFromMLE restarts a VAR fit that reached the noise-only optimum:
+// from the starting hyperparameters theta0 and the current inducing set,
+// it runs md.warm epochs of MLE, then VAR epochs as Fit does, and keeps
+// the result only if its VAR objective is lower than the noise-only one;
+// otherwise the model returns to the noise-only state and the restart's
+// epochs are dropped from the trace. The MLE objective has no trace term
+// (Titsias 2009, eq. 9; Cao et al. 2013, §2) that penalises a signal the
+// inducing set cannot yet represent, so from the same start it finds the
+// signal where VAR settles on σ² ≈ var(y).
+func (md *Model) restartFromMLE(ctx context.Context, start time.Time, theta0 []float64, stopped0 string, converged0 bool) (stopped string, converged, kept bool, err error) {
+	keepTheta, keepActive := md.Params(), md.f.Active(nil)
+	keepF, keepTrace, keepEpoch := md.f.Value(VAR), len(md.trace), md.epoch
+	restore := func() error {
+		md.trace, md.epoch = md.trace[:keepTrace], keepEpoch
+		return md.refactor(keepTheta, keepActive)
+	}
+	if md.refactor(theta0, keepActive) != nil {
+		return stopped0, converged0, false, restore()
+	}
+	if md.progress != nil {
+		fmt.Fprintf(md.progress, "restart: the VAR fit explains everything as noise; %d MLE epochs from the start, then VAR\n", md.warm)
+	}
+	md.obj = MLE
+	for e := 0; e < md.warm; e++ {
+		if _, err = md.epochStep(ctx); err != nil {
+			break
+		}
+	}
+	md.obj = VAR
+	if err != nil {
+		stopped = "error"
+		if md.stopErr(ctx) != nil {
+			stopped = "cancelled"
+		}
+		md.profile()
+	} else {
+		stopped, converged, err = md.runEpochs(ctx, start)
+	}
+	if f := md.f.Value(VAR); !(f < keepF) {
+		if rerr := restore(); rerr != nil {
+			return stopped0, converged0, false, rerr
+		}
+		return stopped0, converged0, false, err
+	}
+	return stopped, converged, true, err
 }
 
 // cgHealthy reports whether an epoch's gradient phase ended normally, or
@@ -220,6 +298,10 @@ func (md *Model) warnings(res *Result) []string {
 	if k := len(res.Inducing); k < md.m {
 		w = append(w, fmt.Sprintf("only %d of the m=%d inducing points asked for: the kernel cannot tell more training points apart at these hyperparameters (see WithM)", k, md.m))
 	}
+	if frac := md.explained(); frac < noiseOnlyFraction {
+		w = append(w, fmt.Sprintf("the model explains %.2g%% of the training targets' variance: everything is fitted as noise (the noise-only optimum); try WithObjective(MLE), more inducing points or another kernel", 100*frac))
+		res.NoiseOnly = true
+	}
 	switch {
 	case res.Stopped == "cancelled":
 		w = append(w, fmt.Sprintf("interrupted at epoch %d, F = %.6g; the model keeps this state", res.Epochs, res.Objective))
@@ -239,4 +321,23 @@ func (md *Model) recoverPanic(err *error) {
 		*err = newPanicError(r, -1, -1)
 		md.stale = true
 	}
+}
+
+// explained returns the fraction of the training targets' sum of squares
+// around the prior mean that the model's fit explains, ‖a‖²/‖y − μ‖²
+// with a = Q[:n,:]ᵀ(y − μ) (Cao et al. 2013, §3): 0 for the noise-only
+// optimum, near 1 for a signal fitted well above the noise.
+func (md *Model) explained() float64 {
+	var yy, aa float64
+	for _, v := range md.y {
+		d := v - md.f.mu
+		yy += d * d
+	}
+	for _, v := range md.f.a[:md.f.k] {
+		aa += v * v
+	}
+	if !(yy > 0) {
+		return 1
+	}
+	return aa / yy
 }

@@ -68,11 +68,14 @@ func checkTraceMonotone(t *testing.T, md *Model) {
 	t.Helper()
 	tr := md.Trace()
 	for i := 1; i < len(tr); i++ {
+		if tr[i].Kind != tr[i-1].Kind {
+			continue // into or out of a VAR fit's MLE restart (WithMLERestart)
+		}
 		if tr[i].Objective > tr[i-1].Objective+1e-6*math.Abs(tr[i-1].Objective) {
 			t.Errorf("objective rose from %.9g (epoch %d) to %.9g", tr[i-1].Objective, i, tr[i].Objective)
 		}
-		if tr[i].Objective > tr[i].CGObjective*(1+1e-12)+1e-12 {
-			t.Errorf("discrete pass of epoch %d raised the objective from %.9g to %.9g", i+1, tr[i].CGObjective, tr[i].Objective)
+		if tr[i].Objective > tr[i].CGObjective+1e-10*math.Abs(tr[i].CGObjective)+1e-9 { // F is a sum of larger parts: rounding
+			t.Errorf("discrete pass of epoch %d raised the objective from %.15g to %.15g", i+1, tr[i].CGObjective, tr[i].Objective)
 		}
 	}
 }

@@ -171,7 +171,7 @@ func TestTerminalREPL(t *testing.T) {
 	tm.send("C-c")
 	prompts++
 	s := tm.waitPrompt(prompts)
-	if d := time.Since(interrupted); d > 3*time.Second {
+	if d := time.Since(interrupted); d > 20*time.Second { // not honoured, not slow: latency depends on load
 		t.Errorf("the Fit took %v to stop after Ctrl-C", d)
 	}
 	if !strings.Contains(s, "interrupted") {

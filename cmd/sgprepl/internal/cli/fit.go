@@ -116,6 +116,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
 			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
+			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted,
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
 			Hyperparameters: md.Hyperparameters(), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
 			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
@@ -193,6 +194,8 @@ type fitReport struct {
 	Seconds         float64            `json:"seconds"`
 	Stopped         string             `json:"stopped"`
 	Converged       bool               `json:"converged"`
+	NoiseOnly       bool               `json:"noise_only"`
+	Restarted       bool               `json:"restarted"`
 	Inducing        []int              `json:"inducing"`
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Mean            float64            `json:"mean"`
@@ -235,6 +238,7 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 		parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(theta[i]))
 	}
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
+	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
 }
 
 // shortfall explains an inducing set smaller than m: the model keeps only

@@ -1,0 +1,122 @@
+package sgp
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestVARRestartEscapesNoiseOnly reproduces the collapsed VAR fit (32
+// inputs of which three matter, 5% noise): from the data-scaled start VAR
+// alone converges to the noise-only optimum, and the MLE restart brings it
+// within 10% of MLE's test SMSE, keeping a lower VAR objective.
+func TestVARRestartEscapesNoiseOnly(t *testing.T) {
+	train, test := SyntheticARD(1000, 500, 32, 1)
+	fit := func(o Objective, restart int) (*Result, *Evaluation) {
+		t.Helper()
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(1).
+			WithObjective(o).WithMaxEpochs(25).WithMLERestart(restart)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := md.Evaluate(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTraceMonotone(t, md)
+		return res, ev
+	}
+	cold, coldEv := fit(VAR, 0)
+	if !cold.NoiseOnly || coldEv.SMSE < 0.9 {
+		t.Fatalf("without the restart VAR was expected to end at the noise-only optimum; got NoiseOnly=%v, SMSE %.3f", cold.NoiseOnly, coldEv.SMSE)
+	}
+	if !hasWarning(cold.Warnings, "noise-only") {
+		t.Errorf("noise-only fit without a warning: %q", cold.Warnings)
+	}
+	_, mleEv := fit(MLE, 0)
+	warm, warmEv := fit(VAR, 3)
+	t.Logf("test SMSE: VAR %.4f, VAR+restart %.4f, MLE %.4f; VAR objective %.2f → %.2f", coldEv.SMSE, warmEv.SMSE, mleEv.SMSE, cold.Objective, warm.Objective)
+	if !warm.Restarted || warm.NoiseOnly || hasWarning(warm.Warnings, "noise-only") {
+		t.Errorf("restart: Restarted=%v NoiseOnly=%v warnings %q", warm.Restarted, warm.NoiseOnly, warm.Warnings)
+	}
+	if !(warm.Objective < cold.Objective) {
+		t.Errorf("the restart kept a VAR objective %.4f not below the noise-only %.4f", warm.Objective, cold.Objective)
+	}
+	if warmEv.SMSE > 1.1*mleEv.SMSE {
+		t.Errorf("VAR with the restart: test SMSE %.4f, more than 10%% above MLE's %.4f", warmEv.SMSE, mleEv.SMSE)
+	}
+}
+
+// TestVARRestartKeepsBetter checks that a restart is never kept when it
+// ends higher: on a problem whose signal is absent (targets pure noise)
+// the noise-only optimum is the right answer and stays.
+func TestVARRestartKeepsBetter(t *testing.T) {
+	train, _ := SyntheticARD(300, 10, 4, 2)
+	y := make([]float64, train.Len())
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := range y {
+		y[i] = rng.NormFloat64()
+	}
+	md := NewModel(train.X, y, NewRBFFromData(train.X, y)).WithM(10).WithMaxEpochs(10)
+	res, err := md.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Restarted {
+		// Kept only if lower: then it must really be lower than every
+		// noise-only VAR epoch recorded before the restart.
+		for _, r := range md.Trace() {
+			if r.Kind == VAR && r.Objective < res.Objective-1e-9*math.Abs(res.Objective) {
+				t.Errorf("kept a restart at F = %.6f above an earlier VAR epoch at %.6f", res.Objective, r.Objective)
+			}
+		}
+	}
+	for _, r := range md.Trace() {
+		if r.Epoch > len(md.Trace()) {
+			t.Errorf("trace epoch %d numbered past its length %d (a dropped restart left records)", r.Epoch, len(md.Trace()))
+		}
+	}
+	if v, _ := md.Value(); math.Abs(v-res.Objective) > 1e-9*math.Abs(v) {
+		t.Errorf("model value %.9g differs from the result's %.9g", v, res.Objective)
+	}
+}
+
+// TestVARKin8nmCloseToMLE is the real-data check: on kin8nm (split 0,
+// m = 128) VAR's test SMSE is within 10% of MLE's.
+func TestVARKin8nmCloseToMLE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-data fit")
+	}
+	train, test, err := LoadKin8nm(realDataDir(t, "kin8nm"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smse := map[Objective]float64{}
+	for _, o := range []Objective{MLE, VAR} {
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(128).WithSeed(1).
+			WithObjective(o).WithMaxEpochs(20)
+		if _, err := md.Fit(); err != nil {
+			t.Fatal(err)
+		}
+		ev, err := md.Evaluate(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		smse[o] = ev.SMSE
+	}
+	t.Logf("kin8nm m=128 test SMSE: MLE %.4f, VAR %.4f", smse[MLE], smse[VAR])
+	if smse[VAR] > 1.1*smse[MLE] {
+		t.Errorf("VAR test SMSE %.4f is more than 10%% above MLE's %.4f", smse[VAR], smse[MLE])
+	}
+}
+
+func hasWarning(ws []string, sub string) bool {
+	for _, w := range ws {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
