@@ -43,7 +43,7 @@ func ExampleFit1D() {
 // TestFit1DGolden runs ExampleFit1D and compares its PNG with the
 // committed golden image. Run
 //
-//	go test ./sgp/ -run TestFit1DGolden -regen
+//	go test ./sgp/figure/ -run TestFit1DGolden -regen
 //
 // to rewrite testdata/snelson_fit_golden.png after an intended change
 // (the -regen flag is defined by gonum.org/v1/plot/cmpimg).
