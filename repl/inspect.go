@@ -10,7 +10,7 @@ import (
 
 // Inspection (Jupyter's Shift-Tab and "?"): the documentation of the name
 // under the cursor. sgp names show their doc comments, from the table in
-// jupyter_docs_gen.go that `go generate ./repl` extracts from the sgp
+// inspect_docs_gen.go that `go generate ./repl` extracts from the sgp
 // sources with go/doc; other packages' names show their Go type; session
 // variables show their type and value, and the doc of their sgp type.
 

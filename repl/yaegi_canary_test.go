@@ -1,9 +1,11 @@
 package repl
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -12,7 +14,7 @@ import (
 )
 
 // The session works around behaviours of yaegi v0.16.1 (files yaegi_*.go
-// and the wrapping of final expressions in eval.go). Each test below
+// and compound in split.go). Each test below
 // reproduces one on a bare interpreter and fails once an upgraded yaegi no
 // longer shows it: the workaround can then go.
 
@@ -32,7 +34,8 @@ func bare(t *testing.T) *interp.Interpreter {
 
 // Upstream yaegi issue #1069: Eval of a call without results returns the
 // previous Eval's value. The session passes a cell's final expression to a
-// hidden function instead of reading Eval's result (evalExpr).
+// hidden function instead of reading Eval's result (evalExpr in
+// yaegi_values.go).
 func TestYaegiStaleEvalResult(t *testing.T) {
 	in := bare(t)
 	calls := 0
@@ -53,8 +56,9 @@ func TestYaegiStaleEvalResult(t *testing.T) {
 }
 
 // yaegi runs func main of the main package after every Eval once it is
-// declared (interp/program.go adds it to each program's init nodes). The
-// session renames a user's main (hideMain in yaegi_define.go).
+// declared (interp/program.go adds it to each program's init nodes; no
+// upstream issue found). The session renames a user's main (hideMain in
+// yaegi_define.go).
 func TestYaegiRerunsMain(t *testing.T) {
 	in := bare(t)
 	n := 0
@@ -93,6 +97,105 @@ func TestYaegiRangeOverInt(t *testing.T) {
 	}()
 	if !panicked {
 		t.Fatal("yaegi now ranges over integers: drop the limit from the README and the session's advice")
+	}
+}
+
+// compiled returns a bare interpreter with package p of compiled code
+// imported: a slice p.S and a map p.M.
+func compiled(t *testing.T) *interp.Interpreter {
+	t.Helper()
+	in := bare(t)
+	in.Use(interp.Exports{"p/p": {
+		"S": reflect.ValueOf(&[]float64{1, 2}).Elem(),
+		"M": reflect.ValueOf(&map[string]int{"a": 1}).Elem(),
+	}})
+	if _, err := in.Eval(`import "p"`); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// failsOrPanics evaluates src and reports whether yaegi returned an error
+// or panicked.
+func failsOrPanics(in *interp.Interpreter, src string) (failed bool) {
+	defer func() {
+		if recover() != nil {
+			failed = true
+		}
+	}()
+	_, err := in.Eval(src)
+	return err != nil
+}
+
+// yaegi cannot type a top-level definition that indexes a value of
+// compiled code (no upstream issue found). The session writes the type
+// out (typedDefine in yaegi_define.go).
+func TestYaegiIndexDefine(t *testing.T) {
+	for _, src := range []string{"x := p.S[0]", "y := p.S[0] + 1"} {
+		if !failsOrPanics(compiled(t), src) {
+			t.Errorf("yaegi now evaluates %q: typedDefine and retryTyped may go", src)
+		}
+	}
+}
+
+// yaegi panics ("nil type") on x, ok := m[k] at the top level with m from
+// compiled code (no upstream issue found). The session writes the types
+// out before trying (commaOkDefine in yaegi_define.go).
+func TestYaegiCommaOkDefine(t *testing.T) {
+	if !failsOrPanics(compiled(t), `v, ok := p.M["a"]`) {
+		t.Error(`yaegi now evaluates v, ok := p.M["a"]: commaOkDefine may go`)
+	}
+}
+
+// Upstream yaegi issues #1686 and #140: EvalWithContext returns when its
+// context is done while the code it runs is still running, and the
+// interpreter's stop method is unexported. The session runs Eval in a
+// goroutine of its own, waits for it, and stops it through a go:linkname
+// (yaegi_stop.go).
+func TestYaegiEvalWithContextReturnsEarly(t *testing.T) {
+	if _, ok := reflect.TypeFor[*interp.Interpreter]().MethodByName("Stop"); ok {
+		t.Error("yaegi now exports (*Interpreter).Stop: use it instead of the go:linkname of yaegi_stop.go")
+	}
+	in := bare(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	in.Use(interp.Exports{"b/b": {"Block": reflect.ValueOf(func() { close(entered); <-release })}})
+	if _, err := in.Eval(`import "b"`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	returned := make(chan struct{})
+	go func() {
+		in.EvalWithContext(ctx, "b.Block()")
+		close(returned)
+	}()
+	<-entered
+	cancel()
+	select {
+	case <-returned:
+		// Returned while b.Block still runs: the workaround is needed.
+	case <-time.After(5 * time.Second):
+		t.Error("yaegi's EvalWithContext now waits for the code it stops: yaegi_stop.go's go:linkname may go")
+	}
+}
+
+// yaegi v0.16.1 fails on r, err := f() in a block at the top level, and
+// makes a for loop's variable a session variable (upstream issue #1053).
+// The session runs each compound statement in a function literal
+// (compound in split.go).
+func TestYaegiTopLevelBlocks(t *testing.T) {
+	in := bare(t)
+	if _, err := in.Eval(`import "strconv"`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := in.Eval("if true {\nr, err := strconv.Atoi(\"1\")\n_, _ = r, err\n}")
+	leaks := false
+	if _, ferr := in.Eval("for i := 0; i < 3; i++ {\n}"); ferr == nil {
+		_, ierr := in.Eval("i")
+		leaks = ierr == nil
+	}
+	if err == nil && !leaks {
+		t.Error("yaegi now scopes top-level blocks as Go does: compound statements need not be wrapped in a function literal")
 	}
 }
 

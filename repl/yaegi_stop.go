@@ -16,6 +16,13 @@ import (
 // the interpreter's done channel and bumps the run id that every running
 // frame checks (interp/interp.go, (*Interpreter).stop).
 //
+// Upstream, stopping interpreted goroutines is asked for in yaegi issue
+// #1686 (open; v0.16.1), whose reporter notes that only the unexported
+// stop method does it, and evaluating beside a running evaluation is not
+// supported (issue #140, open). TestYaegiEvalWithContextReturnsEarly in
+// yaegi_canary_test.go fails once EvalWithContext waits for the code it
+// stops or the interpreter exports a Stop method: this file can then go.
+//
 // stop may be called once per done channel; armStop installs a fresh one
 // (EvalWithContext does, on an empty program) before each cell. The
 // module proxy serves no other yaegi version, so go.mod pins this one; a

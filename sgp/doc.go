@@ -7,15 +7,19 @@
 //
 // Where a change belongs, by the one job of each package:
 //
-//	sgp                      the model: kernels and inputs, the factored state
+//	sgp                      the model: kernels (kernel*.go, rbf.go, wl.go)
+//	                         and inputs (inputs*.go), the factored state
 //	                         (factor.go, factorize.go, pivot.go), swaps
 //	                         (swap.go), approximate scores (score.go),
 //	                         objectives and gradients (parts.go, objective.go),
-//	                         the prior mean (mean.go), Fit (fit.go, model.go),
-//	                         Predict, metrics, persistence, numeric data sets
+//	                         the prior mean (mean.go), the Model configured
+//	                         (model.go), built (build.go), read (state.go)
+//	                         and driven by Swap, Step and Fit (drive.go, the
+//	                         epoch in fit.go), Predict, metrics, persistence,
+//	                         numeric data sets
 //	sgp/figure               gonum/plot figures of models, cost rankings,
-//	                         traces and curves (a program that only fits does
-//	                         not link the plotting stack)
+//	                         traces, curves and parity plots (a program that
+//	                         only fits does not link the plotting stack)
 //	sgp/mol                  SMILES → molecular graphs, molecule CSV loaders,
 //	                         table cells → inputs for a kernel
 //	sgp/internal/linalg      level-3 BLAS: OpenBLAS opened at run time, or
@@ -121,7 +125,7 @@
 //     rows from its rows of G, Q and d and the replicated quantities,
 //     then one all-reduce of (score, index) pairs by arg max picks the
 //     best.
-//  3. Adding the chosen point j (appendPivot in factor.go): its owner
+//  3. Adding the chosen point j (appendPivot in pivot.go): its owner
 //     broadcasts x_j and the row G[j, :] (O(d + t) numbers); every machine
 //     computes the kernel column on its rows and its part of the new G
 //     column and of d; the new column of A = GᵀG and the new column of

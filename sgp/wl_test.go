@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cholqr/sgp/sgp/mol"
-
 	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/mol"
 )
 
 // moleculeTargets returns a synthetic target for the graphs: 0.1 per heavy
@@ -222,3 +221,78 @@ func seqInts(n int) []int {
 
 // moleculeDataDir is the folder of the shared data sets (env SGP_DATA).
 func moleculeDataDir() string { return sgp.DataDir(filepath.Join("..", "..", "shared", "data")) }
+
+func TestWLValues(t *testing.T) {
+	t.Parallel()
+	ab, _ := sgp.NewGraph([]string{"A", "B"}, []sgp.Edge{{U: 0, V: 1, Label: 1}})
+	a, _ := sgp.NewGraph([]string{"A"}, nil)
+	ba, _ := sgp.NewGraph([]string{"B", "A"}, []sgp.Edge{{U: 1, V: 0, Label: 1}})
+	abDouble, _ := sgp.NewGraph([]string{"A", "B"}, []sgp.Edge{{U: 0, V: 1, Label: 2}})
+	empty, _ := sgp.NewGraph(nil, nil)
+	x, err := sgp.NewGraphs([]*sgp.Graph{ab, a, ba, abDouble, empty, empty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const V = 2.0
+	k := sgp.NewWL(1, V)
+	// By hand, h = 1: φ(A–B) = {A, B, A|B, B|A}, φ(A) = {A, A|∅}: one
+	// common label, norms² 4 and 2. A=B shares the depth-0 labels only.
+	checkValue(t, "κ(A–B, A)", column(k, x, 0, x, 1), V/math.Sqrt(8))
+	checkValue(t, "κ(A–B, B–A)", column(k, x, 0, x, 2), V)
+	checkValue(t, "κ(A–B, A=B)", column(k, x, 0, x, 3), V/2)
+	checkValue(t, "κ(empty, empty)", column(k, x, 4, x, 5), V)
+	checkValue(t, "κ(empty, A)", column(k, x, 4, x, 1), 0)
+	// h = 0 counts labels only: A=B and A–B are alike.
+	checkValue(t, "h=0: κ(A–B, A=B)", column(sgp.NewWL(0, V), x, 0, x, 3), V)
+	// One variance per depth: depth 0 gives 1/√2, depth 1 nothing.
+	kd := sgp.NewWLPerDepth([]float64{0.5, 3})
+	checkValue(t, "per depth: κ(A–B, A)", column(kd, x, 0, x, 1), 0.5/math.Sqrt(2))
+	checkValue(t, "per depth: κ(A–B, A=B)", column(kd, x, 0, x, 3), 0.5)
+	checkValue(t, "per depth: κ(A–B, A–B)", column(kd, x, 0, x, 0), 3.5)
+	grad := make([]float64, 2)
+	kd.AddGrad(grad, []float64{2}, x, 0, 1, x, []int{1})
+	checkValue(t, "∂κ(A–B, A)/∂log V₀", grad[0], 2*0.5/math.Sqrt(2))
+	checkValue(t, "∂κ(A–B, A)/∂log V₁", grad[1], 0)
+	if got := kd.ParamNames(); fmt.Sprint(got) != "[variance[0] variance[1]]" {
+		t.Errorf("ParamNames = %v", got)
+	}
+
+	// Molecules: the same molecule in another atom order is alike at every
+	// depth; test graphs featurised apart from the training set agree.
+	mols := mustGraphs(t, testSMILES)
+	k3 := sgp.NewWL(3, 1)
+	checkValue(t, "κ(CCO, OCC)", column(k3, mols, 0, mols, 39), 1)
+	test := mustGraphs(t, []string{"CC(C)Cc1ccc(cc1)C(C)C(=O)O", "OCC"})
+	checkValue(t, "κ(ibuprofen, ibuprofen from another set)", column(k3, mols, 12, test, 0), 1)
+	checkValue(t, "κ(CCO, OCC from another set)", column(k3, mols, 0, test, 1), 1)
+	// Kekulé and aromatic benzene differ (no aromaticity perception).
+	if v := column(k3, mols, 2, mols, 32); v > 0.5 {
+		t.Errorf("κ(c1ccccc1, C1=CC=CC=C1) = %v; the bond labels should differ", v)
+	}
+}
+
+func TestWLFingerprint(t *testing.T) {
+	t.Parallel()
+	g, err := mol.ParseSMILES("CC(=O)Oc1ccccc1C(=O)O")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h := range 4 {
+		ix, counts := sgp.WLFingerprint(g, h)
+		var total float64
+		for t2, k := range ix {
+			if k < 0 || k >= 1<<31 || (t2 > 0 && k <= ix[t2-1]) {
+				t.Fatalf("h=%d: indices %v not increasing in [0, 2³¹)", h, ix)
+			}
+			total += counts[t2]
+		}
+		// One label per atom per depth (13 heavy atoms).
+		if total != float64(13*(h+1)) {
+			t.Errorf("h=%d: %v labels, want %d", h, total, 13*(h+1))
+		}
+	}
+	ix, _ := sgp.WLFingerprint(g, 0)
+	if len(ix) != 3 {
+		t.Errorf("h=0: %d distinct labels, want 3 (C, O, c)", len(ix))
+	}
+}

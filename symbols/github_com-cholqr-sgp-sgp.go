@@ -22,6 +22,7 @@ func init() {
 		"CGSkipped":                        reflect.ValueOf(constant.MakeFromLiteral("\"skipped\"", token.STRING, 0)),
 		"DataDir":                          reflect.ValueOf(sgp.DataDir),
 		"DefaultM":                         reflect.ValueOf(sgp.DefaultM),
+		"EachCSVRecord":                    reflect.ValueOf(sgp.EachCSVRecord),
 		"ErrEmpty":                         reflect.ValueOf(&sgp.ErrEmpty).Elem(),
 		"ErrNoCandidate":                   reflect.ValueOf(&sgp.ErrNoCandidate).Elem(),
 		"ErrNoise":                         reflect.ValueOf(&sgp.ErrNoise).Elem(),

@@ -142,45 +142,41 @@ func readMolecules(r io.Reader, label, name, smilesColumn, targetColumn string, 
 	var graphs []*sgp.Graph
 	bad := &RowErrors{Source: label, What: "line"}
 	row := make(map[string]string, len(header))
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("sgp: %s: %w", label, err)
-		}
-		line, _ := cr.FieldPos(0)
+	err = sgp.EachCSVRecord(cr, "sgp: "+label, func(rec []string, line int) error {
 		if filter != nil {
 			for c, h := range header {
 				row[strings.TrimSpace(h)] = rec[c]
 			}
 			if !filter(row) {
-				continue
+				return nil
 			}
 		}
 		smi := strings.TrimSpace(rec[sc])
 		g, err := ParseSMILES(smi)
 		if err != nil {
 			bad.Rows = append(bad.Rows, RowError{line, err})
-			continue
+			return nil
 		}
 		var y float64
 		if tc >= 0 {
 			cell := strings.TrimSpace(rec[tc])
 			if cell == "" {
 				bad.Rows = append(bad.Rows, RowError{line, fmt.Errorf("empty target in column %q", targetColumn)})
-				continue
+				return nil
 			}
 			if y, err = strconv.ParseFloat(cell, 64); err != nil || math.IsNaN(y) || math.IsInf(y, 0) {
 				bad.Rows = append(bad.Rows, RowError{line, fmt.Errorf("target %q in column %q is not a finite number", cell, targetColumn)})
-				continue
+				return nil
 			}
 			m.Y = append(m.Y, y)
 		}
 		graphs = append(graphs, g)
 		m.SMILES = append(m.SMILES, smi)
 		m.Lines = append(m.Lines, line)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(bad.Rows) > 0 {
 		return nil, bad

@@ -122,24 +122,16 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	var y []float64
 	var bad []string
 	var lines []int // the file line of each kept row
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		line, _ := r.FieldPos(0)
+	err = sgp.EachCSVRecord(r, path, func(rec []string, line int) error {
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
+			return nil
 		}
 		if len(rec) != len(header) {
 			bad = append(bad, fmt.Sprintf("line %d: %d fields, the header has %d", line, len(rec), len(header)))
-			continue
+			return nil
 		}
 		if wi >= 0 && strings.TrimSpace(rec[wi]) != wv {
-			continue
+			return nil
 		}
 		row := make([]string, len(in))
 		for k, i := range in {
@@ -148,16 +140,20 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		if !withTarget {
 			cells = append(cells, row)
 			lines = append(lines, line)
-			continue
+			return nil
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(rec[ti]), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			bad = append(bad, fmt.Sprintf("line %d: target %q is not a finite number", line, shorten(rec[ti])))
-			continue
+			return nil
 		}
 		cells = append(cells, row)
 		lines = append(lines, line)
 		y = append(y, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(bad) > 0 {
 		more := ""

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,10 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/figure"
 	"github.com/cholqr/sgp/sgp/mol"
-
-	"github.com/cholqr/sgp/sgp"
 )
 
 // expRow is one line of an experiment's results table.
@@ -49,6 +49,7 @@ type expEnv struct {
 	ms      []int
 	seed    uint64
 	rows    []expRow
+	outputs []output // plots rendered so far, written with the tables at the end
 }
 
 func experiments() []experiment {
@@ -99,10 +100,16 @@ func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
 		if err := os.MkdirAll(x.out, 0o755); err != nil {
 			return err
 		}
+		// The plots go to the same directory as the tables: checking the
+		// tables checks that the directory takes files before the long run.
+		csvPath, mdPath := filepath.Join(x.out, ex.name+".csv"), filepath.Join(x.out, ex.name+".md")
+		if err := checkOutputs(nil, csvPath, mdPath); err != nil {
+			return err
+		}
 		if err := ex.run(ctx, x); err != nil {
 			return err
 		}
-		return x.writeTables(ex.name)
+		return x.writeAll(csvPath, mdPath)
 	}
 }
 
@@ -113,45 +120,56 @@ func (x *expEnv) add(r expRow) {
 		r.Dataset, r.Method, r.M, r.Kind, r.Objective, r.SMSE, r.SNLP, r.Seconds, r.Epochs, r.Note)
 }
 
-// writeTables writes NAME.csv and NAME.md.
-func (x *expEnv) writeTables(name string) error {
-	f, err := os.Create(filepath.Join(x.out, name+".csv"))
-	if err != nil {
+// writeAll writes the results table as CSV to csvPath and as markdown to
+// mdPath, together with the plots savePlot rendered, all or nothing
+// (writeOutputs in output.go): a failed experiment leaves no file behind,
+// and neither does a failed write.
+func (x *expEnv) writeAll(csvPath, mdPath string) error {
+	outs := append([]output{{csvPath, x.writeCSV}, {mdPath, x.writeMarkdown}}, x.outputs...)
+	if err := writeOutputs(outs...); err != nil {
 		return err
 	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"dataset", "method", "m", "z", "objective_kind", "objective", "smse", "snlp", "seconds", "epochs", "note"})
+	for _, o := range outs {
+		fmt.Fprintf(x.e.stdout, "wrote %s\n", o.path)
+	}
+	return nil
+}
+
+// writeCSV writes the rows as CSV with a header row.
+func (x *expEnv) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"dataset", "method", "m", "z", "objective_kind", "objective", "smse", "snlp", "seconds", "epochs", "note"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, r := range x.rows {
-		w.Write([]string{r.Dataset, r.Method, strconv.Itoa(r.M), strconv.Itoa(r.Z), r.Kind, g(r.Objective), g(r.SMSE), g(r.SNLP), g(r.Seconds), strconv.Itoa(r.Epochs), r.Note})
+		cw.Write([]string{r.Dataset, r.Method, strconv.Itoa(r.M), strconv.Itoa(r.Z), r.Kind, g(r.Objective), g(r.SMSE), g(r.SNLP), g(r.Seconds), strconv.Itoa(r.Epochs), r.Note})
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeMarkdown writes the rows as a markdown table.
+func (x *expEnv) writeMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("| dataset | method | m | z | objective | SMSE | SNLP | seconds | epochs | note |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range x.rows {
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s %.6g | %.4g | %.4g | %.1f | %d | %s |\n", r.Dataset, r.Method, r.M, r.Z, r.Kind, r.Objective, r.SMSE, r.SNLP, r.Seconds, r.Epochs, r.Note)
 	}
-	if err := os.WriteFile(filepath.Join(x.out, name+".md"), []byte(b.String()), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(x.e.stdout, "wrote %s and %s\n", filepath.Join(x.out, name+".csv"), filepath.Join(x.out, name+".md"))
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
-// savePlot writes a figure and prints its path.
+// savePlot renders a figure in the format of name's extension (png, svg or
+// pdf) and keeps it to be written to the output directory with the tables
+// (writeAll); a rendering error is reported at once.
 func (x *expEnv) savePlot(fig *figure.Figure, name string) error {
-	path := filepath.Join(x.out, name)
-	if err := fig.Save(path); err != nil {
-		return err
+	b, err := fig.Encode(strings.ToLower(strings.TrimPrefix(filepath.Ext(name), ".")))
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", name, err)
 	}
-	fmt.Fprintf(x.e.stdout, "wrote %s\n", path)
+	x.outputs = append(x.outputs, output{filepath.Join(x.out, name), func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	}})
 	return nil
 }
 

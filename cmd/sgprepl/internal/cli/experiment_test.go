@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cholqr/sgp/sgp/figure"
+)
+
+// TestExperimentChecksOutputsFirst: an output directory that cannot take
+// the tables fails before the experiment runs, and writes nothing.
+func TestExperimentChecksOutputsFirst(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "snelson.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMain(context.Background(), "experiment", "--out", dir, "snelson")
+	if code == 0 || !strings.Contains(stderr, "is a directory") {
+		t.Fatalf("exit %d, stderr %q; want a failure naming the directory", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("the experiment ran: stdout %q", stdout)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("files written: %v", ents)
+	}
+}
+
+// TestExperimentWritesAllOrNothing: plots are kept until the tables are
+// written, then all land together; an experiment that fails before
+// writeAll leaves the directory as it was.
+func TestExperimentWritesAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	x := &expEnv{e: &env{stdout: &out}, out: dir}
+	fig := figure.Curves("c", "x", "y", false, []figure.Series{{Name: "a", X: []float64{1, 2}, Y: []float64{3, 4}}})
+	if err := x.savePlot(fig, "c.png"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.savePlot(fig, "c.gif"); err == nil {
+		t.Error("savePlot accepted a .gif")
+	}
+	x.add(expRow{Dataset: "d", Method: "m", M: 3, Kind: "VAR"})
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("written before the end: %v", ents)
+	}
+	if err := x.writeAll(filepath.Join(dir, "e.csv"), filepath.Join(dir, "e.md")); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"c.png", "e.csv", "e.md"}; !slices.Equal(names, want) {
+		t.Errorf("files %v, want %v", names, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "c.png")); !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Error("c.png is not a PNG")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "e.csv")); !strings.HasPrefix(string(b), "dataset,method,") || !strings.Contains(string(b), "\nd,m,3,") {
+		t.Errorf("e.csv:\n%s", b)
+	}
+	if !strings.Contains(out.String(), "wrote "+filepath.Join(dir, "c.png")) {
+		t.Errorf("stdout does not name the plot:\n%s", out.String())
+	}
+}
