@@ -14,7 +14,8 @@ import (
 // named by spec reads; cells[i] holds the input columns of row i:
 //
 //	rbf             one or more numeric columns → *sgp.Vectors
-//	wl, wl-depth    one column of SMILES → *sgp.Graphs
+//	wl, wl-depth    one column of SMILES, of molecules or of reactions
+//	                (ParseSMILES) → *sgp.Graphs
 //	spectrum        one column of strings → *sgp.Strings
 //	tanimoto[:r]    one column of "index:count …" (space separated,
 //	                ":count" optional) or of SMILES, fingerprinted with

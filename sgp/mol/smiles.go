@@ -66,9 +66,11 @@ func smilesExcerpt(s string, pos int) string {
 // It reads the organic subset (B C N O P S F Cl Br I and aromatic b c n o p
 // s), the wildcard *, bracket atoms [isotope symbol chirality Hcount charge
 // :class] with any element or aromatic b c n o p s se as te, bonds - = # $
-// : / \, branches, ring closures 0–9, %nn and %(n…), and dot-separated
-// parts. Not represented: hydrogens (implicit, or counted in brackets),
-// isotopes, stereochemistry (@, /, \ read as plain bonds) and atom classes.
+// : / \, branches, ring closures 0–9, %nn and %(n…), and disconnected parts
+// separated by '.' or by '~' (read as '.'; some reaction data sets write it
+// between the fragments of one compound, as in [Na+]~[Cl-]). Not
+// represented: hydrogens (implicit, or counted in brackets), isotopes,
+// stereochemistry (@, /, \ read as plain bonds) and atom classes.
 // A bond written without a symbol is aromatic between two aromatic atoms
 // and single otherwise, except that one joining two rings (not itself in a
 // ring, as in c1ccccc1c1ccccc1) is single, as in RDKit.
@@ -78,7 +80,20 @@ func smilesExcerpt(s string, pos int) string {
 // ring, a bond without an atom on both sides, a ring closure that joins an
 // atom to itself or repeats a bond, or conflicting ring-closure bonds.
 // Cost O(len(s)).
+//
+// A string holding '>' is a reaction SMILES, reactants>agents>products,
+// each part a list of molecules separated by '.' or '~'; the agents may be
+// empty (A.B>>C), the reactants and products may not. It is read into one
+// graph, the disjoint union of the molecules in the order written, each
+// atom labelled as above with its role in front, "r:" (reactant), "a:"
+// (agent) or "p:" (product), as in "r:C", "a:Pd", "p:c", so that the WL
+// kernel tells an atom of a reactant from the same atom of a product.
+// Errors then name the molecule at fault ("reactant 2 …"), with the
+// position in the whole string. See reaction.go.
 func ParseSMILES(s string) (*sgp.Graph, error) {
+	if strings.IndexByte(s, '>') >= 0 {
+		return parseReaction(s)
+	}
 	p := smilesParser{s: s, prev: -1, bond: -1}
 	if err := p.parse(); err != nil {
 		return nil, err
@@ -114,7 +129,7 @@ type smilesParser struct {
 	implicit []bool
 	bonded   map[[2]int]bool
 
-	prev    int // atom that the next atom bonds to, −1 after '.', '(' … or at the start
+	prev    int // atom that the next atom bonds to, −1 after '.', '~', '(' … or at the start
 	last    byte
 	bond    int // pending bond, −1 if none
 	bondPos int
@@ -174,12 +189,12 @@ func (p *smilesParser) parse() error {
 			}
 			p.bond, p.bondPos, p.last = bondOf(c), p.pos, tokBond
 			p.pos++
-		case c == '.':
+		case c == '.' || c == '~':
 			if p.bond >= 0 {
-				return p.fail(p.bondPos, "bond before '.' joins no atom")
+				return p.fail(p.bondPos, "bond before %q joins no atom", c)
 			}
 			if p.last != tokAtom && p.last != tokRing && p.last != tokClose {
-				return p.fail(p.pos, "'.' has no atom before it")
+				return p.fail(p.pos, "%q has no atom before it", c)
 			}
 			p.prev, p.last = -1, tokDot
 			p.pos++
@@ -205,7 +220,7 @@ func (p *smilesParser) parse() error {
 				return p.fail(b.pos, "empty branch '()'")
 			}
 			if p.last == tokDot {
-				return p.fail(p.pos-1, "'.' at the end of a branch")
+				return p.fail(p.pos-1, "%q at the end of a branch", s[p.pos-1])
 			}
 			p.branch = p.branch[:len(p.branch)-1]
 			p.prev, p.last = b.atom, tokClose
@@ -224,12 +239,18 @@ func (p *smilesParser) parse() error {
 	case len(p.branch) > 0:
 		return p.fail(p.branch[len(p.branch)-1].pos, "unclosed branch '('")
 	case p.last == tokDot:
-		return p.fail(len(s)-1, "'.' at the end")
+		return p.fail(len(s)-1, "%q at the end", s[len(s)-1])
 	}
+	// The first unclosed ring, so that the error does not depend on the
+	// map's order.
+	first, firstNum := (*smilesRing)(nil), 0
 	for num, r := range p.rings {
-		if r.open {
-			return p.fail(r.pos, "ring bond %d is never closed", num)
+		if r.open && (first == nil || r.pos < first.pos) {
+			first, firstNum = r, num
 		}
+	}
+	if first != nil {
+		return p.fail(first.pos, "ring bond %d is never closed", firstNum)
 	}
 	return nil
 }

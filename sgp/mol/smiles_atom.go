@@ -153,7 +153,7 @@ func (p *smilesParser) bracketAtom() (smilesAtom, error) {
 		}
 	}
 	if p.pos != end {
-		return a, p.fail(p.pos, "unexpected %q in bracket atom %s", s[p.pos], s[open:end+1])
+		return a, p.fail(p.pos, "unexpected %q in bracket atom %s", s[p.pos], shortText(s[open:end+1], 30))
 	}
 	p.pos = end + 1
 	switch {
