@@ -155,6 +155,9 @@ func limitHint(msg, src string) string {
 	case builtinCall.MatchString(src) && (strings.Contains(msg, "undefined") || strings.Contains(msg, "definition loop") || strings.Contains(msg, "nil type") || strings.Contains(msg, "reflect")):
 		m := builtinCall.FindStringSubmatch(src)
 		return fmt.Sprintf("the interpreter (yaegi) has no %s builtin: use math.Min/math.Max for floats, an if for ints, or a loop (for clear)", m[1])
+	case methodExpr.MatchString(src) && (strings.Contains(msg, "reflect: Call with too many input arguments") || strings.Contains(msg, "Method index out of range") || strings.Contains(msg, "nil type")):
+		m := methodExpr.FindStringSubmatch(src)
+		return fmt.Sprintf("the interpreter (yaegi) cannot call the method expression %s: call the method on a value instead, e.g. v.%s(…), or wrap it: func(v T, …) { return v.%s(…) }", m[0], m[2], m[2])
 	case msg == "nil type":
 		return "the interpreter (yaegi) cannot run this construct (" + msg + "); its known limits: no range over an integer, no min/max/clear builtins, no method expressions like (*T).M — rewrite it with plain loops and calls, or move it into compiled Go"
 	}
@@ -164,4 +167,7 @@ func limitHint(msg, src string) string {
 var (
 	rangeOverInt = regexp.MustCompile(`range\s+[0-9A-Za-z_.()]*[0-9]\s*\{|range\s+len\(`)
 	builtinCall  = regexp.MustCompile(`(?:^|[^.\w])(min|max|clear)\(`)
+	// methodExpr matches (*T).M, (*pkg.T).M and T.M where T is a type
+	// name (capitalised after an optional package): method expressions.
+	methodExpr = regexp.MustCompile(`(\(\*[A-Za-z_][\w.]*\)|\b[A-Z]\w*|\b[a-z]\w*\.[A-Z]\w*)\.([A-Z]\w*)\b`)
 )

@@ -6,11 +6,13 @@ package main
 
 import (
 	"context"
+	"log"
 	"os"
 	"os/signal"
 	"runtime/debug"
 
 	"github.com/cholqr/sgp/cmd/sgprepl/internal/cli"
+	"github.com/cholqr/sgp/repl"
 )
 
 func main() {
@@ -24,6 +26,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(20)
 	}
+	log.SetOutput(repl.YaegiLogFilter(os.Stderr))
 	os.Exit(run())
 }
 
