@@ -115,16 +115,23 @@ func (md *Model) Evaluate(test *Dataset) (ev *Evaluation, err error) {
 	if err != nil {
 		return nil, err
 	}
-	ev = &Evaluation{N: test.Len()}
-	if ev.SMSE, err = SMSE(mean, test.Y); err != nil {
+	tm, tv := MeanVar(md.y)
+	return evaluation(mean, vr, test.Y, tm, tv)
+}
+
+// evaluation scores predictions (noisy variances vr) against the test
+// targets ys, with N(tm, tv) fitted to the training targets as the
+// trivial model.
+func evaluation(mean, vr, ys []float64, tm, tv float64) (ev *Evaluation, err error) {
+	ev = &Evaluation{N: len(ys)}
+	if ev.SMSE, err = SMSE(mean, ys); err != nil {
 		return nil, err
 	}
-	tm, tv := MeanVar(md.y)
-	if ev.SNLP, err = SNLP(mean, vr, test.Y, tm, tv); err != nil {
+	if ev.SNLP, err = SNLP(mean, vr, ys, tm, tv); err != nil {
 		return nil, err
 	}
 	var abs, sq, in float64
-	for i, y := range test.Y {
+	for i, y := range ys {
 		d := math.Abs(mean[i] - y)
 		abs += d
 		sq += d * d
@@ -132,7 +139,7 @@ func (md *Model) Evaluate(test *Dataset) (ev *Evaluation, err error) {
 			in++
 		}
 	}
-	n := float64(test.Len())
+	n := float64(len(ys))
 	ev.MAE, ev.RMSE, ev.Coverage95 = abs/n, math.Sqrt(sq/n), in/n
 	return ev, nil
 }

@@ -33,7 +33,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
 	kernelSpec := fs.String("kernel", "", "kernel: rbf|wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] (column mode unless rbf)")
-	selectorName := fs.String("selector", "cholqr", "inducing-point selection: cholqr|random|greedy-variance|titsias:S|sgpr-continuous (numeric inputs; inducing inputs optimised continuously, 20·max-epochs evaluations)")
+	selectorName := fs.String("selector", "cholqr", "inducing-point selection: cholqr|random|greedy-variance|titsias:S|sgpr-continuous (numeric inputs; inducing inputs optimised continuously, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
 	where := fs.String("where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	testWhere := fs.String("test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	return func(ctx context.Context, e *env) error {
@@ -63,7 +63,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return fitContinuousCLI(ctx, e, contOptions{train: *trainPath, test: *testPath, m: *m, mSet: isSet(fs, "m"), obj: obj,
 				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut})
 		}
-		sel, err := sgp.ParseSelector(*selectorName)
+		sel, err := parseSelector(*selectorName)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -89,6 +89,14 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return err
 		}
 		n := train.Len()
+		if strings.EqualFold(strings.TrimSpace(*selectorName), selectorExact) {
+			kern, err := sgp.NewKernel(spec, train.x, train.y)
+			if err != nil {
+				return err
+			}
+			return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: *trainPath, testPath: *testPath, spec: spec, kern: kern,
+				mSet: isSet(fs, "m"), maxEvals: *maxEpochs * 20, budget: *budget, save: *savePath, pred: *predPath, json: *jsonOut, quiet: *quiet})
+		}
 		if !isSet(fs, "m") {
 			*m = sgp.DefaultM(n)
 		}

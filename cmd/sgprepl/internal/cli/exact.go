@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// selectorExact is the --selector value that fits the full GP instead of
+// a sparse one (sgp.FitExact).
+const selectorExact = "exact"
+
+// parseSelector is sgp.ParseSelector, accepting "exact" too (fit handles
+// it on its own path, fitExactCLI, once the data are read).
+func parseSelector(name string) (sgp.Selector, error) {
+	if strings.EqualFold(strings.TrimSpace(name), selectorExact) {
+		return sgp.Selector{}, nil
+	}
+	return sgp.ParseSelector(name)
+}
+
+// exactCLIOptions are the settings of `fit --selector exact`.
+type exactCLIOptions struct {
+	train, test         *fitData
+	trainPath, testPath string
+	spec                string
+	kern                sgp.Kernel
+	mSet                bool
+	maxEvals            int
+	budget              time.Duration
+	save, pred          string
+	json, quiet         bool
+}
+
+// exactReport is the --json output of `fit --selector exact`: fit's keys
+// where they apply (epochs counts objective evaluations, m = n), plus the
+// jitter the Cholesky factorisation needed.
+type exactReport struct {
+	Objective       float64            `json:"objective"`
+	ObjectiveKind   string             `json:"objective_kind"`
+	Selector        string             `json:"selector"`
+	SMSE            *float64           `json:"smse"`
+	SNLP            *float64           `json:"snlp"`
+	Epochs          int                `json:"epochs"`
+	Seconds         float64            `json:"seconds"`
+	Stopped         string             `json:"stopped"`
+	Converged       bool               `json:"converged"`
+	Restarts        int                `json:"restarts"`
+	Hyperparameters map[string]float64 `json:"hyperparameters"`
+	Mean            float64            `json:"mean"`
+	MeanFunction    string             `json:"mean_function"`
+	N               int                `json:"n"`
+	M               int                `json:"m"`
+	Jitter          float64            `json:"jitter"`
+	Warnings        []string           `json:"warnings"`
+	Notes           []string           `json:"notes,omitempty"`
+	BLAS            string             `json:"blas"`
+}
+
+// fitExactCLI is `fit --selector exact`: the full GP with the same kernel
+// (and starting hyperparameters) and the same estimated constant mean as
+// the sparse fit, every training point "inducing" (sgp.FitExact), as the
+// reference for what sparsity costs. At most 20·max-epochs evaluations.
+func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
+	switch {
+	case o.mSet:
+		return usageErrorf("fit: --selector exact uses all n training points; drop --m")
+	case o.maxEvals < 1:
+		return usageErrorf("fit: --max-epochs must be ≥ 1")
+	case o.budget < 0:
+		return usageErrorf("fit: --time-budget %v must be ≥ 0 (0: no limit)", o.budget)
+	case o.save != "":
+		return usageErrorf("fit: --save is not available with --selector exact (the exact model is its n training inputs and an n×n factor); use --predictions")
+	}
+	blas, err := blasName()
+	if err != nil {
+		return err
+	}
+	n := o.train.Len()
+	parent := ctx
+	if o.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.budget)
+		defer cancel()
+	}
+	opts := sgp.ExactOptions{MaxEvals: o.maxEvals}
+	if !o.quiet {
+		opts.Progress = e.stderr
+	}
+	res, fitErr := sgp.FitExact(ctx, o.train.x, o.train.y, o.kern, opts)
+	if res == nil {
+		if fitErr == nil {
+			fitErr = errors.New("the exact fit returned no result")
+		}
+		return fitErr
+	}
+	if fitErr != nil && ctx.Err() == nil {
+		return fitErr
+	}
+	if res.Stopped == "cancelled" && parent.Err() == nil {
+		res.Stopped = "time budget"
+		for i, w := range res.Warnings {
+			if strings.HasPrefix(w, "interrupted") {
+				res.Warnings[i] = fmt.Sprintf("the time budget ended the fit after %d evaluations; the result is the best state reached", res.Evals)
+			}
+		}
+	}
+	rep := exactReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
+		Epochs: res.Evals, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged, Restarts: res.Restarts,
+		Hyperparameters: res.Hyperparameters(), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
+		N: n, M: n, Jitter: res.Jitter, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
+	var pred *predictions
+	if o.test != nil {
+		p := res.Predictor
+		mean, latent, err := p.Predict(o.test.x)
+		if err != nil {
+			return err
+		}
+		noisy := make([]float64, len(latent))
+		for i, v := range latent {
+			noisy[i] = v + p.Noise()
+		}
+		pred = &predictions{mean: mean, latent: latent, noisy: noisy}
+		var note string
+		rep.SMSE, rep.SNLP, note = testMetrics(pred, o.test.y, o.train.y)
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
+		}
+	}
+	if err := writeOutputs(output{o.pred, pred.writeCSV}); err != nil {
+		return err
+	}
+	if o.json {
+		out, err := json.Marshal(rep)
+		if err != nil {
+			return fmt.Errorf("cannot encode the result as JSON: %w", err)
+		}
+		if _, err := e.stdout.Write(append(out, '\n')); err != nil {
+			return err
+		}
+	} else {
+		w := e.stdout
+		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, exact GP (m = n)\n", o.trainPath, n, o.train.dim, o.spec)
+		fmt.Fprintf(w, "%-16s%s  (exact, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64))
+		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped, res.Elapsed.Seconds())
+		parts := make([]string, len(res.Params))
+		for i, name := range res.Names {
+			parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(res.Params[i]))
+		}
+		fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
+		fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, sgp.MeanConstant)
+		if o.test != nil {
+			fmt.Fprintf(w, "%-16sSMSE %s  SNLP %s  (%s, %d rows)\n", "test", formatMetric(rep.SMSE), formatMetric(rep.SNLP), o.testPath, o.test.Len())
+		}
+		if o.pred != "" {
+			fmt.Fprintf(w, "%-16s%s\n", "predictions", o.pred)
+		}
+		for _, msg := range rep.Notes {
+			fmt.Fprintf(w, "%-16s%s\n", "note", msg)
+		}
+	}
+	// Warnings go to stderr, seen with --json too.
+	for _, msg := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
+	}
+	if parent.Err() != nil {
+		return errInterrupted
+	}
+	return nil
+}

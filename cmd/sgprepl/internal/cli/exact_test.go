@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// TestFitExact runs `fit --selector exact` on small CSV files, numeric and
+// in column mode (strings, spectrum kernel), and checks its report, its
+// predictions file and the settings it refuses.
+func TestFitExact(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	train, _ := sgp.SnelsonLike(60, 3)
+	test, _ := sgp.SnelsonLike(30, 4)
+	trainPath := writeCSV(t, dir, "train.csv", train, true)
+	testPath := writeCSV(t, dir, "test.csv", test, true)
+	predPath := filepath.Join(dir, "pred.csv")
+	code, stdout, stderr := runMain(context.Background(), "fit", "--train", trainPath, "--test", testPath, "--selector", "exact",
+		"--predictions", predPath, "--json", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	for _, key := range []string{"objective", "smse", "snlp", "epochs", "seconds", "stopped", "converged", "hyperparameters", "mean", "n", "m", "warnings", "blas", "jitter"} {
+		if _, ok := rep[key]; !ok {
+			t.Errorf("report lacks %q: %s", key, stdout)
+		}
+	}
+	if rep["n"].(float64) != 60 || rep["m"].(float64) != 60 || rep["objective_kind"] != "exact" || rep["converged"] != true ||
+		rep["smse"] == nil || !(rep["smse"].(float64) < 0.5) || !(rep["epochs"].(float64) > 1) {
+		t.Errorf("report %s", stdout)
+	}
+	hyp := rep["hyperparameters"].(map[string]any)
+	if _, ok := hyp["noise"]; !ok {
+		t.Errorf("hyperparameters %v", hyp)
+	}
+	// The reported objective is the exact GP's at the reported state.
+	x := train.X
+	k := sgp.NewRBF(hyp["variance"].(float64), []float64{hyp["lengthscale[0]"].(float64)})
+	res, err := sgp.FitExact(context.Background(), x, train.Y, k, sgp.ExactOptions{Noise: hyp["noise"].(float64), Fixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Objective - rep["objective"].(float64); d > 1e-6 || d < -1e-6 {
+		t.Errorf("objective %v, re-evaluated %v", rep["objective"], res.Objective)
+	}
+	b, err := os.ReadFile(predPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 31 || lines[0] != "mean,variance,latent_variance" {
+		t.Errorf("predictions file: %d lines, header %q", len(lines), lines[0])
+	}
+
+	// Text output and column mode with a discrete kernel.
+	strs := filepath.Join(dir, "strings.csv")
+	os.WriteFile(strs, []byte("seq,y\nACGTAC,1\nACGTTT,2\nTTTTAC,3\nGGGACG,1.5\nACACAC,2.5\nCGCGCG,0.5\nAAACCC,1.2\n"), 0o644)
+	code, stdout, stderr = runMain(context.Background(), "fit", "--train", strs, "--kernel", "spectrum:2", "--selector", "exact", "--max-epochs", "2")
+	if code != 0 {
+		t.Fatalf("spectrum: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "exact GP (m = n)") || !strings.Contains(stdout, "objective") || !strings.Contains(stderr, "exact: evaluation 1") {
+		t.Errorf("spectrum: stdout\n%s\nstderr\n%s", stdout, stderr)
+	}
+
+	// Refused settings.
+	for _, args := range [][]string{
+		{"fit", "--train", trainPath, "--selector", "exact", "--m", "10"},
+		{"fit", "--train", trainPath, "--selector", "exact", "--save", filepath.Join(dir, "model.json")},
+		{"fit", "--train", trainPath, "--selector", "exact", "--max-epochs", "0"},
+	} {
+		code, _, stderr := runMain(context.Background(), args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+		oneErrorLine(t, stderr)
+	}
+}

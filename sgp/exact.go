@@ -1,0 +1,663 @@
+package sgp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// MaxExactN is the largest number of training points FitExact accepts.
+// The exact GP holds one n×n matrix of float64, 8n² bytes: 32 MB at
+// n = 2,000, 800 MB at 10,000 and 3.2 GB at this limit, where one
+// objective evaluation (a Cholesky factorisation, its inverse and the
+// gradient, ≈ n³ flops) takes minutes. The sparse model never forms it.
+const MaxExactN = 20000
+
+// ExactOptions configures FitExact. The zero value estimates a constant
+// mean, starts the noise at var(y)/4 and allows 1000 evaluations.
+type ExactOptions struct {
+	// Mean is the prior mean; the zero value estimates a constant by
+	// generalised least squares at every evaluation, as the sparse model
+	// does (see Mean).
+	Mean Mean
+	// Noise is the starting noise variance σ²; 0 means var(y)/4 (10⁻² for
+	// constant targets), the sparse model's default.
+	Noise float64
+	// MaxEvals bounds the objective-and-gradient evaluations (0: 1000).
+	MaxEvals int
+	// Fixed keeps the kernel's hyperparameters and the noise at their
+	// starting values: FitExact then only evaluates the objective and
+	// factorises (with an estimated mean still estimated).
+	Fixed bool
+	// Progress, if not nil, gets one line per evaluation.
+	Progress io.Writer
+}
+
+// ExactResult reports a fit of the exact (full) Gaussian process.
+type ExactResult struct {
+	// Objective is the exact negative log marginal likelihood at the end,
+	// including n/2·log 2π (Rasmussen & Williams 2006, eq. 2.30), at the
+	// prior mean Mean: the value the sparse VAR and MLE objectives reach
+	// when every training point is inducing.
+	Objective float64
+	Start     float64 // the objective at the starting hyperparameters
+	Evals     int     // objective-and-gradient evaluations
+	Restarts  int     // L-BFGS restarts from the best point after a failed line search
+	Elapsed   time.Duration
+	// Stopped says why the optimisation stopped: "converged" (small
+	// gradient or no decrease over several iterations), "max evaluations",
+	// "cancelled", "fixed" (ExactOptions.Fixed) or the optimiser's failure.
+	Stopped string
+	// Converged is true when the optimiser converged, or stopped on a
+	// failed line search at a gradient small enough that the objective is
+	// flat there (max |∂F/∂θ| ≤ 10⁻⁴ times its scale, the sparse fit's
+	// rule).
+	Converged bool
+	// Gradient is max |∂F/∂θ| at the end point.
+	Gradient float64
+	Params   []float64 // θ: the kernel's log hyperparameters, then log σ²
+	Names    []string  // names of Params
+	Mean     float64   // the prior mean μ
+	// Jitter is what was added to the diagonal of K + σ²I for its
+	// Cholesky factorisation to succeed at the end point (0: none was
+	// needed); MaxJitter is the largest added at any evaluation.
+	Jitter, MaxJitter float64
+	N                 int
+	Warnings          []string
+	Predictor         *ExactPredictor
+}
+
+// Hyperparameters returns the fitted hyperparameters by name, as positive
+// values (exp θ), the noise variance as "noise".
+func (r *ExactResult) Hyperparameters() map[string]float64 {
+	h := make(map[string]float64, len(r.Params))
+	for i, v := range r.Params {
+		h[r.Names[i]] = math.Exp(v)
+	}
+	return h
+}
+
+// FitExact fits the full Gaussian process with kernel k and a constant
+// (or zero, or fixed) prior mean to n ≤ MaxExactN points: the model that
+// the sparse one approximates, as a reference for what sparsity costs.
+// It forms the n×n matrix Σ = K + σ²I, which the rest of the package
+// never does.
+//
+// The objective is the negative log marginal likelihood (Rasmussen &
+// Williams 2006, eq. 2.30), profiled over the constant mean as the sparse
+// model is (μ̂ = 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1 at each θ, see Mean):
+//
+//	F = ½(y − μ)ᵀΣ⁻¹(y − μ) + ½ log|Σ| + n/2 log 2π,
+//
+// computed from the Cholesky factor LLᵀ = Σ (R&W Algorithm 2.1). Its
+// gradient in the log hyperparameters is (R&W eq. 5.9)
+//
+//	∂F/∂θ_p = ½ tr((Σ⁻¹ − ααᵀ) ∂K/∂θ_p),   α = Σ⁻¹(y − μ),
+//
+// with Σ⁻¹ from the factor (LAPACK dpotri) and the sums Σ_ij W_ij ∂K_ij/∂θ
+// by the kernel's own AddGrad, and ∂F/∂log σ² = ½σ² tr(Σ⁻¹ − ααᵀ). θ
+// (the kernel's, then log σ²) is minimised by L-BFGS from k's current
+// values and the starting noise; after a failed line search it restarts
+// from the best point, up to three times. Each evaluation costs about n³
+// flops and 8n² bytes.
+//
+// Jitter: Σ is factorised as it is; only if the Cholesky factorisation
+// fails (σ² negligible against K's scale, duplicated inputs) is ε added to
+// its diagonal, ε = 10⁻¹⁰, 10⁻⁹, …, 10⁻⁴ times the mean of diag K, the
+// first that succeeds (ExactResult.Jitter, MaxJitter; a warning when the
+// final factor needed it). The objective and the predictions are then
+// those of noise σ² + ε. A pivoted Cholesky is not needed: σ² > 0 makes Σ
+// positive definite in exact arithmetic.
+//
+// k is not modified: the fit works on a copy of a built-in kernel (a
+// FuncKernel or user type is used as it is, and its hyperparameters are
+// left at the fitted values). Linear algebra is gonum's LAPACK in Go
+// (dpotrf, dpotri), not the SGP_BLAS backend. FitExact stops at the next
+// evaluation once ctx is done, returning the best state reached and ctx's
+// error.
+func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOptions) (res *ExactResult, err error) {
+	defer recoverTo(&err)
+	start := time.Now()
+	if err := checkExact(x, y, k, opts); err != nil {
+		return nil, err
+	}
+	n := x.Len()
+	k = cloneKernel(k)
+	noise := opts.Noise
+	if noise == 0 {
+		if noise = variance(y) / 4; !(noise > 0) || math.IsInf(noise, 0) {
+			noise = 1e-2
+		}
+	}
+	maxEvals := opts.MaxEvals
+	if maxEvals <= 0 {
+		maxEvals = 1000
+	}
+	ex := newExactEval(x, y, k, opts.Mean)
+	np := k.NumParams()
+	p0 := append(k.Params(nil), math.Log(noise))
+	r := &exactRun{ex: ex, ctx: ctx, maxEvals: maxEvals, progress: opts.Progress, np: np,
+		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
+		lastG: make([]float64, len(p0)), startF: math.NaN()}
+	stopped, restarts := "fixed", 0
+	if opts.Fixed {
+		r.evaluate(p0)
+	} else {
+		stopped, restarts = r.minimize(p0)
+	}
+	if math.IsInf(r.bestF, 1) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if r.evalErr != nil {
+			return nil, r.evalErr
+		}
+		return nil, errors.New("sgp: the exact GP objective is not finite at the starting hyperparameters")
+	}
+	// Factorise at the best point for prediction (the last evaluation
+	// need not have been there).
+	if _, err := ex.factor(r.best); err != nil {
+		return nil, err
+	}
+	g := maxAbs(r.bestG)
+	converged := stopped == "converged" ||
+		(!opts.Fixed && stopped != "cancelled" && stopped != "max evaluations" && g <= 1e-4*ex.scale(r.bestF))
+	res = &ExactResult{
+		Objective: r.bestF, Start: r.startF, Evals: r.evals, Restarts: restarts,
+		Stopped: stopped, Converged: converged, Gradient: g,
+		Params: append([]float64(nil), r.best...), Names: append(k.ParamNames(), "noise"),
+		Mean: ex.mu, Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
+	}
+	res.Predictor = ex.predictor()
+	if res.Jitter > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, math.Exp(r.best[np])))
+	}
+	switch {
+	case stopped == "cancelled":
+		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", r.evals, r.bestF))
+	case !converged && !opts.Fixed:
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
+	}
+	res.Elapsed = time.Since(start)
+	return res, ctx.Err()
+}
+
+// checkExact validates FitExact's arguments.
+func checkExact(x Inputs, y []float64, k Kernel, opts ExactOptions) error {
+	switch {
+	case x == nil || x.Len() == 0 || len(y) == 0:
+		return ErrEmpty
+	case len(y) != x.Len():
+		return fmt.Errorf("sgp: %d inputs but %d targets", x.Len(), len(y))
+	case k == nil:
+		return errors.New("sgp: no kernel")
+	case x.Len() > MaxExactN:
+		return fmt.Errorf("sgp: the exact GP is limited to n ≤ %d training points (it holds an n×n matrix, %.3g GB here, and costs ≈ n³ flops per evaluation); got n = %d: use the sparse model", MaxExactN, 8*float64(x.Len())*float64(x.Len())/1e9, x.Len())
+	case opts.Noise < 0 || math.IsNaN(opts.Noise) || math.IsInf(opts.Noise, 0):
+		return fmt.Errorf("%w, got %v", ErrNoise, opts.Noise)
+	case opts.MaxEvals < 0:
+		return fmt.Errorf("sgp: %d maximum evaluations must be ≥ 0", opts.MaxEvals)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("sgp: target %d is %v; remove or impute non-finite targets", i, v)
+		}
+	}
+	return k.Accepts(x)
+}
+
+// exactRun is the optimiser's view of the exact objective: it caches the
+// last evaluation (gonum asks for the value and the gradient at one point
+// separately), keeps the best point and counts evaluations.
+type exactRun struct {
+	ex       *exactEval
+	ctx      context.Context
+	maxEvals int
+	progress io.Writer
+	np       int
+
+	evals        int
+	best, bestG  []float64
+	bestF        float64
+	lastX, lastG []float64
+	lastF        float64
+	startF       float64
+	evalErr      error
+	maxJit       float64
+}
+
+// evaluate sets lastF and lastG to the objective and gradient at p, +Inf
+// (and a zero gradient) when cancelled, over budget or not finite.
+func (r *exactRun) evaluate(p []float64) {
+	if r.lastX != nil && equalSlices(p, r.lastX) {
+		return
+	}
+	r.lastX = append(r.lastX[:0], p...)
+	if r.ctx.Err() != nil || r.evals >= r.maxEvals {
+		r.lastF = math.Inf(1)
+		clear(r.lastG)
+		return
+	}
+	f, err := r.ex.funcGrad(r.lastG, p)
+	r.evals++
+	r.maxJit = math.Max(r.maxJit, r.ex.jitter)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		if r.evalErr == nil && err != nil {
+			r.evalErr = err
+		}
+		r.lastF = math.Inf(1)
+		clear(r.lastG)
+		return
+	}
+	r.lastF = f
+	if r.evals == 1 {
+		r.startF = f
+	}
+	if r.progress != nil {
+		fmt.Fprintf(r.progress, "exact: evaluation %d  F = %.10g  max|∂F/∂θ| = %.3g  σ² = %.4g\n", r.evals, f, maxAbs(r.lastG), math.Exp(p[r.np]))
+	}
+	if f < r.bestF {
+		r.bestF = f
+		copy(r.best, p)
+		copy(r.bestG, r.lastG)
+	}
+}
+
+// exactRestarts bounds the L-BFGS restarts after failed line searches.
+const exactRestarts = 3
+
+// minimize runs L-BFGS from p0, restarting from the best point after a
+// failed line search as long as the run before it lowered the best
+// objective, and says why it stopped. Convergence is a gradient below
+// 10⁻⁶ of the objective's scale, or a decrease below 10⁻⁸ of it over five
+// iterations.
+func (r *exactRun) minimize(p0 []float64) (stopped string, restarts int) {
+	problem := optimize.Problem{
+		Func: func(p []float64) float64 { r.evaluate(p); return r.lastF },
+		Grad: func(g, p []float64) { r.evaluate(p); copy(g, r.lastG) },
+	}
+	r.evaluate(p0)
+	if math.IsInf(r.lastF, 1) {
+		return "error", 0
+	}
+	scale := r.ex.scale(r.lastF)
+	x0 := append([]float64(nil), p0...)
+	for {
+		before := r.bestF
+		settings := &optimize.Settings{
+			GradientThreshold: 1e-6 * scale,
+			Converger:         &optimize.FunctionConverge{Absolute: 1e-8 * scale, Iterations: 5},
+			Recorder: funcRecorder(func() error {
+				if r.evals >= r.maxEvals {
+					return errBudget
+				}
+				return r.ctx.Err()
+			}),
+		}
+		res, err := optimize.Minimize(problem, x0, settings, &optimize.LBFGS{})
+		switch {
+		case r.ctx.Err() != nil:
+			return "cancelled", restarts
+		case r.evals >= r.maxEvals:
+			return "max evaluations", restarts
+		case err == nil && res != nil && (res.Status == optimize.GradientThreshold || res.Status == optimize.FunctionConvergence):
+			return "converged", restarts
+		case err == nil && res != nil:
+			return res.Status.String(), restarts
+		}
+		stopped = "stalled: " + err.Error()
+		if restarts >= exactRestarts || !(r.bestF < before) {
+			return stopped, restarts
+		}
+		restarts++
+		copy(x0, r.best)
+		// A fresh run must re-evaluate its start.
+		r.lastX = nil
+	}
+}
+
+// exactEval evaluates the exact GP objective and gradient in one n×n
+// buffer: K (lower triangle, with a copy above the diagonal for jittered
+// retries), then its Cholesky factor, then Σ⁻¹ − ααᵀ.
+type exactEval struct {
+	x     Inputs
+	yc    []float64 // y − ȳ: ȳ the sample mean (estimated mean) or the fixed mean
+	ybar  float64
+	mean  Mean
+	kern  Kernel
+	n, np int
+
+	a      []float64 // n×n row-major
+	diag   []float64 // K_ii
+	u, v   []float64 // L⁻¹1, L⁻¹(y − ȳ)
+	alpha  []float64 // Σ⁻¹(y − μ)
+	cols   []int     // 0 … n−1
+	noise  float64   // σ² of the last factorisation
+	mu     float64   // μ of the last factorisation
+	jitter float64   // ε added at the last factorisation
+	// logScale is ½n·log var(y): the objective of standardised targets is
+	// F − logScale, whose magnitude (at least n/100) scales tolerances so
+	// that they do not depend on the units of y, as in the sparse fit.
+	logScale  float64
+	trainMean float64
+	trainVar  float64
+}
+
+func newExactEval(x Inputs, y []float64, k Kernel, mn Mean) *exactEval {
+	n := x.Len()
+	e := &exactEval{x: x, mean: mn, kern: k, n: n, np: k.NumParams(),
+		a: make([]float64, n*n), diag: make([]float64, n), u: make([]float64, n), v: make([]float64, n),
+		alpha: make([]float64, n), cols: make([]int, n), yc: make([]float64, n)}
+	for i := range e.cols {
+		e.cols[i] = i
+	}
+	e.trainMean, e.trainVar = MeanVar(y)
+	e.ybar = mn.startValue(y)
+	for i, v := range y {
+		e.yc[i] = v - e.ybar
+	}
+	if e.trainVar > 0 {
+		e.logScale = 0.5 * float64(n) * math.Log(e.trainVar)
+	}
+	return e
+}
+
+// scale is the magnitude against which tolerances on F are relative.
+func (e *exactEval) scale(v float64) float64 {
+	return math.Max(math.Abs(v-e.logScale), float64(e.n)/100)
+}
+
+// buildK sets the hyperparameters from p and fills the lower triangle of
+// e.a with K, mirrored above the diagonal, and e.diag with its diagonal.
+// Rows are paired (j, n−1−j) so that the triangle splits evenly across
+// goroutines.
+func (e *exactEval) buildK(p []float64) error {
+	n := e.n
+	e.kern.SetParams(p[:e.np])
+	e.noise = math.Exp(p[e.np])
+	if !(e.noise > 0) || math.IsInf(e.noise, 0) {
+		return fmt.Errorf("%w, got %v", ErrNoise, e.noise)
+	}
+	row := func(j int) {
+		e.kern.Column(e.a[j*n:j*n+j+1], e.x, 0, j+1, e.x, j)
+	}
+	parallelFor((n+1)/2, max(1, minRowsPerTask*4/max(1, n)), func(t0, t1 int) {
+		for t := t0; t < t1; t++ {
+			row(t)
+			if j := n - 1 - t; j != t {
+				row(j)
+			}
+		}
+	})
+	for i := 0; i < n; i++ {
+		ri := e.a[i*n : i*n+i+1]
+		for j, v := range ri {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("sgp: the kernel is %v at points %d and %d (hyperparameters out of range?)", v, i, j)
+			}
+			e.a[j*n+i] = v
+		}
+		e.diag[i] = ri[i]
+	}
+	return nil
+}
+
+// exactJitters are the jitters tried, relative to the mean of diag K,
+// when K + σ²I does not factorise.
+var exactJitters = []float64{0, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4}
+
+// factor builds K at p, factorises Σ = K + σ²I (+ jitter) into LLᵀ in
+// the lower triangle of e.a, sets μ (GLS for an estimated mean) and
+// α = Σ⁻¹(y − μ), and returns the objective F (R&W Algorithm 2.1, with
+// the mean profiled out: with u = L⁻¹1 and v = L⁻¹(y − ȳ), μ̂ − ȳ =
+// uᵀv/uᵀu and (y − μ̂)ᵀΣ⁻¹(y − μ̂) = ‖v − (μ̂ − ȳ)u‖²).
+func (e *exactEval) factor(p []float64) (float64, error) {
+	if err := e.buildK(p); err != nil {
+		return math.NaN(), err
+	}
+	n := e.n
+	var md float64
+	for _, v := range e.diag {
+		md += v
+	}
+	md /= float64(n)
+	if !(md > 0) {
+		md = e.noise
+	}
+	ok := false
+	for t, rel := range exactJitters {
+		if t > 0 {
+			// Restore the lower triangle from the copy above it.
+			for i := 0; i < n; i++ {
+				for j := 0; j < i; j++ {
+					e.a[i*n+j] = e.a[j*n+i]
+				}
+			}
+		}
+		e.jitter = rel * md
+		for i := 0; i < n; i++ {
+			e.a[i*n+i] = e.diag[i] + e.noise + e.jitter
+		}
+		if _, ok = lapack64.Potrf(e.sym()); ok {
+			break
+		}
+	}
+	if !ok {
+		return math.NaN(), fmt.Errorf("sgp: K + σ²I is not positive definite even with jitter %.3g (σ² = %.3g): the kernel is not positive semi-definite on these inputs?", e.jitter, e.noise)
+	}
+	lt := e.tri()
+	for i := range e.u {
+		e.u[i] = 1
+	}
+	copy(e.v, e.yc)
+	blas64.Trsv(blas.NoTrans, lt, blas64.Vector{N: n, Data: e.u, Inc: 1})
+	blas64.Trsv(blas.NoTrans, lt, blas64.Vector{N: n, Data: e.v, Inc: 1})
+	delta := 0.0
+	if e.mean.Estimated() {
+		var uv, uu float64
+		for i := range e.u {
+			uv += e.u[i] * e.v[i]
+			uu += e.u[i] * e.u[i]
+		}
+		if uu > 0 {
+			delta = uv / uu
+		}
+	}
+	e.mu = e.ybar + delta
+	var quad, logdet float64
+	for i := range e.v {
+		r := e.v[i] - delta*e.u[i]
+		e.alpha[i] = r
+		quad += r * r
+		logdet += math.Log(e.a[i*n+i])
+	}
+	blas64.Trsv(blas.Trans, lt, blas64.Vector{N: n, Data: e.alpha, Inc: 1})
+	return 0.5*quad + logdet + 0.5*float64(n)*math.Log(2*math.Pi), nil
+}
+
+func (e *exactEval) sym() blas64.Symmetric {
+	return blas64.Symmetric{Uplo: blas.Lower, N: e.n, Stride: e.n, Data: e.a}
+}
+
+func (e *exactEval) tri() blas64.Triangular {
+	return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: e.n, Stride: e.n, Data: e.a}
+}
+
+// funcGrad returns F at p and, if grad is not nil, stores ∂F/∂p in it
+// (R&W eq. 5.9): with W = Σ⁻¹ − ααᵀ, ∂F/∂θ = ½Σ_ij W_ij ∂K_ij/∂θ by the
+// kernel's AddGrad over all n×n pairs, and ∂F/∂log σ² = ½σ² tr W. It
+// overwrites the factor with W.
+func (e *exactEval) funcGrad(grad, p []float64) (float64, error) {
+	f, err := e.factor(p)
+	if err != nil || grad == nil {
+		return f, err
+	}
+	n := e.n
+	if _, ok := lapack64.Potri(e.tri()); !ok {
+		return math.NaN(), ErrNotPD
+	}
+	var trW float64
+	for i := 0; i < n; i++ {
+		ai := e.alpha[i]
+		for j := 0; j < i; j++ {
+			w := e.a[i*n+j] - ai*e.alpha[j]
+			e.a[i*n+j] = w
+			e.a[j*n+i] = w
+		}
+		e.a[i*n+i] -= ai * ai
+		trW += e.a[i*n+i]
+	}
+	clear(grad)
+	kernelAddGrad(e.kern, grad[:e.np], e.a, e.x, e.x, e.cols)
+	for i := range grad[:e.np] {
+		grad[i] *= 0.5
+	}
+	grad[e.np] = 0.5 * e.noise * trW
+	return f, nil
+}
+
+// predictor returns the prediction state of the last factor call; e must
+// not be used afterwards.
+func (e *exactEval) predictor() *ExactPredictor {
+	n := e.n
+	for i := 0; i < n; i++ {
+		clear(e.a[i*n+i+1 : (i+1)*n])
+	}
+	return &ExactPredictor{Kern: cloneKernel(e.kern), NoiseV: e.noise, PriorMean: e.mu, Jitter: e.jitter, X: e.x,
+		l: e.a, alpha: append([]float64(nil), e.alpha...), trainMean: e.trainMean, trainVar: e.trainVar}
+}
+
+// ExactPredictor predicts with the exact GP (Rasmussen & Williams 2006,
+// Algorithm 2.1): for a test input x* with k* = K[X, x*],
+//
+//	mean* = μ + k*ᵀα,   v* = κ(x*, x*) − ‖L⁻¹k*‖²   (latent f*),
+//
+// with LLᵀ = K + (σ² + ε)I (ε the jitter, usually 0) and α = (LLᵀ)⁻¹(y − μ);
+// a noisy observation adds σ². Cost O(n²) per test point and n kernel
+// evaluations. It holds the training inputs (shared, not copied) and the
+// n×n factor.
+type ExactPredictor struct {
+	Kern      Kernel
+	NoiseV    float64 // σ²
+	PriorMean float64 // μ
+	Jitter    float64 // ε
+	X         Inputs  // the training inputs
+
+	l         []float64 // n×n row-major, lower triangular
+	alpha     []float64
+	trainMean float64
+	trainVar  float64
+}
+
+// N returns the number of training points.
+func (p *ExactPredictor) N() int { return len(p.alpha) }
+
+// Noise returns σ².
+func (p *ExactPredictor) Noise() float64 { return p.NoiseV }
+
+// Alpha returns a copy of α = (K + σ²I)⁻¹(y − μ), the weights of the
+// predictive mean.
+func (p *ExactPredictor) Alpha() []float64 { return append([]float64(nil), p.alpha...) }
+
+// PredictTo stores the predictive mean and latent variance at the s inputs
+// xs in mean and variance (each of length s, allocated if nil) and returns
+// them.
+func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
+	defer recoverTo(&err)
+	if err := p.Kern.Accepts(xs); err != nil {
+		return nil, nil, err
+	}
+	s, n := xs.Len(), len(p.alpha)
+	if mean == nil {
+		mean = make([]float64, s)
+	}
+	if variance == nil {
+		variance = make([]float64, s)
+	}
+	if len(mean) != s || len(variance) != s {
+		return nil, nil, fmt.Errorf("sgp: prediction buffers of length %d and %d for %d inputs", len(mean), len(variance), s)
+	}
+	// Blocks of test points bound memory to 16 MB of cross-covariances.
+	block := max(1, min(s, (1<<21)/max(1, n)))
+	ks := make([]float64, block*n)
+	kss := make([]float64, block)
+	lt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: p.l}
+	for lo := 0; lo < s; lo += block {
+		hi := min(s, lo+block)
+		b := hi - lo
+		// Row c of ks = K[X, xs_{lo+c}]ᵀ, then L⁻¹ of it (B ← B·L⁻ᵀ).
+		parallelFor(b, max(1, minRowsPerTask/max(1, n)), func(c0, c1 int) {
+			for c := c0; c < c1; c++ {
+				row := ks[c*n : (c+1)*n]
+				p.Kern.Column(row, p.X, 0, n, xs, lo+c)
+				var m float64
+				for i, v := range row {
+					m += v * p.alpha[i]
+				}
+				mean[lo+c] = p.PriorMean + m
+			}
+			blas64.Trsm(blas.Right, blas.Trans, 1, lt, blas64.General{Rows: c1 - c0, Cols: n, Stride: n, Data: ks[c0*n : c1*n]})
+		})
+		p.Kern.Diag(kss[:b], xs, lo, hi)
+		for c := 0; c < b; c++ {
+			var q float64
+			for _, v := range ks[c*n : (c+1)*n] {
+				q += v * v
+			}
+			variance[lo+c] = math.Max(kss[c]-q, 0)
+		}
+	}
+	return mean, variance, nil
+}
+
+// Predict returns the predictive mean and latent variance at xs.
+func (p *ExactPredictor) Predict(xs Inputs) (mean, variance []float64, err error) {
+	return p.PredictTo(nil, nil, xs)
+}
+
+// PredictNoisy returns the predictive mean and the variance of a noisy
+// observation y* = f* + ε at xs.
+func (p *ExactPredictor) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
+	mean, variance, err = p.PredictTo(nil, nil, xs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range variance {
+		variance[i] += p.NoiseV
+	}
+	return mean, variance, nil
+}
+
+// Evaluate predicts at test.X with noisy variances and scores the
+// predictions against test.Y, with the training targets as the trivial
+// model, as Model.Evaluate does.
+func (p *ExactPredictor) Evaluate(test *Dataset) (*Evaluation, error) {
+	if test == nil || test.Len() == 0 {
+		return nil, fmt.Errorf("sgp: no test data")
+	}
+	return p.EvaluateInputs(test.X, test.Y)
+}
+
+// EvaluateInputs is Evaluate for test inputs of any kind (graphs,
+// strings) and their targets y.
+func (p *ExactPredictor) EvaluateInputs(x Inputs, y []float64) (*Evaluation, error) {
+	if x == nil || x.Len() == 0 || len(y) == 0 {
+		return nil, fmt.Errorf("sgp: no test data")
+	}
+	if x.Len() != len(y) {
+		return nil, fmt.Errorf("sgp: %d test inputs but %d targets", x.Len(), len(y))
+	}
+	mean, vr, err := p.PredictNoisy(x)
+	if err != nil {
+		return nil, err
+	}
+	return evaluation(mean, vr, y, p.trainMean, p.trainVar)
+}

@@ -1,0 +1,413 @@
+package sgp
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/cholqr/sgp/sgp/internal/naive"
+	"gonum.org/v1/gonum/mat"
+)
+
+// denseGLS returns the GLS mean 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1 and the exact negative
+// log marginal likelihood at it, Σ = K + σ²I, from the dense oracle.
+func denseGLS(t *testing.T, K mat.Symmetric, y []float64, noise float64) (mu, nmll float64) {
+	t.Helper()
+	n := len(y)
+	S := mat.NewSymDense(n, nil)
+	S.CopySym(K)
+	for i := 0; i < n; i++ {
+		S.SetSym(i, i, S.At(i, i)+noise)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(S) {
+		t.Fatal("oracle: Σ not positive definite")
+	}
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	var a, b mat.VecDense
+	if err := ch.SolveVecTo(&a, mat.NewVecDense(n, append([]float64(nil), y...))); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.SolveVecTo(&b, mat.NewVecDense(n, ones)); err != nil {
+		t.Fatal(err)
+	}
+	mu = mat.Sum(&a) / mat.Sum(&b)
+	yc := make([]float64, n)
+	for i, v := range y {
+		yc[i] = v - mu
+	}
+	return mu, naive.ExactNMLL(K, yc, noise)
+}
+
+// kernelDense forms K from a kernel's columns (for kernels the oracle
+// does not implement).
+func kernelDense(k Kernel, x Inputs) *mat.SymDense {
+	n := x.Len()
+	K := mat.NewSymDense(n, nil)
+	col := make([]float64, n)
+	for j := 0; j < n; j++ {
+		k.Column(col, x, 0, n, x, j)
+		for i := 0; i <= j; i++ {
+			K.SetSym(i, j, col[i])
+		}
+	}
+	return K
+}
+
+func relClose(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// TestExactObjectiveOracle checks the exact objective at fixed
+// hyperparameters against the dense oracle, for a zero and an estimated
+// (GLS) mean.
+func TestExactObjectiveOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	p := newProblem(rng, 40, 2, 1.3, 0.9, 0.05)
+	for i := range p.y {
+		p.y[i] += 3
+	}
+	res, err := FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Mean: MeanZero, Noise: p.noise, Fixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := naive.ExactNMLL(p.K, p.y, p.noise); !relClose(res.Objective, want, 1e-10) {
+		t.Errorf("zero mean: F = %.15g, oracle %.15g", res.Objective, want)
+	}
+	if res.Mean != 0 || res.Evals != 1 || res.Stopped != "fixed" || res.Jitter != 0 {
+		t.Errorf("zero mean: μ = %v, %d evaluations, stopped %q, jitter %v", res.Mean, res.Evals, res.Stopped, res.Jitter)
+	}
+	res, err = FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Noise: p.noise, Fixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, want := denseGLS(t, p.K, p.y, p.noise)
+	if !relClose(res.Objective, want, 1e-10) || !relClose(res.Mean, mu, 1e-10) {
+		t.Errorf("GLS mean: F = %.15g μ = %.15g, oracle %.15g, %.15g", res.Objective, res.Mean, want, mu)
+	}
+}
+
+// TestExactGradient checks the analytic gradient (R&W eq. 5.9, profiled
+// over the GLS mean) against central differences of the dense oracle's
+// objective and of the evaluator's own.
+func TestExactGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	p := newProblem(rng, 35, 2, 0.8, 1.2, 0.1)
+	for _, mn := range []Mean{MeanConstant, MeanZero} {
+		ex := newExactEval(p.x, p.y, cloneKernel(p.kern), mn)
+		theta := append(p.kern.Params(nil), math.Log(p.noise))
+		grad := make([]float64, len(theta))
+		if _, err := ex.funcGrad(grad, theta); err != nil {
+			t.Fatal(err)
+		}
+		oracle := func(th []float64) float64 {
+			ls := []float64{math.Exp(th[1]), math.Exp(th[2])}
+			K := naive.RBF(p.rows, math.Exp(th[0]), ls)
+			if mn == MeanZero {
+				return naive.ExactNMLL(K, p.y, math.Exp(th[3]))
+			}
+			_, f := denseGLS(t, K, p.y, math.Exp(th[3]))
+			return f
+		}
+		own := func(th []float64) float64 {
+			f, err := ex.factor(th)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		const h = 1e-5
+		for i := range theta {
+			up := append([]float64(nil), theta...)
+			dn := append([]float64(nil), theta...)
+			up[i] += h
+			dn[i] -= h
+			fdO := (oracle(up) - oracle(dn)) / (2 * h)
+			fdE := (own(up) - own(dn)) / (2 * h)
+			if !relClose(grad[i], fdO, 1e-6) || !relClose(grad[i], fdE, 1e-6) {
+				t.Errorf("mean %v, θ[%d]: analytic %.10g, oracle FD %.10g, own FD %.10g", mn, i, grad[i], fdO, fdE)
+			}
+		}
+	}
+}
+
+// TestExactEqualsSparseAtMEqualsN checks that with every training point
+// inducing, the sparse VAR and MLE objectives (and the GLS mean) equal the
+// exact ones: Q = K and the trace term vanishes.
+func TestExactEqualsSparseAtMEqualsN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	p := newProblem(rng, 30, 1, 1.1, 0.6, 0.08)
+	f := p.factor(t, 30, 0)
+	all := make([]int, 30)
+	for i := range all {
+		all[i] = i
+	}
+	if err := f.Factorize(all); err != nil {
+		t.Fatal(err)
+	}
+	f.SetMean(f.GLSMean())
+	res, err := FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Noise: p.noise, Fixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Objective{VAR, MLE} {
+		if v := f.Value(o); !relClose(v, res.Objective, 1e-7) {
+			t.Errorf("%v at m = n: %.12g, exact %.12g", o, v, res.Objective)
+		}
+	}
+	if !relClose(f.Mean(), res.Mean, 1e-7) {
+		t.Errorf("GLS mean at m = n: sparse %.12g, exact %.12g", f.Mean(), res.Mean)
+	}
+}
+
+// TestExactPredictOracle checks predictions against a direct dense solve
+// (naive.ExactPredict) at the fitted state.
+func TestExactPredictOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	p := newProblem(rng, 50, 2, 1.0, 1.0, 0.1)
+	res, err := FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Noise: p.noise, Fixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trows := make([][]float64, 7)
+	for i := range trows {
+		trows[i] = []float64{4 * rng.Float64(), 4 * rng.Float64()}
+	}
+	trows[0] = p.rows[3] // a training input
+	xs, _ := VectorsFromRows(trows)
+	ls := p.kern.Lengthscales()
+	Ks := naive.RBFCross(trows, p.rows, p.kern.Variance(), ls)
+	kss := make([]float64, len(trows))
+	for i := range kss {
+		kss[i] = p.kern.Variance()
+	}
+	yc := make([]float64, len(p.y))
+	for i, v := range p.y {
+		yc[i] = v - res.Mean
+	}
+	wm, wv, ok := naive.ExactPredict(p.K, Ks, kss, yc, p.noise)
+	if !ok {
+		t.Fatal("oracle failed")
+	}
+	gm, gv, err := res.Predictor.Predict(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, nv, err := res.Predictor.PredictNoisy(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range gm {
+		if !relClose(gm[i], wm[i]+res.Mean, 1e-9) || math.Abs(gv[i]-wv[i]) > 1e-9 || math.Abs(nv[i]-gv[i]-p.noise) > 1e-12 {
+			t.Errorf("test point %d: mean %.12g var %.12g, oracle %.12g %.12g", i, gm[i], gv[i], wm[i]+res.Mean, wv[i])
+		}
+	}
+}
+
+// TestExactMeanInvariance checks that shifting the targets by 10⁴ shifts
+// the estimated mean and nothing else.
+func TestExactMeanInvariance(t *testing.T) {
+	train, test := SnelsonLike(80, 3)
+	shift := func(d *Dataset) *Dataset {
+		y := make([]float64, len(d.Y))
+		for i, v := range d.Y {
+			y[i] = v + 1e4
+		}
+		return &Dataset{X: d.X, Y: y}
+	}
+	kern := NewRBFFromData(train.X, train.Y)
+	var ev [2]*Evaluation
+	var mu [2]float64
+	for s, pair := range [][2]*Dataset{{train, test}, {shift(train), shift(test)}} {
+		res, err := FitExact(context.Background(), pair[0].X, pair[0].Y, kern, ExactOptions{Noise: variance(train.Y) / 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Converged {
+			t.Errorf("shift %d: not converged (%s)", s, res.Stopped)
+		}
+		if ev[s], err = res.Predictor.Evaluate(pair[1]); err != nil {
+			t.Fatal(err)
+		}
+		mu[s] = res.Mean
+	}
+	if !relClose(ev[0].SMSE, ev[1].SMSE, 1e-4) || !relClose(ev[0].SNLP, ev[1].SNLP, 1e-4) || math.Abs(mu[1]-mu[0]-1e4) > 1e-4 {
+		t.Errorf("y: %v μ %v; y + 1e4: %v μ %v", ev[0], mu[0], ev[1], mu[1])
+	}
+}
+
+// TestExactBeatsCholQR fits the exact GP and CholQR (m = 10, VAR) to the
+// Snelson-like problem: the exact GP's negative log marginal likelihood is
+// below the VAR bound at any hyperparameters, so also at the optima.
+func TestExactBeatsCholQR(t *testing.T) {
+	train, test := SnelsonLike(200, 1)
+	kern := NewRBFFromData(train.X, train.Y)
+	md := NewModel(train.X, train.Y, kern).WithM(10)
+	sres, err := md.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := FitExact(context.Background(), train.X, train.Y, kern, ExactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged || res.Objective > sres.Objective+1e-6*math.Abs(sres.Objective) || !(res.Objective <= res.Start) {
+		t.Errorf("exact F = %.8g (%s, start %.8g), CholQR m=10 VAR F = %.8g", res.Objective, res.Stopped, res.Start, sres.Objective)
+	}
+	ev, err := res.Predictor.Evaluate(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sev, err := md.Evaluate(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.SMSE > sev.SMSE+0.05 {
+		t.Errorf("exact test SMSE %.4g, CholQR %.4g", ev.SMSE, sev.SMSE)
+	}
+	t.Logf("exact: F %.6g in %d evaluations (%s), %v; CholQR m=10: F %.6g, %v", res.Objective, res.Evals, res.Stopped, ev, sres.Objective, sev)
+	// The caller's kernel is not modified.
+	if kern.Variance() != NewRBFFromData(train.X, train.Y).Variance() {
+		t.Error("FitExact changed the caller's kernel")
+	}
+}
+
+// TestExactBadInputs checks the errors for bad arguments.
+func TestExactBadInputs(t *testing.T) {
+	x, _ := VectorsFromRows([][]float64{{0}, {1}, {2}})
+	y := []float64{1, 2, 3}
+	k := NewRBF(1, []float64{1})
+	ctx := context.Background()
+	big, _ := NewVectors(MaxExactN+1, 1, make([]float64, MaxExactN+1))
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, tc := range []struct {
+		name string
+		x    Inputs
+		y    []float64
+		k    Kernel
+		opts ExactOptions
+		ctx  context.Context
+		want string
+	}{
+		{"nil inputs", nil, y, k, ExactOptions{}, ctx, "no training data"},
+		{"no targets", x, nil, k, ExactOptions{}, ctx, "no training data"},
+		{"shapes", x, y[:2], k, ExactOptions{}, ctx, "3 inputs but 2 targets"},
+		{"NaN target", x, []float64{1, math.NaN(), 3}, k, ExactOptions{}, ctx, "target 1 is NaN"},
+		{"Inf target", x, []float64{1, 2, math.Inf(1)}, k, ExactOptions{}, ctx, "target 2 is +Inf"},
+		{"nil kernel", x, y, nil, ExactOptions{}, ctx, "no kernel"},
+		{"wrong kernel", x, y, NewRBF(1, []float64{1, 1}), ExactOptions{}, ctx, "dimension"},
+		{"negative noise", x, y, k, ExactOptions{Noise: -1}, ctx, "noise variance"},
+		{"NaN noise", x, y, k, ExactOptions{Noise: math.NaN()}, ctx, "noise variance"},
+		{"evaluations", x, y, k, ExactOptions{MaxEvals: -1}, ctx, "maximum evaluations"},
+		{"too large", big, make([]float64, MaxExactN+1), k, ExactOptions{}, ctx, "limited to n ≤ 20000"},
+		{"cancelled", x, y, k, ExactOptions{}, cancelled, "context canceled"},
+	} {
+		res, err := FitExact(tc.ctx, tc.x, tc.y, tc.k, tc.opts)
+		if err == nil || res != nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, %v; want an error containing %q", tc.name, res, err, tc.want)
+		}
+	}
+	if _, err := FitExact(cancelled, x, y, k, ExactOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v is not context.Canceled", err)
+	}
+	// A constant target is fine (noise 10⁻², no SMSE).
+	if _, err := FitExact(ctx, x, []float64{2, 2, 2}, k, ExactOptions{}); err != nil {
+		t.Errorf("constant targets: %v", err)
+	}
+}
+
+// TestExactJitter checks that a matrix K + σ²I that does not factorise
+// (one input repeated, σ² far below rounding) gets jitter, reported.
+func TestExactJitter(t *testing.T) {
+	x, _ := NewVectors(20, 1, make([]float64, 20))
+	y := make([]float64, 20)
+	for i := range y {
+		y[i] = float64(i % 3)
+	}
+	res, err := FitExact(context.Background(), x, y, NewRBF(1, []float64{1}), ExactOptions{Noise: 1e-300, Fixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.Jitter > 0) || res.Jitter > 1e-4 || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "jitter") {
+		t.Errorf("jitter %v, warnings %q", res.Jitter, res.Warnings)
+	}
+	m, v, err := res.Predictor.Predict(x.Rows([]int{0}))
+	if err != nil || math.IsNaN(m[0]) || math.IsNaN(v[0]) {
+		t.Errorf("prediction %v %v %v", m, v, err)
+	}
+}
+
+// TestExactSpectrumStrings fits the exact GP with a discrete kernel (the
+// k-mer spectrum on strings): objective and gradient against a dense
+// solve and finite differences, and predictions at new strings.
+func TestExactSpectrumStrings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	const alphabet = "ACGT"
+	gen := func(n int) ([]string, []float64) {
+		s := make([]string, n)
+		y := make([]float64, n)
+		for i := range s {
+			b := make([]byte, 8+rng.IntN(8))
+			for j := range b {
+				b[j] = alphabet[rng.IntN(4)]
+			}
+			s[i] = string(b)
+			y[i] = float64(strings.Count(s[i], "AC")) + 0.1*rng.NormFloat64()
+		}
+		return s, y
+	}
+	s, y := gen(40)
+	x, err := NewStrings(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewSpectrum(2, 1)
+	fixed, err := FitExact(context.Background(), x, y, k, ExactOptions{Noise: 0.1, Fixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := kernelDense(k, x)
+	if _, want := denseGLS(t, K, y, 0.1); !relClose(fixed.Objective, want, 1e-10) {
+		t.Errorf("spectrum: F = %.12g, dense %.12g", fixed.Objective, want)
+	}
+	ex := newExactEval(x, y, cloneKernel(k), MeanConstant)
+	theta := append(k.Params(nil), math.Log(0.1))
+	grad := make([]float64, len(theta))
+	if _, err := ex.funcGrad(grad, theta); err != nil {
+		t.Fatal(err)
+	}
+	for i := range theta {
+		up := append([]float64(nil), theta...)
+		dn := append([]float64(nil), theta...)
+		up[i] += 1e-5
+		dn[i] -= 1e-5
+		fu, _ := ex.factor(up)
+		fd, _ := ex.factor(dn)
+		if fdv := (fu - fd) / 2e-5; !relClose(grad[i], fdv, 1e-6) {
+			t.Errorf("spectrum θ[%d]: analytic %.10g, FD %.10g", i, grad[i], fdv)
+		}
+	}
+	res, err := FitExact(context.Background(), x, y, k, ExactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged || !(res.Objective < res.Start) {
+		t.Errorf("spectrum fit: F %.6g from %.6g, %s", res.Objective, res.Start, res.Stopped)
+	}
+	ts, ty := gen(30)
+	tx, _ := NewStrings(ts)
+	ev, err := res.Predictor.EvaluateInputs(tx, ty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(ev.SMSE < 1) {
+		t.Errorf("spectrum: test %v", ev)
+	}
+}
