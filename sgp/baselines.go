@@ -21,6 +21,9 @@ import (
 //	titsias:S         each epoch, greedy forward selection (Titsias 2009):
 //	                  m times, score S random candidates exactly and add the
 //	                  best; then CG
+//	hybrid            CholQR, then the inducing inputs and θ refined
+//	                  continuously (FitContinuous from the selection); vector
+//	                  inputs and the RBF kernel only (see fitHybrid)
 type Selector struct {
 	kind selectorKind
 	s    int // candidates per step for titsias
@@ -33,6 +36,7 @@ const (
 	selRandom
 	selGreedyVariance
 	selTitsias
+	selHybrid
 )
 
 // Selectors.
@@ -40,6 +44,7 @@ var (
 	SelectCholQR         = Selector{kind: selCholQR}
 	SelectRandom         = Selector{kind: selRandom}
 	SelectGreedyVariance = Selector{kind: selGreedyVariance}
+	SelectHybrid         = Selector{kind: selHybrid}
 )
 
 // SelectTitsias returns Titsias' greedy forward selection scoring s random
@@ -55,18 +60,22 @@ func (s Selector) String() string {
 		return "greedy-variance"
 	case selTitsias:
 		return fmt.Sprintf("titsias:%d", s.s)
+	case selHybrid:
+		return "hybrid"
 	}
 	return "cholqr"
 }
 
-// ParseSelector reads "cholqr", "random", "greedy-variance" or
-// "titsias:S" (S ≥ 1 candidates per step).
+// ParseSelector reads "cholqr", "random", "greedy-variance",
+// "titsias:S" (S ≥ 1 candidates per step) or "hybrid".
 func ParseSelector(name string) (Selector, error) {
 	switch n := strings.ToLower(strings.TrimSpace(name)); {
 	case n == "cholqr":
 		return SelectCholQR, nil
 	case n == "random":
 		return SelectRandom, nil
+	case n == "hybrid":
+		return SelectHybrid, nil
 	case n == "greedy-variance" || n == "greedy" || n == "ivm":
 		return SelectGreedyVariance, nil
 	case strings.HasPrefix(n, "titsias:"):
@@ -76,7 +85,7 @@ func ParseSelector(name string) (Selector, error) {
 		}
 		return SelectTitsias(s), nil
 	}
-	return Selector{}, fmt.Errorf("sgp: unknown selector %q: use cholqr, random, greedy-variance or titsias:S", name)
+	return Selector{}, fmt.Errorf("sgp: unknown selector %q: use cholqr, random, greedy-variance, titsias:S or hybrid", name)
 }
 
 // WithSelector sets how the inducing points are chosen (default CholQR).

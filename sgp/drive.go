@@ -32,6 +32,7 @@ func (md *Model) SwapPoint(j int) (sr SwapResult, err error) {
 }
 
 func (md *Model) swapPoint(j int) SwapResult {
+	md.refined = nil // a hybrid fit's refinement no longer describes the model
 	md.counter++
 	md.visited[j] = md.counter
 	res := md.f.Swap(md.f.pos[j], md.obj, md.rng.IntN)
@@ -130,6 +131,11 @@ type Result struct {
 	// a restart from an MLE warm start (WithMLERestart) found a lower
 	// VAR objective, which the model keeps.
 	Restarted bool
+	// Refined is, for the hybrid selector, the continuous refinement of
+	// the CholQR selection that the model predicts with (its inducing
+	// inputs Z and θ; Objective and Params are then its own); nil when the
+	// refinement did not lower the objective, and for other selectors.
+	Refined *ContinuousResult
 	Stats
 }
 
@@ -153,6 +159,15 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 	if err := md.build(); err != nil {
 		return nil, err
 	}
+	if md.selector.kind == selHybrid {
+		return md.fitHybrid(ctx)
+	}
+	return md.fitSubset(ctx)
+}
+
+// fitSubset is Fit for inducing points chosen among the training data.
+func (md *Model) fitSubset(ctx context.Context) (res *Result, err error) {
+	md.refined = nil
 	start := time.Now()
 	theta0 := md.Params()
 	stopped, converged, runErr := md.runEpochs(ctx, start)
@@ -175,7 +190,13 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 		Stats:     md.f.stats,
 	}
 	res.Warnings = md.warnings(res)
-	for _, w := range res.Warnings {
+	md.announce(res.Warnings)
+	return res, runErr
+}
+
+// announce passes warnings to the progress writer and the warning hook.
+func (md *Model) announce(ws []string) {
+	for _, w := range ws {
 		if md.progress != nil {
 			fmt.Fprintf(md.progress, "warning: %s\n", w)
 		}
@@ -183,7 +204,6 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 			md.onWarning(w)
 		}
 	}
-	return res, runErr
 }
 
 // runEpochs runs epochs of the model's objective until convergence, the

@@ -19,6 +19,7 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 		return EpochRecord{}, err
 	}
 	start := time.Now()
+	md.refined = nil
 	rec := EpochRecord{Epoch: md.epoch + 1, Kind: md.obj}
 	if md.epoch > 0 {
 		rec.Scored = md.reselect() // baselines that re-select each epoch

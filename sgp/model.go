@@ -48,7 +48,8 @@ type Model struct {
 	init      Init
 	inducing  []int
 	maxEpochs int
-	warm      int // MLE epochs of a noise-only VAR fit's restart (WithMLERestart)
+	warm      int               // MLE epochs of a noise-only VAR fit's restart (WithMLERestart)
+	refined   *ContinuousResult // the hybrid selector's refinement, used for prediction
 	budget    time.Duration
 	tol       float64
 	swaps     int
@@ -117,7 +118,7 @@ func (md *Model) setErr(err error) *Model {
 }
 
 // reset discards the built state so that the next use rebuilds it.
-func (md *Model) reset() { md.f = nil }
+func (md *Model) reset() { md.f, md.refined = nil, nil }
 
 // WithM sets the number of inducing points m (default DefaultM(n)).
 //

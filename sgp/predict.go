@@ -175,11 +175,15 @@ func (md *Model) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
 	return p.PredictNoisy(xs)
 }
 
-// Predictor returns a snapshot of the model for prediction.
+// Predictor returns a snapshot of the model for prediction: after a
+// hybrid fit (SelectHybrid) that of its continuous refinement.
 func (md *Model) Predictor() (p *Predictor, err error) {
 	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
+	}
+	if md.refined != nil {
+		return md.refined.Predictor, nil
 	}
 	return NewPredictor(md.f), nil
 }

@@ -21,6 +21,8 @@ type ContinuousResult struct {
 	Z         *Vectors      // the inducing inputs
 	Predictor *Predictor    // for prediction
 	Stopped   string        // "converged", "max evaluations", "cancelled" or the optimiser's reason
+	Restarts  int           // L-BFGS restarts from the best point after a failed line search
+	Gradient  float64       // max |∂F/∂p| over θ and Z where the fit ended
 }
 
 // FitContinuous fits SGPR with free inducing inputs, the method of GPflow
@@ -110,31 +112,68 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 		}
 		return ctx.Err()
 	})
-	res, optErr := optimize.Minimize(problem, p0, &optimize.Settings{Recorder: rec,
-		Converger: &optimize.FunctionConverge{Relative: 1e-9, Iterations: 20}}, &optimize.LBFGS{})
-	stopped := "converged"
-	switch {
-	case ctx.Err() != nil:
-		stopped = "cancelled"
-	case evals >= maxEvals:
-		stopped = "max evaluations"
-	case optErr != nil:
-		stopped = optErr.Error()
-	case res != nil:
-		stopped = res.Status.String()
+	// L-BFGS stops on a line search that finds no acceptable step, which
+	// near an optimum often means rounding in F rather than a minimum, and
+	// far from it means a stale curvature model. Either way it restarts from
+	// the best point with its memory cleared; a restart that lowers F by
+	// less than a relative 1e-9 shows a minimum to the precision of F.
+	stopped, restarts := "", 0
+	cur := append([]float64(nil), p0...)
+	for {
+		before := bestF
+		res, optErr := optimize.Minimize(problem, cur, &optimize.Settings{Recorder: rec,
+			Converger: &optimize.FunctionConverge{Relative: 1e-9, Iterations: 20}}, &optimize.LBFGS{})
+		switch {
+		case ctx.Err() != nil:
+			stopped = "cancelled"
+		case evals >= maxEvals:
+			stopped = "max evaluations"
+		case optErr != nil && restarts < maxRestarts && !math.IsInf(bestF, 1):
+			if before-bestF > 1e-9*math.Abs(bestF) || math.IsInf(before, 1) {
+				restarts++
+				copy(cur, best)
+				continue
+			}
+			stopped = "converged"
+		case optErr != nil:
+			stopped = optErr.Error()
+		case res != nil:
+			stopped = res.Status.String()
+		}
+		if stopped == "FunctionConvergence" || stopped == "GradientThreshold" {
+			stopped = "converged"
+		}
+		break
 	}
 	if math.IsInf(bestF, 1) {
 		return nil, fmt.Errorf("sgp: continuous fit failed: %v", ErrNotPD)
 	}
-	// Evaluate once more at the best point to leave the factors there.
+	// Evaluate once more at the best point to leave the factors there, and
+	// to report the gradient where the fit ended.
 	copy(z.data, best[nθ:])
-	f, err := ev.FuncGrad(nil, best[:nθ])
+	f, err := ev.FuncGrad(gθ, best[:nθ])
 	if err != nil {
 		return nil, err
 	}
+	gz := make([]float64, len(best)-nθ)
+	ev.zGradRBF(gz)
+	grad := max(maxAbs(gθ), maxAbs(gz))
+	if stopped == "converged" && grad > gradTol*max(1, math.Abs(f)) {
+		stopped = fmt.Sprintf("stalled: no decrease along the search direction at max |∂F| = %.3g", grad)
+	}
 	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
-		Params: append([]float64(nil), best[:nθ]...), Z: z, Predictor: ev.predictor(), Stopped: stopped}, ctx.Err()
+		Params: append([]float64(nil), best[:nθ]...), Z: z, Predictor: ev.predictor(), Stopped: stopped, Restarts: restarts, Gradient: grad}, ctx.Err()
 }
+
+// maxRestarts bounds the L-BFGS restarts of FitContinuous after line-search
+// failures that still lowered the objective.
+const maxRestarts = 50
+
+// gradTol is the largest gradient, relative to max(1, |F|), at which a
+// continuous fit whose line search finds no further decrease counts as
+// converged: a unit step in any parameter would change F by less than a
+// millionth of it.
+const gradTol = 1e-6
 
 // ContinuousOptions configures FitContinuous.
 type ContinuousOptions struct {

@@ -145,6 +145,7 @@ func (md *Model) SetParams(theta []float64) (err error) {
 		}
 	}
 	old := md.Params()
+	md.refined = nil
 	md.kern.SetParams(theta[:np])
 	md.f.noise = math.Exp(theta[np])
 	if err := md.f.Factorize(md.f.Active(nil)); err != nil {

@@ -77,6 +77,7 @@ func init() {
 		"SNLP":                             reflect.ValueOf(sgp.SNLP),
 		"SelectCholQR":                     reflect.ValueOf(&sgp.SelectCholQR).Elem(),
 		"SelectGreedyVariance":             reflect.ValueOf(&sgp.SelectGreedyVariance).Elem(),
+		"SelectHybrid":                     reflect.ValueOf(&sgp.SelectHybrid).Elem(),
 		"SelectRandom":                     reflect.ValueOf(&sgp.SelectRandom).Elem(),
 		"SelectTitsias":                    reflect.ValueOf(sgp.SelectTitsias),
 		"SnelsonLike":                      reflect.ValueOf(sgp.SnelsonLike),

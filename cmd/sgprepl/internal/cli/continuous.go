@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -83,13 +82,8 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	names := append(kern.ParamNames(), "noise")
 	rep := contReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Evaluations: res.Evals,
-		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: map[string]float64{}, N: n, M: o.m, BLAS: blas}
-	for i, v := range res.Params {
-		rep.Hyperparameters[names[i]] = math.Exp(v)
-	}
-	for i := 0; i < res.Z.Len(); i++ {
-		rep.InducingInputs = append(rep.InducingInputs, append([]float64(nil), res.Z.Row(i)...))
-	}
+		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: namedParams(names, res.Params), N: n, M: o.m, BLAS: blas,
+		InducingInputs: rowsOf(res.Z)}
 	var pred *predictions
 	if test != nil {
 		if pred, err = predictorPredictions(res.Predictor, test.X); err != nil {

@@ -33,7 +33,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
 	kernelSpec := fs.String("kernel", "", "kernel: rbf|wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] (column mode unless rbf)")
-	selectorName := fs.String("selector", "cholqr", "inducing-point selection: cholqr|random|greedy-variance|titsias:S|sgpr-continuous (numeric inputs; inducing inputs optimised continuously, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
+	selectorName := fs.String("selector", "cholqr", "inducing-point selection: cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR, then inducing inputs and hyperparameters refined continuously, kept if the objective is lower)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
 	where := fs.String("where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	testWhere := fs.String("test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	return func(ctx context.Context, e *env) error {
@@ -68,6 +68,9 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 		columnMode := len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf")
+		if sel == sgp.SelectHybrid && *kernelSpec != "" && *kernelSpec != "rbf" {
+			return usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and the rbf kernel; use cholqr for --kernel %s", *kernelSpec)
+		}
 		spec := *kernelSpec
 		if spec == "" {
 			spec = "rbf"
@@ -126,10 +129,13 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
 			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted,
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
-			Hyperparameters: md.Hyperparameters(), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
+			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
 			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
 			Warnings: append([]string{}, res.Warnings...),
 			BLAS:     blas,
+		}
+		if cr := res.Refined; cr != nil {
+			rep.Refined = &refinedReport{Evaluations: cr.Evals, Stopped: cr.Stopped, Seconds: cr.Elapsed.Seconds(), InducingInputs: rowsOf(cr.Z)}
 		}
 		var pred *predictions
 		if test != nil {
@@ -215,6 +221,37 @@ type fitReport struct {
 	Warnings        []string           `json:"warnings"`
 	Notes           []string           `json:"notes,omitempty"`
 	BLAS            string             `json:"blas"`
+	Refined         *refinedReport     `json:"refined,omitempty"`
+}
+
+// refinedReport describes the continuous refinement of a hybrid fit
+// (--selector hybrid) that the model predicts with.
+type refinedReport struct {
+	Evaluations    int         `json:"evaluations"`
+	Stopped        string      `json:"stopped"`
+	Seconds        float64     `json:"seconds"`
+	InducingInputs [][]float64 `json:"inducing_inputs"`
+}
+
+// namedParams maps parameter names to exp(θ): the hyperparameters of a
+// fit's final θ (for a hybrid fit, its refinement's).
+func namedParams(names []string, theta []float64) map[string]float64 {
+	hp := make(map[string]float64, len(names))
+	for i, name := range names {
+		if i < len(theta) {
+			hp[name] = math.Exp(theta[i])
+		}
+	}
+	return hp
+}
+
+// rowsOf returns the rows of v.
+func rowsOf(v *sgp.Vectors) [][]float64 {
+	rows := make([][]float64, v.Len())
+	for i := range rows {
+		rows[i] = append([]float64(nil), v.Row(i)...)
+	}
+	return rows
 }
 
 // checkSettings validates the fit settings against n points.
