@@ -441,7 +441,7 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 // numbers of typical data files: with ok, v is the value ParseFloat
 // returns, bit for bit; without, the caller must ask strconv. It accepts
 // only plain decimals, [+-]digits[.digits][(e|E)[+-]digits] (digits may
-// be missing on one side of the point), whose significant digits form an
+// be missing on one side of the point), of at most 19 digits that form an
 // integer m ≤ 2⁵³ and whose value is m·10^e with |e| ≤ 22. Then m and
 // 10^|e| are float64s exactly, and one multiplication or division rounds
 // m·10^e correctly, to the value ParseFloat (which also rounds correctly,
@@ -452,34 +452,25 @@ func parseDecimal(s string) (v float64, ok bool) {
 		neg = s[i] == '-'
 		i++
 	}
-	var (
-		m              uint64
-		nd, exp        int // significant digits in m; decimal exponent
-		digits, dotted bool
-	)
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c == '.' && !dotted {
-			dotted = true
-			continue
-		}
-		if c < '0' || c > '9' {
-			break
-		}
-		digits = true
-		if dotted {
-			exp--
-		}
-		if c == '0' && nd == 0 {
-			continue // a leading zero
-		}
-		if nd == 19 {
-			return 0, false // m might overflow
-		}
-		m = m*10 + uint64(c-'0')
-		nd++
+	// The digits, leading zeros included, form m; at most 19 of them
+	// keep it below 2⁶⁴.
+	var m uint64
+	start := i
+	for ; i < len(s) && s[i]-'0' < 10; i++ {
+		m = m*10 + uint64(s[i]-'0')
 	}
-	if !digits {
+	nd := i - start
+	exp := 0
+	if i < len(s) && s[i] == '.' {
+		i++
+		frac := i
+		for ; i < len(s) && s[i]-'0' < 10; i++ {
+			m = m*10 + uint64(s[i]-'0')
+		}
+		nd += i - frac
+		exp = frac - i
+	}
+	if nd == 0 || nd > 19 {
 		return 0, false
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -493,7 +484,7 @@ func parseDecimal(s string) (v float64, ok bool) {
 			return 0, false
 		}
 		e := 0
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		for ; i < len(s) && s[i]-'0' < 10; i++ {
 			if e < 1000 {
 				e = e*10 + int(s[i]-'0')
 			}
@@ -506,7 +497,7 @@ func parseDecimal(s string) (v float64, ok bool) {
 	if i != len(s) || m > 1<<53 || exp < -22 || exp > 22 {
 		return 0, false
 	}
-	v = float64(m)
+	v = float64(int64(m)) // exact: m ≤ 2⁵³
 	if exp < 0 {
 		v /= exactPow10(-exp)
 	} else {
