@@ -229,6 +229,53 @@ func TestReadCSVSplitsAgree(t *testing.T) {
 	}
 }
 
+// TestReadCSVSplitsBlocks: a file of many blocks of 4 KiB, read on one
+// worker and on four, gives the reference's rows; with errors spoilt into
+// three far apart blocks, each split reports the first of them.
+func TestReadCSVSplitsBlocks(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 10))
+	in := genCSV(rng, 20000, 5, true, true)
+	splits := []csvOptions{{block: 4096, workers: 1}, {block: 4096, workers: 4}, {block: 100000, workers: 2}, defaultCSVOptions()}
+	check := func(in []byte, wantErr string) {
+		t.Helper()
+		want, err := readCSVLines(bytes.NewReader(in), "n", "f.csv", true)
+		if wantErr == "" && err != nil || wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)) {
+			t.Fatalf("reference: %v, want an error with %q", err, wantErr)
+		}
+		for _, opt := range splits {
+			got, gotErr := readCSVWith(bytes.NewReader(in), "n", "f.csv", true, opt)
+			if diff := sameCSVResult(want, err, got, gotErr); diff != "" {
+				t.Errorf("blocks of %d bytes on %d workers: %s", opt.block, opt.workers, diff)
+			}
+		}
+	}
+	check(in, "")
+	lines := bytes.SplitAfter(in, []byte("\n"))
+	// data returns the first data line at or after line k (0-based).
+	data := func(k int) int {
+		for len(bytes.TrimSpace(lines[k])) == 0 || lines[k][0] == '#' {
+			k++
+		}
+		return k
+	}
+	bad := make([][]byte, len(lines))
+	for _, at := range [][3]int{{5000, 12000, 19000}, {15000, 9000, 17000}, {15000, 16000, 3000}} {
+		// Line at[0] gets a word, at[1] a cell too many, at[2] a NaN.
+		word, ragged, nan := data(at[0]), data(at[1]), data(at[2])
+		copy(bad, lines)
+		bad[word] = append([]byte("abc"), lines[word]...)
+		bad[ragged] = append([]byte("1,"), lines[ragged]...)
+		bad[nan] = append([]byte("NaN"), lines[nan][bytes.IndexByte(lines[nan], ','):]...)
+		want := map[int]string{
+			word:   fmt.Sprintf("line %d, column 1: cannot parse", word+1),
+			ragged: fmt.Sprintf("line %d has 6 columns, but line 2 has 5", ragged+1),
+			nan:    fmt.Sprintf("line %d, column 1: value \"NaN\" is not finite", nan+1),
+		}[min(word, ragged, nan)]
+		check(bytes.Join(bad, nil), want)
+	}
+}
+
 // TestReadCSVSplitsEdges: inputs around the stateful first lines (byte
 // order mark, header, separator, comments) and the end of the input.
 func TestReadCSVSplitsEdges(t *testing.T) {
