@@ -17,11 +17,15 @@ import (
 // This file holds the parallel CSV reader behind ReadCSV, ReadCSVFile and
 // ReadInputsCSV (dataset.go). The input is read in blocks of whole lines;
 // the first lines, up to the first data row (which fixes the separator and
-// the number of columns), are parsed at once, every later block by one of
-// GOMAXPROCS workers. The blocks' rows are joined in file order, and the
-// error reported is that of the first failing line in the file, so the
-// result is the one of reading the lines one by one with a bufio.Scanner
-// limited to maxLine bytes a line: the same rows, the same messages.
+// the number of columns), are parsed one by one by the caller, every later
+// block by one of GOMAXPROCS workers. The blocks' rows are joined in file
+// order, and the error reported is that of the first failing line in the
+// file, so the result is the one of reading the lines one by one with a
+// bufio.Scanner limited to maxLine bytes a line: the same rows, the same
+// messages (dataset_csv_test.go keeps such a reader as the reference).
+// The memory held is the blocks' rows and their joined copy, twice the
+// parsed data, and a few blocks of input. Once a block fails, the blocks
+// after it are skipped and reading stops.
 
 // csvOptions sets how readCSVWith splits its work.
 type csvOptions struct {

@@ -119,16 +119,18 @@ func sameCSVResult(a *Dataset, aErr error, b *Dataset, bErr error) string {
 	return ""
 }
 
-// csvSplits are the ways of splitting the work compared with the
+// csvSplits returns the ways of splitting the work compared with the
 // reference: one worker and one block, and small blocks (down to one byte,
 // so that every line is cut) on several workers.
-var csvSplits = []csvOptions{
-	{block: maxLine, workers: 1},
-	{block: 1, workers: 3},
-	{block: 7, workers: 2},
-	{block: 64, workers: 4},
-	{block: 1000, workers: 2},
-	{block: 4096, workers: 1},
+func csvSplits() []csvOptions {
+	return []csvOptions{
+		{block: maxLine, workers: 1},
+		{block: 1, workers: 3},
+		{block: 7, workers: 2},
+		{block: 64, workers: 4},
+		{block: 1000, workers: 2},
+		{block: 4096, workers: 1},
+	}
 }
 
 // checkCSVSplits reads in with the reference and every csvSplits option,
@@ -137,7 +139,7 @@ func checkCSVSplits(t *testing.T, what string, in []byte) {
 	t.Helper()
 	for _, withTarget := range []bool{true, false} {
 		want, wantErr := readCSVLines(bytes.NewReader(in), "n", "f.csv", withTarget)
-		for _, opt := range csvSplits {
+		for _, opt := range csvSplits() {
 			got, err := readCSVWith(bytes.NewReader(in), "n", "f.csv", withTarget, opt)
 			if diff := sameCSVResult(want, wantErr, got, err); diff != "" {
 				t.Fatalf("%s, targets %v, blocks of %d bytes on %d workers: %s", what, withTarget, opt.block, opt.workers, diff)
@@ -298,7 +300,7 @@ func TestReadCSVReadErrors(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
 	for _, in := range []string{"", "1,2\n", "1,2\n3,4", "x,y\n1,2\n3,", "1,2\nx,3\n4,5\n", "# c\n"} {
-		for _, opt := range csvSplits {
+		for _, opt := range csvSplits() {
 			mk := func() io.Reader {
 				return io.MultiReader(iotest.OneByteReader(strings.NewReader(in)), iotest.ErrReader(boom))
 			}
