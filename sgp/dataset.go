@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Dataset is a regression data set: n inputs and n real targets.
@@ -96,88 +97,10 @@ func ReadCSVFile(path string) (*Dataset, error) {
 }
 
 // readCSV implements ReadCSV and, without withTarget, ReadInputsCSV;
-// label prefixes every error message.
+// label prefixes every error message. The input is parsed in blocks on
+// GOMAXPROCS goroutines (see dataset_csv.go).
 func readCSV(r io.Reader, name, label string, withTarget bool) (*Dataset, error) {
-	if label == "" {
-		label = "CSV input"
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
-
-	var (
-		data       []float64
-		y          []float64
-		cols       int  // number of columns of the data rows, 0 until the first one
-		colsLine   int  // line that fixed cols
-		comma      bool // separator of the data rows
-		seenFirst  bool // a non-blank, non-comment line has been seen
-		headerLine int  // line of the header, 0 if none
-		rows       int
-		lineNo     int
-	)
-	for sc.Scan() {
-		lineNo++
-		line := strings.TrimSpace(sc.Text())
-		if lineNo == 1 {
-			line = strings.TrimPrefix(line, "\uFEFF") // byte order mark
-		}
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if !seenFirst {
-			seenFirst = true
-			cells := splitCells(line, strings.Contains(line, ","))
-			if isHeader(cells) {
-				headerLine = lineNo
-				continue
-			}
-		}
-		if cols == 0 {
-			comma = strings.Contains(line, ",")
-		}
-		cells := splitCells(line, comma)
-		if len(cells) < 2 && withTarget {
-			return nil, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)", label, lineNo, len(cells))
-		}
-		if cols == 0 {
-			cols, colsLine = len(cells), lineNo
-		} else if len(cells) != cols {
-			return nil, fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", label, lineNo, len(cells), colsLine, cols)
-		}
-		for j, c := range cells {
-			v, err := parseCell(c)
-			if err != nil {
-				return nil, fmt.Errorf("sgp: %s: line %d, column %d: %w", label, lineNo, j+1, err)
-			}
-			if j == cols-1 && withTarget {
-				y = append(y, v)
-			} else {
-				data = append(data, v)
-			}
-		}
-		rows++
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("sgp: %s: line %d is longer than %d MiB; is this a CSV file?", label, lineNo+1, maxLine>>20)
-		}
-		return nil, fmt.Errorf("sgp: %s: reading after line %d: %w", label, lineNo, err)
-	}
-	if rows == 0 {
-		if headerLine > 0 {
-			return nil, fmt.Errorf("sgp: %s: no data rows after the header on line %d", label, headerLine)
-		}
-		return nil, fmt.Errorf("sgp: %s: no data rows: the input is empty or holds only blank and '#' comment lines", label)
-	}
-	d := cols - 1
-	if !withTarget {
-		d = cols
-	}
-	x, err := NewVectors(rows, d, data)
-	if err != nil {
-		return nil, fmt.Errorf("sgp: %s: %w", label, err)
-	}
-	return &Dataset{Name: name, X: x, Y: y}, nil
+	return readCSVWith(r, name, label, withTarget, defaultCSVOptions())
 }
 
 // splitCells splits a trimmed line at commas or at runs of white space, and
@@ -188,13 +111,22 @@ func splitCells(line string, comma bool) []string {
 	}
 	cells := strings.Split(line, ",")
 	for i, c := range cells {
-		c = strings.TrimSpace(c)
-		if len(c) >= 2 && c[0] == '"' && c[len(c)-1] == '"' {
-			c = strings.TrimSpace(c[1 : len(c)-1])
-		}
-		cells[i] = c
+		cells[i] = cleanCell(c)
 	}
 	return cells
+}
+
+// cleanCell strips spaces and enclosing double quotes from one cell of a
+// comma separated line.
+func cleanCell(c string) string {
+	if c != "" && c[0] > ' ' && c[0] != '"' && c[0] < utf8.RuneSelf && c[len(c)-1] > ' ' && c[len(c)-1] < utf8.RuneSelf {
+		return c // nothing to strip: the common case, without TrimSpace's call
+	}
+	c = strings.TrimSpace(c)
+	if len(c) >= 2 && c[0] == '"' && c[len(c)-1] == '"' {
+		c = strings.TrimSpace(c[1 : len(c)-1])
+	}
+	return c
 }
 
 // isHeader reports whether a first row is a header: some non-empty cell does
