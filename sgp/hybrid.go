@@ -15,6 +15,10 @@ const hybridShare = 0.25
 // when the fit has no time budget.
 const hybridEvals = 1000
 
+// hybridMinRefine is the least time the refinement of a hybrid fit with no
+// time budget is given.
+const hybridMinRefine = 5 * time.Second
+
 // Refined returns the continuous refinement a hybrid fit (SelectHybrid)
 // predicts with, or nil: for other selectors, when the refinement did not
 // lower the objective, and after any later change to the model (Swap,
@@ -48,7 +52,15 @@ func (md *Model) fitHybrid(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	cctx, opts := ctx, ContinuousOptions{MaxEvals: hybridEvals}
-	if budget > 0 {
+	if budget <= 0 {
+		// Without a budget the refinement may take as long as the CholQR
+		// phase did (at least hybridMinRefine): a hybrid fit costs at most
+		// about twice a CholQR fit, also at large n where one evaluation
+		// costs O(n·m²).
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, max(time.Since(start), hybridMinRefine))
+		defer cancel()
+	} else {
 		left := budget - time.Since(start)
 		if left <= 0 {
 			res.Warnings = append(res.Warnings, "the hybrid fit's time budget ended before the continuous refinement")
@@ -79,12 +91,15 @@ func (md *Model) fitHybrid(ctx context.Context) (*Result, error) {
 		return res, nil
 	}
 	res.Elapsed = time.Since(start)
+	if cctx.Err() != nil && ctx.Err() == nil {
+		cr.Stopped = "time limit" // the refinement's share of the time, not a cancellation
+	}
 	if cr.Objective < res.Objective {
 		md.refined = cr
 		res.Refined = cr
 		res.Objective = cr.Objective
 		res.Params = append([]float64(nil), cr.Params...)
-		if cr.Stopped != "converged" && cr.Stopped != "max evaluations" && !(budget > 0 && cctx.Err() != nil) {
+		if cr.Stopped != "converged" && cr.Stopped != "max evaluations" && cctx.Err() == nil {
 			w := fmt.Sprintf("the continuous refinement stopped: %s", cr.Stopped)
 			res.Warnings = append(res.Warnings, w)
 			md.announce([]string{w})

@@ -23,9 +23,12 @@ func TestFitHybrid(t *testing.T) {
 	testPath := writeCSV(t, dir, "test.csv", test, false)
 	fit := func(sel string) map[string]any {
 		t.Helper()
-		code, stdout, stderr := runMain(context.Background(), "fit", "--train", trainPath, "--test", testPath,
-			"--m", "8", "--max-epochs", "10", "--json", "--quiet", "--selector", sel,
-			"--predictions", filepath.Join(dir, sel+".csv"))
+		args := []string{"fit", "--train", trainPath, "--test", testPath,
+			"--m", "8", "--max-epochs", "10", "--json", "--quiet", "--predictions", filepath.Join(dir, sel+".csv")}
+		if sel != "default" {
+			args = append(args, "--selector", sel)
+		}
+		code, stdout, stderr := runMain(context.Background(), args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d, stderr:\n%s", sel, code, stderr)
 		}
@@ -36,6 +39,9 @@ func TestFitHybrid(t *testing.T) {
 		return rep
 	}
 	chol, hyb := fit("cholqr"), fit("hybrid")
+	if def := fit("default"); def["selector"] != "hybrid" || def["objective"] != hyb["objective"] {
+		t.Errorf("default selector for numeric inputs: %v (objective %v), want the hybrid's %v", def["selector"], def["objective"], hyb["objective"])
+	}
 	if hyb["objective"].(float64) > chol["objective"].(float64) {
 		t.Errorf("hybrid objective %v above CholQR's %v", hyb["objective"], chol["objective"])
 	}
@@ -46,8 +52,8 @@ func TestFitHybrid(t *testing.T) {
 	if z, ok := ref["inducing_inputs"].([]any); !ok || len(z) != int(hyb["m"].(float64)) {
 		t.Errorf("refined inducing_inputs %v for m = %v", ref["inducing_inputs"], hyb["m"])
 	}
-	if _, ok := chol["refined"]; ok {
-		t.Errorf("cholqr fit reports a refinement: %v", chol["refined"])
+	if chol["refined"] != nil || chol["selector"] != "cholqr" || hyb["selector"] != "hybrid" {
+		t.Errorf("cholqr fit: refined %v, selectors %v and %v", chol["refined"], chol["selector"], hyb["selector"])
 	}
 	code, _, stderr := runMain(context.Background(), "fit", "--train", trainPath, "--kernel", "spectrum:2", "--selector", "hybrid")
 	if code != exitUsage || !strings.Contains(stderr, "hybrid") {
