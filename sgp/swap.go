@@ -95,8 +95,7 @@ func (f *Factor) planForward(a, b int) []reflection {
 		c, s := g1[p]/rho, v[i]/rho
 		ops[i] = reflection{l: l, p: p, c: c, s: s, rho: rho}
 		// The moving column becomes c·G[:, l] − s·G[:, l+1] (the new
-		// column l+1); rows perm[a+1 … l+1] vanish in G[:, l+1] as in
-		// every column after their pivot's.
+		// column l+1); it is needed only at the rows still ahead.
 		for j := i + 1; j < len(rows); j++ {
 			v[j] = c*v[j] - s*g1[rows[j]]
 		}
@@ -140,13 +139,7 @@ func (f *Factor) planBackward(a, b int) []reflection {
 // row and then the row rotations follow, all on contiguous rows.
 func (f *Factor) rotateGram(ops []reflection) {
 	tc, t := f.tcap, f.t
-	for i := 0; i < t; i++ {
-		row := f.gram[i*tc : i*tc+t]
-		for _, o := range ops {
-			x, y := row[o.l], row[o.l+1]
-			row[o.l], row[o.l+1] = o.s*x+o.c*y, o.c*x-o.s*y
-		}
-	}
+	reflectRows(f.gram, tc, t, ops, t)
 	for _, o := range ops {
 		rotPair(f.gram[o.l*tc:o.l*tc+t], f.gram[(o.l+1)*tc:(o.l+1)*tc+t], o.s, o.c)
 	}
@@ -165,14 +158,8 @@ func (f *Factor) retriangularize(ops []reflection) []givens {
 	R := f.r
 	a, last := ops[0].l, ops[len(ops)-1].l+1
 	// R ← R·X: row i is zero left of column i, so the first rotation that
-	// touches it is X_{i−1}.
-	for i := 0; i <= last; i++ {
-		row := R[i*m : i*m+k]
-		for _, o := range ops[max(0, i-1-a):] {
-			x, y := row[o.l], row[o.l+1]
-			row[o.l], row[o.l+1] = o.s*x+o.c*y, o.c*x-o.s*y
-		}
-	}
+	// touches a non-zero is X_{i−1}, the (i−1−a)-th.
+	reflectRows(R, m, last+1, ops, a+1)
 	giv := f.rot.giv[:len(ops)]
 	for i, o := range ops {
 		l := o.l
@@ -204,20 +191,54 @@ func (f *Factor) retriangularize(ops []reflection) []givens {
 // rotateAugmented applies Q ← diag(I_n, Xᵀ)·Q for each reflection of a move
 // within the active block: rows n+l, n+l+1 of every column of Q.
 func (f *Factor) rotateAugmented(ops []reflection) {
-	n, last := f.n, ops[len(ops)-1].l+1
-	for col := 0; col < f.k; col++ {
-		aug := f.qcol(col)[n : n+last+1]
-		for _, o := range ops {
-			u, v := aug[o.l], aug[o.l+1]
-			aug[o.l], aug[o.l+1] = o.s*u+o.c*v, o.c*u-o.s*v
+	// Column col of Q from row n on is row col of a k×k matrix with stride
+	// ldq; the reflections act on its entries (l, l+1) as on a row of R.
+	reflectRows(f.q[f.n:], f.ldq, f.k, ops, f.k)
+}
+
+// reflectRows applies the reflections in turn to each of the first rows
+// rows of data (row i at data[i·stride:]), on entries (l, l+1) as
+// (x, y) ← (s·x + c·y, c·x − s·y), that is R ← R·X. Row i starts at the
+// reflection numbered max(0, i−skip): a caller whose rows are zero below
+// a staircase passes its offset, so that those zeros are skipped (a
+// reflection of two zeros gives zeros). Four rows run together so that
+// their dependency chains, one through the rotated entries of each row,
+// overlap.
+func reflectRows(data []float64, stride, rows int, ops []reflection, skip int) {
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		r0, r1 := data[i*stride:], data[(i+1)*stride:]
+		r2, r3 := data[(i+2)*stride:], data[(i+3)*stride:]
+		for _, o := range ops[max(0, i-skip):] {
+			l, c, s := o.l, o.c, o.s
+			x0, y0 := r0[l], r0[l+1]
+			x1, y1 := r1[l], r1[l+1]
+			x2, y2 := r2[l], r2[l+1]
+			x3, y3 := r3[l], r3[l+1]
+			r0[l], r0[l+1] = s*x0+c*y0, c*x0-s*y0
+			r1[l], r1[l+1] = s*x1+c*y1, c*x1-s*y1
+			r2[l], r2[l+1] = s*x2+c*y2, c*x2-s*y2
+			r3[l], r3[l+1] = s*x3+c*y3, c*x3-s*y3
+		}
+	}
+	for ; i < rows; i++ {
+		r := data[i*stride:]
+		for _, o := range ops[max(0, i-skip):] {
+			x, y := r[o.l], r[o.l+1]
+			r[o.l], r[o.l+1] = o.s*x+o.c*y, o.c*x-o.s*y
 		}
 	}
 }
 
-// movePanel is the number of rows that moveTask rotates at a time: the
-// panel of the moving column of G and of Q (8 KiB each) stays in the L1
-// cache while the other columns stream past it once.
-const movePanel = 1024
+// movePanel is the number of rows that moveTask rotates at a time. The
+// segments of the moving column of G and of Q (128 KiB each) stay in the L2
+// cache while those of the other columns stream past them once. Measured
+// at n = 10⁴, shorter panels (1024–8192 rows) were slower than whole
+// columns, which stream with fewer restarts of the hardware prefetcher
+// and are re-read from the caches by the next rotation; panels bound the
+// working set once whole columns outgrow the caches (at n = 10⁶ a column
+// of G is 8 MB).
+const movePanel = 16384
 
 // moveTask applies a move's reflections to G (rows < n) and its Givens
 // rotations to Q (rows < n+k), panel by panel. Each row is rotated by the
@@ -253,23 +274,14 @@ func (t *moveTask) runRange(_, lo, hi int) {
 // rotPair sets (u, v) ← (s·u + c·v, c·u − s·v) elementwise: the symmetric
 // reflection X = [s c; c −s] applied to a pair of columns.
 func rotPair(u, v []float64, s, c float64) {
-	v = v[:len(u)]
-	for i, x := range u {
-		y := v[i]
-		u[i] = s*x + c*y
-		v[i] = c*x - s*y
-	}
+	rot2(u, v[:len(u)], s, c, c, -s)
 }
 
 // givensPair sets (u, v) ← (ch·u + sh·v, sg·(ch·v − sh·u)) elementwise: a
 // Givens rotation followed by an optional sign flip of the second output.
 func givensPair(u, v []float64, ch, sh, sg float64) {
-	v = v[:len(u)]
-	for i, x := range u {
-		y := v[i]
-		u[i] = ch*x + sh*y
-		v[i] = sg * (ch*y - sh*x)
-	}
+	// sg = ±1, so sg·(ch·y − sh·x) = (−sg·sh)·x + (sg·ch)·y exactly.
+	rot2(u, v[:len(u)], ch, sh, -sg*sh, sg*ch)
 }
 
 // removeToPark removes the active point at position p: it is moved to the
