@@ -22,10 +22,10 @@ import (
 //
 // The rotations are first computed from the few rows they depend on
 // (planForward, planBackward, retriangularize), then applied to G and Q by
-// row panels (moveTask), so that each touched value of G and Q is read and
-// written once per move rather than twice per transposition. Cost
-// O(n·|to−from|) streamed once, plus O((k+z)·|to−from|) for A, R and the
-// pivot rows.
+// row panels (moveTask), split over the workers, so that each touched value
+// of G and Q is read and written once per move while the moving column's
+// panel stays in cache. Cost O(n·|to−from|) streamed once, plus
+// O((k+z)·|to−from|) for A, R and the pivot rows.
 func (f *Factor) move(from, to int) {
 	var ops []reflection
 	switch {
@@ -259,6 +259,9 @@ func (t *moveTask) runRange(_, lo, hi int) {
 			for _, o := range t.refl {
 				c0, c1 := o.l*n, (o.l+1)*n
 				rotPair(f.g[c0+r0:c0+g1], f.g[c1+r0:c1+g1], o.s, o.c)
+				// The pivot row gets its exact values, as the
+				// triangular structure of G requires; later
+				// reflections rotate its zeros into zeros.
 				if r0 <= o.p && o.p < g1 {
 					f.g[c0+o.p], f.g[c1+o.p] = o.rho, 0
 				}
