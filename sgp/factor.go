@@ -64,7 +64,6 @@ type Factor struct {
 
 	pool    *workers
 	colTask columnTask
-	rotTask moveTask
 
 	// A removed point is parked here until its removal is confirmed, so
 	// that a rejected swap can restore it without a kernel evaluation.
@@ -161,7 +160,6 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *
 	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)
 	f.colTask = columnTask{kern: kern, x: x, y: x}
 	f.approx.task.f = f
-	f.rotTask.f = f
 	f.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, m), v: make([]float64, f.tcap)}
 	f.yy = sumSquares(f.y)
 	if v := variance(y); v > 0 && !math.IsInf(v, 0) {

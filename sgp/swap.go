@@ -22,10 +22,10 @@ import (
 //
 // The rotations are first computed from the few rows they depend on
 // (planForward, planBackward, retriangularize), then applied to G and Q by
-// row panels (moveTask), split over the workers, so that each touched value
-// of G and Q is read and written once per move while the moving column's
-// panel stays in cache. Cost O(n·|to−from|) streamed once, plus
-// O((k+z)·|to−from|) for A, R and the pivot rows.
+// row panels (rotatePanels), so that each touched value of G and Q is read
+// and written once per move while the moving column's panel stays in
+// cache. Cost O(n·|to−from|) streamed once, plus O((k+z)·|to−from|) for A,
+// R and the pivot rows.
 func (f *Factor) move(from, to int) {
 	var ops []reflection
 	switch {
@@ -40,16 +40,12 @@ func (f *Factor) move(from, to int) {
 		return
 	}
 	f.rotateGram(ops)
-	task := &f.rotTask
-	task.refl, task.giv = ops, nil
-	rows := f.n
+	var giv []givens
 	if to < f.k {
-		task.giv = f.retriangularize(ops)
+		giv = f.retriangularize(ops)
 		f.rotateAugmented(ops)
-		rows += f.k
 	}
-	f.pool.run(task, rows)
-	task.refl, task.giv = nil, nil
+	f.rotatePanels(ops, giv)
 }
 
 // reflection is one transposition's X = [s c; c −s] on columns (l, l+1) of
@@ -166,11 +162,7 @@ func (f *Factor) retriangularize(ops []reflection) []givens {
 		r0, r1 := R[l*m:l*m+k], R[(l+1)*m:(l+1)*m+k]
 		rho := math.Hypot(r0[l], r1[l])
 		ch, sh := r0[l]/rho, r1[l]/rho
-		for j := l; j < k; j++ {
-			u, v := r0[j], r1[j]
-			r0[j] = ch*u + sh*v
-			r1[j] = ch*v - sh*u
-		}
+		givensPair(r0[l:k], r1[l:k], ch, sh, 1)
 		r1[l] = 0
 		giv[i] = givens{l: l, ch: ch, sh: sh, sg: 1}
 		u, v := f.a[l], f.a[l+1]
@@ -230,33 +222,30 @@ func reflectRows(data []float64, stride, rows int, ops []reflection, skip int) {
 	}
 }
 
-// movePanel is the number of rows that moveTask rotates at a time. The
-// segments of the moving column of G and of Q (128 KiB each) stay in the L2
-// cache while those of the other columns stream past them once. Measured
-// at n = 10⁴, shorter panels (1024–8192 rows) were slower than whole
-// columns, which stream with fewer restarts of the hardware prefetcher
-// and are re-read from the caches by the next rotation; panels bound the
-// working set once whole columns outgrow the caches (at n = 10⁶ a column
-// of G is 8 MB).
+// movePanel is the number of rows that rotatePanels rotates at a time.
+// The segments of the moving column of G and of Q (128 KiB each) stay in
+// the L2 cache while those of the other columns stream past them once.
+// Measured at n = 10⁴, shorter panels (1024–8192 rows) were slower than
+// whole columns, which stream with fewer restarts of the hardware
+// prefetcher and are re-read from the caches by the next rotation; panels
+// bound the working set once whole columns outgrow the caches (at n = 10⁶
+// a column of G is 8 MB).
 const movePanel = 16384
 
-// moveTask applies a move's reflections to G (rows < n) and its Givens
-// rotations to Q (rows < n+k), panel by panel. Each row is rotated by the
-// same operations in the same order whatever the split, so results do not
-// depend on the number of workers.
-type moveTask struct {
-	f    *Factor
-	refl []reflection
-	giv  []givens
-}
-
-func (t *moveTask) runRange(_, lo, hi int) {
-	f := t.f
+// rotatePanels applies a move's reflections to G and its Givens rotations,
+// if any, to Q (rows < n+k), panel by panel. It runs on one core: with the
+// SSE2 kernel the rotations are bound by memory bandwidth, which one core
+// already takes (splitting the rows over two workers measured no faster).
+func (f *Factor) rotatePanels(refl []reflection, giv []givens) {
 	n, ldq := f.n, f.ldq
-	for r0 := lo; r0 < hi; r0 += movePanel {
-		r1 := min(hi, r0+movePanel)
+	rows := n
+	if len(giv) > 0 {
+		rows += f.k
+	}
+	for r0 := 0; r0 < rows; r0 += movePanel {
+		r1 := min(rows, r0+movePanel)
 		if g1 := min(r1, n); r0 < g1 {
-			for _, o := range t.refl {
+			for _, o := range refl {
 				c0, c1 := o.l*n, (o.l+1)*n
 				rotPair(f.g[c0+r0:c0+g1], f.g[c1+r0:c1+g1], o.s, o.c)
 				// The pivot row gets its exact values, as the
@@ -267,7 +256,7 @@ func (t *moveTask) runRange(_, lo, hi int) {
 				}
 			}
 		}
-		for _, o := range t.giv {
+		for _, o := range giv {
 			c0, c1 := o.l*ldq, (o.l+1)*ldq
 			givensPair(f.q[c0+r0:c0+r1], f.q[c1+r0:c1+r1], o.ch, o.sh, o.sg)
 		}
