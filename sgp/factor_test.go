@@ -576,8 +576,8 @@ func TestRot2MatchesScalar(t *testing.T) {
 		a, b, c, d := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
 		wu, wv := make([]float64, n), make([]float64, n)
 		for i := range u {
-			wu[i] = a*u[i] + b*v[i]
-			wv[i] = c*u[i] + d*v[i]
+			wu[i] = float64(a*u[i]) + float64(b*v[i])
+			wv[i] = float64(c*u[i]) + float64(d*v[i])
 		}
 		rot2(u, v, a, b, c, d)
 		for i := range u {

@@ -4,7 +4,7 @@
 //
 // (u[i], v[i]) ← (a·u[i] + b·v[i], c·u[i] + d·v[i]) for i < len(u), two
 // lanes of SSE2 (every amd64 CPU has it) and four elements per iteration.
-// Each product and sum is rounded as in the Go loop of rot2_other.go.
+// Each product and each sum is rounded, as in the Go loop of rot2_other.go.
 TEXT ·rot2(SB), NOSPLIT, $0-80
 	MOVQ   u_base+0(FP), SI
 	MOVQ   u_len+8(FP), CX
