@@ -81,6 +81,7 @@ type Factor struct {
 	c2     []float64
 	tent   tentative
 	approx approxWork
+	rot    moveWork
 
 	stats Stats
 }
@@ -159,6 +160,7 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *
 	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)
 	f.colTask = columnTask{kern: kern, x: x, y: x}
 	f.approx.task.f = f
+	f.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, m), v: make([]float64, f.tcap)}
 	f.yy = sumSquares(f.y)
 	if v := variance(y); v > 0 && !math.IsInf(v, 0) {
 		f.logScale = 0.5 * float64(n) * math.Log(v)

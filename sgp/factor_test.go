@@ -561,3 +561,32 @@ func TestBlockedFactorizeMatchesRankOne(t *testing.T) {
 		}
 	}
 }
+
+// TestRot2MatchesScalar checks the kernel of the move rotations against
+// the scalar expressions, bit for bit, at every length of the unrolled
+// loop's tail.
+func TestRot2MatchesScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for n := 0; n < 12; n++ {
+		u, v := make([]float64, n), make([]float64, n+1)
+		for i := range u {
+			u[i], v[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		v[n] = 7 // beyond len(u): must stay
+		a, b, c, d := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+		wu, wv := make([]float64, n), make([]float64, n)
+		for i := range u {
+			wu[i] = float64(a*u[i]) + float64(b*v[i])
+			wv[i] = float64(c*u[i]) + float64(d*v[i])
+		}
+		rot2(u, v, a, b, c, d)
+		for i := range u {
+			if u[i] != wu[i] || v[i] != wv[i] {
+				t.Fatalf("n=%d i=%d: (%v, %v), want (%v, %v)", n, i, u[i], v[i], wu[i], wv[i])
+			}
+		}
+		if v[n] != 7 {
+			t.Fatalf("n=%d: wrote past len(u)", n)
+		}
+	}
+}

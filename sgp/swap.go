@@ -4,114 +4,276 @@ import (
 	"math"
 )
 
-// transpose exchanges the pivots at positions l and l+1 and restores the
-// factorisation (Cao et al. 2013, §3.2 "removing a point"):
+// move moves the pivot at position from to position to; the pivots in
+// between shift by one. Both positions must lie in the active block [0, k)
+// or both in [k, t), and an active pivot may only move to a later position
+// (Cao et al. 2013, §3.2 "removing a point"; no caller moves one earlier).
+//
+// The move is the chain of adjacent transpositions l = from … to−1 (or
+// from−1 … to), each restoring the factorisation by
 //
 //	G ← G·X,  X = [s c; c −s] on columns (l, l+1)
 //
-// where (c, s) ∝ (G[p, l+1], G[p, l]) and p = perm[l+1], so that the new
-// column l+1 is zero in row p, the new first pivot. If both positions are
-// active, R ← H·R·X with a left rotation H that re-triangularises R, Q ←
-// diag(I_n, Xᵀ)·Q·Hᵀ (the isotropic block σI absorbs X by rotating Q's
-// augmented rows), and a ← H·a, b ← H·b. Cost O(n) for G plus O(n+k) for Q.
-func (f *Factor) transpose(l int) {
-	p, q := f.perm[l+1], f.perm[l]
-	gl, gl1 := f.col(l), f.col(l+1)
-	rho := math.Hypot(gl[p], gl1[p])
-	c, s := gl1[p]/rho, gl[p]/rho
-	rotPair(gl, gl1, s, c)
-	gl[p], gl1[p] = rho, 0
-	f.perm[l], f.perm[l+1] = p, q
-	f.pos[p], f.pos[q] = l, l+1
-	// A ← XᵀAX on rows and columns l, l+1.
-	tc, t := f.tcap, f.t
-	rotPair(f.gram[l*tc:l*tc+t], f.gram[(l+1)*tc:(l+1)*tc+t], s, c)
-	for i := 0; i < t; i++ {
-		u, v := f.gram[i*tc+l], f.gram[i*tc+l+1]
-		f.gram[i*tc+l] = s*u + c*v
-		f.gram[i*tc+l+1] = c*u - s*v
+// with (c, s) ∝ (G[p, l+1], G[p, l]) and p the pivot that comes to sit at
+// position l, so that the new column l+1 is zero in row p. If the pivots
+// are active, R ← H·R·X with a left rotation H that re-triangularises R,
+// Q ← diag(I_n, Xᵀ)·Q·Hᵀ (the isotropic block σI absorbs X by rotating Q's
+// augmented rows), and a ← H·a, b ← H·b. A = GᵀG becomes XᵀAX.
+//
+// The rotations are first computed from the few rows they depend on
+// (planForward, planBackward, retriangularize), then applied to G and Q by
+// row panels (rotatePanels), so that each touched value of G and Q is read
+// and written once per move while the moving column's panel stays in
+// cache. Cost O(n·|to−from|) streamed once, plus O((k+z)·|to−from|) for A,
+// R and the pivot rows.
+func (f *Factor) move(from, to int) {
+	var ops []reflection
+	switch {
+	case from < to:
+		ops = f.planForward(from, to)
+	case from > to:
+		if from < f.k {
+			panic("sgp: internal error: an active pivot moved to an earlier position")
+		}
+		ops = f.planBackward(from, to)
+	default:
+		return
 	}
-	if l+1 < f.k {
-		f.transposeQR(l, c, s)
+	f.rotateGram(ops)
+	var giv []givens
+	if to < f.k {
+		giv = f.retriangularize(ops)
+		f.rotateAugmented(ops)
+	}
+	f.rotatePanels(ops, giv)
+}
+
+// reflection is one transposition's X = [s c; c −s] on columns (l, l+1) of
+// G; afterwards G[p, l] = rho and G[p, l+1] = 0 exactly, p being the pivot
+// that now sits at position l.
+type reflection struct {
+	l, p      int
+	c, s, rho float64
+}
+
+// givens is the left rotation H on rows (l, l+1) of R, applied to Q as
+// Q ← Q·Hᵀ on columns (l, l+1): (u, v) ← (ch·u + sh·v, sg·(ch·v − sh·u)).
+type givens struct {
+	l          int
+	ch, sh, sg float64
+}
+
+// moveWork is the scratch space of move, sized once by NewFactor.
+type moveWork struct {
+	refl []reflection // tcap−1
+	giv  []givens     // mcap−1
+	v    []float64    // the moving column at the pivot rows it passes (tcap)
+}
+
+// planForward returns the reflections that move the pivot at position a to
+// position b > a, and updates perm and pos. Transposition l (= a … b−1)
+// moves pivot p = perm[l+1] to position l; its rotation needs G[p, l+1],
+// which no earlier transposition of the move has touched, and G[p, l] of
+// the moving column after the earlier rotations. That column is tracked at
+// the rows perm[a+1 … b] only: O((b−a)²) reads of the pivot block of G.
+func (f *Factor) planForward(a, b int) []reflection {
+	ops := f.rot.refl[:b-a]
+	rows := f.perm[a+1 : b+1]
+	v := f.rot.v[:b-a]
+	g := f.col(a)
+	for i, p := range rows {
+		v[i] = g[p]
+	}
+	for i, p := range rows {
+		l := a + i
+		g1 := f.col(l + 1)
+		rho := math.Hypot(v[i], g1[p])
+		c, s := g1[p]/rho, v[i]/rho
+		ops[i] = reflection{l: l, p: p, c: c, s: s, rho: rho}
+		// The moving column becomes c·G[:, l] − s·G[:, l+1] (the new
+		// column l+1); it is needed only at the rows still ahead.
+		for j := i + 1; j < len(rows); j++ {
+			v[j] = c*v[j] - s*g1[rows[j]]
+		}
+	}
+	q := f.perm[a]
+	copy(f.perm[a:b], f.perm[a+1:b+1])
+	f.perm[b] = q
+	for i := a; i <= b; i++ {
+		f.pos[f.perm[i]] = i
+	}
+	return ops
+}
+
+// planBackward returns the reflections that move the pivot q at position a
+// to position b < a, and updates perm and pos. Every transposition l
+// (= a−1 … b) moves q itself to position l, so all rotations are read off
+// q's row of G, which after transposition l is rho in column l and zero in
+// column l+1.
+func (f *Factor) planBackward(a, b int) []reflection {
+	n := f.n
+	q := f.perm[a]
+	ops := f.rot.refl[:a-b]
+	w := f.g[a*n+q] // the moving column at row q
+	for i := range ops {
+		l := a - 1 - i
+		u := f.g[l*n+q]
+		rho := math.Hypot(u, w)
+		ops[i] = reflection{l: l, p: q, c: w / rho, s: u / rho, rho: rho}
+		w = rho
+	}
+	copy(f.perm[b+1:a+1], f.perm[b:a])
+	f.perm[b] = q
+	for i := b; i <= a; i++ {
+		f.pos[f.perm[i]] = i
+	}
+	return ops
+}
+
+// rotateGram applies the reflections to A = GᵀG: A ← XᵀAX for each in turn.
+// Right and left products commute, so the column rotations run along each
+// row and then the row rotations follow, all on contiguous rows.
+func (f *Factor) rotateGram(ops []reflection) {
+	tc, t := f.tcap, f.t
+	reflectRows(f.gram, tc, t, ops, t)
+	for _, o := range ops {
+		rotPair(f.gram[o.l*tc:o.l*tc+t], f.gram[(o.l+1)*tc:(o.l+1)*tc+t], o.s, o.c)
+	}
+}
+
+// retriangularize applies the reflections of a forward move within the
+// active block (columns l, l+1 in increasing l) to R, which makes R upper
+// Hessenberg in the moved columns, restores the triangle by the left
+// rotations H_l that zero R[l+1, l], in turn, applies them to a and b, and
+// returns them for Q. Since left and right products commute and column l
+// is final once X_l is applied, this equals interleaving X_l and H_l. The
+// rotations keep R's diagonal positive up to the last row of the move,
+// whose sign is fixed at the end; R with positive diagonal determines Q.
+func (f *Factor) retriangularize(ops []reflection) []givens {
+	m, k := f.mcap, f.k
+	R := f.r
+	a, last := ops[0].l, ops[len(ops)-1].l+1
+	// R ← R·X: row i is zero left of column i, so the first rotation that
+	// touches a non-zero is X_{i−1}, the (i−1−a)-th.
+	reflectRows(R, m, last+1, ops, a+1)
+	giv := f.rot.giv[:len(ops)]
+	for i, o := range ops {
+		l := o.l
+		r0, r1 := R[l*m:l*m+k], R[(l+1)*m:(l+1)*m+k]
+		rho := math.Hypot(r0[l], r1[l])
+		ch, sh := r0[l]/rho, r1[l]/rho
+		givensPair(r0[l:k], r1[l:k], ch, sh, 1)
+		r1[l] = 0
+		giv[i] = givens{l: l, ch: ch, sh: sh, sg: 1}
+		u, v := f.a[l], f.a[l+1]
+		f.a[l], f.a[l+1] = ch*u+sh*v, ch*v-sh*u
+		u, v = f.b[l], f.b[l+1]
+		f.b[l], f.b[l+1] = ch*u+sh*v, ch*v-sh*u
+	}
+	if R[last*m+last] < 0 {
+		giv[len(giv)-1].sg = -1
+		for j := last; j < k; j++ {
+			R[last*m+j] = -R[last*m+j]
+		}
+		f.a[last], f.b[last] = -f.a[last], -f.b[last]
+	}
+	return giv
+}
+
+// rotateAugmented applies Q ← diag(I_n, Xᵀ)·Q for each reflection of a move
+// within the active block: rows n+l, n+l+1 of every column of Q.
+func (f *Factor) rotateAugmented(ops []reflection) {
+	// Column col of Q from row n on is row col of a k×k matrix with stride
+	// ldq; the reflections act on its entries (l, l+1) as on a row of R.
+	reflectRows(f.q[f.n:], f.ldq, f.k, ops, f.k)
+}
+
+// reflectRows applies the reflections in turn to each of the first rows
+// rows of data (row i at data[i·stride:]), on entries (l, l+1) as
+// (x, y) ← (s·x + c·y, c·x − s·y), that is R ← R·X. Row i starts at the
+// reflection numbered max(0, i−skip): a caller whose rows are zero below
+// a staircase passes its offset, so that those zeros are skipped (a
+// reflection of two zeros gives zeros). Four rows run together so that
+// their dependency chains, one through the rotated entries of each row,
+// overlap.
+func reflectRows(data []float64, stride, rows int, ops []reflection, skip int) {
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		r0, r1 := data[i*stride:], data[(i+1)*stride:]
+		r2, r3 := data[(i+2)*stride:], data[(i+3)*stride:]
+		for _, o := range ops[max(0, i-skip):] {
+			l, c, s := o.l, o.c, o.s
+			x0, y0 := r0[l], r0[l+1]
+			x1, y1 := r1[l], r1[l+1]
+			x2, y2 := r2[l], r2[l+1]
+			x3, y3 := r3[l], r3[l+1]
+			r0[l], r0[l+1] = s*x0+c*y0, c*x0-s*y0
+			r1[l], r1[l+1] = s*x1+c*y1, c*x1-s*y1
+			r2[l], r2[l+1] = s*x2+c*y2, c*x2-s*y2
+			r3[l], r3[l+1] = s*x3+c*y3, c*x3-s*y3
+		}
+	}
+	for ; i < rows; i++ {
+		r := data[i*stride:]
+		for _, o := range ops[max(0, i-skip):] {
+			x, y := r[o.l], r[o.l+1]
+			r[o.l], r[o.l+1] = o.s*x+o.c*y, o.c*x-o.s*y
+		}
+	}
+}
+
+// movePanel is the number of rows that rotatePanels rotates at a time.
+// The segments of the moving column of G and of Q (128 KiB each) stay in
+// the L2 cache while those of the other columns stream past them once.
+// Measured at n = 10⁴, shorter panels (1024–8192 rows) were slower than
+// whole columns, which stream with fewer restarts of the hardware
+// prefetcher and are re-read from the caches by the next rotation; panels
+// bound the working set once whole columns outgrow the caches (at n = 10⁶
+// a column of G is 8 MB).
+const movePanel = 16384
+
+// rotatePanels applies a move's reflections to G and its Givens rotations,
+// if any, to Q (rows < n+k), panel by panel. It runs on one core: with the
+// SSE2 kernel the rotations are bound by memory bandwidth, which one core
+// already takes (splitting the rows over two workers measured no faster).
+func (f *Factor) rotatePanels(refl []reflection, giv []givens) {
+	n, ldq := f.n, f.ldq
+	rows := n
+	if len(giv) > 0 {
+		rows += f.k
+	}
+	for r0 := 0; r0 < rows; r0 += movePanel {
+		r1 := min(rows, r0+movePanel)
+		if g1 := min(r1, n); r0 < g1 {
+			for _, o := range refl {
+				c0, c1 := o.l*n, (o.l+1)*n
+				rotPair(f.g[c0+r0:c0+g1], f.g[c1+r0:c1+g1], o.s, o.c)
+				// The pivot row gets its exact values, as the
+				// triangular structure of G requires; later
+				// reflections rotate its zeros into zeros.
+				if r0 <= o.p && o.p < g1 {
+					f.g[c0+o.p], f.g[c1+o.p] = o.rho, 0
+				}
+			}
+		}
+		for _, o := range giv {
+			c0, c1 := o.l*ldq, (o.l+1)*ldq
+			givensPair(f.q[c0+r0:c0+r1], f.q[c1+r0:c1+r1], o.ch, o.sh, o.sg)
+		}
 	}
 }
 
 // rotPair sets (u, v) ← (s·u + c·v, c·u − s·v) elementwise: the symmetric
 // reflection X = [s c; c −s] applied to a pair of columns.
 func rotPair(u, v []float64, s, c float64) {
-	v = v[:len(u)]
-	for i, x := range u {
-		y := v[i]
-		u[i] = s*x + c*y
-		v[i] = c*x - s*y
-	}
+	rot2(u, v[:len(u)], s, c, c, -s)
 }
 
 // givensPair sets (u, v) ← (ch·u + sh·v, sg·(ch·v − sh·u)) elementwise: a
 // Givens rotation followed by an optional sign flip of the second output.
 func givensPair(u, v []float64, ch, sh, sg float64) {
-	v = v[:len(u)]
-	for i, x := range u {
-		y := v[i]
-		u[i] = ch*x + sh*y
-		v[i] = sg * (ch*y - sh*x)
-	}
-}
-
-// transposeQR applies the column transposition X = [s c; c −s] at active
-// positions (l, l+1) to the QR factorisation of [G_I; σI].
-func (f *Factor) transposeQR(l int, c, s float64) {
-	m, k, n := f.mcap, f.k, f.n
-	R := f.r
-	// R ← R·X on columns l, l+1 (rows 0..l+1 are the only non-zeros).
-	for i := 0; i <= l+1; i++ {
-		u, v := R[i*m+l], R[i*m+l+1]
-		R[i*m+l] = s*u + c*v
-		R[i*m+l+1] = c*u - s*v
-	}
-	// Left rotation H on rows l, l+1 to zero R[l+1, l].
-	alpha, beta := R[l*m+l], R[(l+1)*m+l]
-	rho := math.Hypot(alpha, beta)
-	ch, sh := alpha/rho, beta/rho
-	for j := l; j < k; j++ {
-		u, v := R[l*m+j], R[(l+1)*m+j]
-		R[l*m+j] = ch*u + sh*v
-		R[(l+1)*m+j] = ch*v - sh*u
-	}
-	R[(l+1)*m+l] = 0
-	sg := 1.0
-	if R[(l+1)*m+l+1] < 0 {
-		sg = -1
-		for j := l + 1; j < k; j++ {
-			R[(l+1)*m+j] = -R[(l+1)*m+j]
-		}
-	}
-	// Q ← Q·Hᵀ on columns l, l+1 (rows 0..n+k), a ← H·a.
-	rows := n + k
-	givensPair(f.qcol(l)[:rows], f.qcol(l + 1)[:rows], ch, sh, sg)
-	u, v := f.a[l], f.a[l+1]
-	f.a[l], f.a[l+1] = ch*u+sh*v, sg*(ch*v-sh*u)
-	u, v = f.b[l], f.b[l+1]
-	f.b[l], f.b[l+1] = ch*u+sh*v, sg*(ch*v-sh*u)
-	// Q ← diag(I, Xᵀ)·Q on augmented rows n+l, n+l+1.
-	for col := 0; col < k; col++ {
-		qc := f.qcol(col)
-		u, v := qc[n+l], qc[n+l+1]
-		qc[n+l] = s*u + c*v
-		qc[n+l+1] = c*u - s*v
-	}
-}
-
-// move moves the pivot at position from to position to by adjacent
-// transpositions; the pivots in between shift by one. Both positions must
-// lie in the active block [0, k) or both in [k, t).
-func (f *Factor) move(from, to int) {
-	for l := from; l < to; l++ {
-		f.transpose(l)
-	}
-	for l := from - 1; l >= to; l-- {
-		f.transpose(l)
-	}
+	// sg = ±1, so sg·(ch·y − sh·x) = (−sg·sh)·x + (sg·ch)·y exactly.
+	rot2(u, v[:len(u)], ch, sh, -sg*sh, sg*ch)
 }
 
 // removeToPark removes the active point at position p: it is moved to the
