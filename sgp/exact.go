@@ -627,13 +627,7 @@ func (p *ExactPredictor) Predict(xs Inputs) (mean, variance []float64, err error
 // observation y* = f* + ε at xs.
 func (p *ExactPredictor) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
 	mean, variance, err = p.PredictTo(nil, nil, xs)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range variance {
-		variance[i] += p.NoiseV
-	}
-	return mean, variance, nil
+	return withNoise(mean, variance, err, p.NoiseV)
 }
 
 // Evaluate predicts at test.X with noisy variances and scores the

@@ -144,11 +144,17 @@ func (p *Predictor) Predict(xs Inputs) (mean, variance []float64, err error) {
 // observation y* = f* + ε at xs, as Model.PredictNoisy does.
 func (p *Predictor) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
 	mean, variance, err = p.PredictTo(nil, nil, xs)
+	return withNoise(mean, variance, err, p.NoiseV)
+}
+
+// withNoise adds the noise variance s2 to latent predictive variances,
+// giving those of a noisy observation y* = f* + ε, or passes err on.
+func withNoise(mean, variance []float64, err error, s2 float64) ([]float64, []float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
 	for i := range variance {
-		variance[i] += p.NoiseV
+		variance[i] += s2
 	}
 	return mean, variance, nil
 }
