@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Reproduces the README's Results section: builds sgprepl, runs the KIN40K
+# and thrombin experiments (cmd/sgprepl/internal/cli/experiment.go) and
+# writes their tables and figures to notebooks/results/ together with the
+# machine, the BLAS in use and the date.
+#
+#   SGP_DATA=../shared/data scripts/results.sh [BUDGET]     # default 30s a fit
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export SGP_DATA="${SGP_DATA:-$(cd .. && pwd)/shared/data}"
+budget="${1:-30s}"
+out=notebooks/results
+mkdir -p "$out"
+bin="$(mktemp -d)/sgprepl"
+go build -o "$bin" ./cmd/sgprepl
+{
+  echo "date: $(date -u +%Y-%m-%d)"
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB"
+  echo "sgprepl: $("$bin" version | tr '\n' ' ')"
+  echo "budget per fit: $budget"
+} > "$out/machine.txt"
+"$bin" experiment kin40k --out "$out" --budget "$budget" --m 64,256
+"$bin" experiment thrombin --out "$out" --budget "$budget" --m 64,128
+cat "$out/machine.txt"
