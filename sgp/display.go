@@ -7,12 +7,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Text and HTML renderings of sgp values, for a REPL and for notebooks.
-// String gives one line (CostRanking a few); HTML gives a small table, the
-// HTMLer method set that notebook front ends render. Neither changes the
-// value or builds a model.
+// String gives one line for small values and an aligned table of a few
+// lines for a Model, Result, Trace, Predictor and Comparison (compare.go);
+// HTML gives the same as an HTML table, the HTMLer method set that
+// notebook front ends render. Neither changes the value or builds a model.
 
 // fmtG formats a number compactly for display.
 func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
@@ -72,22 +74,41 @@ func (e EpochRecord) HTML() string {
 	})
 }
 
-// String summarises the fit in one line.
+// String summarises the fit: why and when it stopped, then an aligned
+// table of the objective and its terms, the prior mean, the inducing
+// points and the swaps, and any warnings.
 func (r Result) String() string {
-	s := fmt.Sprintf("fit %s after %d epochs (%.3gs): F %s; μ %s; %d inducing points; %d/%d swaps accepted",
-		r.Stopped, r.Epochs, r.Elapsed.Seconds(), fmtG(r.Objective), fmtG(r.Mean), len(r.Inducing), r.Accepted, r.Swaps)
-	if r.Restarted {
-		s += "; restarted from MLE (the VAR fit had explained everything as noise)"
+	rows := [][2]string{
+		{"objective", fmt.Sprintf("%s (data fit %s, complexity %s, trace %s)",
+			fmtG(r.Objective), fmtG(r.Parts.DataFit), fmtG(r.Parts.Complexity), fmtG(r.Parts.Trace))},
+		{"prior mean μ", fmtG(r.Mean)},
+		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
+		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
 	}
+	if r.Restarted {
+		rows = append(rows, [2]string{"restarted", "from MLE (the VAR fit had explained everything as noise)"})
+	} else if r.NoiseOnly {
+		rows = append(rows, [2]string{"noise-only optimum", "everything is explained as noise"})
+	}
+	if r.Refined != nil {
+		rows = append(rows, [2]string{"refined", refinedText(r.Refined)})
+	}
+	s := kvText(fmt.Sprintf("fit %s after %d epochs (%.3gs)", r.Stopped, r.Epochs, r.Elapsed.Seconds()), rows)
 	for _, w := range r.Warnings {
 		s += "\nwarning: " + w
 	}
 	return s
 }
 
+// refinedText describes a hybrid fit's continuous refinement.
+func refinedText(cr *ContinuousResult) string {
+	return fmt.Sprintf("continuously (hybrid): F %s → %s, %d evaluations, %s; predictions use it",
+		fmtG(cr.Start), fmtG(cr.Objective), cr.Evals, cr.Stopped)
+}
+
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {
-	return htmlTable("fit", [][2]string{
+	rows := [][2]string{
 		{"stopped", r.Stopped}, {"converged", strconv.FormatBool(r.Converged)}, {"epochs", strconv.Itoa(r.Epochs)},
 		{"seconds", fmt.Sprintf("%.3g", r.Elapsed.Seconds())}, {"objective", fmtG(r.Objective)},
 		{"data fit", fmtG(r.Parts.DataFit)}, {"complexity", fmtG(r.Parts.Complexity)}, {"trace", fmtG(r.Parts.Trace)},
@@ -95,7 +116,11 @@ func (r Result) HTML() string {
 		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
 		{"noise-only optimum", strconv.FormatBool(r.NoiseOnly)}, {"restarted from MLE", strconv.FormatBool(r.Restarted)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
-	}) + htmlWarnings(r.Warnings)
+	}
+	if r.Refined != nil {
+		rows = append(rows, [2]string{"refined", refinedText(r.Refined)})
+	}
+	return htmlTable("fit", rows) + htmlWarnings(r.Warnings)
 }
 
 // htmlWarnings returns the warnings as a list, or nothing.
@@ -202,9 +227,10 @@ func (d *Dataset) String() string {
 	return fmt.Sprintf("sgp.Dataset %q: %d points, %d input dimension(s)", d.Name, d.Len(), dim)
 }
 
-// String describes the model in one line without building it: its size,
-// objective and, once built, the objective's value and the
-// hyperparameters.
+// String describes the model without building it: before it is built,
+// its size and objective in one line; once built, an aligned table of the
+// same rows as HTML (the objective's value, the inducing points, the prior
+// mean and the hyperparameters).
 func (md *Model) String() string {
 	if md == nil {
 		return "sgp.Model(nil)"
@@ -212,23 +238,105 @@ func (md *Model) String() string {
 	if md.err != nil {
 		return "sgp.Model with a configuration error: " + md.err.Error()
 	}
-	s := fmt.Sprintf("sgp.Model: n=%d, m=%d inducing points, z=%d information pivots, %v", md.x.Len(), md.m, md.z, md.obj)
 	if md.f == nil {
-		return s + "; not built yet"
+		return fmt.Sprintf("sgp.Model: n=%d, m=%d inducing points, z=%d information pivots, %v; not built yet", md.x.Len(), md.m, md.z, md.obj)
 	}
-	s += fmt.Sprintf(" %s after %d epochs;", fmtG(md.f.Value(md.obj)), len(md.trace))
-	if k := md.f.k; k < md.m {
-		s += fmt.Sprintf(" only %d of the m=%d inducing points (the kernel cannot tell more apart);", k, md.m)
+	return kvText("sgp.Model", md.rows())
+}
+
+// rows returns the built model's summary as label–value rows.
+func (md *Model) rows() [][2]string {
+	inducing := fmt.Sprintf("%d (asked for %d)", md.f.k, md.m)
+	if md.f.k < md.m {
+		inducing = fmt.Sprintf("%d (asked for %d; the kernel cannot tell more apart)", md.f.k, md.m)
 	}
-	s += " mean=" + fmtG(md.f.mu)
-	if !md.mean.Estimated() {
-		s += " (fixed)"
+	rows := [][2]string{
+		{"n", strconv.Itoa(md.x.Len())},
+		{"inducing points", inducing},
+		{"information pivots z", strconv.Itoa(md.z)},
+		{"objective", fmt.Sprintf("%v %s", md.obj, fmtG(md.f.Value(md.obj)))},
+		{"epochs", strconv.Itoa(len(md.trace))},
+		{"prior mean μ", fmtG(md.f.mu) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]},
 	}
-	names, th := md.ParamNames(), md.Params()
-	for i, v := range th {
-		s += fmt.Sprintf(" %s=%s", names[i], fmtG(math.Exp(v)))
+	if md.selector != SelectCholQR {
+		rows = append(rows, [2]string{"selector", md.selector.String()})
 	}
-	return s
+	if md.refined != nil {
+		rows = append(rows, [2]string{"refined", refinedText(md.refined)})
+	}
+	return append(rows, hyperRows(md.ParamNames(), md.Params())...)
+}
+
+// hyperRows returns a row for each hyperparameter, as exp θ.
+func hyperRows(names []string, theta []float64) [][2]string {
+	rows := make([][2]string, len(theta))
+	for i, v := range theta {
+		rows[i] = [2]string{names[i], fmtG(math.Exp(v))}
+	}
+	return rows
+}
+
+// kvText returns a title line and the rows as "  label  value" lines with
+// the values aligned.
+func kvText(title string, rows [][2]string) string {
+	w := 0
+	for _, r := range rows {
+		w = max(w, utf8.RuneCountInString(r[0]))
+	}
+	var b strings.Builder
+	b.WriteString(title)
+	for _, r := range rows {
+		b.WriteString("\n  " + r[0] + strings.Repeat(" ", w-utf8.RuneCountInString(r[0])+2) + r[1])
+	}
+	return b.String()
+}
+
+// textTable returns the header and rows as columns two spaces apart,
+// indented by two spaces; the columns c with right[c] are right-aligned.
+func textTable(header []string, rows [][]string, right []bool) string {
+	w := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for c, cell := range r {
+			w[c] = max(w[c], utf8.RuneCountInString(cell))
+		}
+	}
+	var b strings.Builder
+	for i, r := range append([][]string{header}, rows...) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		var line strings.Builder
+		for c, cell := range r {
+			pad := strings.Repeat(" ", w[c]-utf8.RuneCountInString(cell))
+			line.WriteString("  ")
+			if c < len(right) && right[c] {
+				line.WriteString(pad + cell)
+			} else {
+				line.WriteString(cell + pad)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+	}
+	return b.String()
+}
+
+// htmlGrid returns a table with a caption, a header row and rows.
+func htmlGrid(caption string, header []string, rows [][]string) string {
+	var b strings.Builder
+	b.WriteString("<table><caption>" + html.EscapeString(caption) + "</caption><tr>")
+	for _, h := range header {
+		b.WriteString("<th>" + html.EscapeString(h) + "</th>")
+	}
+	b.WriteString("</tr>")
+	for _, r := range rows {
+		b.WriteString("<tr>")
+		for _, cell := range r {
+			b.WriteString("<td>" + html.EscapeString(cell) + "</td>")
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table>")
+	return b.String()
 }
 
 // htmlTable returns a two-column table with a caption.
@@ -331,17 +439,166 @@ func (md *Model) HTML() string {
 	if md == nil || md.err != nil || md.f == nil {
 		return html.EscapeString(md.String())
 	}
+	return htmlTable("sgp.Model", md.rows())
+}
+
+// traceHeader names the columns of a Trace's table.
+var traceHeader = []string{"epoch", "kind", "objective", "data fit", "complexity", "trace", "swaps", "CG evals", "CG status", "seconds"}
+
+// traceRight marks the right-aligned (numeric) columns of traceHeader.
+var traceRight = []bool{true, false, true, true, true, true, true, true, false, true}
+
+// traceShown is the number of epochs a Trace displays at each end when it
+// has more than 2·traceShown+4.
+const traceShown = 10
+
+// rows returns the table rows of the trace, eliding the middle of a long
+// one with a row that says how many epochs it leaves out.
+func (tr Trace) rows() [][]string {
+	row := func(e EpochRecord) []string {
+		return []string{strconv.Itoa(e.Epoch), e.Kind.String(), fmtG(e.Objective),
+			fmtG(e.Parts.DataFit), fmtG(e.Parts.Complexity), fmtG(e.Parts.Trace),
+			fmt.Sprintf("%d/%d", e.Accepted, e.Swaps), strconv.Itoa(e.CGEvals), e.CGStatus,
+			fmt.Sprintf("%.3g", e.Elapsed.Seconds())}
+	}
+	var rows [][]string
+	for i := 0; i < len(tr); i++ {
+		if len(tr) > 2*traceShown+4 && i == traceShown {
+			gap := make([]string, len(traceHeader))
+			gap[0], gap[1] = "…", fmt.Sprintf("(%d epochs)", len(tr)-2*traceShown)
+			rows = append(rows, gap)
+			i = len(tr) - traceShown
+		}
+		rows = append(rows, row(tr[i]))
+	}
+	return rows
+}
+
+// title returns the first line of the trace's displays.
+func (tr Trace) title() string {
+	if len(tr) == 0 {
+		return "sgp.Trace: no epochs yet"
+	}
+	return fmt.Sprintf("sgp.Trace: %d epochs, %.3gs", len(tr), tr[len(tr)-1].Total.Seconds())
+}
+
+// String returns the trace as an aligned table, one row per epoch (the
+// first and last ten of a long trace): the objective F after the epoch
+// (VAR or MLE: the MLE epochs of a restart, see WithMLERestart) and its
+// terms, the swaps accepted of those tried, the CG evaluations and how
+// the CG phase ended (EpochRecord.CGStatus), and the epoch's seconds.
+func (tr Trace) String() string {
+	if len(tr) == 0 {
+		return tr.title()
+	}
+	return tr.title() + "\n" + textTable(traceHeader, tr.rows(), traceRight)
+}
+
+// HTML returns the trace as a table, with the columns of String.
+func (tr Trace) HTML() string {
+	if len(tr) == 0 {
+		return html.EscapeString(tr.title())
+	}
+	return htmlGrid(tr.title(), traceHeader, tr.rows())
+}
+
+// kernelName describes a kernel for a display: its kind and order.
+func kernelName(k Kernel) string {
+	switch kk := k.(type) {
+	case *RBF:
+		if kk.Dim() == 1 {
+			return "RBF-ARD, 1 lengthscale"
+		}
+		return fmt.Sprintf("RBF-ARD, %d lengthscales", kk.Dim())
+	case *WL:
+		if kk.PerDepth() {
+			return fmt.Sprintf("WL subtree, depth %d, a variance per depth", kk.Depth())
+		}
+		return fmt.Sprintf("WL subtree, depth %d", kk.Depth())
+	case *Spectrum:
+		return fmt.Sprintf("spectrum, %d-mers", kk.K())
+	case *Tanimoto:
+		return "Tanimoto (MinMax)"
+	case *HistogramIntersection:
+		return fmt.Sprintf("histogram intersection, %d channels", kk.NumChannels())
+	case *Sum:
+		var names []string
+		for _, c := range kk.comps {
+			names = append(names, kernelName(c))
+		}
+		return "sum of " + strings.Join(names, " + ")
+	case *FuncKernel:
+		return "function (NewFuncKernel)"
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", k), "*sgp.")
+}
+
+// inputsRow describes inputs for a display: the dimension of vectors,
+// otherwise their kind.
+func inputsRow(x Inputs) [2]string {
+	if v, ok := x.(*Vectors); ok {
+		return [2]string{"input dimension", strconv.Itoa(v.Dim())}
+	}
+	return [2]string{"inputs", strings.ToLower(strings.TrimPrefix(fmt.Sprintf("%T", x), "*sgp."))}
+}
+
+// rows returns the predictor's summary as label–value rows.
+func (p *Predictor) rows() [][2]string {
 	rows := [][2]string{
-		{"n", strconv.Itoa(md.x.Len())},
-		{"inducing points", fmt.Sprintf("%d (asked for %d)", md.f.k, md.m)},
-		{"information pivots z", strconv.Itoa(md.z)},
-		{"objective", fmt.Sprintf("%v %s", md.obj, fmtG(md.f.Value(md.obj)))},
-		{"epochs", strconv.Itoa(len(md.trace))},
-		{"prior mean", fmtG(md.f.mu) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]},
+		{"kernel", kernelName(p.Kern)},
+		{"inducing points", strconv.Itoa(len(p.a))},
+		inputsRow(p.X),
+		{"prior mean μ", fmtG(p.PriorMean)},
 	}
-	names, th := md.ParamNames(), md.Params()
-	for i, v := range th {
-		rows = append(rows, [2]string{names[i], fmtG(math.Exp(v))})
+	th := p.Kern.Params(nil)
+	return append(append(rows, hyperRows(p.Kern.ParamNames(), th)...), [2]string{"noise", fmtG(p.NoiseV)})
+}
+
+// String describes the predictor as an aligned table: the kernel and its
+// hyperparameters, the number of inducing points, the inputs, the prior
+// mean and the noise variance σ², never the factor arrays.
+func (p *Predictor) String() string {
+	if p == nil {
+		return "sgp.Predictor(nil)"
 	}
-	return htmlTable("sgp.Model", rows)
+	return kvText("sgp.Predictor", p.rows())
+}
+
+// HTML returns the predictor as a table, with the rows of String.
+func (p *Predictor) HTML() string {
+	if p == nil {
+		return html.EscapeString(p.String())
+	}
+	return htmlTable("sgp.Predictor", p.rows())
+}
+
+// rows returns the exact predictor's summary as label–value rows.
+func (p *ExactPredictor) rows() [][2]string {
+	rows := [][2]string{
+		{"kernel", kernelName(p.Kern)},
+		{"training points", strconv.Itoa(p.N())},
+		inputsRow(p.X),
+		{"prior mean μ", fmtG(p.PriorMean)},
+	}
+	rows = append(append(rows, hyperRows(p.Kern.ParamNames(), p.Kern.Params(nil))...), [2]string{"noise", fmtG(p.NoiseV)})
+	if p.Jitter != 0 {
+		rows = append(rows, [2]string{"jitter ε", fmtG(p.Jitter)})
+	}
+	return rows
+}
+
+// String describes the exact predictor as an aligned table, as Predictor's.
+func (p *ExactPredictor) String() string {
+	if p == nil {
+		return "sgp.ExactPredictor(nil)"
+	}
+	return kvText("sgp.ExactPredictor", p.rows())
+}
+
+// HTML returns the exact predictor as a table, with the rows of String.
+func (p *ExactPredictor) HTML() string {
+	if p == nil {
+		return html.EscapeString(p.String())
+	}
+	return htmlTable("sgp.ExactPredictor", p.rows())
 }

@@ -42,8 +42,19 @@
 // through their own kernels), targets and a Kernel, configured fluently
 // (WithM, WithObjective, WithSeed, …) and driven by Swap (one swap of an
 // inducing point), Step (one epoch) or Fit (until a stop rule). Predict,
-// Evaluate and Save work on the fitted state. Factor is the engine beneath:
-// the factored state with its O(n·m) updates, exposed for inspection.
+// Evaluate and Save work on the fitted state; Predictor, a snapshot for
+// prediction alone, has the same prediction methods and loads from a
+// saved file. Trace, Result, Predictor and Comparison (fitted models side
+// by side with their test scores) print as aligned tables and render as
+// HTML tables in notebooks.
+//
+// Beneath the Model, three exported pieces are for research rather than
+// everyday fitting: Factor, the factored state with its O(n·m) updates,
+// exposed for inspection; Evaluator, the objective and its gradient with
+// respect to θ for a fixed inducing set (gradient checks, other
+// optimisers; Fit's continuous phase uses it); and Stats, the counters
+// of work and numerical events (clamped residuals, drift) that Factor,
+// Model and Result report.
 //
 // # Model
 //

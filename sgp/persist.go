@@ -57,7 +57,7 @@ func (p *Predictor) Save(w io.Writer) error {
 		hyp[name] = math.Exp(sk.Params[i])
 	}
 	sm := savedModel{Format: modelFormat, Kernel: sk, Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: hyp,
-		Inducing: p.inducer, InducingInputs: raw, InputKind: kind, K: len(p.A), W: p.W, R: p.R, A: p.A}
+		Inducing: p.inducer, InducingInputs: raw, InputKind: kind, K: len(p.a), W: p.w, R: p.r, A: p.a}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(&sm)
@@ -176,7 +176,7 @@ func LoadPredictor(r io.Reader) (*Predictor, error) {
 			return nil, fmt.Errorf("sgp: model file has a singular factor at %d", i)
 		}
 	}
-	p := &Predictor{Kern: kern, NoiseV: sm.Noise, PriorMean: sm.Mean, X: x, W: sm.W, R: sm.R, A: sm.A, inducer: sm.Inducing}
+	p := &Predictor{Kern: kern, NoiseV: sm.Noise, PriorMean: sm.Mean, X: x, w: sm.W, r: sm.R, a: sm.A, inducer: sm.Inducing}
 	p.prepare()
 	mean, vr, err := p.PredictTo(nil, nil, x)
 	if err != nil {

@@ -10,26 +10,44 @@ import (
 
 // Predictor holds what prediction needs from a fitted model, independent
 // of the training data (Cao et al. 2013, §2; Titsias 2009): the kernel, the
-// noise σ², the prior mean μ, the inducing inputs x_I, W = G[I, :] (k×k
-// lower triangular in pivot order, K[I,I] = WWᵀ), R from the QR of [G; σI]
-// and a = Q[:n,:]ᵀ(y − μ). For a test input x*, with g* = W⁻¹K[I, *],
+// noise σ², the prior mean μ, the inducing inputs x_I and three factor
+// arrays: W = G[I, :] (k×k lower triangular in pivot order, K[I,I] = WWᵀ),
+// R from the QR of [G; σI] and a = Q[:n,:]ᵀ(y − μ). For a test input x*,
+// with g* = W⁻¹K[I, *],
 //
 //	mean* = μ + g*ᵀR⁻¹a,    v* = κ(x*, x*) − ‖g*‖² + σ²‖R⁻ᵀg*‖²   (latent f*)
 //
 // and the variance of a noisy observation y* adds σ². Cost O(k²) per test
 // point after O(k²) set-up, plus k kernel evaluations.
+//
+// It has the prediction methods of Model (Predict, PredictNoisy, PredictTo,
+// Evaluate) and saves to JSON (Save, LoadPredictor). The factor arrays are
+// unexported: they are consistent with each other and with R⁻¹a computed
+// once, and are read only through prediction and the model file.
 type Predictor struct {
-	Kern   Kernel
-	NoiseV float64 // σ²
+	// Kern is the kernel with the fitted hyperparameters (a copy for the
+	// built-in kernels, so that fitting the model further does not change
+	// it).
+	Kern Kernel
+	// NoiseV is σ², the noise variance (also Noise()).
+	NoiseV float64
 	// PriorMean is μ, the constant prior mean added to every predictive
 	// mean (0 for a zero-mean model).
 	PriorMean float64
-	X         Inputs    // inducing inputs x_I, in pivot order
-	W         []float64 // k×k row-major, lower triangular
-	R         []float64 // k×k row-major, upper triangular
-	A         []float64 // k
-	beta      []float64 // R⁻¹a
-	inducer   []int
+	// X holds the k inducing inputs x_I, in pivot order.
+	X Inputs
+
+	w    []float64 // W, k×k row-major, lower triangular
+	r    []float64 // R, k×k row-major, upper triangular
+	a    []float64 // a, k
+	beta []float64 // R⁻¹a
+	// inducer are the inducing points' rows in the training data (nil
+	// for continuous inducing inputs).
+	inducer []int
+	// trainMean and trainVar are the training targets' mean and variance,
+	// the trivial model of SNLP; trainVar is 0 when unknown (a loaded
+	// model).
+	trainMean, trainVar float64
 }
 
 // NewPredictor copies the prediction state out of a factor, including a
@@ -37,15 +55,16 @@ type Predictor struct {
 func NewPredictor(f *Factor) *Predictor {
 	f.check()
 	k, n := f.k, f.n
-	p := &Predictor{Kern: cloneKernel(f.kern), NoiseV: f.noise, PriorMean: f.mu, W: make([]float64, k*k), R: make([]float64, k*k), A: append([]float64(nil), f.a[:k]...)}
+	p := &Predictor{Kern: cloneKernel(f.kern), NoiseV: f.noise, PriorMean: f.mu, w: make([]float64, k*k), r: make([]float64, k*k), a: append([]float64(nil), f.a[:k]...)}
+	p.trainMean, p.trainVar = MeanVar(f.yraw)
 	p.inducer = f.Active(nil)
 	p.X = f.x.Subset(p.inducer)
 	for a, ja := range p.inducer {
 		for b := 0; b <= a; b++ {
-			p.W[a*k+b] = f.g[b*n+ja]
+			p.w[a*k+b] = f.g[b*n+ja]
 		}
 		for b := a; b < k; b++ {
-			p.R[a*k+b] = f.r[a*f.mcap+b]
+			p.r[a*k+b] = f.r[a*f.mcap+b]
 		}
 	}
 	p.prepare()
@@ -53,19 +72,19 @@ func NewPredictor(f *Factor) *Predictor {
 }
 
 func (p *Predictor) prepare() {
-	k := len(p.A)
-	p.beta = append([]float64(nil), p.A...)
+	k := len(p.a)
+	p.beta = append([]float64(nil), p.a...)
 	blas64.Trsv(blas.NoTrans, p.rt(), blas64.Vector{N: k, Data: p.beta, Inc: 1})
 }
 
 func (p *Predictor) rt() blas64.Triangular {
-	k := len(p.A)
-	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: max(1, k), Data: p.R}
+	k := len(p.a)
+	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: max(1, k), Data: p.r}
 }
 
 func (p *Predictor) wt() blas64.Triangular {
-	k := len(p.A)
-	return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: k, Stride: max(1, k), Data: p.W}
+	k := len(p.a)
+	return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: k, Stride: max(1, k), Data: p.w}
 }
 
 // PredictTo stores the predictive mean and latent variance at the s inputs
@@ -77,7 +96,7 @@ func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float
 	if err := p.Kern.Accepts(xs); err != nil {
 		return nil, nil, err
 	}
-	s, k := xs.Len(), len(p.A)
+	s, k := xs.Len(), len(p.a)
 	if mean == nil {
 		mean = make([]float64, s)
 	}
@@ -157,6 +176,42 @@ func withNoise(mean, variance []float64, err error, s2 float64) ([]float64, []fl
 		variance[i] += s2
 	}
 	return mean, variance, nil
+}
+
+// Evaluate predicts at test.X with noisy variances and scores the
+// predictions against test.Y, with the training targets as SNLP's trivial
+// model, as Model.Evaluate does (the same numbers for the Predictor of a
+// model). A Predictor loaded from a file does not know its training
+// targets: its SNLP is NaN (compute it with SNLP and MeanVar of the
+// training targets if needed); the other scores are as for the model.
+func (p *Predictor) Evaluate(test *Dataset) (ev *Evaluation, err error) {
+	defer recoverTo(&err)
+	if test == nil || test.Len() == 0 {
+		return nil, fmt.Errorf("sgp: no test data")
+	}
+	mean, vr, err := p.PredictNoisy(test.X)
+	if err != nil {
+		return nil, err
+	}
+	if !(p.trainVar > 0) {
+		ev, err = evaluation(mean, vr, test.Y, 0, 1)
+		if ev != nil {
+			ev.SNLP = math.NaN()
+		}
+		return ev, err
+	}
+	return evaluation(mean, vr, test.Y, p.trainMean, p.trainVar)
+}
+
+// PredictTo is Predict into the buffers mean and variance (each of length
+// xs.Len(), allocated if nil), as Predictor.PredictTo.
+func (md *Model) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
+	defer md.recoverPanic(&err)
+	p, err := md.Predictor()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.PredictTo(mean, variance, xs)
 }
 
 // Predict returns the predictive mean and latent variance at xs from the

@@ -276,13 +276,14 @@ func (e *Evaluator) predictor() *Predictor {
 		kern = c
 	}
 	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq),
-		W: make([]float64, m*m), R: make([]float64, m*m), A: append([]float64(nil), e.vecM[0]...)}
+		w: make([]float64, m*m), r: make([]float64, m*m), a: append([]float64(nil), e.vecM[0]...)}
+	p.trainMean, p.trainVar = MeanVar(e.yorig)
 	for i := 0; i < m; i++ {
 		for j := 0; j <= i; j++ {
-			p.W[i*m+j] = e.lmm[i*m+j]
+			p.w[i*m+j] = e.lmm[i*m+j]
 		}
 		for j := i; j < m; j++ {
-			p.R[i*m+j] = e.rkeep[i*m+j]
+			p.r[i*m+j] = e.rkeep[i*m+j]
 		}
 	}
 	p.prepare()

@@ -159,8 +159,13 @@ func (md *Model) SetParams(theta []float64) (err error) {
 	return nil
 }
 
-// Trace returns the per-epoch records so far.
-func (md *Model) Trace() []EpochRecord { return append([]EpochRecord(nil), md.trace...) }
+// Trace is the per-epoch record of a fit, oldest first: a slice, indexed,
+// ranged over and passed to figure.Trace as one, that displays as a table
+// (String in a terminal, HTML in a notebook).
+type Trace []EpochRecord
+
+// Trace returns a copy of the per-epoch records so far.
+func (md *Model) Trace() Trace { return append(Trace(nil), md.trace...) }
 
 // Stats returns the factor's counters.
 func (md *Model) Stats() Stats {

@@ -42,6 +42,7 @@ func init() {
 		"MeanFixed":                        reflect.ValueOf(sgp.MeanFixed),
 		"MeanVar":                          reflect.ValueOf(sgp.MeanVar),
 		"MeanZero":                         reflect.ValueOf(&sgp.MeanZero).Elem(),
+		"NewComparison":                    reflect.ValueOf(sgp.NewComparison),
 		"NewEvaluator":                     reflect.ValueOf(sgp.NewEvaluator),
 		"NewEvaluatorInputs":               reflect.ValueOf(sgp.NewEvaluatorInputs),
 		"NewFactor":                        reflect.ValueOf(sgp.NewFactor),
@@ -89,6 +90,8 @@ func init() {
 		"WLFingerprints":                   reflect.ValueOf(sgp.WLFingerprints),
 
 		// type definitions
+		"Comparison":            reflect.ValueOf((*sgp.Comparison)(nil)),
+		"ComparisonRow":         reflect.ValueOf((*sgp.ComparisonRow)(nil)),
 		"ContinuousOptions":     reflect.ValueOf((*sgp.ContinuousOptions)(nil)),
 		"ContinuousResult":      reflect.ValueOf((*sgp.ContinuousResult)(nil)),
 		"CostRanking":           reflect.ValueOf((*sgp.CostRanking)(nil)),
@@ -126,6 +129,7 @@ func init() {
 		"Sum":                   reflect.ValueOf((*sgp.Sum)(nil)),
 		"SwapResult":            reflect.ValueOf((*sgp.SwapResult)(nil)),
 		"Tanimoto":              reflect.ValueOf((*sgp.Tanimoto)(nil)),
+		"Trace":                 reflect.ValueOf((*sgp.Trace)(nil)),
 		"Vectors":               reflect.ValueOf((*sgp.Vectors)(nil)),
 		"WL":                    reflect.ValueOf((*sgp.WL)(nil)),
 

@@ -1,0 +1,51 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestSgpTableRendering: in a session, the trace, a Predictor, a model
+// comparison, a fitted Model and its Result render as aligned text tables
+// and as HTML tables (escaped), and the trace is still used as a slice
+// (len, index, range, figure.Trace).
+func TestSgpTableRendering(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, Options{})
+	for i, c := range []struct {
+		cell, text, html string
+		png              bool
+	}{
+		{cell: "train, test := sgp.SnelsonLike(60, 1)\nm := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(2)\nres, _ := m.Fit()\nres",
+			text: "\n  inducing points  5 of m=5", html: "<table><caption>fit</caption>"},
+		{cell: "m", text: "sgp.Model\n  n ", html: "<table><caption>sgp.Model</caption>"},
+		{cell: "m.Trace()", text: "sgp.Trace: 2 epochs, ", html: "<table><caption>sgp.Trace: 2 epochs, "},
+		{cell: "tr := m.Trace()\nn := 0\nfor _, r := range tr {\n\tn += r.Swaps\n}\nlen(tr) == 2 && tr[1].Epoch == 2 && n == res.Swaps", text: "true"},
+		{cell: "figure.Trace(m.Trace(), \"by epoch\")", text: "Figure(", png: true},
+		{cell: "p, _ := m.Predictor()\np", text: "sgp.Predictor\n  kernel           RBF-ARD, 1 lengthscale\n  inducing points  5",
+			html: "<table><caption>sgp.Predictor</caption>"},
+		{cell: "p.Evaluate(test)", text: "SMSE "},
+		{cell: "sgp.NewComparison(test).Add(\"VAR\", m, res).Add(\"<b>again</b>\", m, nil)", text: "sgp.Comparison of 2 models",
+			html: "<td>&lt;b&gt;again&lt;/b&gt;</td>"},
+	} {
+		res, err := s.Eval(context.Background(), c.cell)
+		if err != nil || res == nil || res.Value == nil {
+			t.Fatalf("cell %d %q: %v", i, c.cell, err)
+		}
+		v := res.Value
+		if !strings.Contains(v.Text, c.text) {
+			t.Errorf("cell %d %q: text %q, want %q in it", i, c.cell, v.Text, c.text)
+		}
+		if strings.Contains(v.Text, "0xc0") {
+			t.Errorf("cell %d %q: a pointer in %q", i, c.cell, v.Text)
+		}
+		if c.html != "" && (!strings.Contains(v.HTML, c.html) || !strings.HasPrefix(v.HTML, "<table>")) {
+			t.Errorf("cell %d %q: HTML %q, want %q in it", i, c.cell, v.HTML, c.html)
+		}
+		if c.png && !bytes.HasPrefix(v.PNG, []byte("\x89PNG")) {
+			t.Errorf("cell %d %q: no PNG", i, c.cell)
+		}
+	}
+}

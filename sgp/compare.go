@@ -1,0 +1,166 @@
+package sgp
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Comparison puts fitted models side by side, as a text table in a
+// terminal and an HTML table in a notebook: each model's objective and
+// its kind, the inducing points used of those asked for, the selector, the
+// epochs, seconds and stop reason of its fit and, with a test set, its
+// scores (Evaluation). Build it with NewComparison and Add:
+//
+//	c := sgp.NewComparison(test).Add("VAR", mVAR, resVAR).Add("MLE", mMLE, resMLE)
+//	c // one row per model
+type Comparison struct {
+	Test *Dataset // the test set the models are scored on; nil for none
+	Rows []ComparisonRow
+}
+
+// ComparisonRow is one model of a Comparison.
+type ComparisonRow struct {
+	Name       string
+	Kind       Objective
+	Objective  float64 // F, including n/2·log 2π
+	M          int     // inducing points used
+	MRequested int     // inducing points asked for (WithM)
+	Selector   Selector
+	Epochs     int
+	Elapsed    time.Duration // the fit's wall time (summed over epochs without a Result)
+	Stopped    string        // why the fit stopped; "" without a Result
+	// Eval holds the test scores; nil without a test set or when they
+	// could not be computed (Err says why).
+	Eval *Evaluation
+	Err  error
+}
+
+// NewComparison returns an empty comparison whose models will be scored
+// on test (nil: no scores).
+func NewComparison(test *Dataset) *Comparison { return &Comparison{Test: test} }
+
+// Add appends the fitted model md under name, with res the Result of its
+// Fit (nil: the epochs and seconds are read from md's trace and the stop
+// reason is left blank), scores it on the comparison's test set and
+// returns c. An error (a model that cannot predict, constant test targets)
+// is kept in the row's Err and shown under the table.
+func (c *Comparison) Add(name string, md *Model, res *Result) *Comparison {
+	row := ComparisonRow{Name: name, Objective: math.NaN()}
+	defer func() { c.Rows = append(c.Rows, row) }()
+	if md == nil {
+		row.Err = fmt.Errorf("sgp: no model")
+		return c
+	}
+	row.Kind, row.MRequested, row.Selector = md.ObjectiveKind(), md.m, md.Selector()
+	if res != nil {
+		row.Objective, row.M, row.Epochs, row.Elapsed, row.Stopped = res.Objective, len(res.Inducing), res.Epochs, res.Elapsed, res.Stopped
+	} else {
+		v, err := md.Value()
+		if err != nil {
+			row.Err = err
+			return c
+		}
+		ind, _ := md.Inducing()
+		tr := md.Trace()
+		row.Objective, row.M, row.Epochs = v, len(ind), len(tr)
+		for _, e := range tr {
+			row.Elapsed += e.Elapsed
+		}
+	}
+	if md.refined != nil {
+		row.M = md.refined.Z.Len()
+	}
+	if c.Test != nil {
+		row.Eval, row.Err = md.Evaluate(c.Test)
+	}
+	return c
+}
+
+// header returns the column names: the scores only with a test set.
+func (c *Comparison) header() ([]string, []bool) {
+	h := []string{"model", "kind", "objective", "m", "selector", "epochs", "seconds", "stopped"}
+	r := []bool{false, false, true, true, false, true, true, false}
+	if c.Test != nil {
+		h = append(h, "SMSE", "SNLP", "MAE", "95% cov")
+		r = append(r, true, true, true, true)
+	}
+	return h, r
+}
+
+// cells returns the table rows and the notes on rows that failed.
+func (c *Comparison) cells() (rows [][]string, notes []string) {
+	for _, r := range c.Rows {
+		cells := []string{r.Name, r.Kind.String(), fmtG(r.Objective), fmt.Sprintf("%d/%d", r.M, r.MRequested),
+			r.Selector.String(), strconv.Itoa(r.Epochs), fmt.Sprintf("%.3g", r.Elapsed.Seconds()), r.Stopped}
+		if r.MRequested == 0 { // no model
+			cells = []string{r.Name, "–", "–", "–", "–", "–", "–", "–"}
+		}
+		if c.Test != nil {
+			if e := r.Eval; e != nil {
+				cells = append(cells, fmtG(e.SMSE), fmtG(e.SNLP), fmtG(e.MAE), fmt.Sprintf("%.3f", e.Coverage95))
+			} else {
+				cells = append(cells, "–", "–", "–", "–")
+			}
+		}
+		rows = append(rows, cells)
+		if r.Err != nil {
+			notes = append(notes, r.Name+": "+r.Err.Error())
+		}
+	}
+	return rows, notes
+}
+
+// title returns the first line of the comparison's displays.
+func (c *Comparison) title() string {
+	s := fmt.Sprintf("sgp.Comparison of %d models", len(c.Rows))
+	if c.Test != nil {
+		s += fmt.Sprintf(", scored on %d test points", c.Test.Len())
+		if c.Test.Name != "" {
+			s += fmt.Sprintf(" (%s)", c.Test.Name)
+		}
+	}
+	return s
+}
+
+// String returns the comparison as an aligned table, one row per model
+// (m is used/asked for; "95% cov" the fraction of test targets in the
+// central 95% predictive interval), and a line for each model that failed.
+func (c *Comparison) String() string {
+	if c == nil {
+		return "sgp.Comparison(nil)"
+	}
+	if len(c.Rows) == 0 {
+		return c.title() + "; add models with Add"
+	}
+	h, right := c.header()
+	rows, notes := c.cells()
+	s := c.title() + "\n" + textTable(h, rows, right)
+	for _, n := range notes {
+		s += "\nerror: " + n
+	}
+	return s
+}
+
+// HTML returns the comparison as a table with the columns of String, and
+// the failures as a list.
+func (c *Comparison) HTML() string {
+	if c == nil || len(c.Rows) == 0 {
+		return html.EscapeString(c.String())
+	}
+	h, _ := c.header()
+	rows, notes := c.cells()
+	var b strings.Builder
+	b.WriteString(htmlGrid(c.title(), h, rows))
+	if len(notes) > 0 {
+		b.WriteString("<ul>")
+		for _, n := range notes {
+			b.WriteString("<li><b>error:</b> " + html.EscapeString(n) + "</li>")
+		}
+		b.WriteString("</ul>")
+	}
+	return b.String()
+}
