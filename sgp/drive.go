@@ -3,6 +3,7 @@ package sgp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -214,6 +215,7 @@ func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string
 	stopped = "max epochs"
 	stalls := 0
 	for e := 0; e < md.maxEpochs; e++ {
+		theta := md.Params()
 		rec, err := md.epochStep(ctx)
 		if err != nil {
 			stopped = "error"
@@ -223,11 +225,16 @@ func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string
 			return stopped, false, err
 		}
 		if prev-rec.Objective < md.tol*md.f.valueScale(prev) {
-			if md.cgHealthy(rec) {
+			moved := !slices.Equal(theta, md.Params())
+			if md.cgHealthy(rec, moved) {
 				return "converged", true, nil
 			}
 			if stalls++; stalls >= 2 {
-				return "stalled: " + rec.CGStatus, false, nil
+				reason := rec.CGStatus
+				if !moved && (reason == CGBudget || reason == CGConverged) {
+					reason = fmt.Sprintf("no step of the gradient phase lowered the objective, max |∂F/∂θ| = %.3g", rec.CGGradient)
+				}
+				return "stalled: " + reason, false, nil
 			}
 		} else {
 			stalls = 0
@@ -303,11 +310,22 @@ func (md *Model) restartFromMLE(ctx context.Context, start time.Time, theta0 []f
 // at a gradient small enough that a failed line search means a flat
 // objective rather than a stuck optimiser: max |∂F/∂θ| below the
 // tolerance times the objective's scale, so that a unit change of any log
-// hyperparameter would change F by less than the tolerance.
-func (md *Model) cgHealthy(rec EpochRecord) bool {
+// hyperparameter would change F by less than the tolerance. moved says
+// whether the phase changed θ: one that used its budget, or saw the
+// objective stop changing, without moving θ (every step failed: values
+// that turn NaN off the start, a gradient pointing uphill) ended normally
+// only at a small gradient. Non-finite values near the start are never
+// healthy: the gradient reported then was not evaluated.
+func (md *Model) cgHealthy(rec EpochRecord, moved bool) bool {
 	switch rec.CGStatus {
-	case CGBudget, CGConverged, CGSkipped:
+	case CGSkipped:
 		return true
+	case CGBudget, CGConverged:
+		if moved {
+			return true
+		}
+	case CGNonFinite:
+		return false
 	}
 	return rec.CGGradient <= md.tol*md.f.valueScale(rec.Objective)
 }

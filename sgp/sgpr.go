@@ -146,6 +146,11 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 		break
 	}
 	if math.IsInf(bestF, 1) {
+		if err := ctx.Err(); err != nil {
+			// Cancelled before any evaluation succeeded: say so, rather
+			// than blame the kernel matrix.
+			return nil, err
+		}
 		return nil, fmt.Errorf("sgp: continuous fit failed: %v", ErrNotPD)
 	}
 	// Evaluate once more at the best point to leave the factors there, and

@@ -60,7 +60,7 @@ func InputsFromCells(spec string, cells [][]string) (sgp.Inputs, error) {
 					if name == "histogram" {
 						what = "a non-negative finite number"
 					}
-					bad.Rows = append(bad.Rows, RowError{i, fmt.Errorf("input column %d: %q is not %s", c+1, cell, what)})
+					bad.Rows = append(bad.Rows, RowError{i, fmt.Errorf("input column %d: %q is not %s", c+1, shortText(cell, 40), what)})
 					break
 				}
 				data[i*ncol+c] = v
@@ -150,12 +150,12 @@ func parseCountList(cell string) ([]int, []float64, error) {
 		is, vs, hasV := strings.Cut(f, ":")
 		k, err := strconv.Atoi(is)
 		if err != nil || k < 0 {
-			return nil, nil, fmt.Errorf("count list: %q is not a non-negative integer index", is)
+			return nil, nil, fmt.Errorf("count list: %q is not a non-negative integer index", shortText(is, 40))
 		}
 		v := 1.0
 		if hasV {
 			if v, err = strconv.ParseFloat(vs, 64); err != nil || !(v >= 0) || math.IsInf(v, 0) {
-				return nil, nil, fmt.Errorf("count list: %q is not a non-negative finite count", vs)
+				return nil, nil, fmt.Errorf("count list: %q is not a non-negative finite count", shortText(vs, 40))
 			}
 		}
 		if _, dup := m[k]; dup {

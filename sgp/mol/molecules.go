@@ -126,7 +126,7 @@ func readMolecules(r io.Reader, label, name, smilesColumn, targetColumn string, 
 				return c, nil
 			}
 		}
-		return -1, fmt.Errorf("sgp: %s: no column %q; the columns are %q", label, name, header)
+		return -1, fmt.Errorf("sgp: %s: no column %q; the columns are %s", label, name, columnList(header))
 	}
 	sc, err := col(smilesColumn)
 	if err != nil {
@@ -165,7 +165,7 @@ func readMolecules(r io.Reader, label, name, smilesColumn, targetColumn string, 
 				return nil
 			}
 			if y, err = strconv.ParseFloat(cell, 64); err != nil || math.IsNaN(y) || math.IsInf(y, 0) {
-				bad.Rows = append(bad.Rows, RowError{line, fmt.Errorf("target %q in column %q is not a finite number", cell, targetColumn)})
+				bad.Rows = append(bad.Rows, RowError{line, fmt.Errorf("target %q in column %q is not a finite number", shortText(cell, 40), targetColumn)})
 				return nil
 			}
 			m.Y = append(m.Y, y)
@@ -248,4 +248,23 @@ func LoadLipophilicity(dataDir string) (*Molecules, error) {
 	}
 	m.Name = "lipophilicity"
 	return m, nil
+}
+
+// columnList quotes the names of a header row for an error message: each
+// name at most 30 bytes, and at most 8 of them, with the number of the
+// others, so that a header line of any length gives a short message.
+func columnList(header []string) string {
+	const most = 8
+	var b strings.Builder
+	for i, h := range header {
+		if i == most {
+			fmt.Fprintf(&b, " … (%d columns)", len(header))
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%q", shortText(h, 30))
+	}
+	return b.String()
 }

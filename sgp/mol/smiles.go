@@ -314,7 +314,7 @@ func (p *smilesParser) ring() error {
 		}
 		digits := s[p.pos+2 : p.pos+end]
 		if digits == "" || len(digits) > 5 || strings.Trim(digits, "0123456789") != "" {
-			return p.fail(start, "ring-closure number %%(%s) must be 1 to 5 digits", digits)
+			return p.fail(start, "ring-closure number %%(%s) must be 1 to 5 digits", shortText(digits, 12))
 		}
 		for _, d := range []byte(digits) {
 			num = 10*num + int(d-'0')

@@ -78,7 +78,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	res, err := sgp.FitContinuous(ctx, train.X, train.Y, kern, train.X.Rows(rng.Perm(n)[:o.m]), vy/4, o.obj,
 		sgp.ContinuousOptions{MaxEvals: o.maxEvals, Jitter: 1e-6})
 	if res == nil {
-		return err
+		return noResult(parent, ctx, err)
 	}
 	names := append(kern.ParamNames(), "noise")
 	rep := contReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Evaluations: res.Evals,

@@ -94,7 +94,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	if withTarget && targetCol != "" {
 		var ok bool
 		if ti, ok = col[targetCol]; !ok {
-			return nil, fmt.Errorf("%s: no column %q (columns: %s)", path, targetCol, strings.Join(header, ", "))
+			return nil, fmt.Errorf("%s: no column %q (columns: %s)", path, targetCol, columnNames(header))
 		}
 	}
 	var in []int
@@ -108,7 +108,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	for _, name := range inputCols {
 		i, ok := col[name]
 		if !ok {
-			return nil, fmt.Errorf("%s: no column %q (columns: %s)", path, name, strings.Join(header, ", "))
+			return nil, fmt.Errorf("%s: no column %q (columns: %s)", path, name, columnNames(header))
 		}
 		if i == ti {
 			return nil, fmt.Errorf("%s: column %q is both an input and the target", path, name)
@@ -183,6 +183,22 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &fitData{x: x, y: y, path: path, dim: len(in)}, nil
+}
+
+// columnNames lists a header row's names for an error message: at most
+// 8, each shortened to 40 characters, so that a header line of any length
+// gives a short message.
+func columnNames(header []string) string {
+	const most = 8
+	names := make([]string, 0, most+1)
+	for i, h := range header {
+		if i == most {
+			names = append(names, fmt.Sprintf("… (%d columns)", len(header)))
+			break
+		}
+		names = append(names, shorten(h))
+	}
+	return strings.Join(names, ", ")
 }
 
 // maxCSVLine bounds one line of a CSV file read in column mode, so that a

@@ -61,6 +61,23 @@ func fitError(res *sgp.Result, err error) error {
 	return nil
 }
 
+// noResult returns the error of a fit that returned no result (err, its
+// error): cancelled before a first evaluation succeeded (Ctrl-C while the
+// data were read, or at once), it is an interruption with exit status
+// 130, or the time budget running out; nothing has been written. parent
+// is the command's context, ctx the fit's (with the time budget).
+func noResult(parent, ctx context.Context, err error) error {
+	switch {
+	case parent.Err() != nil:
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted before the fit reached a result; nothing was written")}
+	case ctx.Err() != nil:
+		return errors.New("the time budget ended before the fit reached a result; nothing was written (give a longer --time-budget)")
+	case err == nil:
+		return errors.New("the fit returned no result")
+	}
+	return err
+}
+
 // interrupted returns errInterrupted once ctx is cancelled (Ctrl-C): the
 // partial result has been reported and written; the exit status is 130.
 func interrupted(ctx context.Context) error {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -96,10 +95,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	}
 	res, fitErr := sgp.FitExact(ctx, o.train.x, o.train.y, o.kern, opts)
 	if res == nil {
-		if fitErr == nil {
-			fitErr = errors.New("the exact fit returned no result")
-		}
-		return fitErr
+		return noResult(parent, ctx, fitErr)
 	}
 	if fitErr != nil && ctx.Err() == nil {
 		return fitErr
