@@ -219,33 +219,48 @@ func (k *RBF) scaledT(x *Vectors, rows []int) (xs, norms []float64) {
 // would be faster (a matrix product) but its rounding, about ε·‖x̃‖²
 // absolute, is amplified by an ill-conditioned K[I,I] (measured: 4e-4
 // relative gradient error against finite differences at k = n−1).
+//
+// The rows are taken in tiles of rbfTile, each tile against every column,
+// so that a tile's scaled inputs and squared distances stay in the L1
+// cache; column by column over all n rows they were read from memory d+2
+// times per column (at n = 2·10⁵ the full block took 2.9 s instead of
+// 0.5 s). Each value is computed by the same operations in the same order
+// either way.
 func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
 	n, m, d := xv.n, len(cols), len(k.ls)
 	xs, _ := k.scaledT(xv, nil)
 	zs, _ := k.scaledT(yv, cols)
 	v := k.variance
-	parallelFor(m, max(1, minRowsPerTask*4/max(1, n)), func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			row := dst[c*n : (c+1)*n]
-			for i := range row {
-				row[i] = 0
-			}
-			for t := 0; t < d; t++ {
-				z := zs[t*m+c]
-				xt := xs[t*n : (t+1)*n]
-				xt = xt[:len(row)]
-				for i, xv := range xt {
-					diff := xv - z
-					row[i] += diff * diff
+	parallelFor(n, max(rbfTile, minRowsPerTask*4/max(1, m)), func(lo, hi int) {
+		var buf [rbfTile]float64
+		for i0 := lo; i0 < hi; i0 += rbfTile {
+			i1 := min(hi, i0+rbfTile)
+			r2 := buf[:i1-i0]
+			for c := 0; c < m; c++ {
+				clear(r2)
+				for t := 0; t < d; t++ {
+					z := zs[t*m+c]
+					xt := xs[t*n+i0 : t*n+i1]
+					xt = xt[:len(r2)]
+					for i, xv := range xt {
+						diff := xv - z
+						r2[i] += diff * diff
+					}
 				}
-			}
-			for i, r2 := range row {
-				row[i] = v * math.Exp(-0.5*r2)
+				row := dst[c*n+i0 : c*n+i1]
+				row = row[:len(r2)]
+				for i, s := range r2 {
+					row[i] = v * math.Exp(-0.5*s)
+				}
 			}
 		}
 	})
 }
+
+// rbfTile is the number of rows crossT takes at a time (2 KB of squared
+// distances, 16 KB of scaled inputs at d = 8).
+const rbfTile = 256
 
 // addGradBlockT uses ∂κ/∂log V = κ and ∂κ/∂log ℓ_t = κ·(x̃_t − z̃_t)²
 // with x̃ = x/ℓ, differencing directly: the expansion used by crossT would
