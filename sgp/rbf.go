@@ -266,6 +266,11 @@ const rbfTile = 256
 // with x̃ = x/ℓ, differencing directly: the expansion used by crossT would
 // cancel badly here, where the weights W of an ill-conditioned K[I,I] are
 // large and of both signs. Cost O(n·m·d), split over the inducing points.
+//
+// The inducing points are taken four at a time: each sum is still formed
+// over the rows in order (the result is the same to the bit), but four
+// independent sums share each load of x̃_t and overlap their additions,
+// whose latency bounds a single sum.
 func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
 	n, m, d := xv.n, len(cols), len(k.ls)
@@ -274,8 +279,51 @@ func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []in
 	// One partial sum per inducing point, added in order (deterministic).
 	parts := make([]float64, m*(1+d))
 	parallelFor(m, max(1, minRowsPerTask*4/max(1, n)), func(c0, c1 int) {
-		h := make([]float64, n)
-		for c := c0; c < c1; c++ {
+		h := make([]float64, 4*n)
+		c := c0
+		for ; c+4 <= c1; c += 4 {
+			h0, h1, h2, h3 := h[:n], h[n:2*n], h[2*n:3*n], h[3*n:4*n]
+			var s0, s1, s2, s3 float64
+			for i := range h0 {
+				h0[i] = w[c*n+i] * kv[c*n+i]
+				s0 += h0[i]
+			}
+			for i := range h1 {
+				h1[i] = w[(c+1)*n+i] * kv[(c+1)*n+i]
+				s1 += h1[i]
+			}
+			for i := range h2 {
+				h2[i] = w[(c+2)*n+i] * kv[(c+2)*n+i]
+				s2 += h2[i]
+			}
+			for i := range h3 {
+				h3[i] = w[(c+3)*n+i] * kv[(c+3)*n+i]
+				s3 += h3[i]
+			}
+			parts[c*(1+d)] += s0
+			parts[(c+1)*(1+d)] += s1
+			parts[(c+2)*(1+d)] += s2
+			parts[(c+3)*(1+d)] += s3
+			for t := 0; t < d; t++ {
+				z0, z1, z2, z3 := zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3]
+				xt := xs[t*n : (t+1)*n]
+				h0, h1, h2, h3 := h0[:len(xt)], h1[:len(xt)], h2[:len(xt)], h3[:len(xt)]
+				var st0, st1, st2, st3 float64
+				for i, v := range xt {
+					diff0, diff1, diff2, diff3 := v-z0, v-z1, v-z2, v-z3
+					st0 += h0[i] * diff0 * diff0
+					st1 += h1[i] * diff1 * diff1
+					st2 += h2[i] * diff2 * diff2
+					st3 += h3[i] * diff3 * diff3
+				}
+				parts[c*(1+d)+1+t] += st0
+				parts[(c+1)*(1+d)+1+t] += st1
+				parts[(c+2)*(1+d)+1+t] += st2
+				parts[(c+3)*(1+d)+1+t] += st3
+			}
+		}
+		h = h[:n]
+		for ; c < c1; c++ {
 			acc := parts[c*(1+d) : (c+1)*(1+d)]
 			wr, kr := w[c*n:(c+1)*n], kv[c*n:(c+1)*n]
 			var s float64
