@@ -77,10 +77,11 @@ type Evaluator struct {
 
 	// block, if positive, is the number of data rows the gradient phase
 	// forms its K_mn weights for at a time (with the kernel values of those
-	// rows recomputed), so that it holds one m×n matrix (Gᵀ) instead of
-	// three: at n = 10⁶, m = 256 that is 2 GB instead of 6 GB. Zero keeps
-	// the whole weight matrix, which the continuous baseline's inducing-
-	// input gradient needs.
+	// rows read from kval, or recomputed where it is nil), so that it holds
+	// no m×n weight matrix: at n = 10⁶, m = 256 each is 2 GB. A Model's
+	// fit keeps Gᵀ and K_mn in its factor's storage (newEvaluator). Zero
+	// keeps the whole weight matrix, which the continuous baseline's
+	// inducing-input gradient needs.
 	block int
 	rows  []int // scratch: the row indices of a block
 }
