@@ -179,11 +179,21 @@ func dgemmPeak(m, n int) float64 {
 // when SGP_BENCH_1M=1:
 //
 //	SGP_BENCH_1M=1 go test ./sgp/ -run XXX -bench Scale1M -benchtime 1x -timeout 1h
+//
+// SGP_BENCH_N=200000 runs the same fit at another n instead (memory and
+// time scale linearly in n).
 func BenchmarkScale1M(b *testing.B) {
-	if os.Getenv("SGP_BENCH_1M") != "1" {
-		b.Skip("set SGP_BENCH_1M=1 to run (about 8 GB of memory)")
+	n := 1000000
+	if s := os.Getenv("SGP_BENCH_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1000 {
+			b.Fatalf("SGP_BENCH_N=%q: want an integer ≥ 1000", s)
+		}
+		n = v
+	} else if os.Getenv("SGP_BENCH_1M") != "1" {
+		b.Skip("set SGP_BENCH_1M=1 (about 8 GB of memory) or SGP_BENCH_N to run")
 	}
-	const n, d, m, z = 1000000, 8, 256, 16
+	const d, m, z = 8, 256, 16
 	// As sgprepl does (cmd/sgprepl/main.go): collect at 20% heap growth.
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -209,6 +219,10 @@ func BenchmarkScale1M(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(time.Since(start).Seconds(), "epoch-s")
+		for _, r := range md.Trace() {
+			b.Logf("n=%d: epoch %d %.1fs after building the factor (%d CG evaluations, %s; %d/%d swaps)",
+				n, r.Epoch, r.Elapsed.Seconds(), r.CGEvals, r.CGStatus, r.Accepted, r.Swaps)
+		}
 	}
 	gq := float64(8 * n * (2*m + z))
 	hwm := peakRSS(b)

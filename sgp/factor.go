@@ -234,6 +234,19 @@ func (f *Factor) check() {
 	}
 }
 
+// lend returns the storage of G (n·(m+z+1) values) and Q ((n+m)·m) for
+// the caller to overwrite, and invalidates the Factor: every method that
+// reads the state panics until the next successful Factorize, which
+// rebuilds G and Q from scratch (as after a change of hyperparameters).
+// The inducing set is kept in lastFactorized, to rebuild from. A Model's
+// gradient phase holds its n×m matrices here (see Model.continuous).
+func (f *Factor) lend() (g, q []float64) {
+	f.check()
+	f.lastFactorized = append(f.lastFactorized[:0], f.perm[:f.k]...)
+	f.ok = false
+	return f.g, f.q
+}
+
 // col returns column c of G.
 func (f *Factor) col(c int) []float64 { return f.g[c*f.n : (c+1)*f.n : (c+1)*f.n] }
 

@@ -307,7 +307,23 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 	np := md.kern.NumParams()
 	theta0 := md.Params()
 	before := md.f.Value(md.obj)
-	ev := NewEvaluator(md.x, md.y, md.kern, md.obj, active)
+	// The factor is rebuilt from scratch at the end of the phase (refactor
+	// below), so meanwhile the Evaluator keeps Gᵀ = L⁻¹K_mn in G's storage
+	// and K_mn in Q's instead of allocating two more n×m matrices: a fit
+	// peaks at about G + Q, and the row blocks of the gradient read their
+	// kernel values instead of evaluating them again. Until the rebuild the
+	// factor is invalid; should the phase end early by a panic (a kernel or
+	// an interrupt function failing), the model is stale, at θ0: its next
+	// use refactorises (Model.build).
+	gt, kval := md.f.lend()
+	md.stale = true
+	defer func() {
+		if md.stale {
+			md.kern.SetParams(theta0[:np])
+			md.f.noise = math.Exp(theta0[np])
+		}
+	}()
+	ev := newActiveEvaluator(md.x, md.y, md.kern, md.obj, active, gt, kval)
 	if md.mean.Estimated() {
 		ev.SetMean(md.mean)
 	} else {
@@ -380,6 +396,7 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 			md.profile()
 		}
 	}
+	md.stale = false
 	out.value = md.f.Value(md.obj)
 	if err := md.stopErr(ctx); err != nil {
 		return out, err

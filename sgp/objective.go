@@ -55,6 +55,7 @@ type Evaluator struct {
 	yorig        []float64 // the targets, not modified
 	kmn          []float64 // K_mn, then Gᵀ = L⁻¹K_mn (m×n row-major)
 	kraw         []float64 // K_mn kept for block kernels, whose derivatives follow from their values
+	kval         []float64 // if not nil, all of K_mn (m×n) kept for the row blocks (see newEvaluator)
 	kdiag        []float64
 	lmm          []float64 // K_mm, then L (m×m)
 	kmm          []float64 // K_mm as evaluated (full)
@@ -76,10 +77,11 @@ type Evaluator struct {
 
 	// block, if positive, is the number of data rows the gradient phase
 	// forms its K_mn weights for at a time (with the kernel values of those
-	// rows recomputed), so that it holds one m×n matrix (Gᵀ) instead of
-	// three: at n = 10⁶, m = 256 that is 2 GB instead of 6 GB. Zero keeps
-	// the whole weight matrix, which the continuous baseline's inducing-
-	// input gradient needs.
+	// rows read from kval, or recomputed where it is nil), so that it holds
+	// no m×n weight matrix: at n = 10⁶, m = 256 each is 2 GB. A Model's
+	// fit keeps Gᵀ and K_mn in its factor's storage (newEvaluator). Zero
+	// keeps the whole weight matrix, which the continuous baseline's
+	// inducing-input gradient needs.
 	block int
 	rows  []int // scratch: the row indices of a block
 }
@@ -92,7 +94,13 @@ const gradBlock = 8192
 // mean (see SetMean). The kernel's hyperparameters are changed by
 // FuncGrad.
 func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *Evaluator {
-	e := newEvaluator(x, y, k, o, x.Subset(active), min(gradBlock, x.Len()))
+	return newActiveEvaluator(x, y, k, o, active, nil, nil)
+}
+
+// newActiveEvaluator is NewEvaluator with row blocks of gradBlock and
+// storage for Gᵀ and the kept kernel values as in newEvaluator.
+func newActiveEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int, gt, kval []float64) *Evaluator {
+	e := newEvaluator(x, y, k, o, x.Subset(active), min(gradBlock, x.Len()), gt, kval)
 	e.active = append([]int(nil), active...)
 	return e
 }
@@ -134,14 +142,23 @@ func (e *Evaluator) Mean() float64 { return e.mu }
 // training points (z is not copied; the continuous SGPR baseline moves
 // them between calls).
 func NewEvaluatorInputs(x Inputs, y []float64, k Kernel, o Objective, z Inputs) *Evaluator {
-	return newEvaluator(x, y, k, o, z, 0)
+	return newEvaluator(x, y, k, o, z, 0, nil, nil)
 }
 
 // newEvaluator is NewEvaluatorInputs with the gradient phase's row block
-// (0: all rows at once).
-func newEvaluator(x Inputs, y []float64, k Kernel, o Objective, z Inputs, block int) *Evaluator {
+// (0: all rows at once) and, where not nil, storage of at least m·n
+// values that the Evaluator uses instead of allocating its own: gt for
+// K_mn and then Gᵀ, and kval (used only with row blocks and a block
+// kernel) to keep K_mn, so that the row blocks read their kernel values
+// instead of evaluating them again. A Model's gradient phase passes the
+// storage of its factor's G and Q, which it rebuilds afterwards (see
+// Factor.lend).
+func newEvaluator(x Inputs, y []float64, k Kernel, o Objective, z Inputs, block int, gt, kval []float64) *Evaluator {
 	n, m := x.Len(), z.Len()
 	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams(), block: block}
+	if gt != nil && len(gt) < m*n || kval != nil && len(kval) < m*n {
+		panic(errShortBuffer)
+	}
 	nb := n // rows of the weight buffers
 	if block > 0 {
 		nb = block
@@ -149,7 +166,11 @@ func newEvaluator(x Inputs, y []float64, k Kernel, o Objective, z Inputs, block 
 	}
 	e.kmm = make([]float64, m*m)
 	e.rkeep = make([]float64, m*m)
-	e.kmn = make([]float64, m*n)
+	if gt != nil {
+		e.kmn = gt[: m*n : m*n]
+	} else {
+		e.kmn = make([]float64, m*n)
+	}
 	e.kdiag = make([]float64, n)
 	e.lmm = make([]float64, m*m)
 	e.gtg = make([]float64, m*m)
@@ -158,6 +179,9 @@ func newEvaluator(x Inputs, y []float64, k Kernel, o Objective, z Inputs, block 
 	e.wmn = make([]float64, m*nb)
 	if _, ok := k.(blockKernel); ok {
 		e.kraw = make([]float64, m*nb)
+		if block > 0 && kval != nil {
+			e.kval = kval[: m*n : m*n]
+		}
 	} else {
 		e.wnm = make([]float64, nb*m)
 	}
@@ -191,7 +215,10 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	kmn := e.kmn
 	// K_mn, one kernel column per inducing point; diag K.
 	bk, block := e.kern.(blockKernel)
-	if block {
+	if block && e.kval != nil {
+		bk.crossT(e.kval, e.x, e.xI, e.seq)
+		copy(kmn, e.kval)
+	} else if block {
 		bk.crossT(kmn, e.x, e.xI, e.seq)
 	} else {
 		for c := range e.seq {
@@ -370,8 +397,9 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 // W = Tᵀ Gᵀ[:, lo:hi] − v α[lo:hi]ᵀ with T = (S − cI)L⁻¹, and adds their
 // contraction with the kernel derivatives to e.gsum. With e.block = 0 it
 // is called once for all rows and leaves the whole W in e.wmn (the
-// continuous baseline reads it); otherwise the kernel values of the block's
-// rows are evaluated again for the block kernels' derivatives.
+// continuous baseline reads it); otherwise the block kernels' derivatives
+// take the kernel values of the block's rows from e.kval, or evaluate them
+// again where it is nil.
 func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool) {
 	n, m, b := e.n, e.m, hi-lo
 	w := e.wmn[:m*b]
@@ -392,7 +420,12 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 	}
 	if block {
 		kv := e.kraw[:m*b]
-		if e.block > 0 {
+		switch {
+		case e.kval != nil:
+			for cc := 0; cc < m; cc++ {
+				copy(kv[cc*b:(cc+1)*b], e.kval[cc*n+lo:cc*n+hi])
+			}
+		case e.block > 0:
 			e.kern.(blockKernel).crossT(kv, x, e.xI, e.seq)
 		}
 		e.kern.(blockKernel).addGradBlockT(e.gsum, w, kv, x, e.xI, e.seq)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -97,18 +98,39 @@ func TestEvaluatorRowBlocks(t *testing.T) {
 	active := []int{3, 11, 20, 31, 40, 47}
 	for name, k := range map[string]Kernel{"rbf": NewRBF(1.3, []float64{0.7, 0.9, 1.1}), "generic": NewSum(NewRBF(1.3, []float64{0.7, 0.9, 1.1}))} {
 		for _, o := range []Objective{VAR, MLE} {
-			whole := newEvaluator(p.x, p.y, k, o, p.x.Subset(active), 0)
+			whole := newEvaluator(p.x, p.y, k, o, p.x.Subset(active), 0, nil, nil)
 			whole.active = active
 			whole.SetMean(MeanConstant)
-			blocks := newEvaluator(p.x, p.y, k, o, p.x.Subset(active), 7)
+			blocks := newEvaluator(p.x, p.y, k, o, p.x.Subset(active), 7, nil, nil)
 			blocks.active = active
 			blocks.SetMean(MeanConstant)
+			// As a Model's gradient phase: in storage lent by a factor
+			// (longer than m·n, and not zeroed), K_mn kept.
+			n, m := p.x.Len(), len(active)
+			gt, kval := make([]float64, n*(m+3)), make([]float64, (n+m)*m)
+			for i := range gt {
+				gt[i] = math.NaN()
+			}
+			for i := range kval {
+				kval[i] = math.NaN()
+			}
+			lent := newActiveEvaluator(p.x, p.y, k, o, active, gt, kval)
+			lent.block = 7
+			lent.SetMean(MeanConstant)
 			theta := append(k.Params(nil), math.Log(0.05))
-			g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
+			g1, g2, g3 := make([]float64, len(theta)), make([]float64, len(theta)), make([]float64, len(theta))
 			f1, err1 := whole.FuncGrad(g1, theta)
 			f2, err2 := blocks.FuncGrad(g2, theta)
-			if err1 != nil || err2 != nil {
-				t.Fatal(err1, err2)
+			f3, err3 := lent.FuncGrad(g3, theta)
+			if err1 != nil || err2 != nil || err3 != nil {
+				t.Fatal(err1, err2, err3)
+			}
+			if _, block := k.(blockKernel); block != (lent.kval != nil) {
+				t.Errorf("%s: kernel values kept %v", name, lent.kval != nil)
+			}
+			// The same operations on the same values: bit for bit.
+			if f3 != f2 || !slices.Equal(g3, g2) {
+				t.Errorf("%s %v: in lent storage %v %v, by blocks %v %v", name, o, f3, g3, f2, g2)
 			}
 			if math.Abs(f1-f2) > 1e-12*math.Abs(f1) {
 				t.Errorf("%s %v: objective %v by blocks, %v at once", name, o, f2, f1)

@@ -219,38 +219,58 @@ func (k *RBF) scaledT(x *Vectors, rows []int) (xs, norms []float64) {
 // would be faster (a matrix product) but its rounding, about ε·‖x̃‖²
 // absolute, is amplified by an ill-conditioned K[I,I] (measured: 4e-4
 // relative gradient error against finite differences at k = n−1).
+//
+// The rows are taken in tiles of rbfTile, each tile against every column,
+// so that a tile's scaled inputs and squared distances stay in the L1
+// cache; column by column over all n rows they were read from memory d+2
+// times per column (at n = 2·10⁵, m = 256, 0.68 s of CPU time for the
+// full block instead of 0.58 s). Each value is computed by the same
+// operations in the same order either way.
 func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
 	n, m, d := xv.n, len(cols), len(k.ls)
 	xs, _ := k.scaledT(xv, nil)
 	zs, _ := k.scaledT(yv, cols)
 	v := k.variance
-	parallelFor(m, max(1, minRowsPerTask*4/max(1, n)), func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			row := dst[c*n : (c+1)*n]
-			for i := range row {
-				row[i] = 0
-			}
-			for t := 0; t < d; t++ {
-				z := zs[t*m+c]
-				xt := xs[t*n : (t+1)*n]
-				xt = xt[:len(row)]
-				for i, xv := range xt {
-					diff := xv - z
-					row[i] += diff * diff
+	parallelFor(n, max(rbfTile, minRowsPerTask*4/max(1, m)), func(lo, hi int) {
+		var buf [rbfTile]float64
+		for i0 := lo; i0 < hi; i0 += rbfTile {
+			i1 := min(hi, i0+rbfTile)
+			r2 := buf[:i1-i0]
+			for c := 0; c < m; c++ {
+				clear(r2)
+				for t := 0; t < d; t++ {
+					z := zs[t*m+c]
+					xt := xs[t*n+i0 : t*n+i1]
+					xt = xt[:len(r2)]
+					for i, xv := range xt {
+						diff := xv - z
+						r2[i] += diff * diff
+					}
 				}
-			}
-			for i, r2 := range row {
-				row[i] = v * math.Exp(-0.5*r2)
+				row := dst[c*n+i0 : c*n+i1]
+				row = row[:len(r2)]
+				for i, s := range r2 {
+					row[i] = v * math.Exp(-0.5*s)
+				}
 			}
 		}
 	})
 }
 
+// rbfTile is the number of rows crossT takes at a time (2 KB of squared
+// distances, 16 KB of scaled inputs at d = 8).
+const rbfTile = 256
+
 // addGradBlockT uses ∂κ/∂log V = κ and ∂κ/∂log ℓ_t = κ·(x̃_t − z̃_t)²
 // with x̃ = x/ℓ, differencing directly: the expansion used by crossT would
 // cancel badly here, where the weights W of an ill-conditioned K[I,I] are
 // large and of both signs. Cost O(n·m·d), split over the inducing points.
+//
+// The inducing points are taken four at a time: each sum is still formed
+// over the rows in order (the result is the same to the bit), but four
+// independent sums share each load of x̃_t and overlap their additions,
+// whose latency bounds a single sum.
 func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
 	n, m, d := xv.n, len(cols), len(k.ls)
@@ -259,8 +279,51 @@ func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []in
 	// One partial sum per inducing point, added in order (deterministic).
 	parts := make([]float64, m*(1+d))
 	parallelFor(m, max(1, minRowsPerTask*4/max(1, n)), func(c0, c1 int) {
-		h := make([]float64, n)
-		for c := c0; c < c1; c++ {
+		h := make([]float64, 4*n)
+		c := c0
+		for ; c+4 <= c1; c += 4 {
+			h0, h1, h2, h3 := h[:n], h[n:2*n], h[2*n:3*n], h[3*n:4*n]
+			var s0, s1, s2, s3 float64
+			for i := range h0 {
+				h0[i] = w[c*n+i] * kv[c*n+i]
+				s0 += h0[i]
+			}
+			for i := range h1 {
+				h1[i] = w[(c+1)*n+i] * kv[(c+1)*n+i]
+				s1 += h1[i]
+			}
+			for i := range h2 {
+				h2[i] = w[(c+2)*n+i] * kv[(c+2)*n+i]
+				s2 += h2[i]
+			}
+			for i := range h3 {
+				h3[i] = w[(c+3)*n+i] * kv[(c+3)*n+i]
+				s3 += h3[i]
+			}
+			parts[c*(1+d)] += s0
+			parts[(c+1)*(1+d)] += s1
+			parts[(c+2)*(1+d)] += s2
+			parts[(c+3)*(1+d)] += s3
+			for t := 0; t < d; t++ {
+				z0, z1, z2, z3 := zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3]
+				xt := xs[t*n : (t+1)*n]
+				h0, h1, h2, h3 := h0[:len(xt)], h1[:len(xt)], h2[:len(xt)], h3[:len(xt)]
+				var st0, st1, st2, st3 float64
+				for i, v := range xt {
+					diff0, diff1, diff2, diff3 := v-z0, v-z1, v-z2, v-z3
+					st0 += h0[i] * diff0 * diff0
+					st1 += h1[i] * diff1 * diff1
+					st2 += h2[i] * diff2 * diff2
+					st3 += h3[i] * diff3 * diff3
+				}
+				parts[c*(1+d)+1+t] += st0
+				parts[(c+1)*(1+d)+1+t] += st1
+				parts[(c+2)*(1+d)+1+t] += st2
+				parts[(c+3)*(1+d)+1+t] += st3
+			}
+		}
+		h = h[:n]
+		for ; c < c1; c++ {
 			acc := parts[c*(1+d) : (c+1)*(1+d)]
 			wr, kr := w[c*n:(c+1)*n], kv[c*n:(c+1)*n]
 			var s float64

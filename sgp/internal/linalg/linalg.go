@@ -95,7 +95,10 @@ func splitMin(n, minPer int, fn func(lo, hi int)) {
 // SyrkT sets c (m×m, both triangles) to A·Aᵀ for the row-major m×n matrix
 // a with row stride lda. The columns are taken in fixed chunks whose
 // products are summed in order, so the result does not depend on the
-// number of cores or the scheduling.
+// number of cores or the scheduling. The chunks are formed a wave of
+// GOMAXPROCS at a time, each wave added before the next, so that only
+// that many m×m partial products exist at once (all of them would be 256
+// MB at n = 10⁶, m = 256).
 func SyrkT(m, n int, a []float64, lda int, c []float64) { cur().syrkT(m, n, a, lda, c) }
 
 func (be *backend) syrkT(m, n int, a []float64, lda int, c []float64) {
@@ -104,21 +107,28 @@ func (be *backend) syrkT(m, n int, a []float64, lda int, c []float64) {
 	}
 	const chunk = 2048
 	chunks := max(1, (n+chunk-1)/chunk)
-	parts := make([][]float64, chunks)
-	splitMin(chunks, 1, func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			c0, c1 := p*chunk, min(n, (p+1)*chunk)
-			part := make([]float64, m*m)
-			if c1 > c0 {
-				be.dsyrk(m, c1-c0, a[c0:], lda, part, m)
-			}
-			parts[p] = part
-		}
-	})
+	wave := min(chunks, runtime.GOMAXPROCS(0))
+	parts := make([][]float64, wave)
+	for i := range parts {
+		parts[i] = make([]float64, m*m)
+	}
 	clear(c[:m*m])
-	for _, part := range parts {
-		for i, v := range part {
-			c[i] += v
+	for p0 := 0; p0 < chunks; p0 += wave {
+		w := min(wave, chunks-p0)
+		splitMin(w, 1, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				c0, c1 := (p0+i)*chunk, min(n, (p0+i+1)*chunk)
+				if c1 > c0 {
+					be.dsyrk(m, c1-c0, a[c0:], lda, parts[i], m)
+				} else {
+					clear(parts[i])
+				}
+			}
+		})
+		for _, part := range parts[:w] {
+			for i, v := range part {
+				c[i] += v
+			}
 		}
 	}
 	symmetrize(m, c)
