@@ -139,13 +139,30 @@ func (md *Model) reselect() int {
 // forward selection: starting empty, m times it scores s candidates drawn
 // uniformly from the points not yet chosen exactly (ExactDelta, O(n·k)
 // each) and adds the best. Cost O(s·n·m²) and s·m kernel columns.
-func (md *Model) forwardSelect(s int) int {
+func (md *Model) forwardSelect(s int) int { return md.forwardSelectPivots(s, false) }
+
+// forwardCandidates is the number of random candidates scored exactly per
+// step of CholQR's forward start (InitForward), as in Titsias-16.
+const forwardCandidates = 16
+
+// forwardSelectPivots is forwardSelect that, with pivots set, also scores
+// exactly the candidate with the best approximate score of the
+// information pivots (Cao et al. 2013, §4), found among all n points at
+// O(n·z·(k+z)) per step: the pool of each step is then the S random
+// candidates of Titsias (2009) plus the one a CholQR swap would propose.
+func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 	f := md.f
 	n := f.n
 	_ = f.Factorize(nil)
 	scored := 0
 	for f.k < md.m {
 		best, bv := -1, math.Inf(-1)
+		if pivots {
+			if j, _ := f.bestApprox(md.obj); j >= 0 {
+				best, bv = j, f.ExactDelta(j, md.obj)
+				scored++
+			}
+		}
 		for c := 0; c < s; c++ {
 			j := md.rng.IntN(n)
 			if f.IsActive(j) {

@@ -45,9 +45,13 @@ func (md *Model) build() error {
 	md.rng = rand.New(rand.NewPCG(md.seed, md.seed^0x5851f42d4c957f2d))
 	active := md.inducing
 	if active == nil {
-		switch md.init {
+		switch md.startInit() {
 		case InitGreedy:
 			active = greedyVariance(f, md.m)
+		case InitForward:
+			md.f = f
+			md.forwardSelectPivots(forwardCandidates, true)
+			active = f.Active(nil)
 		default:
 			active = md.rng.Perm(n)[:md.m]
 		}
@@ -73,6 +77,21 @@ func (md *Model) build() error {
 		md.profile()
 	}
 	return nil
+}
+
+// startInit returns how the initial inducing set is chosen: the one set by
+// WithInit, or the selector's default (see Init).
+func (md *Model) startInit() Init {
+	if md.initSet {
+		return md.init
+	}
+	switch md.selector.kind {
+	case selCholQR, selHybrid:
+		return InitForward
+	case selGreedyVariance:
+		return InitGreedy
+	}
+	return md.init
 }
 
 // rebuildRobust factorises the points of active that are not degenerate

@@ -42,7 +42,7 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	if swaps == 0 {
 		swaps = min(60, md.f.k)
 	}
-	if md.selector.kind != selCholQR {
+	if md.selector.kind != selCholQR && md.selector.kind != selHybrid { // the hybrid's first phase is CholQR
 		swaps = 0
 	}
 	order := md.visitOrder(swaps)
@@ -113,6 +113,7 @@ type cgProblem struct {
 	bestG     []float64
 	bestF     float64
 	evals     int
+	calls     int // objective requests, cached and capped ones included
 	nonFinite int // evaluations that gave no finite value
 	budget    int
 	firstF    float64
@@ -121,6 +122,7 @@ type cgProblem struct {
 }
 
 func (p *cgProblem) eval(x []float64) {
+	p.calls++
 	if p.valid && equalSlices(x, p.x) {
 		return
 	}
@@ -180,11 +182,18 @@ type ctxRecorder struct {
 
 func (r ctxRecorder) Init() error { return nil }
 func (r ctxRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
-	if r.p.evals >= r.budget {
+	// Requests for a point already evaluated, or beyond the step cap, are
+	// answered without an evaluation; a line search that keeps asking for
+	// them would otherwise never reach the evaluation budget.
+	if r.p.evals >= r.budget || r.p.calls >= maxCallsPerEval*r.budget {
 		return errBudget
 	}
 	return r.p.stop()
 }
+
+// maxCallsPerEval bounds the objective requests of one gradient phase, as
+// a multiple of its evaluation budget.
+const maxCallsPerEval = 20
 
 var errBudget = errors.New("sgp: evaluation budget reached")
 

@@ -29,6 +29,7 @@ func init() {
 		"ErrNotPD":                         reflect.ValueOf(&sgp.ErrNotPD).Elem(),
 		"FitContinuous":                    reflect.ValueOf(sgp.FitContinuous),
 		"FitExact":                         reflect.ValueOf(sgp.FitExact),
+		"InitForward":                      reflect.ValueOf(sgp.InitForward),
 		"InitGreedy":                       reflect.ValueOf(sgp.InitGreedy),
 		"InitRandom":                       reflect.ValueOf(sgp.InitRandom),
 		"LoadKIN40K":                       reflect.ValueOf(sgp.LoadKIN40K),

@@ -1,0 +1,38 @@
+package sgp
+
+import (
+	"testing"
+	"time"
+)
+
+// TestCGPhaseTerminates is the regression test of a gradient phase that
+// never ended: its line search kept asking for points already evaluated
+// (or beyond the step cap), which are answered without an evaluation and
+// so never reached the evaluation budget (SyntheticARD(2000, 1000, 8, 7),
+// m = 16, seed 2, epoch 20 from the forward start). Requests are now
+// bounded too (maxCallsPerEval).
+func TestCGPhaseTerminates(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a 25-epoch fit")
+	}
+	train, _ := SyntheticARD(2000, 1000, 8, 7)
+	done := make(chan *Result, 1)
+	go func() {
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(16).WithInfoPivots(16).
+			WithSeed(2).WithMaxEpochs(25).WithTolerance(0)
+		res, err := md.Fit()
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		if res != nil {
+			t.Logf("%d epochs, %s", res.Epochs, res.Stopped)
+		}
+	case <-time.After(10 * time.Minute): // a hang, not a slow machine
+		t.Fatal("the fit did not finish: a gradient phase that never ends")
+	}
+}
