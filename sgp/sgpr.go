@@ -208,6 +208,12 @@ func (r funcRecorder) Record(*optimize.Location, optimize.Operation, *optimize.S
 // as the initialisation of the continuous optimisation. The model itself
 // is not changed.
 func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (cr *ContinuousResult, err error) {
+	return md.refineFrom(ctx, opts, nil)
+}
+
+// refineFrom is RefineContinuous from the hyperparameters theta (kernel
+// log parameters, then log σ²), or from the model's own if theta is nil.
+func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64) (cr *ContinuousResult, err error) {
 	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
@@ -217,11 +223,15 @@ func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (
 	if !ok || !ok2 {
 		return nil, errors.New("sgp: continuous refinement needs vector inputs and the RBF kernel")
 	}
+	if theta == nil {
+		theta = md.Params()
+	}
+	np := kern.NumParams()
 	k2 := NewRBF(1, kern.Lengthscales())
-	k2.SetParams(kern.Params(nil))
+	k2.SetParams(theta[:np])
 	z0 := xv.Rows(md.f.Active(nil))
 	opts.Mean = md.mean
-	return FitContinuous(ctx, xv, md.y, k2, z0, md.f.noise, md.obj, opts)
+	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
 }
 
 // zGradRBF stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
