@@ -202,18 +202,11 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 		for _, o := range []sgp.Objective{sgp.VAR, sgp.MLE} {
 			md := sgp.NewModel(d.X, d.Y, sgp.NewRBFFromData(d.X, d.Y)).WithInducing(start).WithObjective(o).
 				WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(100)
-			t0 := time.Now()
-			res, err := md.FitContext(ctx)
-			if err != nil {
+			if err := x.snelsonRow(ctx, set.name, "CholQR-"+o.String(), md, d, func(*sgp.Result) string {
+				return fmt.Sprintf("%d initial points degenerate, replaced", md.ReplacedInit())
+			}); err != nil {
 				return err
 			}
-			ev, err := md.Evaluate(d)
-			if err != nil {
-				return err
-			}
-			x.add(expRow{Dataset: set.name, Method: "CholQR-" + o.String(), M: 10, Z: 16, Objective: res.Objective, Kind: o.String(),
-				SMSE: ev.SMSE, SNLP: ev.SNLP, Seconds: time.Since(t0).Seconds(), Epochs: res.Epochs,
-				Note: fmt.Sprintf("%s; %d initial points degenerate, replaced", snelsonNote, md.ReplacedInit())})
 			fig, err := figure.Fit1D(md, fmt.Sprintf("%s, CholQR-%v from the clumped start, m = 10", set.name, o))
 			if err == nil {
 				if err := x.savePlot(fig, fmt.Sprintf("%s_cholqr_%s.png", set.name, strings.ToLower(o.String()))); err != nil {
@@ -242,20 +235,29 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 		// clumped start, and the exact GP: what m = 10 costs.
 		md := sgp.NewModel(d.X, d.Y, sgp.NewRBFFromData(d.X, d.Y)).WithInducing(start).WithSelector(sgp.SelectHybrid).
 			WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(100)
-		res, err := md.FitContext(ctx)
-		if err != nil {
+		if err := x.snelsonRow(ctx, set.name, "Hybrid-VAR", md, d, hybridNote); err != nil {
 			return err
 		}
-		ev, err := md.Evaluate(d)
-		if err != nil {
-			return err
-		}
-		x.add(expRow{Dataset: set.name, Method: "Hybrid-VAR", M: 10, Z: 16, Objective: res.Objective, Kind: "VAR",
-			SMSE: ev.SMSE, SNLP: ev.SNLP, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: snelsonNote + "; " + hybridNote(res)})
 		if err := x.exactRow(ctx, set.name, d.X, d.Y, d.X, d.Y, snelsonNote); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// snelsonRow fits md, scores it on its training data d and records a row
+// whose note is snelsonNote and note(result).
+func (x *expEnv) snelsonRow(ctx context.Context, dataset, method string, md *sgp.Model, d *sgp.Dataset, note func(*sgp.Result) string) error {
+	res, err := md.FitContext(ctx)
+	if err != nil {
+		return err
+	}
+	ev, err := md.Evaluate(d)
+	if err != nil {
+		return err
+	}
+	x.add(expRow{Dataset: dataset, Method: method, M: 10, Z: 16, Objective: res.Objective, Kind: md.ObjectiveKind().String(),
+		SMSE: ev.SMSE, SNLP: ev.SNLP, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: snelsonNote + "; " + note(res)})
 	return nil
 }
 
