@@ -88,6 +88,9 @@ var commands = []command{
 			"histogram. The prior mean is a constant estimated in closed form with the\n" +
 			"hyperparameters (the generalised least-squares mean of the targets under\n" +
 			"the model), so targets need no centring; it is saved with the model.\n" +
+			"Inducing points: --selector hybrid by default for numeric inputs with the\n" +
+			"rbf kernel (CholQR, then inducing inputs refined continuously, kept only\n" +
+			"if the objective is lower), cholqr for the other kernels.\n" +
 			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +
 			"points than asked, no convergence) to both. Interrupting (Ctrl-C) stops the\n" +
 			"fit; the partial result is still reported, saved and used for predictions,\n" +
