@@ -14,7 +14,7 @@ import (
 // seconds. Each fit stops on the default rule (relative decrease below
 // 1e-4) or after SGP_BENCH_BUDGET (default 120s). Run with
 //
-//	SGP_DATA=../shared/data go test ./sgp/ -run XXX -bench KIN40K -benchtime 1x -timeout 3h
+//	SGP_DATA=$PWD/../shared/data go test ./sgp/ -run XXX -bench KIN40K -benchtime 1x -timeout 3h
 func BenchmarkKIN40K(b *testing.B) {
 	train, test, err := LoadKIN40K(DataDir("../../shared/data"))
 	if err != nil {

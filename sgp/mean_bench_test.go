@@ -22,7 +22,7 @@ import (
 // Each fit stops on the default rule or after SGP_BENCH_BUDGET (default
 // 20s); SGP_BENCH_SEED sets the seed of the start (default 1). Run with
 //
-//	SGP_DATA=../shared/data go test ./sgp/ -run XXX -bench MeanChoice -benchtime 1x -timeout 1h
+//	SGP_DATA=$PWD/../shared/data go test ./sgp/ -run XXX -bench MeanChoice -benchtime 1x -timeout 1h
 func BenchmarkMeanChoice(b *testing.B) {
 	dir := sgp.DataDir("../../shared/data")
 	budget := 20 * time.Second

@@ -120,7 +120,7 @@ func initSets(dir string) []initSet {
 // with the methods interleaved within each seed. It runs only with
 // SGP_INIT_EXPERIMENT=1 and skips the real sets without data:
 //
-//	SGP_INIT_EXPERIMENT=1 SGP_DATA=../shared/data go test ./sgp/mol/ -run InitExperiment -v -timeout 6h
+//	SGP_INIT_EXPERIMENT=1 SGP_DATA=$PWD/../shared/data go test ./sgp/mol/ -run InitExperiment -v -timeout 6h
 //
 // SGP_INIT_SETS and SGP_INIT_METHODS restrict the sets and methods
 // (comma-separated names).
