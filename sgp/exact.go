@@ -576,14 +576,8 @@ func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []
 		return nil, nil, err
 	}
 	s, n := xs.Len(), len(p.alpha)
-	if mean == nil {
-		mean = make([]float64, s)
-	}
-	if variance == nil {
-		variance = make([]float64, s)
-	}
-	if len(mean) != s || len(variance) != s {
-		return nil, nil, fmt.Errorf("sgp: prediction buffers of length %d and %d for %d inputs", len(mean), len(variance), s)
+	if mean, variance, err = predictBuffers(mean, variance, s); err != nil {
+		return nil, nil, err
 	}
 	// Blocks of test points bound memory to 16 MB of cross-covariances.
 	block := max(1, min(s, (1<<21)/max(1, n)))

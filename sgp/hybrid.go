@@ -45,6 +45,7 @@ func (md *Model) fitHybrid(ctx context.Context) (*Result, error) {
 	start := time.Now()
 	theta0 := md.Params()
 	budget := md.budget
+	defer func() { md.budget = budget }() // also when a kernel panics
 	if budget > 0 {
 		md.budget = time.Duration(hybridShare * float64(budget))
 	}

@@ -97,14 +97,8 @@ func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float
 		return nil, nil, err
 	}
 	s, k := xs.Len(), len(p.a)
-	if mean == nil {
-		mean = make([]float64, s)
-	}
-	if variance == nil {
-		variance = make([]float64, s)
-	}
-	if len(mean) != s || len(variance) != s {
-		return nil, nil, fmt.Errorf("sgp: prediction buffers of length %d and %d for %d inputs", len(mean), len(variance), s)
+	if mean, variance, err = predictBuffers(mean, variance, s); err != nil {
+		return nil, nil, err
 	}
 	// Work in blocks of test points to bound memory at O(k·block).
 	const block = 2048
@@ -164,6 +158,22 @@ func (p *Predictor) Predict(xs Inputs) (mean, variance []float64, err error) {
 func (p *Predictor) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
 	mean, variance, err = p.PredictTo(nil, nil, xs)
 	return withNoise(mean, variance, err, p.NoiseV)
+}
+
+// predictBuffers returns mean and variance as buffers for s predictions,
+// allocating those that are nil, or an error if a given one has another
+// length.
+func predictBuffers(mean, variance []float64, s int) ([]float64, []float64, error) {
+	if mean == nil {
+		mean = make([]float64, s)
+	}
+	if variance == nil {
+		variance = make([]float64, s)
+	}
+	if len(mean) != s || len(variance) != s {
+		return nil, nil, fmt.Errorf("sgp: prediction buffers of length %d and %d for %d inputs", len(mean), len(variance), s)
+	}
+	return mean, variance, nil
 }
 
 // withNoise adds the noise variance s2 to latent predictive variances,
