@@ -7,7 +7,6 @@ import (
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // ErrNotPD is returned when K[I,I] or GᵀG + σ²I is not numerically
@@ -233,9 +232,10 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	// K_mm: for inducing training points the rows of K_mn, so that both
 	// blocks carry the same rounding; otherwise from the kernel.
 	if e.active != nil {
-		for a, ja := range e.active {
-			for b := 0; b < m; b++ {
-				e.kmm[a*m+b] = kmn[b*n+ja]
+		for b := 0; b < m; b++ {
+			row := kmn[b*n : (b+1)*n]
+			for a, ja := range e.active {
+				e.kmm[a*m+b] = row[ja]
 			}
 		}
 	} else {
@@ -248,8 +248,8 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 		copy(e.lmm[a*m:a*m+a+1], e.kmm[a*m:a*m+a+1])
 		e.lmm[a*m+a] += e.jitter
 	}
-	lt, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: e.lmm})
-	if !ok {
+	lt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: e.lmm}
+	if !linalg.Potrf(blas.Lower, m, e.lmm, m) {
 		return math.Inf(1), ErrNotPD
 	}
 	if e.kraw != nil && e.block == 0 {
@@ -257,14 +257,13 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	}
 	// Gᵀ = L⁻¹K_mn; GᵀG.
 	linalg.TrsmLower(m, n, e.lmm, kmn, n)
-	gt := blas64.General{Rows: m, Cols: n, Stride: n, Data: kmn}
 	linalg.SyrkT(m, n, kmn, n, e.gtg)
 	copy(e.rr, e.gtg)
 	for i := 0; i < m; i++ {
 		e.rr[i*m+i] += s2
 	}
-	rt, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: e.rr})
-	if !ok {
+	rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: e.rr}
+	if !linalg.Potrf(blas.Upper, m, e.rr, m) {
 		return math.Inf(1), ErrNotPD
 	}
 	copy(e.rkeep, e.rr)
@@ -273,12 +272,15 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	// estimated mean δ minimises the data fit ‖y − μ‖² − ‖a‖² (Mean):
 	// δ = (1ᵀỹ − uᵀR⁻ᵀGᵀỹ)/(n − ‖u‖²).
 	av := blas64.Vector{N: m, Data: e.vecM[0], Inc: 1}
-	blas64.Gemv(blas.NoTrans, 1, gt, blas64.Vector{N: n, Data: e.y, Inc: 1}, 0, av)
+	if e.ones != nil {
+		linalg.MulRows(m, n, kmn, n, [][]float64{e.y, e.ones}, [][]float64{av.Data, e.vecM1})
+	} else {
+		linalg.MulRows(m, n, kmn, n, [][]float64{e.y}, [][]float64{av.Data})
+	}
 	blas64.Trsv(blas.Trans, rt, av)
 	delta, yy := 0.0, e.yy
 	if e.ones != nil {
 		uv := blas64.Vector{N: m, Data: e.vecM1, Inc: 1}
-		blas64.Gemv(blas.NoTrans, 1, gt, blas64.Vector{N: n, Data: e.ones, Inc: 1}, 0, uv)
 		blas64.Trsv(blas.Trans, rt, uv)
 		var ua, uu float64
 		for i := 0; i < m; i++ {
@@ -323,7 +325,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	for i, v := range e.y {
 		alpha[i] = v - delta
 	}
-	blas64.Gemv(blas.Trans, -1, gt, bv, 1, blas64.Vector{N: n, Data: alpha, Inc: 1})
+	linalg.SubColumns(m, n, kmn, n, bv.Data, alpha)
 	var alal float64
 	for i := range alpha {
 		alpha[i] /= s2
@@ -331,12 +333,12 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	}
 	// h = Gᵀα, v = L⁻ᵀh.
 	hv := blas64.Vector{N: m, Data: e.vecM[2], Inc: 1}
-	blas64.Gemv(blas.NoTrans, 1, gt, blas64.Vector{N: n, Data: alpha, Inc: 1}, 0, hv)
+	linalg.MulRows(m, n, kmn, n, [][]float64{alpha}, [][]float64{hv.Data})
 	vv := blas64.Vector{N: m, Data: e.vecM[3], Inc: 1}
 	copy(vv.Data, hv.Data)
 	blas64.Trsv(blas.Trans, lt, vv)
 	// S = (RᵀR)⁻¹ in e.rr (full).
-	if _, ok := lapack64.Potri(rt); !ok {
+	if !linalg.Potri(blas.Upper, m, e.rr, m) {
 		return math.Inf(1), ErrNotPD
 	}
 	S := e.rr
@@ -380,7 +382,12 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	}
 	linalg.Trsm(blas.Left, blas.Lower, blas.Trans, m, m, e.lmm, m, T, m)
 	linalg.Trsm(blas.Right, blas.Lower, blas.NoTrans, m, m, e.lmm, m, T, m)
-	e.kern.AddGrad(e.gsum, T, e.xI, 0, m, e.xI, e.seq)
+	if block {
+		// From the kernel values already in hand, split over the cores.
+		bk.addGradBlockT(e.gsum, T, e.kmm, e.xI, e.xI, e.seq)
+	} else {
+		e.kern.AddGrad(e.gsum, T, e.xI, 0, m, e.xI, e.seq)
+	}
 	if c != 0 {
 		for i := range e.wdiag {
 			e.wdiag[i] = 0.5 * c

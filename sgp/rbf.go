@@ -224,7 +224,9 @@ func (k *RBF) scaledT(x *Vectors, rows []int) (xs, norms []float64) {
 // so that a tile's scaled inputs and squared distances stay in the L1
 // cache; column by column over all n rows they were read from memory d+2
 // times per column (at n = 2·10⁵, m = 256, 0.68 s of CPU time for the
-// full block instead of 0.58 s). Each value is computed by the same
+// full block instead of 0.58 s). Four columns are taken together so that
+// each load of a scaled input serves four differences (n = 10⁴, m = 512:
+// 29 ms for the block instead of 34). Each value is computed by the same
 // operations in the same order either way.
 func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
@@ -233,11 +235,40 @@ func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
 	zs, _ := k.scaledT(yv, cols)
 	v := k.variance
 	parallelFor(n, max(rbfTile, minRowsPerTask*4/max(1, m)), func(lo, hi int) {
-		var buf [rbfTile]float64
+		var buf [4][rbfTile]float64
 		for i0 := lo; i0 < hi; i0 += rbfTile {
 			i1 := min(hi, i0+rbfTile)
-			r2 := buf[:i1-i0]
-			for c := 0; c < m; c++ {
+			r2 := buf[0][:i1-i0]
+			c := 0
+			// Four columns at a time share each load of x̃_t.
+			for ; c+4 <= m; c += 4 {
+				r0, r1, r2, r3 := buf[0][:i1-i0], buf[1][:i1-i0], buf[2][:i1-i0], buf[3][:i1-i0]
+				clear(r0)
+				clear(r1)
+				clear(r2)
+				clear(r3)
+				for t := 0; t < d; t++ {
+					z0, z1, z2, z3 := zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3]
+					xt := xs[t*n+i0 : t*n+i1]
+					xt = xt[:len(r0)]
+					r1, r2, r3 := r1[:len(xt)], r2[:len(xt)], r3[:len(xt)]
+					for i, xv := range xt {
+						d0, d1, d2, d3 := xv-z0, xv-z1, xv-z2, xv-z3
+						r0[i] += d0 * d0
+						r1[i] += d1 * d1
+						r2[i] += d2 * d2
+						r3[i] += d3 * d3
+					}
+				}
+				for q, rq := range [4][]float64{r0, r1, r2, r3} {
+					row := dst[(c+q)*n+i0 : (c+q)*n+i1]
+					row = row[:len(rq)]
+					for i, s := range rq {
+						row[i] = v * math.Exp(-0.5*s)
+					}
+				}
+			}
+			for ; c < m; c++ {
 				clear(r2)
 				for t := 0; t < d; t++ {
 					z := zs[t*m+c]

@@ -24,6 +24,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // backend is one implementation of the row-major level-3 primitives, all
@@ -37,6 +39,10 @@ type backend struct {
 	// dtrsm sets B ← op(A)⁻¹B (left) or B·op(A)⁻¹ (right), B m×n, A
 	// triangular with a non-unit diagonal.
 	dtrsm func(side blas.Side, uplo blas.Uplo, trans blas.Transpose, m, n int, a []float64, lda int, b []float64, ldb int)
+	// dpotrf and dpotri, if not nil, are the backend's Cholesky
+	// factorisation and inverse from it (see Potrf, Potri); nil uses
+	// gonum's LAPACK.
+	dpotrf, dpotri func(uplo blas.Uplo, n int, a []float64, lda int) bool
 }
 
 // active is the backend chosen by SGP_BLAS, selected once on first use.
@@ -196,5 +202,45 @@ func (be *backend) trsm(side blas.Side, uplo blas.Uplo, trans blas.Transpose, m,
 	if m == 0 || n == 0 {
 		return
 	}
-	be.dtrsm(side, uplo, trans, m, n, a, lda, b, ldb)
+	// The rows of B·op(A)⁻¹ and the columns of op(A)⁻¹B are independent:
+	// split them over the cores.
+	if side == blas.Right {
+		splitMin(m, 64, func(lo, hi int) {
+			be.dtrsm(side, uplo, trans, hi-lo, n, a, lda, b[lo*ldb:], ldb)
+		})
+		return
+	}
+	splitMin(n, 64, func(lo, hi int) {
+		be.dtrsm(side, uplo, trans, m, hi-lo, a, lda, b[lo:], ldb)
+	})
+}
+
+// Potrf overwrites the uplo triangle of the symmetric positive-definite
+// n×n row-major matrix a (row stride lda) with its Cholesky factor: L with
+// A = LLᵀ for blas.Lower, U with A = UᵀU for blas.Upper. The other
+// triangle is not referenced. It returns false if A is not numerically
+// positive definite.
+func Potrf(uplo blas.Uplo, n int, a []float64, lda int) bool {
+	if n == 0 {
+		return true
+	}
+	if be := cur(); be.dpotrf != nil {
+		return be.dpotrf(uplo, n, a, lda)
+	}
+	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: uplo, N: n, Stride: lda, Data: a})
+	return ok
+}
+
+// Potri overwrites the uplo triangle of the Cholesky factor that Potrf
+// left in a with that triangle of A⁻¹. It returns false if the factor is
+// singular.
+func Potri(uplo blas.Uplo, n int, a []float64, lda int) bool {
+	if n == 0 {
+		return true
+	}
+	if be := cur(); be.dpotri != nil {
+		return be.dpotri(uplo, n, a, lda)
+	}
+	_, ok := lapack64.Potri(blas64.Triangular{Uplo: uplo, Diag: blas.NonUnit, N: n, Stride: lda, Data: a})
+	return ok
 }

@@ -87,6 +87,33 @@ func openOne(name string) (_ *backend, err error) {
 			version += " " + c
 		}
 	}
+	// LAPACK's Cholesky routines through their Fortran interface
+	// (column-major, arguments by reference; OpenBLAS builds them with its
+	// own level-3 kernels). Row-major lower is column-major upper. The
+	// trailing argument is the hidden length of the character argument
+	// that gfortran-compiled routines expect; C implementations ignore it.
+	var potrf, potri func(uplo *byte, n *int32, a *float64, lda *int32, info *int32, uplen uintptr)
+	if _, e := purego.Dlsym(lib, "dpotrf_"); e == nil {
+		purego.RegisterLibFunc(&potrf, lib, "dpotrf_")
+	}
+	if _, e := purego.Dlsym(lib, "dpotri_"); e == nil {
+		purego.RegisterLibFunc(&potri, lib, "dpotri_")
+	}
+	lapackCall := func(fn func(*byte, *int32, *float64, *int32, *int32, uintptr)) func(blas.Uplo, int, []float64, int) bool {
+		if fn == nil {
+			return nil
+		}
+		return func(uplo blas.Uplo, n int, a []float64, lda int) bool {
+			u := byte('L')
+			if uplo == blas.Lower {
+				u = 'U'
+			}
+			nn, ld := int32(n), int32(lda)
+			var info int32
+			fn(&u, &nn, unsafe.SliceData(a), &ld, &info, 1)
+			return info == 0
+		}
+	}
 	// Zero-size calls return before reaching the library, so &x[0] exists.
 	p := func(x []float64) *float64 { return unsafe.SliceData(x) }
 	tr := func(t bool) int32 {
@@ -96,7 +123,9 @@ func openOne(name string) (_ *backend, err error) {
 		return cblasNoTrans
 	}
 	return &backend{
-		name: fmt.Sprintf("%s (runtime, %s)", version, name),
+		name:   fmt.Sprintf("%s (runtime, %s)", version, name),
+		dpotrf: lapackCall(potrf),
+		dpotri: lapackCall(potri),
 		dgemm: func(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 			if m == 0 || n == 0 {
 				return
