@@ -157,19 +157,23 @@ func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Backgroun
 // with ctx's error.
 func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 	defer md.recoverPanic(&err)
+	// A model not yet built chooses its starting set here (InitForward
+	// scores candidates exactly): that time counts against the budget and
+	// in Result.Elapsed like the epochs'.
+	start := time.Now()
 	if err := md.build(); err != nil {
 		return nil, err
 	}
 	if md.selector.kind == selHybrid {
-		return md.fitHybrid(ctx)
+		return md.fitHybrid(ctx, start)
 	}
-	return md.fitSubset(ctx)
+	return md.fitSubset(ctx, start)
 }
 
-// fitSubset is Fit for inducing points chosen among the training data.
-func (md *Model) fitSubset(ctx context.Context) (res *Result, err error) {
+// fitSubset is Fit for inducing points chosen among the training data,
+// with the time budget and Result.Elapsed counted from start.
+func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, err error) {
 	md.refined = nil
-	start := time.Now()
 	theta0 := md.Params()
 	stopped, converged, runErr := md.runEpochs(ctx, start)
 	restarted := false

@@ -35,21 +35,20 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // selection. Each phase starts where the other is strongest: CholQR finds
 // a well-spread set fast and needs no inducing-input gradients, and the
 // continuous phase then fits the inducing inputs between the data.
-func (md *Model) fitHybrid(ctx context.Context) (*Result, error) {
+func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error) {
 	if _, ok := md.kern.(*RBF); !ok {
 		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs the RBF kernel on vector inputs; use cholqr for other kernels")
 	}
 	if _, ok := md.x.(*Vectors); !ok {
 		return nil, errors.New("sgp: the hybrid selector needs vector inputs; use cholqr for discrete inputs")
 	}
-	start := time.Now()
 	theta0 := md.Params()
 	budget := md.budget
 	defer func() { md.budget = budget }() // also when a kernel panics
 	if budget > 0 {
 		md.budget = time.Duration(hybridShare * float64(budget))
 	}
-	res, err := md.fitSubset(ctx)
+	res, err := md.fitSubset(ctx, start)
 	md.budget = budget
 	if err != nil {
 		return res, err

@@ -1,0 +1,55 @@
+package sgp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+)
+
+// TestExactDeltasMatchExactDelta checks the batched exact scores of the
+// forward start against ExactDelta (itself checked against the dense
+// oracle in TestExactDeltaMatchesOracle) for every point: active points
+// (NaN), information pivots, ordinary candidates, and with an empty
+// active set; and that scoring leaves the state unchanged.
+func TestExactDeltasMatchExactDelta(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{7, 40, 150} {
+		for _, noise := range []float64{0.1, 1e-4} {
+			for _, k := range []int{0, 1, n / 5} {
+				p := newProblem(rng, n, 3, 1.5, 0.9, noise)
+				p.y[0] += 3 // a mean away from zero
+				f := p.factor(t, k+1, 4)
+				if err := f.Factorize(rng.Perm(n)[:k]); err != nil {
+					t.Fatal(err)
+				}
+				cands := make([]int, n)
+				for i := range cands {
+					cands[i] = i
+				}
+				w := newExactBatch(n, f.mcap, n)
+				for _, o := range []Objective{VAR, MLE} {
+					before := f.Value(o)
+					got := make([]float64, n)
+					f.exactDeltas(cands, o, got, w)
+					if v := f.Value(o); v != before {
+						t.Fatalf("scoring changed F: %g → %g", before, v)
+					}
+					for j := 0; j < n; j++ {
+						want := f.ExactDelta(j, o)
+						switch {
+						case math.IsNaN(want):
+							if !math.IsNaN(got[j]) {
+								t.Errorf("n=%d k=%d active %d: got %g, want NaN", n, k, j, got[j])
+							}
+						case !scalar.EqualWithinAbsOrRel(got[j], want, 1e-7, 1e-7):
+							t.Errorf("n=%d σ²=%g k=%d %v j=%d: batch %.10g, ExactDelta %.10g", n, noise, k, o, j, got[j], want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
