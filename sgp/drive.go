@@ -132,8 +132,8 @@ type Result struct {
 	// a restart from an MLE warm start (WithMLERestart) found a lower
 	// VAR objective, which the model keeps.
 	Restarted bool
-	// Refined is, for the hybrid selector, the continuous refinement of
-	// the CholQR selection that the model predicts with (its inducing
+	// Refined is, for the hybrid selector, the continuous refinement
+	// that the model predicts with (its inducing
 	// inputs Z and θ; Objective and Params are then its own); nil when the
 	// refinement did not lower the objective, and for other selectors.
 	Refined *ContinuousResult

@@ -208,12 +208,13 @@ func (r funcRecorder) Record(*optimize.Location, optimize.Operation, *optimize.S
 // as the initialisation of the continuous optimisation. The model itself
 // is not changed.
 func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (cr *ContinuousResult, err error) {
-	return md.refineFrom(ctx, opts, nil)
+	return md.refineFrom(ctx, opts, nil, nil)
 }
 
 // refineFrom is RefineContinuous from the hyperparameters theta (kernel
-// log parameters, then log σ²), or from the model's own if theta is nil.
-func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64) (cr *ContinuousResult, err error) {
+// log parameters, then log σ²) and the inducing set set (data indices),
+// or from the model's own where they are nil.
+func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, set []int) (cr *ContinuousResult, err error) {
 	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
@@ -229,7 +230,10 @@ func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta [
 	np := kern.NumParams()
 	k2 := NewRBF(1, kern.Lengthscales())
 	k2.SetParams(theta[:np])
-	z0 := xv.Rows(md.f.Active(nil))
+	if set == nil {
+		set = md.f.Active(nil)
+	}
+	z0 := xv.Rows(set)
 	opts.Mean = md.mean
 	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
 }
