@@ -84,10 +84,12 @@ func TestVARRestartKeepsBetter(t *testing.T) {
 }
 
 // TestVARKin8nmCloseToMLE is the real-data check that VAR does not
-// collapse on kin8nm (split 0, m = 128): its test SMSE stays within 15% of
-// MLE's. The gap that remains (VAR 0.1265 against MLE 0.1143 with 40
-// epochs, 10.7%) is VAR's larger noise estimate at small m (Titsias 2009,
-// §3: the trace term), not the noise-only optimum (SMSE 1).
+// collapse on kin8nm (split 0): with m = 256 its test SMSE stays within
+// 10% of MLE's (measured 0.1066 against 0.0984 after 10 epochs, 8.3%).
+// At m = 128 the gap is 10.3% (0.1296 against 0.1175 after 20 epochs):
+// VAR's larger noise estimate at small m (Titsias 2009, §3: the trace
+// term), not the noise-only optimum (SMSE 1), which the gap shrinks from
+// as m grows.
 func TestVARKin8nmCloseToMLE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-data fit")
@@ -98,8 +100,8 @@ func TestVARKin8nmCloseToMLE(t *testing.T) {
 	}
 	smse := map[Objective]float64{}
 	for _, o := range []Objective{MLE, VAR} {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(128).WithSeed(1).
-			WithObjective(o).WithMaxEpochs(20)
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(256).WithSeed(1).
+			WithObjective(o).WithMaxEpochs(10)
 		if _, err := md.Fit(); err != nil {
 			t.Fatal(err)
 		}
@@ -109,9 +111,9 @@ func TestVARKin8nmCloseToMLE(t *testing.T) {
 		}
 		smse[o] = ev.SMSE
 	}
-	t.Logf("kin8nm m=128 test SMSE: MLE %.4f, VAR %.4f", smse[MLE], smse[VAR])
-	if smse[VAR] > 1.15*smse[MLE] {
-		t.Errorf("VAR test SMSE %.4f is more than 15%% above MLE's %.4f", smse[VAR], smse[MLE])
+	t.Logf("kin8nm m=256 test SMSE: MLE %.4f, VAR %.4f", smse[MLE], smse[VAR])
+	if smse[VAR] > 1.10*smse[MLE] {
+		t.Errorf("VAR test SMSE %.4f is more than 10%% above MLE's %.4f", smse[VAR], smse[MLE])
 	}
 }
 
