@@ -92,6 +92,7 @@ func (md *Model) Step() (EpochRecord, error) {
 // evaluations.
 func (md *Model) StepContext(ctx context.Context) (rec EpochRecord, err error) {
 	defer md.recoverPanic(&err)
+	md.interruptPanic = nil
 	if err := md.build(); err != nil {
 		return EpochRecord{}, err
 	}
@@ -157,6 +158,7 @@ func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Backgroun
 // with ctx's error.
 func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 	defer md.recoverPanic(&err)
+	md.interruptPanic = nil
 	// A model not yet built chooses its starting set here (InitForward
 	// scores candidates exactly): that time counts against the budget and
 	// in Result.Elapsed like the epochs'.

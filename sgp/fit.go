@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"time"
 
 	"gonum.org/v1/gonum/optimize"
@@ -459,8 +460,26 @@ func (md *Model) stopErr(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if md.interruptPanic != nil {
+		return md.interruptPanic
+	}
 	if md.interrupt != nil {
-		return md.interrupt()
+		return md.callInterrupt()
 	}
 	return nil
+}
+
+// callInterrupt calls the interrupt function, turning a panic into a
+// *PanicError: it runs between swaps and also inside the gradient phase,
+// on gonum/optimize's goroutine, where a panic would end the process. The
+// error is kept (interruptPanic) so that every later check of the same
+// Fit or Step stops too, until the next one starts.
+func (md *Model) callInterrupt() (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			md.interruptPanic = &PanicError{Value: v, Lo: -1, Hi: -1, Stack: debug.Stack()}
+			err = md.interruptPanic
+		}
+	}()
+	return md.interrupt()
 }

@@ -84,7 +84,10 @@ type Model struct {
 	progress  io.Writer
 	onEpoch   func(EpochRecord)
 	interrupt func() error
-	selector  Selector
+	// interruptPanic is the panic of the interrupt function during the
+	// current Fit or Step (callInterrupt), nil otherwise.
+	interruptPanic error
+	selector       Selector
 
 	err      error
 	replaced int // initial inducing points replaced because they were degenerate

@@ -97,3 +97,30 @@ func (p *panicTask) runRange(_, lo, hi int) {
 	}
 	p.done.Add(int64(hi - lo))
 }
+
+// TestInterruptPanicBecomesError: an interrupt function that panics in
+// the middle of a fit — in the gradient phase, where it runs on
+// gonum/optimize's goroutine, and between swaps — makes Fit return a
+// *PanicError instead of ending the process, and the model fits again
+// once the function behaves.
+func TestInterruptPanicBecomesError(t *testing.T) {
+	train, _ := SnelsonLike(300, 5)
+	for _, after := range []int64{3, 40} { // inside the first CG phase; later, between swaps or evaluations
+		var calls atomic.Int64
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(15).WithSeed(1).WithMaxEpochs(5).
+			WithInterrupt(func() error {
+				if calls.Add(1) == after {
+					panic("interrupt handler failed")
+				}
+				return nil
+			})
+		_, err := md.Fit()
+		var pe *PanicError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "interrupt handler failed") {
+			t.Fatalf("after %d calls: got %v, want a *PanicError", after, err)
+		}
+		if res, err := md.Fit(); err != nil || res.Epochs == 0 {
+			t.Fatalf("after %d calls: the model does not fit again: %v", after, err)
+		}
+	}
+}
