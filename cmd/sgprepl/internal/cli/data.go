@@ -65,7 +65,8 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		return nil, err
 	}
 	defer fh.Close()
-	r := csv.NewReader(&lineLimit{r: fh, max: maxCSVLine})
+	lim := &lineLimit{r: fh, max: maxCSVLine}
+	r := csv.NewReader(lim)
 	r.FieldsPerRecord = -1
 	header, err := r.Read()
 	if err == io.EOF {
@@ -74,6 +75,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	lim.recordDone(1)
 	col := make(map[string]int, len(header))
 	for i, h := range header {
 		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
@@ -123,6 +125,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	var bad []string
 	var lines []int // the file line of each kept row
 	err = sgp.EachCSVRecord(r, path, func(rec []string, line int) error {
+		lim.recordDone(line)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			return nil
 		}
@@ -206,15 +209,30 @@ func columnNames(header []string) string {
 // the memory.
 const maxCSVLine = 16 << 20
 
-// lineLimit fails a read once a line exceeds max bytes.
+// maxCSVRecord bounds the bytes read for one record in column mode: a
+// quoted field may span lines, so an unterminated quote followed by short
+// lines (a pipe that never ends) would otherwise be read without bound.
+const maxCSVRecord = 4 * maxCSVLine
+
+// lineLimit fails a read once a line exceeds max bytes, or once more than
+// maxCSVRecord bytes were read since the caller last marked the end of a
+// record (recordDone).
 type lineLimit struct {
 	r         io.Reader
 	max, cur  int
 	completed int // lines completed so far
+	record    int // bytes read since the last recordDone
+	lastLine  int // the first line of the last record read
 }
+
+// recordDone marks the end of the record that started on line.
+func (l *lineLimit) recordDone(line int) { l.record, l.lastLine = 0, line }
 
 func (l *lineLimit) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
+	if l.record += n; l.record > maxCSVRecord {
+		return 0, fmt.Errorf("the record after line %d is longer than %d MiB (a quoted field that is never closed?)", l.lastLine, maxCSVRecord>>20)
+	}
 	for i := 0; i < n; {
 		j := bytes.IndexByte(p[i:n], '\n')
 		if j < 0 {
