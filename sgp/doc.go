@@ -80,7 +80,7 @@
 // up to date by the same rotations; the best candidate is scored exactly and
 // accepted only if F decreases. An epoch runs Polak–Ribière conjugate
 // gradients on the log hyperparameters with the inducing set fixed
-// (analytic gradients, Evaluator), then min(60, m) swaps.
+// (analytic gradients, Evaluator), then m swaps.
 //
 // # Notation
 //

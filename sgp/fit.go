@@ -12,9 +12,17 @@ import (
 )
 
 // epochStep runs one epoch (Cao et al. 2013, §4): the continuous phase,
-// then a discrete pass of min(60, m) swaps visiting the inducing points
-// not visited for longest first, with ⌈swaps/5⌉ random information-pivot
-// refreshes. The objective never increases across the discrete pass.
+// then a discrete pass of k swaps (WithSwapsPerEpoch) visiting the
+// inducing points not visited for longest first, with ⌈swaps/5⌉ random
+// information-pivot refreshes. The objective never increases across the
+// discrete pass.
+//
+// k swaps cost O(n·k·(k+z)), the order of one gradient evaluation, so the
+// two phases take comparable time at every n and m (KIN40K, n = 10⁴,
+// m = 256: 1.6 s for 20 evaluations, 2 s for 256 swaps). The paper's
+// min(60, m) swaps spent most of each epoch on the gradient phase at large
+// m: on KIN40K (VAR, m = 256, 30 s) F = 5127 after 8 epochs with 60 swaps,
+// 4847 after 6 with 256.
 func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	if err := md.stopErr(ctx); err != nil {
 		return EpochRecord{}, err
@@ -41,7 +49,7 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	}
 	swaps := md.swaps
 	if swaps == 0 {
-		swaps = min(60, md.f.k)
+		swaps = md.f.k
 	}
 	if md.selector.kind != selCholQR && md.selector.kind != selHybrid { // the hybrid's first phase is CholQR
 		swaps = 0

@@ -270,7 +270,9 @@ func (md *Model) WithTolerance(tol float64) *Model {
 	return md
 }
 
-// WithSwapsPerEpoch sets the number of swaps per epoch (default min(60, m)).
+// WithSwapsPerEpoch sets the number of swaps per epoch (default m: each
+// inducing point is proposed for removal once an epoch; 0 keeps the
+// default).
 func (md *Model) WithSwapsPerEpoch(n int) *Model {
 	if n < 0 {
 		return md.setErr(fmt.Errorf("sgp: swaps per epoch %d must be ≥ 0", n))
