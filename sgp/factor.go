@@ -78,22 +78,29 @@ type Factor struct {
 	// Scratch space, sized once.
 	gj     []float64 // a row of G
 	cvec   []float64 // Gram–Schmidt coefficients (mcap)
-	c2     []float64
+	c2     []float64 // the second Gram–Schmidt projection (mcap)
 	tent   tentative
 	approx approxWork
 	rot    moveWork
+	// gsParts holds the partial sums of gramSchmidt's pass over Q, a row
+	// of gsWidth per chunk of gsChunk rows; gsTask is that pass.
+	gsParts []float64
+	gsTask  gsTask
 
 	stats Stats
 }
 
 // tentative is a new QR column computed by Gram–Schmidt but not yet
-// committed: Q[:, k] holds q; R column k would be [c; r]; a[k] = qᵀỹ.
+// committed: Q[:, k] holds q, or if pending the first remainder w₁ with
+// q = (w₁ − Q c₂)/r (see gramSchmidt); R column k would be [c; r];
+// a[k] = qᵀỹ.
 type tentative struct {
-	valid bool
-	r     float64
-	anew  float64
-	bnew  float64 // qᵀ[1; 0]
-	gg    float64 // ‖g‖²
+	valid   bool
+	pending bool // Q[:, k] holds w₁, to be finished by commitActive
+	r       float64
+	anew    float64
+	bnew    float64 // qᵀ[1; 0]
+	gg      float64 // ‖g‖²
 }
 
 // NewFactor validates a problem and allocates a Factor for at most m
@@ -155,6 +162,7 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *
 	f.a = make([]float64, m)
 	f.b = make([]float64, m)
 	f.approx.init(n, m, z)
+	f.gsParts = make([]float64, gsChunks(n+m+1)*gsWidth(m))
 	f.gram = make([]float64, f.tcap*f.tcap)
 	f.pool = newWorkers()
 	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)

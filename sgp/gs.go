@@ -1,0 +1,255 @@
+package sgp
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// gsLazyRatio bounds ‖c₂‖²/‖w₁‖² for the lazy second Gram–Schmidt pass
+// (see gramSchmidt): at or below it the remainder keeps at least √0.75 of
+// w₁'s norm, so the second projection alone restores orthogonality to
+// rounding ("twice is enough", Giraud et al. 2005) and r² = ‖w₁‖² − ‖c₂‖²
+// loses at most a factor 4/3 of relative precision to cancellation.
+const gsLazyRatio = 0.25
+
+// gsChunk is the number of rows of one partial sum of the Gram–Schmidt
+// pass over Q. The partial sums are added in chunk order, so the result is
+// the same bit for bit whatever the number of cores (as in reduceRows).
+const gsChunk = 1024
+
+// gsChunks returns the number of chunks of a pass over rows rows.
+func gsChunks(rows int) int { return (rows + gsChunk - 1) / gsChunk }
+
+// gsWidth is the length of one chunk's partial sums: k coefficients and
+// the three sums ‖w‖², wᵀy and wᵀ1.
+func gsWidth(mcap int) int { return mcap + 3 }
+
+// gramSchmidt orthogonalises the augmented column w = [G[:, k]; 0_k; σ]
+// against Q[:, :k] by classical Gram–Schmidt with two projections ("twice
+// is enough", Giraud et al. 2005), and stores the tentative result in
+// Q[:, k] and f.cvec/f.tent without changing the committed state.
+//
+// The first projection needs no pass over Q: since [G[:, :k]; σI] = QR
+// (Cao et al. 2013, §3) and row n+k of Q[:, :k] is zero,
+//
+//	c₁ = Qᵀw = R⁻ᵀ G[:, :k]ᵀ G[:, k] = R⁻ᵀ A[:k, k],
+//
+// an O(k²) triangular solve with the Gram matrix A = GᵀG (as in
+// approxScores). One sweep over Q[:, :k] then forms w₁ = w − Qc₁ in
+// Q[:, k], and a second sweep over the same rows, the last columns first
+// so that those still in the caches are read first, gives c₂ = Qᵀw₁,
+// together with ‖w₁‖², w₁ᵀy and w₁ᵀ1 (rows < n). The second projection
+// w₂ = w₁ − Qc₂ follows algebraically: with Q orthonormal,
+//
+//	r² = ‖w₂‖² = ‖w₁‖² − ‖c₂‖²,  c = c₁ + c₂,
+//	a_new = (w₁ᵀy − c₂ᵀa)/r,     b_new = (w₁ᵀ1 − c₂ᵀb)/r,
+//
+// which is all that deltaFromTentative needs. The column q = w₂/r itself
+// is formed by commitActive, one more pass over Q for accepted candidates
+// only. A rounding error of c₁ (A is updated, not recomputed, and R may be
+// ill-conditioned) lands in w₁ as a component Q·δ that the second
+// projection removes; if it is large, ‖c₂‖² > gsLazyRatio·‖w₁‖², the
+// remainder is formed explicitly and projected again until it keeps half
+// of its norm squared, as classical CGS2 does, and Stats.Reorthogonalize
+// counts the event. Cost O(k²) plus two sweeps over Q, O((n+k)·k), where
+// explicit CGS2 takes four whenever the second projection runs (usually,
+// for a candidate that the active set nearly explains). The sweeps are
+// split by row chunks over the Factor's workers.
+func (f *Factor) gramSchmidt() {
+	n, k := f.n, f.k
+	rows := n + k + 1
+	var gg float64
+	for _, v := range f.col(k) {
+		gg += v * v
+	}
+	c := f.cvec[:k]
+	for i := range c {
+		c[i] = f.gram[i*f.tcap+k]
+	}
+	if k > 0 {
+		rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: f.mcap, Data: f.r}
+		blas64.Trsv(blas.Trans, rt, blas64.Vector{N: k, Data: c, Inc: 1})
+	}
+	ww, wy, w1 := f.gsPass(gsProject, c, 1)
+	c2 := f.c2[:k]
+	var cc, ca, cb float64
+	for i, v := range c2 {
+		cc += v * v
+		ca += v * f.a[i]
+		cb += v * f.b[i]
+	}
+	if cc <= gsLazyRatio*ww {
+		r := math.Sqrt(ww - cc)
+		for i, v := range c2 {
+			c[i] += v
+		}
+		f.tent = tentative{valid: true, pending: true, r: r, anew: (wy - ca) / r, bnew: (w1 - cb) / r, gg: gg}
+		return
+	}
+	// The first projection was poor: classical passes on the explicit
+	// remainder.
+	f.stats.Reorthogonalize++
+	w := f.qcol(k)[:rows]
+	wv := blas64.Vector{N: rows, Data: w, Inc: 1}
+	qt := f.qmat(k, rows)
+	blas64.Gemv(blas.Trans, -1, qt, blas64.Vector{N: k, Data: c2, Inc: 1}, 1, wv)
+	for i, v := range c2 {
+		c[i] += v
+	}
+	prev, cur := ww, sumSquares(w)
+	for pass := 0; cur < 0.49*prev && pass < 2; pass++ {
+		cv := blas64.Vector{N: k, Data: c2, Inc: 1}
+		blas64.Gemv(blas.NoTrans, 1, qt, wv, 0, cv)
+		blas64.Gemv(blas.Trans, -1, qt, cv, 1, wv)
+		for i, v := range c2 {
+			c[i] += v
+		}
+		prev, cur = cur, sumSquares(w)
+	}
+	r := math.Sqrt(cur)
+	inv := 1 / r
+	for i := range w {
+		w[i] *= inv
+	}
+	var anew, bnew float64
+	for i, v := range w[:n] {
+		anew += v * f.y[i]
+		bnew += v
+	}
+	f.tent = tentative{valid: true, r: r, anew: anew, bnew: bnew, gg: gg}
+}
+
+// commitActive makes the tentative column computed by gramSchmidt the k-th
+// active column, first forming q = (w₁ − Qc₂)/r in Q[:, k] if gramSchmidt
+// left it pending.
+func (f *Factor) commitActive() {
+	if !f.tent.valid {
+		panic("sgp: internal error: no tentative column")
+	}
+	k, m := f.k, f.mcap
+	if f.tent.pending {
+		f.gsPass(gsFinish, f.c2[:k], 1/f.tent.r)
+	}
+	for i := 0; i < k; i++ {
+		f.r[i*m+k] = f.cvec[i]
+	}
+	f.r[k*m+k] = f.tent.r
+	f.a[k] = f.tent.anew
+	f.b[k] = f.tent.bnew
+	f.k++
+	f.tent = tentative{}
+}
+
+// gsMode selects the work of a gsTask.
+type gsMode int
+
+const (
+	gsProject gsMode = iota // w₁ = w − Qc₁ and the sums of gramSchmidt
+	gsFinish                // Q[:, k] ← (w₁ − Qc₂)·scale
+)
+
+// gsTask runs the sweeps of gramSchmidt or commitActive over Q[:, :k] and
+// its column k, rows [0, n+k], on a range of chunks of gsChunk rows
+// (runRange gets chunk numbers): the first sweep over the whole range, so
+// that each column is streamed in one piece, and for gsProject the second
+// by chunks, each with its own partial sums.
+type gsTask struct {
+	f     *Factor
+	mode  gsMode
+	coef  []float64 // c₁ or c₂
+	scale float64
+}
+
+// gsPass runs the pass mode with coefficients coef over Q on the Factor's
+// workers. For gsProject it leaves c₂ in f.c2 and returns ‖w₁‖², w₁ᵀy and
+// w₁ᵀ1, each summed in chunk order.
+func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
+	rows := f.n + f.k + 1
+	chunks := gsChunks(rows)
+	t := &f.gsTask
+	t.f, t.mode, t.coef, t.scale = f, mode, coef, scale
+	f.pool.runParts(t, chunks, f.pool.size())
+	t.coef = nil
+	if mode != gsProject {
+		return 0, 0, 0
+	}
+	k, width := f.k, gsWidth(f.mcap)
+	c2 := f.c2[:k]
+	clear(c2)
+	for ch := 0; ch < chunks; ch++ {
+		p := f.gsParts[ch*width : (ch+1)*width]
+		for i, v := range p[:k] {
+			c2[i] += v
+		}
+		ww += p[k]
+		wy += p[k+1]
+		w1 += p[k+2]
+	}
+	return ww, wy, w1
+}
+
+func (t *gsTask) runRange(_, lo, hi int) {
+	f := t.f
+	n, k, ldq := f.n, f.k, f.ldq
+	rows := n + k + 1
+	r0, r1 := lo*gsChunk, min(rows, hi*gsChunk)
+	w := f.qcol(k)
+	wv := blas64.Vector{N: r1 - r0, Data: w[r0:r1], Inc: 1}
+	if t.mode == gsProject {
+		// w = [g; 0_k; σ] on these rows.
+		g := f.col(k)
+		if r0 < n {
+			copy(w[r0:r1], g[r0:min(r1, n)])
+		}
+		for i := max(r0, n); i < r1; i++ {
+			w[i] = 0
+		}
+		if r0 <= n+k && n+k < r1 {
+			w[n+k] = math.Sqrt(f.noise)
+		}
+	}
+	if k > 0 {
+		q := blas64.General{Rows: k, Cols: r1 - r0, Stride: ldq, Data: f.q[r0 : (k-1)*ldq+r1]}
+		blas64.Gemv(blas.Trans, -1, q, blas64.Vector{N: k, Data: t.coef, Inc: 1}, 1, wv)
+	}
+	if t.mode == gsFinish {
+		for i := r0; i < r1; i++ {
+			w[i] *= t.scale
+		}
+		return
+	}
+	width := gsWidth(f.mcap)
+	for ch := lo; ch < hi; ch++ {
+		c0, c1 := ch*gsChunk, min(rows, (ch+1)*gsChunk)
+		p := f.gsParts[ch*width : (ch+1)*width]
+		clear(p[:k])
+		var ww, wy, w1 float64
+		for _, v := range w[c0:c1] {
+			ww += v * v
+		}
+		if c0 < n {
+			yp := f.y[c0:min(c1, n)]
+			for i, v := range w[c0 : c0+len(yp)] {
+				wy += v * yp[i]
+				w1 += v
+			}
+		}
+		p[k], p[k+1], p[k+2] = ww, wy, w1
+	}
+	// c₂ = Qᵀw₁ by blocks of columns, the last first: they were the last
+	// read by the sweep above and may still be in the caches.
+	for b1 := k; b1 > 0; b1 -= gsBlock {
+		b0 := max(0, b1-gsBlock)
+		for ch := lo; ch < hi; ch++ {
+			c0, c1 := ch*gsChunk, min(rows, (ch+1)*gsChunk)
+			q := blas64.General{Rows: b1 - b0, Cols: c1 - c0, Stride: ldq, Data: f.q[b0*ldq+c0 : (b1-1)*ldq+c1]}
+			acc := f.gsParts[ch*width+b0 : ch*width+b1]
+			blas64.Gemv(blas.NoTrans, 1, q, blas64.Vector{N: c1 - c0, Data: w[c0:c1], Inc: 1}, 0, blas64.Vector{N: b1 - b0, Data: acc, Inc: 1})
+		}
+	}
+}
+
+// gsBlock is the number of columns of Q per block of the second sweep.
+const gsBlock = 32
