@@ -62,8 +62,7 @@ type Factor struct {
 	yy    float64   // ‖y − μ‖²
 	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
 
-	pool    *workers
-	colTask columnTask
+	pool *workers
 
 	// A removed point is parked here until its removal is confirmed, so
 	// that a rejected swap can restore it without a kernel evaluation.
@@ -82,10 +81,13 @@ type Factor struct {
 	tent   tentative
 	approx approxWork
 	rot    moveWork
-	// gsParts holds the partial sums of gramSchmidt's pass over Q, a row
-	// of gsWidth per chunk of gsChunk rows; gsTask is that pass.
-	gsParts []float64
-	gsTask  gsTask
+	// gsParts holds the partial sums of the passes over Q of gramSchmidt
+	// and over G of appendPivot, a row of partWidth per chunk (see
+	// rowChunks); gsTask and appendTask are those passes.
+	gsParts    []float64
+	gsTask     gsTask
+	appendTask appendTask
+	minChunk   int // if > 0, overrides the constant minChunk (tests)
 
 	stats Stats
 }
@@ -162,11 +164,10 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *
 	f.a = make([]float64, m)
 	f.b = make([]float64, m)
 	f.approx.init(n, m, z)
-	f.gsParts = make([]float64, gsChunks(n+m+1)*gsWidth(m))
+	f.gsParts = make([]float64, maxChunks*f.partWidth())
 	f.gram = make([]float64, f.tcap*f.tcap)
 	f.pool = newWorkers()
 	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)
-	f.colTask = columnTask{kern: kern, x: x, y: x}
 	f.approx.task.f = f
 	f.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, m), v: make([]float64, f.tcap)}
 	f.yy = sumSquares(f.y)

@@ -14,17 +14,36 @@ import (
 // loses at most a factor 4/3 of relative precision to cancellation.
 const gsLazyRatio = 0.25
 
-// gsChunk is the number of rows of one partial sum of the Gram–Schmidt
-// pass over Q. The partial sums are added in chunk order, so the result is
-// the same bit for bit whatever the number of cores (as in reduceRows).
-const gsChunk = 1024
+// A pass over the rows of G or Q that sums over them (gramSchmidt,
+// appendPivot) splits them into at most maxChunks chunks of at least
+// minChunk rows, a number that depends on the row count only, and each
+// chunk has its own partial sums, added in chunk order: the result is the
+// same bit for bit whatever the number of cores (as in reduceRows). The
+// chunks are few and long: every chunk restarts the hardware prefetcher on
+// every column, which at n = 10⁴, k = 512 cost about 80 µs per chunk, and
+// two cores already take most of the memory bandwidth.
+const (
+	minChunk  = 2048
+	maxChunks = 2
+)
 
-// gsChunks returns the number of chunks of a pass over rows rows.
-func gsChunks(rows int) int { return (rows + gsChunk - 1) / gsChunk }
+// rowChunks returns the chunk length and the number of chunks for rows
+// rows: minChunk rows or more, or f.minChunk if set (by tests, so that a
+// small problem has several chunks).
+func (f *Factor) rowChunks(rows int) (size, count int) {
+	mc := minChunk
+	if f.minChunk > 0 {
+		mc = f.minChunk
+	}
+	count = max(1, min(maxChunks, rows/mc))
+	size = (rows + count - 1) / count
+	return size, (rows + size - 1) / size
+}
 
-// gsWidth is the length of one chunk's partial sums: k coefficients and
-// the three sums ‖w‖², wᵀy and wᵀ1.
-func gsWidth(mcap int) int { return mcap + 3 }
+// partWidth is the length of one chunk's partial sums in f.gsParts: up to
+// k coefficients and the three sums ‖w‖², wᵀy and wᵀ1 for gramSchmidt,
+// up to t+1 entries of a column of A for appendPivot.
+func (f *Factor) partWidth() int { return f.tcap + 3 }
 
 // gramSchmidt orthogonalises the augmented column w = [G[:, k]; 0_k; σ]
 // against Q[:, :k] by classical Gram–Schmidt with two projections ("twice
@@ -38,9 +57,7 @@ func gsWidth(mcap int) int { return mcap + 3 }
 //
 // an O(k²) triangular solve with the Gram matrix A = GᵀG (as in
 // approxScores). One sweep over Q[:, :k] then forms w₁ = w − Qc₁ in
-// Q[:, k], and a second sweep over the same rows, the last columns first
-// so that those still in the caches are read first, gives c₂ = Qᵀw₁,
-// together with ‖w₁‖², w₁ᵀy and w₁ᵀ1 (rows < n). The second projection
+// Q[:, k], and a second sweep over the same rows gives c₂ = Qᵀw₁, with ‖w₁‖², w₁ᵀy and w₁ᵀ1 (rows < n). The second projection
 // w₂ = w₁ − Qc₂ follows algebraically: with Q orthonormal,
 //
 //	r² = ‖w₂‖² = ‖w₁‖² − ‖c₂‖²,  c = c₁ + c₂,
@@ -151,15 +168,15 @@ const (
 )
 
 // gsTask runs the sweeps of gramSchmidt or commitActive over Q[:, :k] and
-// its column k, rows [0, n+k], on a range of chunks of gsChunk rows
-// (runRange gets chunk numbers): the first sweep over the whole range, so
-// that each column is streamed in one piece, and for gsProject the second
-// by chunks, each with its own partial sums.
+// its column k, rows [0, n+k], on a range of chunks (see rowChunks)
+// (runRange gets chunk numbers): the first sweep over the whole range and
+// for gsProject the second by chunks, each with its own partial sums.
 type gsTask struct {
 	f     *Factor
 	mode  gsMode
 	coef  []float64 // c₁ or c₂
 	scale float64
+	chunk int // rows per chunk
 }
 
 // gsPass runs the pass mode with coefficients coef over Q on the Factor's
@@ -167,15 +184,15 @@ type gsTask struct {
 // w₁ᵀ1, each summed in chunk order.
 func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
 	rows := f.n + f.k + 1
-	chunks := gsChunks(rows)
+	size, chunks := f.rowChunks(rows)
 	t := &f.gsTask
-	t.f, t.mode, t.coef, t.scale = f, mode, coef, scale
+	t.f, t.mode, t.coef, t.scale, t.chunk = f, mode, coef, scale, size
 	f.pool.runParts(t, chunks, f.pool.size())
 	t.coef = nil
 	if mode != gsProject {
 		return 0, 0, 0
 	}
-	k, width := f.k, gsWidth(f.mcap)
+	k, width := f.k, f.partWidth()
 	c2 := f.c2[:k]
 	clear(c2)
 	for ch := 0; ch < chunks; ch++ {
@@ -194,7 +211,8 @@ func (t *gsTask) runRange(_, lo, hi int) {
 	f := t.f
 	n, k, ldq := f.n, f.k, f.ldq
 	rows := n + k + 1
-	r0, r1 := lo*gsChunk, min(rows, hi*gsChunk)
+	cs := t.chunk
+	r0, r1 := lo*cs, min(rows, hi*cs)
 	w := f.qcol(k)
 	wv := blas64.Vector{N: r1 - r0, Data: w[r0:r1], Inc: 1}
 	if t.mode == gsProject {
@@ -220,9 +238,9 @@ func (t *gsTask) runRange(_, lo, hi int) {
 		}
 		return
 	}
-	width := gsWidth(f.mcap)
+	width := f.partWidth()
 	for ch := lo; ch < hi; ch++ {
-		c0, c1 := ch*gsChunk, min(rows, (ch+1)*gsChunk)
+		c0, c1 := ch*cs, min(rows, (ch+1)*cs)
 		p := f.gsParts[ch*width : (ch+1)*width]
 		clear(p[:k])
 		var ww, wy, w1 float64
@@ -238,18 +256,11 @@ func (t *gsTask) runRange(_, lo, hi int) {
 		}
 		p[k], p[k+1], p[k+2] = ww, wy, w1
 	}
-	// c₂ = Qᵀw₁ by blocks of columns, the last first: they were the last
-	// read by the sweep above and may still be in the caches.
-	for b1 := k; b1 > 0; b1 -= gsBlock {
-		b0 := max(0, b1-gsBlock)
-		for ch := lo; ch < hi; ch++ {
-			c0, c1 := ch*gsChunk, min(rows, (ch+1)*gsChunk)
-			q := blas64.General{Rows: b1 - b0, Cols: c1 - c0, Stride: ldq, Data: f.q[b0*ldq+c0 : (b1-1)*ldq+c1]}
-			acc := f.gsParts[ch*width+b0 : ch*width+b1]
-			blas64.Gemv(blas.NoTrans, 1, q, blas64.Vector{N: c1 - c0, Data: w[c0:c1], Inc: 1}, 0, blas64.Vector{N: b1 - b0, Data: acc, Inc: 1})
-		}
+	// c₂ = Qᵀw₁, by chunks.
+	for ch := lo; ch < hi && k > 0; ch++ {
+		c0, c1 := ch*cs, min(rows, (ch+1)*cs)
+		q := blas64.General{Rows: k, Cols: c1 - c0, Stride: ldq, Data: f.q[c0 : (k-1)*ldq+c1]}
+		acc := f.gsParts[ch*width : ch*width+k]
+		blas64.Gemv(blas.NoTrans, 1, q, blas64.Vector{N: c1 - c0, Data: w[c0:c1], Inc: 1}, 0, blas64.Vector{N: k, Data: acc, Inc: 1})
 	}
 }
-
-// gsBlock is the number of columns of Q per block of the second sweep.
-const gsBlock = 32

@@ -12,10 +12,11 @@ import (
 //
 //	g = (K[:, j] − G G[j, :]ᵀ) / √d_j        (Cao et al. 2013, §3)
 //
-// and updates d ← d − g∘g. It costs one kernel column and O(n·t). It
-// returns false, changing nothing, if d_j is below tolerance or if the
-// update would drive some residual below −clampTol (a kernel that is not
-// positive semi-definite).
+// and updates d ← d − g∘g and row and column t of A = GᵀG. It costs one
+// kernel column and O(n·t): one pass over G by row chunks on the Factor's
+// workers (see appendTask). It returns false, changing nothing, if d_j is
+// below tolerance or if the update would drive some residual below
+// −clampTol (a kernel that is not positive semi-definite).
 func (f *Factor) appendPivot(j int, tol float64) bool {
 	if f.t >= f.tcap {
 		panic(errFull)
@@ -26,26 +27,15 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 	}
 	n, t := f.n, f.t
 	col := f.col(t)
-	f.colTask.dst, f.colTask.j = col, j
-	f.pool.run(&f.colTask, n)
-	f.colTask.dst = nil
+	gj := f.gj[:t]
+	for c := range gj {
+		gj[c] = f.g[c*n+j]
+	}
+	size, chunks := f.rowChunks(n)
+	at := &f.appendTask
+	at.f, at.j, at.dj, at.chunk = f, j, dj, size
+	f.pool.runParts(at, chunks, f.pool.size())
 	f.stats.KernelEvals += n
-	if t > 0 {
-		gj := f.gj[:t]
-		for c := range gj {
-			gj[c] = f.g[c*n+j]
-		}
-		// col ← col − G[:, :t]·gj. G column-major is Gᵀ row-major.
-		blas64.Gemv(blas.Trans, -1, f.gmat(0, t), blas64.Vector{N: t, Data: gj, Inc: 1}, 1, blas64.Vector{N: n, Data: col, Inc: 1})
-	}
-	inv := 1 / math.Sqrt(dj)
-	for i := range col {
-		col[i] *= inv
-	}
-	for _, p := range f.perm[:t] {
-		col[p] = 0
-	}
-	col[j] = math.Sqrt(dj)
 	for i, v := range col {
 		if f.d[i]-v*v < -f.clampTol(i) {
 			return false
@@ -65,8 +55,69 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 	f.perm[t] = j
 	f.pos[j] = t
 	f.t++
-	f.gramColumn(t)
+	// Row and column t of A, summed in chunk order.
+	tc, width := f.tcap, f.partWidth()
+	row := f.gram[t*tc : t*tc+t+1]
+	clear(row)
+	for ch := 0; ch < chunks; ch++ {
+		for c, v := range f.gsParts[ch*width : ch*width+t+1] {
+			row[c] += v
+		}
+	}
+	for c, v := range row {
+		f.gram[c*tc+t] = v
+	}
 	return true
+}
+
+// appendTask is the pass of appendPivot over rows [0, n) of G, on a range
+// of chunks (see rowChunks; runRange gets chunk numbers): the kernel
+// column, g = (K[:, j] − G[:, :t]·G[j, :]ᵀ)/√d_j with exact zeros at the
+// pivot rows and √d_j at row j, in one sweep over G[:, :t] of the whole
+// range, then a second sweep by chunks for each chunk's part of
+// A[:t+1, t] = G[:, :t+1]ᵀg. It
+// writes only column t of G and the partial sums, so a rejected column
+// changes nothing observable.
+type appendTask struct {
+	f     *Factor
+	j     int
+	dj    float64
+	chunk int // rows per chunk
+}
+
+func (a *appendTask) runRange(_, lo, hi int) {
+	f := a.f
+	n, t, j := f.n, f.t, a.j
+	cs := a.chunk
+	r0, r1 := lo*cs, min(n, hi*cs)
+	col := f.col(t)
+	f.kern.Column(col[r0:r1], f.x, r0, r1, f.x, j)
+	if t > 0 {
+		g := blas64.General{Rows: t, Cols: r1 - r0, Stride: n, Data: f.g[r0 : (t-1)*n+r1]}
+		blas64.Gemv(blas.Trans, -1, g, blas64.Vector{N: t, Data: f.gj[:t], Inc: 1}, 1, blas64.Vector{N: r1 - r0, Data: col[r0:r1], Inc: 1})
+	}
+	inv := 1 / math.Sqrt(a.dj)
+	for i := r0; i < r1; i++ {
+		col[i] *= inv
+	}
+	for _, p := range f.perm[:t] {
+		if r0 <= p && p < r1 {
+			col[p] = 0
+		}
+	}
+	if r0 <= j && j < r1 {
+		col[j] = math.Sqrt(a.dj)
+	}
+	width := f.partWidth()
+	for ch := lo; ch < hi; ch++ {
+		c0, c1 := ch*cs, min(n, (ch+1)*cs)
+		p := f.gsParts[ch*width : ch*width+t+1]
+		p[t] = sumSquares(col[c0:c1])
+		if t > 0 {
+			g := blas64.General{Rows: t, Cols: c1 - c0, Stride: n, Data: f.g[c0 : (t-1)*n+c1]}
+			blas64.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: c1 - c0, Data: col[c0:c1], Inc: 1}, 0, blas64.Vector{N: t, Data: p[:t], Inc: 1})
+		}
+	}
 }
 
 // gramColumn sets row and column c of A = GᵀG from G: one pass over G.

@@ -117,15 +117,3 @@ func (w *workers) runParts(t rangeTask, n, p int) {
 	w.wg.Wait()
 	w.slot.rethrow()
 }
-
-// columnTask evaluates one kernel column in parallel.
-type columnTask struct {
-	kern Kernel
-	dst  []float64
-	x, y Inputs
-	j    int
-}
-
-func (c *columnTask) runRange(_, lo, hi int) {
-	c.kern.Column(c.dst[lo:hi], c.x, lo, hi, c.y, c.j)
-}
