@@ -73,6 +73,10 @@ type Factor struct {
 	parkedR   []float64 // the last active point, restored on rollback
 	parkedA   float64
 	parkedB   float64
+	// Row of A = GᵀG of the parked column (its position + 1 entries) and
+	// the number of active points when it was parked; see unpark.
+	parkedGram []float64
+	parkedK    int
 
 	// Scratch space, sized once.
 	gj     []float64 // a row of G
@@ -145,15 +149,16 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *
 	f := &Factor{
 		x: x, yraw: y, y: append([]float64(nil), y...), kern: kern, noise: noise, n: n,
 		mcap: m, zcap: z, tcap: m + z + 1,
-		perm:      make([]int, m+z+1),
-		pos:       make([]int, n),
-		parked:    -1,
-		parkedCol: make([]float64, n),
-		parkedQ:   make([]float64, n+m),
-		parkedR:   make([]float64, m),
-		gj:        make([]float64, m+z+1),
-		cvec:      make([]float64, m),
-		c2:        make([]float64, m),
+		perm:       make([]int, m+z+1),
+		pos:        make([]int, n),
+		parked:     -1,
+		parkedCol:  make([]float64, n),
+		parkedQ:    make([]float64, n+m),
+		parkedR:    make([]float64, m),
+		parkedGram: make([]float64, m+z+1),
+		gj:         make([]float64, m+z+1),
+		cvec:       make([]float64, m),
+		c2:         make([]float64, m),
 	}
 	f.g = make([]float64, n*f.tcap)
 	f.kdiag = make([]float64, n)

@@ -226,3 +226,51 @@ func TestSwapsChunkedGramSchmidt(t *testing.T) {
 		}
 	}
 }
+
+// TestRejectedSwapRestoresGram checks that the row of A = GᵀG that unpark
+// restores from its parked copy (recomputing only the entries against the
+// information pivots) equals GᵀG after rejected swaps, including those
+// whose candidate was an information pivot and was left first among them.
+func TestRejectedSwapRestoresGram(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(29, 29))
+	p := newProblem(rng, 150, 2, 1, 0.6, 0.02)
+	f := p.factor(t, 12, 6)
+	if err := f.Factorize(rng.Perm(150)[:12]); err != nil {
+		t.Fatal(err)
+	}
+	rejected, infoRejected := 0, 0
+	for range 300 {
+		info := f.InfoPivots(nil)
+		res := f.Swap(rng.IntN(f.NumActive()), VAR, rng.IntN)
+		if res.Accepted {
+			continue
+		}
+		rejected++
+		for _, j := range info {
+			if j == res.Proposed {
+				infoRejected++
+			}
+		}
+		n, tt := f.n, f.t
+		var scale float64
+		for c := 0; c < tt; c++ {
+			scale = math.Max(scale, f.gram[c*f.tcap+c])
+		}
+		for c1 := 0; c1 < tt; c1++ {
+			for c2 := 0; c2 < tt; c2++ {
+				var s float64
+				for i := 0; i < n; i++ {
+					s += f.g[c1*n+i] * f.g[c2*n+i]
+				}
+				if got := f.gram[c1*f.tcap+c2]; math.Abs(got-s) > 1e-11*scale {
+					t.Fatalf("after a rejected swap of %d for %d: A[%d,%d]=%.17g, GᵀG=%.17g", res.Removed, res.Proposed, c1, c2, got, s)
+				}
+			}
+		}
+	}
+	if infoRejected == 0 || rejected == infoRejected {
+		t.Fatalf("%d rejected swaps, %d of an information pivot: both kinds wanted", rejected, infoRejected)
+	}
+	t.Logf("%d rejected swaps, %d of an information pivot", rejected, infoRejected)
+}

@@ -131,10 +131,13 @@ func (f *Factor) gramColumn(c int) {
 }
 
 // dropLast removes the last pivot column of G (which must not be active),
-// restoring its contribution to d, and parks it.
+// restoring its contribution to d, and parks it with its row of A.
 func (f *Factor) dropLast() {
 	f.t--
 	c := f.t
+	f.parkedGram = f.parkedGram[:c+1]
+	copy(f.parkedGram, f.gram[c*f.tcap:c*f.tcap+c+1])
+	f.parkedK = f.k
 	col := f.col(c)
 	for i, v := range col {
 		f.d[i] += v * v
@@ -148,6 +151,13 @@ func (f *Factor) dropLast() {
 }
 
 // unpark puts the parked point back as the last pivot column of G.
+//
+// Its row of A comes from the parked copy where that is still valid: the
+// active columns G[:, :k] do not change while a point is parked (a swap
+// that changes them discards the park), so neither does A[:k, c] nor
+// A[c, c] = ‖g‖², and only the entries against the information pivots,
+// which a candidate's insertion may have reordered, are recomputed from
+// G[:, k:c]: O(n·z) instead of a pass over G.
 func (f *Factor) unpark() {
 	j := f.parked
 	c := f.t
@@ -165,7 +175,20 @@ func (f *Factor) unpark() {
 	f.pos[j] = c
 	f.t++
 	f.parked = -1
-	f.gramColumn(c)
+	k, tc := f.k, f.tcap
+	if f.parkedK != k || len(f.parkedGram) != c+1 {
+		f.gramColumn(c)
+		return
+	}
+	row := f.gram[c*tc : c*tc+c+1]
+	copy(row[:k], f.parkedGram[:k])
+	row[c] = f.parkedGram[c]
+	if c > k {
+		blas64.Gemv(blas.NoTrans, 1, f.gmat(k, c), blas64.Vector{N: f.n, Data: col, Inc: 1}, 0, blas64.Vector{N: c - k, Data: row[k:c], Inc: 1})
+	}
+	for i, v := range row {
+		f.gram[i*tc+c] = v
+	}
 }
 
 // gmat returns columns [c0, c1) of G as a row-major (c1−c0)×n matrix Gᵀ.
