@@ -103,10 +103,12 @@ type Factor struct {
 type tentative struct {
 	valid   bool
 	pending bool // Q[:, k] holds w₁, to be finished by commitActive
-	r       float64
-	anew    float64
-	bnew    float64 // qᵀ[1; 0]
-	gg      float64 // ‖g‖²
+	// orthogonal: w₁ needs no second projection, q = w₁/r, c = c₁.
+	orthogonal bool
+	r          float64
+	anew       float64
+	bnew       float64 // qᵀ[1; 0]
+	gg         float64 // ‖g‖²
 }
 
 // NewFactor validates a problem and allocates a Factor for at most m

@@ -58,8 +58,8 @@ func (f *Factor) gramSchmidtCGS2() {
 // checkTentativeAgainstCGS2 compares the tentative column of gramSchmidt,
 // committed, with the explicit CGS2 of the same column, and undoes the
 // commit. perturb, if not nil, is applied to A[:k, k] before gramSchmidt
-// and undone afterwards.
-func checkTentativeAgainstCGS2(t *testing.T, f *Factor, perturb func(a []float64), tol float64) {
+// and undone afterwards. It returns the tentative column of gramSchmidt.
+func checkTentativeAgainstCGS2(t *testing.T, f *Factor, perturb func(a []float64), tol float64) tentative {
 	t.Helper()
 	n, k := f.n, f.k
 	rows := n + k + 1
@@ -118,6 +118,7 @@ func checkTentativeAgainstCGS2(t *testing.T, f *Factor, perturb func(a []float64
 		t.Fatalf("k=%d: ‖q‖² = %g", k, s)
 	}
 	f.dropActive()
+	return got
 }
 
 // TestLazyGramSchmidtMatchesCGS2 checks the lazy second projection of
@@ -140,7 +141,7 @@ func TestLazyGramSchmidtMatchesCGS2(t *testing.T) {
 		if err := f.Factorize(nil); err != nil {
 			t.Fatal(err)
 		}
-		fallbacks, natural := 0, 0
+		fallbacks, natural, orthogonal := 0, 0, 0
 		for _, j := range rng.Perm(tc.n) {
 			if f.NumActive() == tc.m-1 {
 				break
@@ -150,12 +151,27 @@ func TestLazyGramSchmidtMatchesCGS2(t *testing.T) {
 			}
 			f.tent.valid = false
 			before := f.stats.Reorthogonalize
-			checkTentativeAgainstCGS2(t, f, nil, 1e-10)
+			if checkTentativeAgainstCGS2(t, f, nil, 1e-10).orthogonal {
+				orthogonal++
+			}
 			natural += f.stats.Reorthogonalize - before
 			before = f.stats.Reorthogonalize
 			// ‖δA‖ ≥ 3‖R‖_F‖w‖ gives ‖δc₁‖ = ‖R⁻ᵀδA‖ ≥ 3‖w‖ ≥ 3r, so
 			// that ‖c₂‖² ≈ ‖δc₁‖² > gsLazyRatio·‖w₁‖².
 			k := f.NumActive()
+			// A small error of A leaves a second projection to apply
+			// at commitActive (neither orthogonal nor a fallback).
+			if k > 0 {
+				sc := 1e-9 * math.Sqrt(f.gram[k*f.tcap+k])
+				got := checkTentativeAgainstCGS2(t, f, func(a []float64) {
+					for i := range a {
+						a[i] += sc * f.gram[i*f.tcap+i] * (1 + rng.Float64())
+					}
+				}, 1e-10)
+				if got.orthogonal || f.stats.Reorthogonalize != before {
+					t.Fatalf("%+v k=%d: a slightly perturbed A gave %+v, %d fallbacks", tc, k, got, f.stats.Reorthogonalize-before)
+				}
+			}
 			var rr float64
 			for i := 0; i < k; i++ {
 				rr += f.gram[i*f.tcap+i] + f.noise
@@ -177,7 +193,10 @@ func TestLazyGramSchmidtMatchesCGS2(t *testing.T) {
 		if f.NumActive() < tc.m/2 {
 			t.Fatalf("%+v: only %d points added", tc, f.NumActive())
 		}
-		t.Logf("%+v: %d active, %d forced and %d natural fallbacks", tc, f.NumActive(), fallbacks, natural)
+		if orthogonal == 0 {
+			t.Errorf("%+v: no remainder was orthogonal after the first projection", tc)
+		}
+		t.Logf("%+v: %d active, %d orthogonal at once, %d forced and %d natural fallbacks", tc, f.NumActive(), orthogonal, fallbacks, natural)
 	}
 }
 
@@ -205,6 +224,25 @@ func TestSwapsChunkedGramSchmidt(t *testing.T) {
 	if f.Stats().Accepted == 0 {
 		t.Fatal("no swap accepted")
 	}
+	// ‖QᵀQ − I‖ after the swaps stays at the rounding level.
+	rows := f.n + f.k
+	var worst float64
+	for c1 := 0; c1 < f.k; c1++ {
+		for c2 := 0; c2 <= c1; c2++ {
+			var s float64
+			for i := 0; i < rows; i++ {
+				s += f.q[c1*f.ldq+i] * f.q[c2*f.ldq+i]
+			}
+			if c1 == c2 {
+				s--
+			}
+			worst = math.Max(worst, math.Abs(s))
+		}
+	}
+	if worst > 1e-13 {
+		t.Errorf("‖QᵀQ − I‖_max = %g after %d accepted swaps", worst, f.Stats().Accepted)
+	}
+	t.Logf("‖QᵀQ − I‖_max = %g after %d accepted swaps", worst, f.Stats().Accepted)
 	checkInvariants(t, f, p, 1e-8)
 	fresh := p.factor(t, 48, 8)
 	if err := fresh.Factorize(f.Active(nil)); err != nil {
