@@ -92,6 +92,7 @@ type Factor struct {
 	gsTask     gsTask
 	appendTask appendTask
 	minChunk   int // if > 0, overrides the constant minChunk (tests)
+	qSweeps    int // sweeps over Q by gsPass, for tests and benchmarks
 
 	stats Stats
 }

@@ -54,36 +54,47 @@ func (f *Factor) rowChunks(rows int) (size, count int) {
 func (f *Factor) partWidth() int { return f.tcap + 3 }
 
 // gramSchmidt orthogonalises the augmented column w = [G[:, k]; 0_k; σ]
-// against Q[:, :k] by classical Gram–Schmidt with two projections ("twice
-// is enough", Giraud et al. 2005), and stores the tentative result in
-// Q[:, k] and f.cvec/f.tent without changing the committed state.
+// against Q[:, :k] by classical Gram–Schmidt, reprojecting when needed
+// ("twice is enough", Giraud et al. 2005), and stores the tentative result
+// in Q[:, k] and f.cvec/f.tent without changing the committed state.
 //
-// The first projection needs no pass over Q: since [G[:, :k]; σI] = QR
-// (Cao et al. 2013, §3) and row n+k of Q[:, :k] is zero,
+// The first projection's coefficients need no pass over Q: since
+// [G[:, :k]; σI] = QR (Cao et al. 2013, §3) and row n+k of Q[:, :k] is
+// zero,
 //
 //	c₁ = Qᵀw = R⁻ᵀ G[:, :k]ᵀ G[:, k] = R⁻ᵀ A[:k, k],
 //
 // an O(k²) triangular solve with the Gram matrix A = GᵀG (as in
-// approxScores). One sweep over Q[:, :k] then forms w₁ = w − Qc₁ in
-// Q[:, k], and a second sweep over the same rows gives c₂ = Qᵀw₁, with ‖w₁‖², w₁ᵀy and w₁ᵀ1 (rows < n). The second projection
-// w₂ = w₁ − Qc₂ follows algebraically: with Q orthonormal,
+// approxScores). One sweep over Q[:, :k], by blocks of columns small
+// enough to stay in the cache for two uses, forms w₁ = w − Qc₁ in Q[:, k]
+// and d = Qᵀw (against the partly reduced w, as modified Gram–Schmidt
+// does), so that δ = d − c₁ ≈ Qᵀw₁ measures how far w₁ is from
+// orthogonal. Where classical Gram–Schmidt would stop after one
+// projection, ‖w₁‖² ≥ 0.49‖w‖² (as the explicit CGS2 did), and w₁ is
+// orthogonal to working accuracy, ‖δ‖ ≤ gsOrthTol·‖w₁‖, the column is
+// q = w₁/‖w₁‖ with R's column [c₁; ‖w₁‖]: one sweep in all.
+//
+// Otherwise a second sweep computes c₂ = Qᵀw₁ with ‖w₁‖², w₁ᵀy and w₁ᵀ1
+// (rows < n), and the second projection w₂ = w₁ − Qc₂ follows
+// algebraically: with Q orthonormal,
 //
 //	r² = ‖w₂‖² = ‖w₁‖² − ‖c₂‖²,  c = c₁ + c₂,
 //	a_new = (w₁ᵀy − c₂ᵀa)/r,     b_new = (w₁ᵀ1 − c₂ᵀb)/r,
 //
 // which is all that deltaFromTentative needs. The column q = w₂/r itself
 // is formed by commitActive, one more pass over Q for accepted candidates
-// only, and not even that when ‖c₂‖ ≤ gsOrthTol·‖w₁‖: w₁ is then already
-// orthogonal to Q to working accuracy, and q = w₁/‖w₁‖ with R's column
-// [c₁; ‖w₁‖] (the usual case, as c₁ from A is accurate). A rounding error of c₁ (A is updated, not recomputed, and R may be
-// ill-conditioned) lands in w₁ as a component Q·δ that the second
+// only, and not even that when ‖c₂‖ ≤ gsOrthTol·‖w₁‖ (then q = w₁/‖w₁‖
+// as above). A rounding error of c₁ (A is updated, not recomputed, and R
+// may be ill-conditioned) lands in w₁ as a component Q·δ that the second
 // projection removes; if it is large, ‖c₂‖² > gsLazyRatio·‖w₁‖², the
 // remainder is formed explicitly and projected again until it keeps half
 // of its norm squared, as classical CGS2 does, and Stats.Reorthogonalize
-// counts the event. Cost O(k²) plus two sweeps over Q, O((n+k)·k), where
-// explicit CGS2 takes four whenever the second projection runs (usually,
-// for a candidate that the active set nearly explains). The sweeps are
-// split by row chunks over the Factor's workers.
+// counts the event.
+//
+// Cost O(k²) plus one or two sweeps over Q, O((n+k)·k), where explicit
+// CGS2 took two or four. At n = 10⁴, m = 512 about a third of the swap
+// candidates needed one sweep. The sweeps are split by row chunks over
+// the Factor's workers.
 func (f *Factor) gramSchmidt() {
 	n, k := f.n, f.k
 	rows := n + k + 1
@@ -91,6 +102,7 @@ func (f *Factor) gramSchmidt() {
 	for _, v := range f.col(k) {
 		gg += v * v
 	}
+	vv := gg + f.noise // ‖w‖²
 	c := f.cvec[:k]
 	for i := range c {
 		c[i] = f.gram[i*f.tcap+k]
@@ -101,17 +113,25 @@ func (f *Factor) gramSchmidt() {
 	}
 	ww, wy, w1 := f.gsPass(gsProject, c, 1)
 	c2 := f.c2[:k]
-	var cc, ca, cb float64
+	var cc float64
+	for i, v := range c2 {
+		c2[i] = v - c[i]
+		cc += c2[i] * c2[i]
+	}
+	if ww >= 0.49*vv && cc <= gsOrthTol*gsOrthTol*ww {
+		f.tentOrthogonal(ww, wy, w1, gg)
+		return
+	}
+	f.gsPass(gsDot, nil, 1)
+	var ca, cb float64
+	cc = 0
 	for i, v := range c2 {
 		cc += v * v
 		ca += v * f.a[i]
 		cb += v * f.b[i]
 	}
 	if cc <= gsOrthTol*gsOrthTol*ww {
-		// w₁ is orthogonal to Q to working accuracy: q = w₁/‖w₁‖ with
-		// R's column [c₁; ‖w₁‖], and commitActive need not read Q.
-		r := math.Sqrt(ww)
-		f.tent = tentative{valid: true, pending: true, orthogonal: true, r: r, anew: wy / r, bnew: w1 / r, gg: gg}
+		f.tentOrthogonal(ww, wy, w1, gg)
 		return
 	}
 	if cc <= gsLazyRatio*ww {
@@ -155,6 +175,14 @@ func (f *Factor) gramSchmidt() {
 	f.tent = tentative{valid: true, r: r, anew: anew, bnew: bnew, gg: gg}
 }
 
+// tentOrthogonal sets the tentative column for a remainder w₁ that is
+// orthogonal to Q to working accuracy: q = w₁/‖w₁‖, R's column [c₁; ‖w₁‖],
+// given ‖w₁‖², w₁ᵀy and w₁ᵀ1; commitActive need not read Q.
+func (f *Factor) tentOrthogonal(ww, wy, w1, gg float64) {
+	r := math.Sqrt(ww)
+	f.tent = tentative{valid: true, pending: true, orthogonal: true, r: r, anew: wy / r, bnew: w1 / r, gg: gg}
+}
+
 // commitActive makes the tentative column computed by gramSchmidt the k-th
 // active column, first forming q = (w₁ − Qc₂)/r, or w₁/r if w₁ was
 // orthogonal already, in Q[:, k] if gramSchmidt left it pending.
@@ -187,14 +215,23 @@ func (f *Factor) commitActive() {
 type gsMode int
 
 const (
-	gsProject gsMode = iota // w₁ = w − Qc₁ and the sums of gramSchmidt
+	gsProject gsMode = iota // w₁ = w − Qc₁, d = Qᵀw and the sums of gramSchmidt
+	gsDot                   // c₂ = Qᵀw₁
 	gsFinish                // Q[:, k] ← (w₁ − Qc₂)·scale
 )
 
-// gsTask runs the sweeps of gramSchmidt or commitActive over Q[:, :k] and
-// its column k, rows [0, n+k], on a range of chunks (see rowChunks)
-// (runRange gets chunk numbers): the first sweep over the whole range and
-// for gsProject the second by chunks, each with its own partial sums.
+// gsColBlock and gsSegment shape the blocks of Q (columns × rows, 64 KiB)
+// that the gsProject sweep uses twice, for d and for w₁, while they are in
+// the cache. Each column block runs down its rows in one piece, so that
+// the hardware prefetcher follows its columns.
+const (
+	gsColBlock = 8
+	gsSegment  = 1024
+)
+
+// gsTask runs a sweep of gramSchmidt or commitActive over Q[:, :k] and its
+// column k, rows [0, n+k], on a range of chunks (see rowChunks; runRange
+// gets chunk numbers), each chunk with its own partial sums.
 type gsTask struct {
 	f     *Factor
 	mode  gsMode
@@ -204,16 +241,17 @@ type gsTask struct {
 }
 
 // gsPass runs the pass mode with coefficients coef over Q on the Factor's
-// workers. For gsProject it leaves c₂ in f.c2 and returns ‖w₁‖², w₁ᵀy and
-// w₁ᵀ1, each summed in chunk order.
+// workers. For gsProject it leaves d in f.c2 and returns ‖w₁‖², w₁ᵀy and
+// w₁ᵀ1; for gsDot it leaves c₂ in f.c2. The sums are added in chunk order.
 func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
 	rows := f.n + f.k + 1
 	size, chunks := f.rowChunks(rows)
 	t := &f.gsTask
 	t.f, t.mode, t.coef, t.scale, t.chunk = f, mode, coef, scale, size
+	f.qSweeps++
 	f.pool.runParts(t, chunks, f.pool.size())
 	t.coef = nil
-	if mode != gsProject {
+	if mode == gsFinish {
 		return 0, 0, 0
 	}
 	k, width := f.k, f.partWidth()
@@ -238,35 +276,58 @@ func (t *gsTask) runRange(_, lo, hi int) {
 	cs := t.chunk
 	r0, r1 := lo*cs, min(rows, hi*cs)
 	w := f.qcol(k)
-	wv := blas64.Vector{N: r1 - r0, Data: w[r0:r1], Inc: 1}
-	if t.mode == gsProject {
-		// w = [g; 0_k; σ] on these rows.
-		g := f.col(k)
-		if r0 < n {
-			copy(w[r0:r1], g[r0:min(r1, n)])
+	width := f.partWidth()
+	switch t.mode {
+	case gsFinish:
+		if k > 0 {
+			q := blas64.General{Rows: k, Cols: r1 - r0, Stride: ldq, Data: f.q[r0 : (k-1)*ldq+r1]}
+			blas64.Gemv(blas.Trans, -1, q, blas64.Vector{N: k, Data: t.coef, Inc: 1}, 1, blas64.Vector{N: r1 - r0, Data: w[r0:r1], Inc: 1})
 		}
-		for i := max(r0, n); i < r1; i++ {
-			w[i] = 0
-		}
-		if r0 <= n+k && n+k < r1 {
-			w[n+k] = math.Sqrt(f.noise)
-		}
-	}
-	if k > 0 {
-		q := blas64.General{Rows: k, Cols: r1 - r0, Stride: ldq, Data: f.q[r0 : (k-1)*ldq+r1]}
-		blas64.Gemv(blas.Trans, -1, q, blas64.Vector{N: k, Data: t.coef, Inc: 1}, 1, wv)
-	}
-	if t.mode == gsFinish {
 		for i := r0; i < r1; i++ {
 			w[i] *= t.scale
 		}
 		return
+	case gsDot:
+		for ch := lo; ch < hi && k > 0; ch++ {
+			c0, c1 := ch*cs, min(rows, (ch+1)*cs)
+			q := blas64.General{Rows: k, Cols: c1 - c0, Stride: ldq, Data: f.q[c0 : (k-1)*ldq+c1]}
+			acc := f.gsParts[ch*width : ch*width+k]
+			blas64.Gemv(blas.NoTrans, 1, q, blas64.Vector{N: c1 - c0, Data: w[c0:c1], Inc: 1}, 0, blas64.Vector{N: k, Data: acc, Inc: 1})
+		}
+		return
 	}
-	width := f.partWidth()
+	// gsProject: w = [g; 0_k; σ] on these rows, then by blocks of
+	// columns d += Q_bᵀw and w −= Q_b c₁[b] on each segment of rows.
+	g := f.col(k)
+	if r0 < n {
+		copy(w[r0:r1], g[r0:min(r1, n)])
+	}
+	for i := max(r0, n); i < r1; i++ {
+		w[i] = 0
+	}
+	if r0 <= n+k && n+k < r1 {
+		w[n+k] = math.Sqrt(f.noise)
+	}
+	for ch := lo; ch < hi; ch++ {
+		clear(f.gsParts[ch*width : ch*width+k])
+	}
+	for b0 := 0; b0 < k; b0 += gsColBlock {
+		b1 := min(k, b0+gsColBlock)
+		coef := blas64.Vector{N: b1 - b0, Data: t.coef[b0:b1], Inc: 1}
+		for ch := lo; ch < hi; ch++ {
+			c0, c1 := ch*cs, min(rows, (ch+1)*cs)
+			acc := blas64.Vector{N: b1 - b0, Data: f.gsParts[ch*width+b0 : ch*width+b1], Inc: 1}
+			for s0 := c0; s0 < c1; s0 += gsSegment {
+				s1 := min(c1, s0+gsSegment)
+				q := blas64.General{Rows: b1 - b0, Cols: s1 - s0, Stride: ldq, Data: f.q[b0*ldq+s0 : (b1-1)*ldq+s1]}
+				wv := blas64.Vector{N: s1 - s0, Data: w[s0:s1], Inc: 1}
+				blas64.Gemv(blas.NoTrans, 1, q, wv, 1, acc)
+				blas64.Gemv(blas.Trans, -1, q, coef, 1, wv)
+			}
+		}
+	}
 	for ch := lo; ch < hi; ch++ {
 		c0, c1 := ch*cs, min(rows, (ch+1)*cs)
-		p := f.gsParts[ch*width : (ch+1)*width]
-		clear(p[:k])
 		var ww, wy, w1 float64
 		for _, v := range w[c0:c1] {
 			ww += v * v
@@ -278,13 +339,7 @@ func (t *gsTask) runRange(_, lo, hi int) {
 				w1 += v
 			}
 		}
+		p := f.gsParts[ch*width : (ch+1)*width]
 		p[k], p[k+1], p[k+2] = ww, wy, w1
-	}
-	// c₂ = Qᵀw₁, by chunks.
-	for ch := lo; ch < hi && k > 0; ch++ {
-		c0, c1 := ch*cs, min(rows, (ch+1)*cs)
-		q := blas64.General{Rows: k, Cols: c1 - c0, Stride: ldq, Data: f.q[c0 : (k-1)*ldq+c1]}
-		acc := f.gsParts[ch*width : ch*width+k]
-		blas64.Gemv(blas.NoTrans, 1, q, blas64.Vector{N: c1 - c0, Data: w[c0:c1], Inc: 1}, 0, blas64.Vector{N: k, Data: acc, Inc: 1})
 	}
 }

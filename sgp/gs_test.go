@@ -129,6 +129,12 @@ func checkTentativeAgainstCGS2(t *testing.T, f *Factor, perturb func(a []float64
 func TestLazyGramSchmidtMatchesCGS2(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 21))
+	oneSweep, twoSweeps := 0, 0
+	defer func() {
+		if oneSweep == 0 || twoSweeps == 0 {
+			t.Errorf("columns of one sweep over Q: %d, of two: %d; both kinds wanted", oneSweep, twoSweeps)
+		}
+	}()
 	for _, tc := range []struct {
 		n, m      int
 		ls, noise float64
@@ -142,6 +148,7 @@ func TestLazyGramSchmidtMatchesCGS2(t *testing.T) {
 			t.Fatal(err)
 		}
 		fallbacks, natural, orthogonal := 0, 0, 0
+		sweeps := map[int]int{} // sweeps over Q of unperturbed columns
 		for _, j := range rng.Perm(tc.n) {
 			if f.NumActive() == tc.m-1 {
 				break
@@ -150,8 +157,10 @@ func TestLazyGramSchmidtMatchesCGS2(t *testing.T) {
 				continue
 			}
 			f.tent.valid = false
-			before := f.stats.Reorthogonalize
-			if checkTentativeAgainstCGS2(t, f, nil, 1e-10).orthogonal {
+			before, sw := f.stats.Reorthogonalize, f.qSweeps
+			got := checkTentativeAgainstCGS2(t, f, nil, 1e-10)
+			sweeps[f.qSweeps-sw]++
+			if got.orthogonal {
 				orthogonal++
 			}
 			natural += f.stats.Reorthogonalize - before
@@ -196,7 +205,9 @@ func TestLazyGramSchmidtMatchesCGS2(t *testing.T) {
 		if orthogonal == 0 {
 			t.Errorf("%+v: no remainder was orthogonal after the first projection", tc)
 		}
-		t.Logf("%+v: %d active, %d orthogonal at once, %d forced and %d natural fallbacks", tc, f.NumActive(), orthogonal, fallbacks, natural)
+		oneSweep += sweeps[1]
+		twoSweeps += sweeps[2]
+		t.Logf("%+v: %d active, %d orthogonal w₁, sweeps over Q (commit included) %v, %d forced and %d natural fallbacks", tc, f.NumActive(), orthogonal, sweeps, fallbacks, natural)
 	}
 }
 
