@@ -223,10 +223,12 @@ const (
 // gsColBlock and gsSegment shape the blocks of Q (columns × rows, 64 KiB)
 // that the gsProject sweep uses twice, for d and for w₁, while they are in
 // the cache. Each column block runs down its rows in one piece, so that
-// the hardware prefetcher follows its columns.
+// the hardware prefetcher follows its columns. Four columns match gonum's
+// Gemv kernels; at n = 10⁴, k = 512 the sweep took 1.35 times a plain one
+// (8 or more columns, or segments of 1024 rows or fewer, were slower).
 const (
-	gsColBlock = 8
-	gsSegment  = 1024
+	gsColBlock = 4
+	gsSegment  = 2048
 )
 
 // gsTask runs a sweep of gramSchmidt or commitActive over Q[:, :k] and its
