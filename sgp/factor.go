@@ -91,8 +91,8 @@ type Factor struct {
 	gsParts    []float64
 	gsTask     gsTask
 	appendTask appendTask
-	minChunk   int // if > 0, overrides the constant minChunk (tests)
-	qSweeps    int // sweeps over Q by gsPass, for tests and benchmarks
+	minChunk   int               // if > 0, overrides the constant minChunk (tests)
+	qSweeps    [gsFinish + 1]int // sweeps over Q by gsPass, by mode, for tests
 
 	stats Stats
 }

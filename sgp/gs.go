@@ -111,20 +111,28 @@ func (f *Factor) gramSchmidt() {
 		rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: f.mcap, Data: f.r}
 		blas64.Trsv(blas.Trans, rt, blas64.Vector{N: k, Data: c, Inc: 1})
 	}
-	ww, wy, w1 := f.gsPass(gsProject, c, 1)
-	c2 := f.c2[:k]
-	var cc float64
-	for i, v := range c2 {
-		c2[i] = v - c[i]
-		cc += c2[i] * c2[i]
+	// ‖w₁‖² ≈ ‖w‖² − ‖c₁‖² predicts whether one sweep can do; if not,
+	// the sweep does not measure d, which costs a third of a sweep more.
+	measure := vv-sumSquares(c) >= 0.5*vv
+	mode := gsProject
+	if measure {
+		mode = gsProjectMeasure
 	}
-	if ww >= 0.49*vv && cc <= gsOrthTol*gsOrthTol*ww {
-		f.tentOrthogonal(ww, wy, w1, gg)
-		return
+	ww, wy, w1 := f.gsPass(mode, c, 1)
+	c2 := f.c2[:k]
+	if measure {
+		var cc float64
+		for i, v := range c2 {
+			c2[i] = v - c[i]
+			cc += c2[i] * c2[i]
+		}
+		if ww >= 0.49*vv && cc <= gsOrthTol*gsOrthTol*ww {
+			f.tentOrthogonal(ww, wy, w1, gg)
+			return
+		}
 	}
 	f.gsPass(gsDot, nil, 1)
-	var ca, cb float64
-	cc = 0
+	var cc, ca, cb float64
 	for i, v := range c2 {
 		cc += v * v
 		ca += v * f.a[i]
@@ -215,13 +223,14 @@ func (f *Factor) commitActive() {
 type gsMode int
 
 const (
-	gsProject gsMode = iota // w₁ = w − Qc₁, d = Qᵀw and the sums of gramSchmidt
-	gsDot                   // c₂ = Qᵀw₁
-	gsFinish                // Q[:, k] ← (w₁ − Qc₂)·scale
+	gsProject        gsMode = iota // w₁ = w − Qc₁ and the sums of gramSchmidt
+	gsProjectMeasure               // the same and d = Qᵀw
+	gsDot                          // c₂ = Qᵀw₁
+	gsFinish                       // Q[:, k] ← (w₁ − Qc₂)·scale
 )
 
 // gsColBlock and gsSegment shape the blocks of Q (columns × rows, 64 KiB)
-// that the gsProject sweep uses twice, for d and for w₁, while they are in
+// that the gsProjectMeasure sweep uses twice, for d and for w₁, while they are in
 // the cache. Each column block runs down its rows in one piece, so that
 // the hardware prefetcher follows its columns. Four columns match gonum's
 // Gemv kernels; at n = 10⁴, k = 512 the sweep took 1.35 times a plain one
@@ -243,14 +252,14 @@ type gsTask struct {
 }
 
 // gsPass runs the pass mode with coefficients coef over Q on the Factor's
-// workers. For gsProject it leaves d in f.c2 and returns ‖w₁‖², w₁ᵀy and
-// w₁ᵀ1; for gsDot it leaves c₂ in f.c2. The sums are added in chunk order.
+// workers. For gsProject and gsProjectMeasure it returns ‖w₁‖², w₁ᵀy and
+// w₁ᵀ1, and the latter leaves d in f.c2; gsDot leaves c₂ in f.c2. The sums are added in chunk order.
 func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
 	rows := f.n + f.k + 1
 	size, chunks := f.rowChunks(rows)
 	t := &f.gsTask
 	t.f, t.mode, t.coef, t.scale, t.chunk = f, mode, coef, scale, size
-	f.qSweeps++
+	f.qSweeps[mode]++
 	f.pool.runParts(t, chunks, f.pool.size())
 	t.coef = nil
 	if mode == gsFinish {
@@ -298,8 +307,9 @@ func (t *gsTask) runRange(_, lo, hi int) {
 		}
 		return
 	}
-	// gsProject: w = [g; 0_k; σ] on these rows, then by blocks of
-	// columns d += Q_bᵀw and w −= Q_b c₁[b] on each segment of rows.
+	// w = [g; 0_k; σ] on these rows, then w −= Qc₁, for gsProjectMeasure
+	// by blocks of columns with d += Q_bᵀw before w −= Q_b c₁[b] on each
+	// segment of rows.
 	g := f.col(k)
 	if r0 < n {
 		copy(w[r0:r1], g[r0:min(r1, n)])
@@ -310,21 +320,27 @@ func (t *gsTask) runRange(_, lo, hi int) {
 	if r0 <= n+k && n+k < r1 {
 		w[n+k] = math.Sqrt(f.noise)
 	}
-	for ch := lo; ch < hi; ch++ {
-		clear(f.gsParts[ch*width : ch*width+k])
+	if t.mode == gsProject && k > 0 {
+		q := blas64.General{Rows: k, Cols: r1 - r0, Stride: ldq, Data: f.q[r0 : (k-1)*ldq+r1]}
+		blas64.Gemv(blas.Trans, -1, q, blas64.Vector{N: k, Data: t.coef, Inc: 1}, 1, blas64.Vector{N: r1 - r0, Data: w[r0:r1], Inc: 1})
 	}
-	for b0 := 0; b0 < k; b0 += gsColBlock {
-		b1 := min(k, b0+gsColBlock)
-		coef := blas64.Vector{N: b1 - b0, Data: t.coef[b0:b1], Inc: 1}
+	if t.mode == gsProjectMeasure {
 		for ch := lo; ch < hi; ch++ {
-			c0, c1 := ch*cs, min(rows, (ch+1)*cs)
-			acc := blas64.Vector{N: b1 - b0, Data: f.gsParts[ch*width+b0 : ch*width+b1], Inc: 1}
-			for s0 := c0; s0 < c1; s0 += gsSegment {
-				s1 := min(c1, s0+gsSegment)
-				q := blas64.General{Rows: b1 - b0, Cols: s1 - s0, Stride: ldq, Data: f.q[b0*ldq+s0 : (b1-1)*ldq+s1]}
-				wv := blas64.Vector{N: s1 - s0, Data: w[s0:s1], Inc: 1}
-				blas64.Gemv(blas.NoTrans, 1, q, wv, 1, acc)
-				blas64.Gemv(blas.Trans, -1, q, coef, 1, wv)
+			clear(f.gsParts[ch*width : ch*width+k])
+		}
+		for b0 := 0; b0 < k; b0 += gsColBlock {
+			b1 := min(k, b0+gsColBlock)
+			coef := blas64.Vector{N: b1 - b0, Data: t.coef[b0:b1], Inc: 1}
+			for ch := lo; ch < hi; ch++ {
+				c0, c1 := ch*cs, min(rows, (ch+1)*cs)
+				acc := blas64.Vector{N: b1 - b0, Data: f.gsParts[ch*width+b0 : ch*width+b1], Inc: 1}
+				for s0 := c0; s0 < c1; s0 += gsSegment {
+					s1 := min(c1, s0+gsSegment)
+					q := blas64.General{Rows: b1 - b0, Cols: s1 - s0, Stride: ldq, Data: f.q[b0*ldq+s0 : (b1-1)*ldq+s1]}
+					wv := blas64.Vector{N: s1 - s0, Data: w[s0:s1], Inc: 1}
+					blas64.Gemv(blas.NoTrans, 1, q, wv, 1, acc)
+					blas64.Gemv(blas.Trans, -1, q, coef, 1, wv)
+				}
 			}
 		}
 	}
