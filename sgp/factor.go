@@ -62,8 +62,7 @@ type Factor struct {
 	yy    float64   // ‖y − μ‖²
 	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
 
-	pool    *workers
-	colTask columnTask
+	pool *workers
 
 	// A removed point is parked here until its removal is confirmed, so
 	// that a rejected swap can restore it without a kernel evaluation.
@@ -74,26 +73,43 @@ type Factor struct {
 	parkedR   []float64 // the last active point, restored on rollback
 	parkedA   float64
 	parkedB   float64
+	// Row of A = GᵀG of the parked column (its position + 1 entries) and
+	// the number of active points when it was parked; see unpark.
+	parkedGram []float64
+	parkedK    int
 
 	// Scratch space, sized once.
 	gj     []float64 // a row of G
 	cvec   []float64 // Gram–Schmidt coefficients (mcap)
-	c2     []float64
+	c2     []float64 // the second Gram–Schmidt projection (mcap)
 	tent   tentative
 	approx approxWork
 	rot    moveWork
+	// gsParts holds the partial sums of the passes over Q of gramSchmidt
+	// and over G of appendPivot, a row of partWidth per chunk (see
+	// rowChunks); gsTask and appendTask are those passes.
+	gsParts    []float64
+	gsTask     gsTask
+	appendTask appendTask
+	minChunk   int               // if > 0, overrides the constant minChunk (tests)
+	qSweeps    [gsFinish + 1]int // sweeps over Q by gsPass, by mode, for tests
 
 	stats Stats
 }
 
 // tentative is a new QR column computed by Gram–Schmidt but not yet
-// committed: Q[:, k] holds q; R column k would be [c; r]; a[k] = qᵀỹ.
+// committed: Q[:, k] holds q, or if pending the first remainder w₁ with
+// q = (w₁ − Q c₂)/r (see gramSchmidt); R column k would be [c; r];
+// a[k] = qᵀỹ.
 type tentative struct {
-	valid bool
-	r     float64
-	anew  float64
-	bnew  float64 // qᵀ[1; 0]
-	gg    float64 // ‖g‖²
+	valid   bool
+	pending bool // Q[:, k] holds w₁, to be finished by commitActive
+	// orthogonal: w₁ needs no second projection, q = w₁/r, c = c₁.
+	orthogonal bool
+	r          float64
+	anew       float64
+	bnew       float64 // qᵀ[1; 0]
+	gg         float64 // ‖g‖²
 }
 
 // NewFactor validates a problem and allocates a Factor for at most m
@@ -136,15 +152,16 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *
 	f := &Factor{
 		x: x, yraw: y, y: append([]float64(nil), y...), kern: kern, noise: noise, n: n,
 		mcap: m, zcap: z, tcap: m + z + 1,
-		perm:      make([]int, m+z+1),
-		pos:       make([]int, n),
-		parked:    -1,
-		parkedCol: make([]float64, n),
-		parkedQ:   make([]float64, n+m),
-		parkedR:   make([]float64, m),
-		gj:        make([]float64, m+z+1),
-		cvec:      make([]float64, m),
-		c2:        make([]float64, m),
+		perm:       make([]int, m+z+1),
+		pos:        make([]int, n),
+		parked:     -1,
+		parkedCol:  make([]float64, n),
+		parkedQ:    make([]float64, n+m),
+		parkedR:    make([]float64, m),
+		parkedGram: make([]float64, m+z+1),
+		gj:         make([]float64, m+z+1),
+		cvec:       make([]float64, m),
+		c2:         make([]float64, m),
 	}
 	f.g = make([]float64, n*f.tcap)
 	f.kdiag = make([]float64, n)
@@ -155,10 +172,10 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *
 	f.a = make([]float64, m)
 	f.b = make([]float64, m)
 	f.approx.init(n, m, z)
+	f.gsParts = make([]float64, maxChunks*f.partWidth())
 	f.gram = make([]float64, f.tcap*f.tcap)
 	f.pool = newWorkers()
 	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)
-	f.colTask = columnTask{kern: kern, x: x, y: x}
 	f.approx.task.f = f
 	f.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, m), v: make([]float64, f.tcap)}
 	f.yy = sumSquares(f.y)

@@ -81,5 +81,5 @@ type Stats struct {
 	LastDrift       float64 // relative objective change corrected by the last refactorisation
 	MaxDrift        float64 // largest such change so far
 	LastResidDrift  float64 // max |Δ tr-residual| per point corrected by the last refactorisation
-	Reorthogonalize int     // Gram–Schmidt second passes
+	Reorthogonalize int     // Gram–Schmidt columns that needed explicit passes over Q (a poor first projection)
 }

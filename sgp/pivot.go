@@ -12,10 +12,11 @@ import (
 //
 //	g = (K[:, j] − G G[j, :]ᵀ) / √d_j        (Cao et al. 2013, §3)
 //
-// and updates d ← d − g∘g. It costs one kernel column and O(n·t). It
-// returns false, changing nothing, if d_j is below tolerance or if the
-// update would drive some residual below −clampTol (a kernel that is not
-// positive semi-definite).
+// and updates d ← d − g∘g and row and column t of A = GᵀG. It costs one
+// kernel column and O(n·t): one pass over G by row chunks on the Factor's
+// workers (see appendTask). It returns false, changing nothing, if d_j is
+// below tolerance or if the update would drive some residual below
+// −clampTol (a kernel that is not positive semi-definite).
 func (f *Factor) appendPivot(j int, tol float64) bool {
 	if f.t >= f.tcap {
 		panic(errFull)
@@ -26,26 +27,15 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 	}
 	n, t := f.n, f.t
 	col := f.col(t)
-	f.colTask.dst, f.colTask.j = col, j
-	f.pool.run(&f.colTask, n)
-	f.colTask.dst = nil
+	gj := f.gj[:t]
+	for c := range gj {
+		gj[c] = f.g[c*n+j]
+	}
+	size, chunks := f.rowChunks(n)
+	at := &f.appendTask
+	at.f, at.j, at.dj, at.chunk = f, j, dj, size
+	f.pool.runParts(at, chunks, f.pool.size())
 	f.stats.KernelEvals += n
-	if t > 0 {
-		gj := f.gj[:t]
-		for c := range gj {
-			gj[c] = f.g[c*n+j]
-		}
-		// col ← col − G[:, :t]·gj. G column-major is Gᵀ row-major.
-		blas64.Gemv(blas.Trans, -1, f.gmat(0, t), blas64.Vector{N: t, Data: gj, Inc: 1}, 1, blas64.Vector{N: n, Data: col, Inc: 1})
-	}
-	inv := 1 / math.Sqrt(dj)
-	for i := range col {
-		col[i] *= inv
-	}
-	for _, p := range f.perm[:t] {
-		col[p] = 0
-	}
-	col[j] = math.Sqrt(dj)
 	for i, v := range col {
 		if f.d[i]-v*v < -f.clampTol(i) {
 			return false
@@ -65,8 +55,69 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 	f.perm[t] = j
 	f.pos[j] = t
 	f.t++
-	f.gramColumn(t)
+	// Row and column t of A, summed in chunk order.
+	tc, width := f.tcap, f.partWidth()
+	row := f.gram[t*tc : t*tc+t+1]
+	clear(row)
+	for ch := 0; ch < chunks; ch++ {
+		for c, v := range f.gsParts[ch*width : ch*width+t+1] {
+			row[c] += v
+		}
+	}
+	for c, v := range row {
+		f.gram[c*tc+t] = v
+	}
 	return true
+}
+
+// appendTask is the pass of appendPivot over rows [0, n) of G, on a range
+// of chunks (see rowChunks; runRange gets chunk numbers): the kernel
+// column, g = (K[:, j] − G[:, :t]·G[j, :]ᵀ)/√d_j with exact zeros at the
+// pivot rows and √d_j at row j, in one sweep over G[:, :t] of the whole
+// range, then a second sweep by chunks for each chunk's part of
+// A[:t+1, t] = G[:, :t+1]ᵀg. It
+// writes only column t of G and the partial sums, so a rejected column
+// changes nothing observable.
+type appendTask struct {
+	f     *Factor
+	j     int
+	dj    float64
+	chunk int // rows per chunk
+}
+
+func (a *appendTask) runRange(_, lo, hi int) {
+	f := a.f
+	n, t, j := f.n, f.t, a.j
+	cs := a.chunk
+	r0, r1 := lo*cs, min(n, hi*cs)
+	col := f.col(t)
+	f.kern.Column(col[r0:r1], f.x, r0, r1, f.x, j)
+	if t > 0 {
+		g := blas64.General{Rows: t, Cols: r1 - r0, Stride: n, Data: f.g[r0 : (t-1)*n+r1]}
+		blas64.Gemv(blas.Trans, -1, g, blas64.Vector{N: t, Data: f.gj[:t], Inc: 1}, 1, blas64.Vector{N: r1 - r0, Data: col[r0:r1], Inc: 1})
+	}
+	inv := 1 / math.Sqrt(a.dj)
+	for i := r0; i < r1; i++ {
+		col[i] *= inv
+	}
+	for _, p := range f.perm[:t] {
+		if r0 <= p && p < r1 {
+			col[p] = 0
+		}
+	}
+	if r0 <= j && j < r1 {
+		col[j] = math.Sqrt(a.dj)
+	}
+	width := f.partWidth()
+	for ch := lo; ch < hi; ch++ {
+		c0, c1 := ch*cs, min(n, (ch+1)*cs)
+		p := f.gsParts[ch*width : ch*width+t+1]
+		p[t] = sumSquares(col[c0:c1])
+		if t > 0 {
+			g := blas64.General{Rows: t, Cols: c1 - c0, Stride: n, Data: f.g[c0 : (t-1)*n+c1]}
+			blas64.Gemv(blas.NoTrans, 1, g, blas64.Vector{N: c1 - c0, Data: col[c0:c1], Inc: 1}, 0, blas64.Vector{N: t, Data: p[:t], Inc: 1})
+		}
+	}
 }
 
 // gramColumn sets row and column c of A = GᵀG from G: one pass over G.
@@ -80,10 +131,13 @@ func (f *Factor) gramColumn(c int) {
 }
 
 // dropLast removes the last pivot column of G (which must not be active),
-// restoring its contribution to d, and parks it.
+// restoring its contribution to d, and parks it with its row of A.
 func (f *Factor) dropLast() {
 	f.t--
 	c := f.t
+	f.parkedGram = f.parkedGram[:c+1]
+	copy(f.parkedGram, f.gram[c*f.tcap:c*f.tcap+c+1])
+	f.parkedK = f.k
 	col := f.col(c)
 	for i, v := range col {
 		f.d[i] += v * v
@@ -97,6 +151,13 @@ func (f *Factor) dropLast() {
 }
 
 // unpark puts the parked point back as the last pivot column of G.
+//
+// Its row of A comes from the parked copy where that is still valid: the
+// active columns G[:, :k] do not change while a point is parked (a swap
+// that changes them discards the park), so neither does A[:k, c] nor
+// A[c, c] = ‖g‖², and only the entries against the information pivots,
+// which a candidate's insertion may have reordered, are recomputed from
+// G[:, k:c]: O(n·z) instead of a pass over G.
 func (f *Factor) unpark() {
 	j := f.parked
 	c := f.t
@@ -114,7 +175,20 @@ func (f *Factor) unpark() {
 	f.pos[j] = c
 	f.t++
 	f.parked = -1
-	f.gramColumn(c)
+	k, tc := f.k, f.tcap
+	if f.parkedK != k || len(f.parkedGram) != c+1 {
+		f.gramColumn(c)
+		return
+	}
+	row := f.gram[c*tc : c*tc+c+1]
+	copy(row[:k], f.parkedGram[:k])
+	row[c] = f.parkedGram[c]
+	if c > k {
+		blas64.Gemv(blas.NoTrans, 1, f.gmat(k, c), blas64.Vector{N: f.n, Data: col, Inc: 1}, 0, blas64.Vector{N: c - k, Data: row[k:c], Inc: 1})
+	}
+	for i, v := range row {
+		f.gram[i*tc+c] = v
+	}
 }
 
 // gmat returns columns [c0, c1) of G as a row-major (c1−c0)×n matrix Gᵀ.
@@ -128,83 +202,6 @@ func (f *Factor) qmat(c, rows int) blas64.General {
 		return blas64.General{Rows: 0, Cols: rows, Stride: f.ldq, Data: nil}
 	}
 	return blas64.General{Rows: c, Cols: rows, Stride: f.ldq, Data: f.q[:(c-1)*f.ldq+rows]}
-}
-
-// gramSchmidt orthogonalises the augmented column [G[:, k]; 0_k; σ] against
-// Q[:, :k] by classical Gram–Schmidt with a second pass when the first loses
-// more than 30% of the norm ("twice is enough", Giraud et al. 2005), and
-// stores the tentative result in Q[:, k] and f.cvec/f.tent. It costs
-// O((n+k)·k) and does not change the committed state.
-func (f *Factor) gramSchmidt() {
-	n, k := f.n, f.k
-	rows := n + k + 1
-	g := f.col(k)
-	w := f.qcol(k)[:rows]
-	copy(w, g)
-	for i := n; i < rows; i++ {
-		w[i] = 0
-	}
-	sigma := math.Sqrt(f.noise)
-	w[n+k] = sigma
-	var vv float64
-	for _, v := range g {
-		vv += v * v
-	}
-	gg := vv
-	vv += f.noise
-	c := f.cvec[:k]
-	if k > 0 {
-		qt := f.qmat(k, rows)
-		wv := blas64.Vector{N: rows, Data: w, Inc: 1}
-		cv := blas64.Vector{N: k, Data: c, Inc: 1}
-		blas64.Gemv(blas.NoTrans, 1, qt, wv, 0, cv)
-		blas64.Gemv(blas.Trans, -1, qt, cv, 1, wv)
-		var ww float64
-		for _, v := range w {
-			ww += v * v
-		}
-		if ww < 0.49*vv {
-			c2 := blas64.Vector{N: k, Data: f.c2[:k], Inc: 1}
-			blas64.Gemv(blas.NoTrans, 1, qt, wv, 0, c2)
-			blas64.Gemv(blas.Trans, -1, qt, c2, 1, wv)
-			for i := range c {
-				c[i] += f.c2[i]
-			}
-			f.stats.Reorthogonalize++
-		}
-	}
-	var ww float64
-	for _, v := range w {
-		ww += v * v
-	}
-	r := math.Sqrt(ww)
-	inv := 1 / r
-	var anew, bnew float64
-	for i := range w {
-		w[i] *= inv
-	}
-	for i, v := range w[:n] {
-		anew += v * f.y[i]
-		bnew += v
-	}
-	f.tent = tentative{valid: true, r: r, anew: anew, bnew: bnew, gg: gg}
-}
-
-// commitActive makes the tentative column computed by gramSchmidt the k-th
-// active column.
-func (f *Factor) commitActive() {
-	if !f.tent.valid {
-		panic("sgp: internal error: no tentative column")
-	}
-	k, m := f.k, f.mcap
-	for i := 0; i < k; i++ {
-		f.r[i*m+k] = f.cvec[i]
-	}
-	f.r[k*m+k] = f.tent.r
-	f.a[k] = f.tent.anew
-	f.b[k] = f.tent.bnew
-	f.k++
-	f.tent.valid = false
 }
 
 // deltaFromTentative returns the exact decrease of the objective o if the

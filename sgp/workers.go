@@ -86,8 +86,19 @@ func (w *workers) parts(n int) int {
 // the calling goroutine, and returns when all are done. A panic in any
 // range is raised on the calling goroutine once every range has ended
 // (see PanicError); the pool stays usable.
-func (w *workers) run(t rangeTask, n int) {
-	p := w.parts(n)
+func (w *workers) run(t rangeTask, n int) { w.runParts(t, n, w.parts(n)) }
+
+// size returns the number of goroutines of the pool, the caller's included.
+func (w *workers) size() int {
+	if w.ch == nil {
+		return 1
+	}
+	return len(w.jobs)
+}
+
+// runParts is run with p ≤ size() parts of at least one row each.
+func (w *workers) runParts(t rangeTask, n, p int) {
+	p = max(1, min(p, w.size(), n))
 	if p == 1 {
 		t.runRange(0, 0, n)
 		return
@@ -105,16 +116,4 @@ func (w *workers) run(t rangeTask, n int) {
 	j.task = nil
 	w.wg.Wait()
 	w.slot.rethrow()
-}
-
-// columnTask evaluates one kernel column in parallel.
-type columnTask struct {
-	kern Kernel
-	dst  []float64
-	x, y Inputs
-	j    int
-}
-
-func (c *columnTask) runRange(_, lo, hi int) {
-	c.kern.Column(c.dst[lo:hi], c.x, lo, hi, c.y, c.j)
 }
