@@ -83,9 +83,7 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 			continue
 		}
 		dst[q] = math.Inf(1) // scored below
-		f.colTask.dst, f.colTask.j = w.tmp, j
-		f.pool.run(&f.colTask, n)
-		f.colTask.dst = nil
+		kernelColumn(f.kern, w.tmp, f.x, f.x, j)
 		f.stats.KernelEvals += n
 		inv := 1 / math.Sqrt(dA)
 		for i, v := range w.tmp {
