@@ -217,7 +217,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	bk, block := e.kern.(blockKernel)
 	if block && e.kval != nil {
 		bk.crossT(e.kval, e.x, e.xI, e.seq)
-		copy(kmn, e.kval)
+		parallelFor(len(kmn), 1<<16, func(lo, hi int) { copy(kmn[lo:hi], e.kval[lo:hi]) })
 	} else if block {
 		bk.crossT(kmn, e.x, e.xI, e.seq)
 	} else {
