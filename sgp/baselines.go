@@ -159,7 +159,9 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 	n := f.n
 	_ = f.Factorize(nil)
 	scored := 0
-	w := newExactBatch(n, f.mcap, s+1)
+	// At most exactBatchMax candidates are scored at a time: the batch
+	// holds one n-vector per candidate.
+	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax))
 	cands := make([]int, 0, s+1)
 	vals := make([]float64, s+1)
 	for f.k < md.m {
@@ -174,7 +176,10 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 				cands = append(cands, j)
 			}
 		}
-		f.exactDeltas(cands, md.obj, vals, w)
+		for lo := 0; lo < len(cands); lo += w.s {
+			hi := min(len(cands), lo+w.s)
+			f.exactDeltas(cands[lo:hi], md.obj, vals[lo:hi], w)
+		}
 		scored += len(cands)
 		best, bv := -1, math.Inf(-1)
 		for q, j := range cands {

@@ -8,6 +8,10 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
+// exactBatchMax bounds the candidates exactDeltas scores at once (its
+// scratch space is one n-vector per candidate).
+const exactBatchMax = 64
+
 // exactBatch is the scratch space of exactDeltas for up to s candidates.
 type exactBatch struct {
 	s   int
