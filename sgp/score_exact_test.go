@@ -53,3 +53,28 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 		}
 	}
 }
+
+// TestTitsiasLargePool runs Titsias' selection with more candidates per
+// step than one exact batch holds (exactBatchMax), so that each step
+// scores its pool in several batches, and checks that it selects m points
+// and ends below a random subset's objective.
+func TestTitsiasLargePool(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(400, 3)
+	fit := func(sel Selector) *Result {
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(12).WithSeed(2).
+			WithMaxEpochs(3).WithSelector(sel)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	big, rnd := fit(SelectTitsias(3*exactBatchMax)), fit(SelectRandom)
+	if len(big.Inducing) != 12 || math.IsNaN(big.Objective) {
+		t.Fatalf("Titsias-%d: %d points, F = %g", 3*exactBatchMax, len(big.Inducing), big.Objective)
+	}
+	if big.Objective >= rnd.Objective {
+		t.Errorf("Titsias-%d F = %.4f, not below a random subset's %.4f", 3*exactBatchMax, big.Objective, rnd.Objective)
+	}
+}
