@@ -68,6 +68,7 @@ type moveWork struct {
 	refl []reflection // tcap−1
 	giv  []givens     // mcap−1
 	v    []float64    // the moving column at the pivot rows it passes (tcap)
+	task rotTask
 }
 
 // planForward returns the reflections that move the pivot at position a to
@@ -233,19 +234,44 @@ func reflectRows(data []float64, stride, rows int, ops []reflection, skip int) {
 const movePanel = 16384
 
 // rotatePanels applies a move's reflections to G and its Givens rotations,
-// if any, to Q (rows < n+k), panel by panel. It runs on one core: with the
-// SSE2 kernel the rotations are bound by memory bandwidth, which one core
-// already takes (splitting the rows over two workers measured no faster).
+// if any, to Q (rows < n+k), panel by panel. Rows are independent, so the
+// rows are split in two ranges run on two cores when there are enough of
+// them (moveSplitRows): one core does not take the memory bandwidth the
+// rotations could use (measured below). Every value is computed by the
+// same operations whatever the split.
 func (f *Factor) rotatePanels(refl []reflection, giv []givens) {
-	n, ldq := f.n, f.ldq
-	rows := n
+	rows := f.n
 	if len(giv) > 0 {
 		rows += f.k
 	}
-	for r0 := 0; r0 < rows; r0 += movePanel {
-		r1 := min(rows, r0+movePanel)
+	t := &f.rot.task
+	t.f, t.refl, t.giv = f, refl, giv
+	if rows >= moveSplitRows {
+		f.pool.runParts(t, rows, 2)
+	} else {
+		t.runRange(0, 0, rows)
+	}
+	t.refl, t.giv = nil, nil
+}
+
+// moveSplitRows is the number of rows from which rotatePanels splits the
+// rows over two cores.
+const moveSplitRows = 4096
+
+// rotTask applies a move's rotations to a range of rows (rotatePanels).
+type rotTask struct {
+	f    *Factor
+	refl []reflection
+	giv  []givens
+}
+
+func (t *rotTask) runRange(_, lo, hi int) {
+	f := t.f
+	n, ldq := f.n, f.ldq
+	for r0 := lo; r0 < hi; r0 += movePanel {
+		r1 := min(hi, r0+movePanel)
 		if g1 := min(r1, n); r0 < g1 {
-			for _, o := range refl {
+			for _, o := range t.refl {
 				c0, c1 := o.l*n, (o.l+1)*n
 				rotPair(f.g[c0+r0:c0+g1], f.g[c1+r0:c1+g1], o.s, o.c)
 				// The pivot row gets its exact values, as the
@@ -256,7 +282,7 @@ func (f *Factor) rotatePanels(refl []reflection, giv []givens) {
 				}
 			}
 		}
-		for _, o := range giv {
+		for _, o := range t.giv {
 			c0, c1 := o.l*ldq, (o.l+1)*ldq
 			givensPair(f.q[c0+r0:c0+r1], f.q[c1+r0:c1+r1], o.ch, o.sh, o.sg)
 		}
