@@ -14,6 +14,14 @@ import (
 // loses at most a factor 4/3 of relative precision to cancellation.
 const gsLazyRatio = 0.25
 
+// gsOneSweep is the least ‖w₁‖²/‖w‖² at which gramSchmidt accepts one
+// sweep when the measured departure from orthogonality is below gsOrthTol:
+// the measurement itself carries rounding of about ε‖w‖, which must stay
+// far below gsOrthTol·‖w₁‖ (at a ratio of ¼, ε‖w‖ ≤ 2ε‖w₁‖ ≈ 4·10⁻¹⁶‖w₁‖).
+// Explicit CGS2 stopped at 0.49 on the norm loss alone, without measuring;
+// ¼ puts most swap candidates on the one-sweep path.
+const gsOneSweep = 0.25
+
 // gsOrthTol bounds ‖Qᵀw₁‖/‖w₁‖, the measured departure of the first
 // remainder from orthogonality (c₂ from a second sweep, or δ = d − c₁
 // from the first), below which gramSchmidt takes q = w₁/‖w₁‖ without the
@@ -71,12 +79,12 @@ func (f *Factor) partWidth() int { return f.tcap + 3 }
 // enough to stay in the cache for two uses, forms w₁ = w − Qc₁ in Q[:, k]
 // and d = Qᵀw (against the partly reduced w, as modified Gram–Schmidt
 // does), so that δ = d − c₁ ≈ Qᵀw₁ measures how far w₁ is from
-// orthogonal. Where classical Gram–Schmidt would stop after one
-// projection, ‖w₁‖² ≥ 0.49‖w‖² (as the explicit CGS2 did), and w₁ is
-// orthogonal to working accuracy, ‖δ‖ ≤ gsOrthTol·‖w₁‖, the column is
-// q = w₁/‖w₁‖ with R's column [c₁; ‖w₁‖]: one sweep in all. Measuring d
-// costs a third of a sweep, so the sweep does it only when ‖w‖² − ‖c₁‖²,
-// which predicts ‖w₁‖², is at least half of ‖w‖².
+// orthogonal. Where w₁ kept enough of w's norm for the measurement to
+// mean something, ‖w₁‖² ≥ gsOneSweep·‖w‖², and is orthogonal to working
+// accuracy, ‖δ‖ ≤ gsOrthTol·‖w₁‖, the column is q = w₁/‖w₁‖ with R's
+// column [c₁; ‖w₁‖]: one sweep in all. Measuring d costs a third of a
+// sweep, so the sweep does it only when ‖w‖² − ‖c₁‖², which predicts
+// ‖w₁‖², is at least gsOneSweep·‖w‖².
 //
 // Otherwise a second sweep computes c₂ = Qᵀw₁ with ‖w₁‖², w₁ᵀy and w₁ᵀ1
 // (rows < n), and the second projection w₂ = w₁ − Qc₂ follows
@@ -96,9 +104,10 @@ func (f *Factor) partWidth() int { return f.tcap + 3 }
 // counts the event.
 //
 // Cost O(k²) plus one or two sweeps over Q, O((n+k)·k), where explicit
-// CGS2 took two or four. At n = 10⁴, m = 512 about a third of the swap
-// candidates needed one sweep. The sweeps are split by row chunks over
-// the Factor's workers.
+// CGS2 took two or four. At n = 10⁴, m = 512, with the one-sweep bound at
+// 0.49 (explicit CGS2's), about a third of the swap candidates needed one
+// sweep; at gsOneSweep = ¼ a swap took 8.6–9.3 ms instead of 8.9–9.6. The
+// sweeps are split by row chunks over the Factor's workers.
 func (f *Factor) gramSchmidt() {
 	n, k := f.n, f.k
 	rows := n + k + 1
@@ -117,7 +126,7 @@ func (f *Factor) gramSchmidt() {
 	}
 	// ‖w₁‖² ≈ ‖w‖² − ‖c₁‖² predicts whether one sweep can do; if not,
 	// the sweep does not measure d, which costs a third of a sweep more.
-	measure := vv-sumSquares(c) >= 0.5*vv
+	measure := vv-sumSquares(c) >= gsOneSweep*vv
 	mode := gsProject
 	if measure {
 		mode = gsProjectMeasure
@@ -130,7 +139,7 @@ func (f *Factor) gramSchmidt() {
 			c2[i] = v - c[i]
 			cc += c2[i] * c2[i]
 		}
-		if ww >= 0.49*vv && cc <= gsOrthTol*gsOrthTol*ww {
+		if ww >= gsOneSweep*vv && cc <= gsOrthTol*gsOrthTol*ww {
 			f.tentOrthogonal(ww, wy, w1, gg)
 			return
 		}
