@@ -161,7 +161,8 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 	scored := 0
 	// At most exactBatchMax candidates are scored at a time: the batch
 	// holds one n-vector per candidate.
-	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax))
+	_, block := md.kern.(blockKernel)
+	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax), block)
 	cands := make([]int, 0, s+1)
 	vals := make([]float64, s+1)
 	for f.k < md.m {

@@ -16,14 +16,18 @@ const exactBatchMax = 64
 type exactBatch struct {
 	s   int
 	kc  []float64 // s×n: candidate q's Cholesky column given the active set in row q
-	tmp []float64 // n: one kernel column
+	tmp []float64 // n: one kernel column, or s×n: all of them (block kernels)
 	bt  []float64 // k×s: G[cands, :k]ᵀ
 	u   []float64 // k×s: G[:, :k]ᵀ g_q
 	c   []float64 // k: R⁻ᵀu_q
 }
 
-func newExactBatch(n, m, s int) *exactBatch {
-	return &exactBatch{s: s, kc: make([]float64, s*n), tmp: make([]float64, n),
+func newExactBatch(n, m, s int, block bool) *exactBatch {
+	nt := n
+	if block {
+		nt = s * n
+	}
+	return &exactBatch{s: s, kc: make([]float64, s*n), tmp: make([]float64, nt),
 		bt: make([]float64, m*s), u: make([]float64, m*s), c: make([]float64, m)}
 }
 
@@ -68,6 +72,14 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 		clear(kc)
 	}
 	sigma2 := f.noise
+	// The kernel columns: all at once for a block kernel (RBF: four
+	// columns share each pass over the inputs), else one at a time.
+	bk, isBlock := f.kern.(blockKernel)
+	isBlock = isBlock && len(w.tmp) >= s*n
+	if isBlock {
+		bk.crossT(w.tmp[:s*n], f.x, f.x, cands)
+		f.stats.KernelEvals += s * n
+	}
 	for q, j := range cands {
 		row := kc[q*n : (q+1)*n]
 		if f.IsActive(j) {
@@ -87,10 +99,15 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 			continue
 		}
 		dst[q] = math.Inf(1) // scored below
-		kernelColumn(f.kern, w.tmp, f.x, f.x, j)
-		f.stats.KernelEvals += n
+		kcol := w.tmp[:n]
+		if isBlock {
+			kcol = w.tmp[q*n : (q+1)*n]
+		} else {
+			kernelColumn(f.kern, kcol, f.x, f.x, j)
+			f.stats.KernelEvals += n
+		}
 		inv := 1 / math.Sqrt(dA)
-		for i, v := range w.tmp {
+		for i, v := range kcol {
 			row[i] = (v - row[i]) * inv
 		}
 		for _, p := range f.perm[:k] {

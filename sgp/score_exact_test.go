@@ -29,7 +29,7 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 				for i := range cands {
 					cands[i] = i
 				}
-				w := newExactBatch(n, f.mcap, n)
+				w := newExactBatch(n, f.mcap, n, k%2 == 0) // both kernel-column paths
 				for _, o := range []Objective{VAR, MLE} {
 					before := f.Value(o)
 					got := make([]float64, n)
