@@ -84,6 +84,18 @@ type Evaluator struct {
 	block  int
 	rows   []int    // scratch: the row indices of a block
 	blockX []Inputs // the inputs of each row block, made once (blockInputs)
+
+	// basis, for a fixed inducing set and a kernel that is a sum of fixed
+	// kernels with one variance each (scaledSum), holds their blocks
+	// B_p(x_i, z_c) at [(p·m + c)·n + i], evaluated at the first FuncGrad
+	// (basisOn says to); every evaluation then forms K_mn = Σ_p V_p·B_p
+	// and the derivatives ∂F/∂log V_p = V_p·⟨W, B_p⟩ from them instead of
+	// evaluating the kernel. scales holds the V_p, parts the per-column
+	// partial sums of the derivatives.
+	basis   []float64
+	basisOn bool
+	scales  []float64
+	parts   []float64
 }
 
 // gradBlock is the row block of the gradient phase of a Model's fit.
@@ -102,6 +114,12 @@ func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *E
 func newActiveEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int, gt, kval []float64) *Evaluator {
 	e := newEvaluator(x, y, k, o, x.Subset(active), min(gradBlock, x.Len()), gt, kval)
 	e.active = append([]int(nil), active...)
+	if _, ok := k.(scaledSum); ok && e.np*e.m*e.n <= basisMaxValues {
+		// The blocks replace the kept kernel values.
+		e.basisOn, e.kraw, e.kval = true, nil, nil
+		e.scales = make([]float64, e.np)
+		e.parts = make([]float64, e.np*e.m)
+	}
 	return e
 }
 
@@ -215,7 +233,9 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	kmn := e.kmn
 	// K_mn, one kernel column per inducing point; diag K.
 	bk, block := e.kern.(blockKernel)
-	if block && e.kval != nil {
+	if e.basisOn {
+		e.combineBasis(kmn, theta[:np])
+	} else if block && e.kval != nil {
 		bk.crossT(e.kval, e.x, e.xI, e.seq)
 		parallelFor(len(kmn), 1<<16, func(lo, hi int) { copy(kmn[lo:hi], e.kval[lo:hi]) })
 	} else if block {
@@ -383,7 +403,9 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	}
 	linalg.Trsm(blas.Left, blas.Lower, blas.Trans, m, m, e.lmm, m, T, m)
 	linalg.Trsm(blas.Right, blas.Lower, blas.NoTrans, m, m, e.lmm, m, T, m)
-	if block {
+	if e.basisOn {
+		e.addBasisGradMM(T)
+	} else if block {
 		// From the kernel values already in hand, split over the cores.
 		bk.addGradBlockT(e.gsum, T, e.kmm, e.xI, e.xI, e.seq)
 	} else {
@@ -418,6 +440,10 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 		for i, a := range alpha[lo:hi] {
 			row[i] -= vc * a
 		}
+	}
+	if e.basisOn {
+		e.addBasisGrad(w, lo, hi)
+		return
 	}
 	x := e.blockInputs(lo, hi)
 	if block {
@@ -463,4 +489,84 @@ func (e *Evaluator) blockInputs(lo, hi int) Inputs {
 		e.blockX[bi] = e.x.Subset(e.rows[:hi-lo])
 	}
 	return e.blockX[bi]
+}
+
+// combineBasis sets dst = K_mn = Σ_p V_p·B_p (m×n row-major) with V_p =
+// exp θ_p, evaluating the blocks B_p on first use.
+func (e *Evaluator) combineBasis(dst, theta []float64) {
+	mn := e.m * e.n
+	if e.basis == nil {
+		e.basis = make([]float64, len(theta)*mn)
+		e.kern.(scaledSum).basisT(e.basis, e.x, e.xI, e.seq)
+	}
+	for p, t := range theta {
+		e.scales[p] = math.Exp(t)
+	}
+	parallelFor(mn, 1<<14, func(lo, hi int) {
+		d := dst[lo:hi]
+		v0 := e.scales[0]
+		for i, b := range e.basis[lo:hi] {
+			d[i] = v0 * b
+		}
+		for p := 1; p < len(e.scales); p++ {
+			vp := e.scales[p]
+			for i, b := range e.basis[p*mn+lo : p*mn+hi] {
+				d[i] += vp * b
+			}
+		}
+	})
+}
+
+// addBasisGrad adds V_p·Σ_c Σ_i w[c·b+i]·B_p(x_{lo+i}, z_c) to the
+// derivative for each log V_p, given the K_mn weights w of rows [lo, hi)
+// (m×b row-major). The sums go per column and are added in column order,
+// so the result does not depend on the scheduling.
+func (e *Evaluator) addBasisGrad(w []float64, lo, hi int) {
+	n, m, np, b := e.n, e.m, e.np, hi-lo
+	parallelFor(m, max(1, 4*minRowsPerTask/max(1, b)), func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			wc := w[c*b : (c+1)*b]
+			for p := 0; p < np; p++ {
+				bp := e.basis[(p*m+c)*n+lo : (p*m+c)*n+hi]
+				var s float64
+				for i, v := range wc {
+					s += v * bp[i]
+				}
+				e.parts[c*np+p] = s
+			}
+		}
+	})
+	e.addParts()
+}
+
+// addBasisGradMM is addBasisGrad for the K_mm weights T (m×m): the block
+// B_p(z_i, z_c) is row active[i] of B_p's column c.
+func (e *Evaluator) addBasisGradMM(T []float64) {
+	n, m, np := e.n, e.m, e.np
+	parallelFor(m, max(1, 4*minRowsPerTask/max(1, m)), func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			tc := T[c*m : (c+1)*m]
+			for p := 0; p < np; p++ {
+				bp := e.basis[(p*m+c)*n : (p*m+c+1)*n]
+				var s float64
+				for i, a := range e.active {
+					s += tc[i] * bp[a]
+				}
+				e.parts[c*np+p] = s
+			}
+		}
+	})
+	e.addParts()
+}
+
+// addParts adds V_p times the column sums in e.parts to the derivatives.
+func (e *Evaluator) addParts() {
+	np := e.np
+	for p := 0; p < np; p++ {
+		var s float64
+		for c := 0; c < e.m; c++ {
+			s += e.parts[c*np+p]
+		}
+		e.gsum[p] += e.scales[p] * s
+	}
 }
