@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -444,4 +445,41 @@ func TestModelsDoNotShareKernels(t *testing.T) {
 			t.Fatalf("the caller's kernel was changed: θ[%d] %v → %v", i, theta0[i], v)
 		}
 	}
+}
+
+// TestSetParamsDegenerate: hyperparameters at which the inducing set
+// cannot be kept (a lengthscale so long that the points are duplicates to
+// working precision) give an error naming a point, and the model stays as
+// it was: same θ, same set, same objective, and it can still fit.
+func TestSetParamsDegenerate(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(200, 3)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(12).WithMaxEpochs(2)
+	if _, err := md.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	theta, set := md.Params(), must(md.Inducing())
+	before := must(md.Value())
+	bad := append([]float64(nil), theta...)
+	bad[1] += 20 // lengthscale × e²⁰
+	err := md.SetParams(bad)
+	if err == nil || !strings.Contains(err.Error(), "cannot be inducing") {
+		t.Fatalf("SetParams at a degenerate θ: %v", err)
+	}
+	if !slices.Equal(md.Params(), theta) || !slices.Equal(must(md.Inducing()), set) {
+		t.Errorf("the model changed: θ %v → %v, set %v → %v", theta, md.Params(), set, must(md.Inducing()))
+	}
+	if after := must(md.Value()); math.Abs(after-before) > 1e-9*math.Abs(before) {
+		t.Errorf("objective %v → %v", before, after)
+	}
+	if _, err := md.Fit(); err != nil {
+		t.Errorf("fit after the failed SetParams: %v", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

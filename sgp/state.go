@@ -144,15 +144,18 @@ func (md *Model) SetParams(theta []float64) (err error) {
 			return fmt.Errorf("sgp: parameter %s is %v", md.ParamNames()[i], v)
 		}
 	}
-	old := md.Params()
+	old, active := md.Params(), md.f.Active(nil)
 	md.refined = nil
 	md.kern.SetParams(theta[:np])
 	md.f.noise = math.Exp(theta[np])
-	if err := md.f.Factorize(md.f.Active(nil)); err != nil {
-		md.kern.SetParams(old[:np])
-		md.f.noise = math.Exp(old[np])
-		_ = md.f.Factorize(md.f.Active(nil))
-		md.profile()
+	if err := md.f.Factorize(active); err != nil {
+		// The set cannot be kept at θ: back to the state before, which
+		// the set was built at (a failed Factorize leaves the factor
+		// invalid, so the set is taken from before the attempt).
+		if rerr := md.refactor(old, active); rerr != nil {
+			md.rebuildRobust(active, false)
+			md.profile()
+		}
 		return err
 	}
 	md.profile()
