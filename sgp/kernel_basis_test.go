@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"gonum.org/v1/gonum/diff/fd"
 )
 
 // randomGraphs returns n random labelled trees of 3–9 nodes over three
@@ -134,13 +132,7 @@ func TestEvaluatorBasis(t *testing.T) {
 			if _, err := basis.FuncGrad(g, theta); err != nil {
 				t.Fatal(err)
 			}
-			want := fd.Gradient(nil, func(th []float64) float64 {
-				v, err := basis.FuncGrad(nil, th)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}, theta, &fd.Settings{Formula: fd.Central, Step: 1e-5})
+			want := fdEvaluatorGrad(t, basis, theta)
 			for p := range g {
 				if math.Abs(g[p]-want[p]) > 1e-5*math.Max(1, math.Abs(want[p])) {
 					t.Errorf("%s: ∂F/∂θ[%d] = %.8g, finite differences %.8g", name, p, g[p], want[p])

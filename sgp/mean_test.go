@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/cholqr/sgp/sgp/internal/naive"
-	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -109,13 +108,7 @@ func TestEvaluatorMeanProfile(t *testing.T) {
 		if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
 			t.Fatalf("%v: F %.12g, oracle %.12g", o, got, want)
 		}
-		fdg := fd.Gradient(nil, func(th []float64) float64 {
-			v, err := ev.FuncGrad(nil, th)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return v
-		}, theta, &fd.Settings{Formula: fd.Central, Step: 1e-5})
+		fdg := fdEvaluatorGrad(t, ev, theta)
 		var worst float64
 		for i := range grad {
 			worst = math.Max(worst, math.Abs(grad[i]-fdg[i])/math.Max(1, math.Abs(fdg[i])))

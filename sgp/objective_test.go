@@ -67,13 +67,7 @@ func TestEvaluatorGradientFD(t *testing.T) {
 				if _, err := e.FuncGrad(grad, theta); err != nil {
 					t.Fatal(err)
 				}
-				fdGrad := fd.Gradient(nil, func(th []float64) float64 {
-					v, err := e.FuncGrad(nil, th)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return v
-				}, theta, &fd.Settings{Formula: fd.Central, Step: 1e-5})
+				fdGrad := fdEvaluatorGrad(t, e, theta)
 				diff := make([]float64, len(grad))
 				floats.SubTo(diff, grad, fdGrad)
 				scale := math.Max(1, floats.Norm(fdGrad, math.Inf(1)))
@@ -142,4 +136,17 @@ func TestEvaluatorRowBlocks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fdEvaluatorGrad returns the central finite-difference gradient of e's
+// objective at theta (step 1e-5), failing t if an evaluation fails.
+func fdEvaluatorGrad(t *testing.T, e *Evaluator, theta []float64) []float64 {
+	t.Helper()
+	return fd.Gradient(nil, func(th []float64) float64 {
+		v, err := e.FuncGrad(nil, th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}, theta, &fd.Settings{Formula: fd.Central, Step: 1e-5})
 }
