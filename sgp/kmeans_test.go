@@ -1,0 +1,184 @@
+package sgp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestKMeansBlobs checks that kmeansCentres finds the means of well
+// separated clusters, in the units the lengthscales set: three tight blobs
+// whose separation is large only along the input with the short
+// lengthscale.
+func TestKMeansBlobs(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	means := [][2]float64{{0, 0}, {5, 0.3}, {10, -0.3}}
+	const per = 200
+	data := make([]float64, 0, 2*per*len(means))
+	for _, mu := range means {
+		for range per {
+			data = append(data, mu[0]+0.1*rng.NormFloat64(), mu[1]+0.1*rng.NormFloat64())
+		}
+	}
+	x, err := NewVectors(per*len(means), 2, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(5) {
+		z := kmeansCentres(x, []float64{1, 100}, 3, rand.New(rand.NewPCG(seed, 1)))
+		if z.Len() != 3 || z.Dim() != 2 {
+			t.Fatalf("seed %d: %d×%d centres", seed, z.Len(), z.Dim())
+		}
+		for _, mu := range means {
+			best := math.Inf(1)
+			for c := range 3 {
+				best = math.Min(best, math.Hypot(z.At(c, 0)-mu[0], z.At(c, 1)-mu[1]))
+			}
+			if best > 0.05 {
+				t.Errorf("seed %d: no centre within 0.05 of the blob at %v (nearest %.3g); centres %v", seed, mu, best, z.data)
+			}
+		}
+	}
+}
+
+// TestLloydStepOracle checks one Lloyd iteration against a direct
+// computation on random data, on enough rows to run in parallel.
+func TestLloydStepOracle(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	const rows, d, m = 3000, 3, 7
+	xs := make([]float64, rows*d)
+	for i := range xs {
+		xs[i] = rng.NormFloat64()
+	}
+	cent := make([]float64, m*d)
+	for i := range cent {
+		cent[i] = rng.NormFloat64()
+	}
+	// The oracle: nearest centre by explicit distances, then the means.
+	want := append([]float64(nil), cent...)
+	sum := make([]float64, m*d)
+	count := make([]int, m)
+	for i := range rows {
+		best, bestD := -1, math.Inf(1)
+		for c := range m {
+			dist := 0.0
+			for t := range d {
+				dist += math.Pow(xs[i*d+t]-cent[c*d+t], 2)
+			}
+			if dist < bestD {
+				best, bestD = c, dist
+			}
+		}
+		count[best]++
+		for t := range d {
+			sum[best*d+t] += xs[i*d+t]
+		}
+	}
+	for c := range m {
+		if count[c] > 0 {
+			for t := range d {
+				want[c*d+t] = sum[c*d+t] / float64(count[c])
+			}
+		}
+	}
+	assign := make([]int32, rows)
+	for i := range assign {
+		assign[i] = -1
+	}
+	if !lloydStep(xs, d, cent, assign) {
+		t.Fatal("the first step reported no change")
+	}
+	for k := range want {
+		if math.Abs(cent[k]-want[k]) > 1e-12 {
+			t.Fatalf("centre coordinate %d: %v, want %v", k, cent[k], want[k])
+		}
+	}
+	// Iterating reaches a fixed point, which a further step leaves alone.
+	for range 100 {
+		if !lloydStep(xs, d, cent, assign) {
+			break
+		}
+	}
+	fixed := append([]float64(nil), cent...)
+	if lloydStep(xs, d, cent, assign) {
+		t.Fatal("no fixed point after 100 steps")
+	}
+	for k := range fixed {
+		if math.Abs(cent[k]-fixed[k]) > 1e-12 {
+			t.Fatalf("a step at the fixed point moved coordinate %d from %v to %v", k, fixed[k], cent[k])
+		}
+	}
+}
+
+// TestKMeansProperties checks kmeansCentres's invariants: the same seed
+// gives the same centres; rescaling an input together with its lengthscale
+// rescales the centres; fewer distinct rows than m still give m finite
+// centres, all at rows; a subsampled input gives centres inside its
+// bounding box.
+func TestKMeansProperties(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, d, m = 600, 3, 12
+	data := make([]float64, n*d)
+	for i := range data {
+		data[i] = rng.NormFloat64()
+	}
+	x, _ := NewVectors(n, d, data)
+	ls := []float64{0.5, 2, 1}
+	a := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
+	b := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
+	for k := range a.data {
+		if a.data[k] != b.data[k] {
+			t.Fatalf("the same seed gave different centres at %d: %v, %v", k, a.data[k], b.data[k])
+		}
+	}
+	scaled := append([]float64(nil), data...)
+	for i := range n {
+		scaled[i*d+1] *= 3
+	}
+	xs, _ := NewVectors(n, d, scaled)
+	c := kmeansCentres(xs, []float64{0.5, 6, 1}, m, rand.New(rand.NewPCG(1, 2)))
+	for i := range m {
+		for k := range d {
+			want := a.At(i, k)
+			if k == 1 {
+				want *= 3
+			}
+			if math.Abs(c.At(i, k)-want) > 1e-9*(1+math.Abs(want)) {
+				t.Fatalf("centre %d input %d: %v after scaling by 3, want %v", i, k, c.At(i, k), want)
+			}
+		}
+	}
+
+	// Five distinct rows, twelve centres.
+	dup := make([]float64, 0, 50*d)
+	for i := range 50 {
+		dup = append(dup, float64(i%5), 0, 1)
+	}
+	xd, _ := NewVectors(50, d, dup)
+	z := kmeansCentres(xd, []float64{1, 1, 1}, m, rand.New(rand.NewPCG(3, 3)))
+	if z.Len() != m {
+		t.Fatalf("%d centres for m = %d", z.Len(), m)
+	}
+	for i := range m {
+		v := z.At(i, 0)
+		if math.IsNaN(v) || v != math.Round(v) || v < 0 || v > 4 || z.At(i, 1) != 0 || z.At(i, 2) != 1 {
+			t.Fatalf("centre %d at %v, not at a row", i, z.data[i*d:(i+1)*d])
+		}
+	}
+
+	// More rows than kmeansRows: a subsample is clustered.
+	big := make([]float64, (kmeansRows+500)*2)
+	for i := range big {
+		big[i] = rng.Float64()
+	}
+	xb, _ := NewVectors(kmeansRows+500, 2, big)
+	zb := kmeansCentres(xb, []float64{1, 1}, 4, rand.New(rand.NewPCG(9, 9)))
+	for _, v := range zb.data {
+		if !(v >= 0 && v <= 1) {
+			t.Fatalf("centre coordinate %v outside the inputs' [0, 1] box", v)
+		}
+	}
+}
