@@ -22,8 +22,10 @@ import (
 //	                  m times, score S random candidates exactly and add the
 //	                  best; then CG
 //	hybrid            CholQR, then the inducing inputs and θ refined
-//	                  continuously (FitContinuous from the selection); vector
-//	                  inputs and the RBF kernel only (see fitHybrid)
+//	                  continuously (FitContinuous from the k-means centres
+//	                  of the inputs, and from CholQR's set if time is left),
+//	                  kept if the objective is lower; vector inputs and the
+//	                  RBF kernel only (see fitHybrid)
 type Selector struct {
 	kind selectorKind
 	s    int // candidates per step for titsias

@@ -212,9 +212,9 @@ func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (
 }
 
 // refineFrom is RefineContinuous from the hyperparameters theta (kernel
-// log parameters, then log σ²) and the inducing set set (data indices),
-// or from the model's own where they are nil.
-func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, set []int) (cr *ContinuousResult, err error) {
+// log parameters, then log σ²) and the inducing inputs z0, or from the
+// model's own hyperparameters and inducing set where they are nil.
+func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, z0 *Vectors) (cr *ContinuousResult, err error) {
 	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
@@ -230,10 +230,9 @@ func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta [
 	np := kern.NumParams()
 	k2 := NewRBF(1, kern.Lengthscales())
 	k2.SetParams(theta[:np])
-	if set == nil {
-		set = md.f.Active(nil)
+	if z0 == nil {
+		z0 = xv.Rows(md.f.Active(nil))
 	}
-	z0 := xv.Rows(set)
 	opts.Mean = md.mean
 	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
 }
