@@ -48,14 +48,7 @@ func TestLloydStepOracle(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	const rows, d, m = 3000, 3, 7
-	xs := make([]float64, rows*d)
-	for i := range xs {
-		xs[i] = rng.NormFloat64()
-	}
-	cent := make([]float64, m*d)
-	for i := range cent {
-		cent[i] = rng.NormFloat64()
-	}
+	xs, cent := normals(rng, rows*d), normals(rng, m*d)
 	// The oracle: nearest centre by explicit distances, then the means.
 	want := append([]float64(nil), cent...)
 	sum := make([]float64, m*d)
@@ -121,10 +114,7 @@ func TestKMeansProperties(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	const n, d, m = 600, 3, 12
-	data := make([]float64, n*d)
-	for i := range data {
-		data[i] = rng.NormFloat64()
-	}
+	data := normals(rng, n*d)
 	x, _ := NewVectors(n, d, data)
 	ls := []float64{0.5, 2, 1}
 	a := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
@@ -181,4 +171,13 @@ func TestKMeansProperties(t *testing.T) {
 			t.Fatalf("centre coordinate %v outside the inputs' [0, 1] box", v)
 		}
 	}
+}
+
+// normals returns n standard normal draws from rng.
+func normals(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
 }

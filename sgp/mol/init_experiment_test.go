@@ -173,20 +173,7 @@ func TestInitExperiment(t *testing.T) {
 					// A deadline well past the budget, which Fit checks only
 					// between epochs, ends a conjugate-gradient phase that
 					// does not stop by itself; the model keeps its state.
-					ctx, cancel := context.WithTimeout(context.Background(), 2*budget+10*time.Second)
-					res, err := md.FitContext(ctx)
-					cancel()
-					if err != nil && res == nil {
-						t.Fatalf("%s m=%d %s: %v", set.name, m, me.name, err)
-					}
-					mean, _, err := md.Predict(set.xt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					smse, err := sgp.SMSE(mean, set.yt)
-					if err != nil {
-						t.Fatal(err)
-					}
+					res, smse := set.fitScore(t, md, 2*budget+10*time.Second, fmt.Sprintf("m=%d %s", m, me.name))
 					c := cells[me.name]
 					if c == nil {
 						c = &cell{}
@@ -220,20 +207,7 @@ func TestInitExperiment(t *testing.T) {
 					limit := 2 * time.Duration(tc.sec[len(tc.sec)-1]*float64(time.Second))
 					md := sgp.NewModel(set.x, set.y, set.kern()).WithM(m).WithInfoPivots(16).
 						WithSeed(seed).WithMaxEpochs(200).WithInit(sgp.InitForward)
-					ctx, cancel := context.WithTimeout(context.Background(), limit)
-					res, err := md.FitContext(ctx)
-					cancel()
-					if err != nil && res == nil {
-						t.Fatalf("%s m=%d CholQR at 2×: %v", set.name, m, err)
-					}
-					mean, _, err := md.Predict(set.xt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					smse, err := sgp.SMSE(mean, set.yt)
-					if err != nil {
-						t.Fatal(err)
-					}
+					res, smse := set.fitScore(t, md, limit, fmt.Sprintf("m=%d CholQR at 2×", m))
 					c := cells[twice]
 					if c == nil {
 						c = &cell{}
@@ -261,6 +235,27 @@ func TestInitExperiment(t *testing.T) {
 const twice = "CholQR-forward@2×"
 
 // methodNames returns the names of initMethods in order.
+// fitScore fits md with a hard deadline (a fit cancelled mid-epoch keeps
+// the state it has) and returns the result and the test SMSE.
+func (set initSet) fitScore(t *testing.T, md *sgp.Model, limit time.Duration, label string) (*sgp.Result, float64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	res, err := md.FitContext(ctx)
+	if err != nil && res == nil {
+		t.Fatalf("%s %s: %v", set.name, label, err)
+	}
+	mean, _, err := md.Predict(set.xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smse, err := sgp.SMSE(mean, set.yt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, smse
+}
+
 func methodNames() []string {
 	var s []string
 	for _, me := range initMethods {
