@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces the README's Results section: builds sgprepl, runs the KIN40K
-# and thrombin experiments (cmd/sgprepl/internal/cli/experiment.go) and
+# Reproduces the README's Results section: builds sgprepl, runs the KIN40K,
+# thrombin and hybrid experiments (cmd/sgprepl/internal/cli/experiment.go) and
 # writes their tables and figures to notebooks/results/ together with the
 # machine, the BLAS in use and the date.
 #
@@ -21,4 +21,5 @@ go build -o "$bin" ./cmd/sgprepl
 } > "$out/machine.txt"
 "$bin" experiment kin40k --out "$out" --budget "$budget" --m 64,256
 "$bin" experiment thrombin --out "$out" --budget "$budget" --m 64,128
+"$bin" experiment hybrid --out "$out" --budget "$budget"
 cat "$out/machine.txt"

@@ -130,6 +130,8 @@ var commands = []command{
 			"            continuous SGPR and CholQR→continuous\n" +
 			"  thrombin  the WL kernel on thrombin's fixed split: CholQR against random,\n" +
 			"            greedy variance, Titsias-16 and Titsias-512\n" +
+			"  hybrid    the hybrid against CholQR and continuous SGPR in the same budget\n" +
+			"            on KIN40K, kin8nm, Snelson and SyntheticARD, three seeds, medians\n" +
 			"  z         the trade-off of the number of information pivots z",
 		flags: experimentFlags,
 		args:  true,

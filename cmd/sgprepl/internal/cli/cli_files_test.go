@@ -262,10 +262,10 @@ func TestHelpTexts(t *testing.T) {
 		}
 	}
 	code, _, stderr := runMain(context.Background(), "experiment", "foo")
-	if code != exitUsage || !strings.Contains(stderr, "snelson, kin40k, thrombin, z") {
+	if code != exitUsage || !strings.Contains(stderr, "snelson, kin40k, thrombin, hybrid, z") {
 		t.Errorf("experiment foo: exit %d, stderr %q", code, stderr)
 	}
-	if _, _, stderr := runMain(context.Background(), "experiment", "--help"); !strings.Contains(stderr, "thrombin") || !strings.Contains(stderr, "  z ") {
+	if _, _, stderr := runMain(context.Background(), "experiment", "--help"); !strings.Contains(stderr, "thrombin") || !strings.Contains(stderr, "  z ") || !strings.Contains(stderr, "  hybrid ") {
 		t.Errorf("experiment --help does not describe every experiment:\n%s", stderr)
 	}
 }

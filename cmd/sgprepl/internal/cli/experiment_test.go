@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,5 +69,23 @@ func TestExperimentWritesAllOrNothing(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "wrote "+filepath.Join(dir, "c.png")) {
 		t.Errorf("stdout does not name the plot:\n%s", out.String())
+	}
+}
+
+// TestMedianRow checks the hybrid experiment's medians: each column on its
+// own, for odd and even counts, with the first row's labels.
+func TestMedianRow(t *testing.T) {
+	rows := []expRow{
+		{Dataset: "d", Method: "m", M: 8, Objective: 3, SMSE: 0.3, SNLP: -1, Seconds: 9, Epochs: 4},
+		{Dataset: "d", Method: "m", M: 8, Objective: 1, SMSE: 0.5, SNLP: -3, Seconds: 7, Epochs: 5},
+		{Dataset: "d", Method: "m", M: 8, Objective: 2, SMSE: 0.1, SNLP: -2, Seconds: 8, Epochs: 6},
+	}
+	r := medianRow(rows, "median")
+	if r.Objective != 2 || r.SMSE != 0.3 || r.SNLP != -2 || r.Seconds != 8 || r.Epochs != 0 || r.Note != "median" || r.Dataset != "d" || r.M != 8 {
+		t.Errorf("median of three: %+v", r)
+	}
+	r = medianRow(rows[:2], "median")
+	if math.Abs(r.Objective-2) > 1e-15 || math.Abs(r.SMSE-0.4) > 1e-15 || math.Abs(r.SNLP+2) > 1e-15 || math.Abs(r.Seconds-8) > 1e-15 {
+		t.Errorf("median of two: %+v", r)
 	}
 }

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/cholqr/sgp/sgp"
+)
+
+// hybridSeeds is the number of seeds the hybrid experiment runs, from
+// --seed on: continuous fits depend on where they start, and one seed
+// says little about which method is ahead.
+const hybridSeeds = 3
+
+// hybridSet is one data set of the hybrid experiment.
+type hybridSet struct {
+	name        string
+	train, test *sgp.Dataset
+	m           int
+	note        string // how the rows are scored, when not on test targets
+}
+
+// hybridSets loads the hybrid experiment's data: KIN40K (at each --m, 64
+// by default), kin8nm split 0 (m = 64), Snelson 1-D (m = 10, scored on
+// the training set, which is all that has targets) and SyntheticARD (5000
+// training and 2000 test points, 8 inputs, m = 32).
+func (x *expEnv) hybridSets() ([]hybridSet, error) {
+	var sets []hybridSet
+	kTrain, kTest, err := sgp.LoadKIN40K(x.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	ms := x.ms
+	if ms == nil {
+		ms = []int{64}
+	}
+	for _, m := range ms {
+		sets = append(sets, hybridSet{name: "kin40k", train: kTrain, test: kTest, m: m})
+	}
+	k8Train, k8Test, err := sgp.LoadKin8nm(x.dataDir, 0)
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, hybridSet{name: "kin8nm", train: k8Train, test: k8Test, m: 64})
+	sn, _, err := sgp.LoadSnelson(x.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, hybridSet{name: "snelson200", train: sn, test: sn, m: 10, note: snelsonNote})
+	arTrain, arTest := sgp.SyntheticARD(5000, 2000, 8, 3)
+	return append(sets, hybridSet{name: "synthetic-ard", train: arTrain, test: arTest, m: 32}), nil
+}
+
+// runHybrid compares the hybrid selector with its two parents in the same
+// time budget: CholQR (VAR) and continuous SGPR from a random subset
+// (FitContinuous, jitter 1e-6), for hybridSeeds seeds on each set, and
+// adds each method's medians over the seeds.
+func runHybrid(ctx context.Context, x *expEnv) error {
+	sets, err := x.hybridSets()
+	if err != nil {
+		return err
+	}
+	methods := []string{"CholQR-VAR", "SGPR-continuous", "Hybrid-VAR"}
+	for _, set := range sets {
+		byMethod := map[string][]expRow{}
+		for s := range uint64(hybridSeeds) {
+			seed := x.seed + s
+			for _, name := range methods {
+				r, err := x.hybridFit(ctx, set, name, seed)
+				if err != nil {
+					return err
+				}
+				x.add(r)
+				byMethod[name] = append(byMethod[name], r)
+			}
+		}
+		for _, name := range methods {
+			x.add(medianRow(byMethod[name], fmt.Sprintf("median of seeds %d–%d", x.seed, x.seed+hybridSeeds-1)))
+		}
+	}
+	return nil
+}
+
+// hybridFit runs one method of the hybrid experiment on set with seed.
+func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, seed uint64) (expRow, error) {
+	row := expRow{Dataset: set.name, Method: method, M: set.m, Kind: "VAR"}
+	prefix := fmt.Sprintf("seed %d; ", seed)
+	if set.note != "" {
+		prefix += set.note + "; "
+	}
+	if method == "SGPR-continuous" {
+		z0 := set.train.X.Rows(newRand(seed).Perm(set.train.Len())[:set.m])
+		_, vy := sgp.MeanVar(set.train.Y)
+		cctx, cancel := context.WithTimeout(ctx, x.budget)
+		defer cancel()
+		res, err := sgp.FitContinuous(cctx, set.train.X, set.train.Y, sgp.NewRBFFromData(set.train.X, set.train.Y), z0, vy/4, sgp.VAR,
+			sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+		if err != nil && res == nil {
+			return row, err
+		}
+		if row.SMSE, row.SNLP, err = experimentMetrics(res.Predictor, set.test, set.train); err != nil {
+			return row, err
+		}
+		row.Objective, row.Seconds, row.Epochs = res.Objective, res.Elapsed.Seconds(), res.Evals
+		row.Note = prefix + "epochs = evaluations; " + res.Stopped
+		return row, nil
+	}
+	sel := sgp.SelectCholQR
+	if method == "Hybrid-VAR" {
+		sel = sgp.SelectHybrid
+	}
+	md := sgp.NewModel(set.train.X, set.train.Y, sgp.NewRBFFromData(set.train.X, set.train.Y)).WithM(set.m).WithInfoPivots(16).
+		WithSelector(sel).WithSeed(seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
+	res, err := md.FitContext(ctx)
+	if err != nil {
+		return row, err
+	}
+	ev, err := md.Evaluate(set.test)
+	if err != nil {
+		return row, err
+	}
+	row.Z, row.Objective, row.SMSE, row.SNLP = 16, res.Objective, ev.SMSE, ev.SNLP
+	row.Seconds, row.Epochs, row.Note = res.Elapsed.Seconds(), res.Epochs, prefix+res.Stopped
+	if sel == sgp.SelectHybrid {
+		row.Note = prefix + hybridNote(res)
+	}
+	return row, nil
+}
+
+// medianRow returns a row with the medians of rows' objective, SMSE, SNLP
+// and seconds (each taken separately), and the note given.
+func medianRow(rows []expRow, note string) expRow {
+	med := func(get func(expRow) float64) float64 {
+		v := make([]float64, len(rows))
+		for i, r := range rows {
+			v[i] = get(r)
+		}
+		sort.Float64s(v)
+		if n := len(v); n%2 == 0 {
+			return (v[n/2-1] + v[n/2]) / 2
+		}
+		return v[len(v)/2]
+	}
+	r := rows[0]
+	r.Objective = med(func(r expRow) float64 { return r.Objective })
+	r.SMSE = med(func(r expRow) float64 { return r.SMSE })
+	r.SNLP = med(func(r expRow) float64 { return r.SNLP })
+	r.Seconds = med(func(r expRow) float64 { return r.Seconds })
+	r.Epochs, r.Note = 0, note
+	return r
+}
