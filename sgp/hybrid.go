@@ -63,7 +63,9 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		return nil, errors.New("sgp: the hybrid selector needs vector inputs; use cholqr for discrete inputs")
 	}
 	theta0, v0 := md.Params(), kern.Variance()
-	centres := kmeansCentres(xv, kern.Lengthscales(), md.m, rand.New(rand.NewPCG(md.seed, kmeansStream)))
+	// As many centres as the starting set has points: fewer than m when
+	// the kernel cannot tell m inputs apart.
+	centres := kmeansCentres(xv, kern.Lengthscales(), len(md.f.Active(nil)), rand.New(rand.NewPCG(md.seed, kmeansStream)))
 	budget := md.budget
 	defer func() { md.budget = budget }() // also when a kernel panics
 	if budget > 0 {

@@ -134,3 +134,38 @@ func TestHybridNeedsVectors(t *testing.T) {
 		t.Errorf("ParseSelector(hybrid) = %v, %v", s, err)
 	}
 }
+
+// TestHybridFewDistinctInputs checks a hybrid fit on inputs with fewer
+// distinct points than m: CholQR keeps the 6 it can tell apart and says
+// so, and since inducing points at every distinct input make the model
+// exact, the hybrid ends at CholQR's objective.
+func TestHybridFewDistinctInputs(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n = 200
+	xs := make([]float64, n)
+	y := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i % 6)
+		y[i] = math.Sin(xs[i]) + 0.1*rng.NormFloat64()
+	}
+	x, err := NewVectors(n, 1, xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(sel Selector) *Result {
+		md := NewModel(x, y, NewRBFFromData(x, y)).WithM(10).WithSeed(1).WithMaxEpochs(10).WithSelector(sel)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	chol, hyb := fit(SelectCholQR), fit(SelectHybrid)
+	if len(hyb.Inducing) != 6 || !strings.Contains(strings.Join(hyb.Warnings, "\n"), "only 6 of the m=10") {
+		t.Errorf("%d inducing points from 6 distinct inputs, warnings %q", len(hyb.Inducing), hyb.Warnings)
+	}
+	if math.Abs(hyb.Objective-chol.Objective) > 1e-6*math.Abs(chol.Objective) {
+		t.Errorf("hybrid objective %v, CholQR's %v", hyb.Objective, chol.Objective)
+	}
+}
