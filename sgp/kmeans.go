@@ -3,11 +3,25 @@ package sgp
 import (
 	"math"
 	"math/rand/v2"
-	"sync"
 )
 
 // kmeansIters bounds the Lloyd iterations of kmeansCentres.
 const kmeansIters = 10
+
+// kmeansBlock is the least number of rows kmeansCentres sums as one
+// block, and kmeansMaxBlocks the most blocks: the blocks are combined in
+// order, so the result does not depend on the number of cores, and the
+// per-block sums take at most kmeansMaxBlocks·m·d values.
+const (
+	kmeansBlock     = 1024
+	kmeansMaxBlocks = 16
+)
+
+// kmeansBlocks returns the block size and count for rows rows.
+func kmeansBlocks(rows int) (size, nb int) {
+	size = max(kmeansBlock, (rows+kmeansMaxBlocks-1)/kmeansMaxBlocks)
+	return size, (rows + size - 1) / size
+}
 
 // kmeansRows is the least number of rows kmeansCentres clusters; larger
 // inputs are subsampled to max(kmeansRows, 40·m) rows, which keeps its
@@ -21,7 +35,8 @@ const kmeansRows = 10000
 // iterations. A cluster that empties keeps its centre. The centres follow
 // the density of the inputs and are spread over it, a better place for
 // inducing inputs that then move than a random subset or a greedy one (see
-// fitHybrid). It draws from rng only; x is not modified. Space O((n+m)·d).
+// fitHybrid). It draws from rng only and gives the same bits on any number
+// of cores; x is not modified. Space O((n+m)·d).
 func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) *Vectors {
 	n, d := x.n, x.d
 	rows := n
@@ -74,6 +89,8 @@ func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) {
 	for i := range dist {
 		dist[i] = math.Inf(1)
 	}
+	size, nb := kmeansBlocks(rows)
+	part := make([]float64, nb)
 	j := rng.IntN(rows)
 	for c := range m {
 		copy(cent[c*d:(c+1)*d], xs[j*d:(j+1)*d])
@@ -81,20 +98,22 @@ func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) {
 			break
 		}
 		z := cent[c*d : (c+1)*d]
-		var mu sync.Mutex
-		total := 0.0
-		parallelRows(rows, func(lo, hi int) {
-			s := 0.0
-			for i := lo; i < hi; i++ {
-				if v := sqDist(xs[i*d:(i+1)*d], z); v < dist[i] {
-					dist[i] = v
+		parallelFor(nb, 1, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				s := 0.0
+				for i := b * size; i < min(rows, (b+1)*size); i++ {
+					if v := sqDist(xs[i*d:(i+1)*d], z); v < dist[i] {
+						dist[i] = v
+					}
+					s += dist[i]
 				}
-				s += dist[i]
+				part[b] = s
 			}
-			mu.Lock()
-			total += s
-			mu.Unlock()
 		})
+		total := 0.0
+		for _, v := range part {
+			total += v
+		}
 		if !(total > 0) {
 			j = rng.IntN(rows)
 			continue
@@ -111,52 +130,55 @@ func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) {
 }
 
 // lloydStep moves each row of xs to its nearest centre and each centre to
-// the mean of its rows, and reports whether any row changed centre.
+// the mean of its rows, and reports whether any row changed centre. Rows
+// are summed by blocks (kmeansBlocks), in block order, so the centres are
+// the same bits on any number of cores.
 func lloydStep(xs []float64, d int, cent []float64, assign []int32) bool {
 	rows, m := len(xs)/d, len(cent)/d
-	var (
-		mu      sync.Mutex
-		sum     = make([]float64, m*d)
-		count   = make([]int, m)
-		changed bool
-	)
-	parallelRows(rows, func(lo, hi int) {
-		s := make([]float64, m*d)
-		cnt := make([]int, m)
-		moved := false
-		for i := lo; i < hi; i++ {
-			xi := xs[i*d : (i+1)*d]
-			best, bestD := 0, math.Inf(1)
-			for c := range m {
-				if v := sqDist(xi, cent[c*d:(c+1)*d]); v < bestD {
-					best, bestD = c, v
+	size, nb := kmeansBlocks(rows)
+	sums := make([]float64, nb*m*d)
+	counts := make([]int, nb*m)
+	moved := make([]bool, nb)
+	parallelFor(nb, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			s, cnt := sums[b*m*d:(b+1)*m*d], counts[b*m:(b+1)*m]
+			for i := b * size; i < min(rows, (b+1)*size); i++ {
+				xi := xs[i*d : (i+1)*d]
+				best, bestD := 0, math.Inf(1)
+				for c := range m {
+					if v := sqDist(xi, cent[c*d:(c+1)*d]); v < bestD {
+						best, bestD = c, v
+					}
+				}
+				if assign[i] != int32(best) {
+					assign[i] = int32(best)
+					moved[b] = true
+				}
+				cnt[best]++
+				for t, v := range xi {
+					s[best*d+t] += v
 				}
 			}
-			if assign[i] != int32(best) {
-				assign[i] = int32(best)
-				moved = true
-			}
-			cnt[best]++
-			for t, v := range xi {
-				s[best*d+t] += v
-			}
 		}
-		mu.Lock()
-		for k, v := range s {
-			sum[k] += v
-		}
-		for c, k := range cnt {
-			count[c] += k
-		}
-		changed = changed || moved
-		mu.Unlock()
 	})
-	for c, k := range count {
+	changed := false
+	for b := 1; b < nb; b++ {
+		for k, v := range sums[b*m*d : (b+1)*m*d] {
+			sums[k] += v
+		}
+		for c, k := range counts[b*m : (b+1)*m] {
+			counts[c] += k
+		}
+	}
+	for _, mv := range moved {
+		changed = changed || mv
+	}
+	for c, k := range counts[:m] {
 		if k == 0 {
 			continue
 		}
 		for t := range d {
-			cent[c*d+t] = sum[c*d+t] / float64(k)
+			cent[c*d+t] = sums[c*d+t] / float64(k)
 		}
 	}
 	return changed

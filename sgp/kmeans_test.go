@@ -3,6 +3,7 @@ package sgp
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -180,4 +181,24 @@ func normals(rng *rand.Rand, n int) []float64 {
 		v[i] = rng.NormFloat64()
 	}
 	return v
+}
+
+// TestKMeansCoreCountInvariant checks that kmeansCentres gives the same
+// bits on one core and on four: its sums are taken by blocks in order. Not
+// parallel, since it changes GOMAXPROCS.
+func TestKMeansCoreCountInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, d, m = 5000, 3, 20
+	x, _ := NewVectors(n, d, normals(rng, n*d))
+	ls := []float64{1, 0.5, 2}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	one := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 1)))
+	runtime.GOMAXPROCS(4)
+	four := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 1)))
+	for k := range one.data {
+		if one.data[k] != four.data[k] {
+			t.Fatalf("coordinate %d: %v on one core, %v on four", k, one.data[k], four.data[k])
+		}
+	}
 }
