@@ -540,20 +540,31 @@ func runZ(ctx context.Context, x *expEnv) error {
 // records a row and a curve point.
 func (x *expEnv) continuousRow(ctx context.Context, method string, m int, train, test *sgp.Dataset, point func(string, int, float64), note string,
 	fit func(context.Context) (*sgp.ContinuousResult, error)) error {
+	r, err := x.continuousFit(ctx, "kin40k", method, m, train, test, note, fit)
+	if err != nil {
+		return err
+	}
+	x.add(r)
+	point(method, m, r.SMSE)
+	return nil
+}
+
+// continuousFit runs a continuous fit with the experiment's time budget
+// and returns its row, scored on test, with note before the stop reason.
+func (x *expEnv) continuousFit(ctx context.Context, dataset, method string, m int, train, test *sgp.Dataset, note string,
+	fit func(context.Context) (*sgp.ContinuousResult, error)) (expRow, error) {
 	cctx, cancel := context.WithTimeout(ctx, x.budget)
 	res, err := fit(cctx)
 	cancel()
 	if err != nil && res == nil {
-		return err
+		return expRow{}, err
 	}
 	smse, snlp, err := experimentMetrics(res.Predictor, test, train)
 	if err != nil {
-		return err
+		return expRow{}, err
 	}
-	x.add(expRow{Dataset: "kin40k", Method: method, M: m, Objective: res.Objective, Kind: "VAR",
-		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + res.Stopped})
-	point(method, m, smse)
-	return nil
+	return expRow{Dataset: dataset, Method: method, M: m, Objective: res.Objective, Kind: "VAR",
+		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + res.Stopped}, nil
 }
 
 // newRand returns a seeded generator.

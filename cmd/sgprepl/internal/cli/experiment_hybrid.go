@@ -92,19 +92,11 @@ func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, se
 	if method == "SGPR-continuous" {
 		z0 := set.train.X.Rows(newRand(seed).Perm(set.train.Len())[:set.m])
 		_, vy := sgp.MeanVar(set.train.Y)
-		cctx, cancel := context.WithTimeout(ctx, x.budget)
-		defer cancel()
-		res, err := sgp.FitContinuous(cctx, set.train.X, set.train.Y, sgp.NewRBFFromData(set.train.X, set.train.Y), z0, vy/4, sgp.VAR,
-			sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
-		if err != nil && res == nil {
-			return row, err
-		}
-		if row.SMSE, row.SNLP, err = experimentMetrics(res.Predictor, set.test, set.train); err != nil {
-			return row, err
-		}
-		row.Objective, row.Seconds, row.Epochs = res.Objective, res.Elapsed.Seconds(), res.Evals
-		row.Note = prefix + "epochs = evaluations; " + res.Stopped
-		return row, nil
+		return x.continuousFit(ctx, set.name, method, set.m, set.train, set.test, prefix+"epochs = evaluations; ",
+			func(c context.Context) (*sgp.ContinuousResult, error) {
+				return sgp.FitContinuous(c, set.train.X, set.train.Y, sgp.NewRBFFromData(set.train.X, set.train.Y), z0, vy/4, sgp.VAR,
+					sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+			})
 	}
 	sel := sgp.SelectCholQR
 	if method == "Hybrid-VAR" {
