@@ -122,7 +122,7 @@ var commands = []command{
 	},
 	{
 		name:     "experiment",
-		synopsis: "experiment NAME [--out DIR] [--budget D] [--m M1,M2,…]",
+		synopsis: "experiment NAME [--out DIR] [--budget D] [--m M1,M2,…] [--seed S] [--seeds K]",
 		doc: "Runs one of the paper's experiments on the real data ($SGP_DATA) and writes\n" +
 			"NAME.csv, NAME.md and PNG plots to --out:\n" +
 			"  snelson   CholQR against continuous SGPR on Snelson 1-D from the clumped start\n" +
@@ -131,7 +131,8 @@ var commands = []command{
 			"  thrombin  the WL kernel on thrombin's fixed split: CholQR against random,\n" +
 			"            greedy variance, Titsias-16 and Titsias-512\n" +
 			"  hybrid    the hybrid against CholQR and continuous SGPR in the same budget\n" +
-			"            on KIN40K, kin8nm, Snelson and SyntheticARD, three seeds, medians\n" +
+			"            on KIN40K, kin8nm, Snelson and SyntheticARD, --seeds seeds (default 5),\n" +
+			"            with medians\n" +
 			"  z         the trade-off of the number of information pivots z",
 		flags: experimentFlags,
 		args:  true,

@@ -48,6 +48,7 @@ type expEnv struct {
 	budget  time.Duration
 	ms      []int
 	seed    uint64
+	seeds   int // seeds per set in the hybrid experiment
 	rows    []expRow
 	outputs []output // plots rendered so far, written with the tables at the end
 }
@@ -57,7 +58,7 @@ func experiments() []experiment {
 		{"snelson", "Snelson 1-D: CholQR-VAR and -MLE from the clumped start against continuous SGPR, the hybrid and the exact GP, 200 points and the 20-point subset, m = 10 (scored on the training set: the data has no test targets)", runSnelson},
 		{"kin40k", "KIN40K: SMSE, SNLP and objective against m for CholQR-VAR, CholQR-MLE, Random, greedy variance, the hybrid, continuous SGPR and CholQR→continuous (no exact GP: n = 10⁴)", runKIN40K},
 		{"thrombin", "thrombin (ChEMBL204, fixed split) with the WL kernel, one variance per depth: CholQR against Random, greedy variance, Titsias-16, Titsias-512 and the exact GP", runThrombin},
-		{"hybrid", "the hybrid against its parents, CholQR-VAR and continuous SGPR from a random subset, in the same time budget on KIN40K, kin8nm, Snelson 1-D and SyntheticARD, three seeds from --seed, with medians", runHybrid},
+		{"hybrid", "the hybrid against its parents, CholQR-VAR and continuous SGPR from a random subset, in the same time budget on KIN40K, kin8nm, Snelson 1-D and SyntheticARD, --seeds seeds from --seed, with medians", runHybrid},
 		{"z", "the speed/quality trade-off of the number of information pivots z on thrombin (WL) and KIN40K (RBF)", runZ},
 	}
 }
@@ -68,6 +69,7 @@ func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
 	budget := fs.Duration("budget", 120*time.Second, "time budget of each fit")
 	msFlag := fs.String("m", "", "comma-separated inducing-set sizes (default per experiment)")
 	seed := fs.Uint64("seed", 1, "random seed")
+	seeds := fs.Int("seeds", 5, "hybrid experiment: seeds per data set, from --seed on")
 	return func(ctx context.Context, e *env) error {
 		var names []string
 		for _, x := range experiments() {
@@ -85,7 +87,10 @@ func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
 		if ex == nil {
 			return usageErrorf("unknown experiment %q; the experiments are %s", fs.Arg(0), strings.Join(names, ", "))
 		}
-		x := &expEnv{e: e, dataDir: *data, out: *out, budget: *budget, seed: *seed}
+		if *seeds < 1 {
+			return usageErrorf("--seeds: %d is not a positive integer", *seeds)
+		}
+		x := &expEnv{e: e, dataDir: *data, out: *out, budget: *budget, seed: *seed, seeds: *seeds}
 		if x.dataDir == "" {
 			x.dataDir = sgp.DataDir("../shared/data")
 		}
