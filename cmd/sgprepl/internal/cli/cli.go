@@ -132,7 +132,7 @@ var commands = []command{
 			"            greedy variance, Titsias-16 and Titsias-512\n" +
 			"  hybrid    the hybrid against CholQR and continuous SGPR in the same budget\n" +
 			"            on KIN40K, kin8nm, Snelson and SyntheticARD, --seeds seeds (default 5),\n" +
-			"            with medians\n" +
+			"            with medians and each method's worst seed\n" +
 			"  z         the trade-off of the number of information pivots z",
 		flags: experimentFlags,
 		args:  true,

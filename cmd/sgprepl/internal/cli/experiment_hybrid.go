@@ -73,8 +73,14 @@ func runHybrid(ctx context.Context, x *expEnv) error {
 				byMethod[name] = append(byMethod[name], r)
 			}
 		}
+		seeds := fmt.Sprintf("seeds %d–%d", x.seed, x.seed+uint64(x.seeds)-1)
 		for _, name := range methods {
-			x.add(medianRow(byMethod[name], fmt.Sprintf("median of seeds %d–%d", x.seed, x.seed+uint64(x.seeds)-1)))
+			x.add(medianRow(byMethod[name], "median of "+seeds))
+		}
+		// The worst seed as well: a method whose median is close can still
+		// end far from the others on one start.
+		for _, name := range methods {
+			x.add(worstRow(byMethod[name], "worst of "+seeds))
 		}
 	}
 	return nil
@@ -116,6 +122,19 @@ func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, se
 		row.Note = prefix + hybridNote(res)
 	}
 	return row, nil
+}
+
+// worstRow returns the row with the highest objective (the worst fit; the
+// first such row on ties), its note prefixed with note.
+func worstRow(rows []expRow, note string) expRow {
+	w := rows[0]
+	for _, r := range rows[1:] {
+		if r.Objective > w.Objective {
+			w = r
+		}
+	}
+	w.Note = note + ": " + w.Note
+	return w
 }
 
 // medianRow returns a row with the medians of rows' objective, SMSE, SNLP,

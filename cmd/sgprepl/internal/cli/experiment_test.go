@@ -87,8 +87,9 @@ func TestExperimentWritesAllOrNothing(t *testing.T) {
 	}
 }
 
-// TestMedianRow checks the hybrid experiment's medians: each column on its
-// own, for odd and even counts, with the first row's labels.
+// TestMedianRow checks the hybrid experiment's medians (each column on its
+// own, for odd and even counts, with the first row's labels) and its worst
+// rows (the whole row with the highest objective).
 func TestMedianRow(t *testing.T) {
 	rows := []expRow{
 		{Dataset: "d", Method: "m", M: 8, Objective: 3, SMSE: 0.3, SNLP: -1, Seconds: 9, Epochs: 4},
@@ -102,5 +103,17 @@ func TestMedianRow(t *testing.T) {
 	r = medianRow(rows[:2], "median")
 	if math.Abs(r.Objective-2) > 1e-15 || math.Abs(r.SMSE-0.4) > 1e-15 || math.Abs(r.SNLP+2) > 1e-15 || math.Abs(r.Seconds-8) > 1e-15 || r.Epochs != 4 {
 		t.Errorf("median of two: %+v", r)
+	}
+	rows[1].Note = "seed 2"
+	if w := worstRow(rows, "worst"); w.Objective != 3 || w.SMSE != 0.3 || w.Epochs != 4 || w.Note != "worst: " {
+		t.Errorf("worst of three: %+v", w)
+	}
+	rows[0].Objective = -1
+	if w := worstRow(rows, "worst"); w.Objective != 2 || w.Epochs != 6 {
+		t.Errorf("worst of three, last row: %+v", w)
+	}
+	rows[2].Objective = math.Inf(-1)
+	if w := worstRow(rows, "worst"); w.Objective != 1 || w.Note != "worst: seed 2" {
+		t.Errorf("worst of three, middle row: %+v", w)
 	}
 }
