@@ -248,17 +248,7 @@ func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
 				clear(r2)
 				clear(r3)
 				for t := 0; t < d; t++ {
-					z0, z1, z2, z3 := zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3]
-					xt := xs[t*n+i0 : t*n+i1]
-					xt = xt[:len(r0)]
-					r1, r2, r3 := r1[:len(xt)], r2[:len(xt)], r3[:len(xt)]
-					for i, xv := range xt {
-						d0, d1, d2, d3 := xv-z0, xv-z1, xv-z2, xv-z3
-						r0[i] += d0 * d0
-						r1[i] += d1 * d1
-						r2[i] += d2 * d2
-						r3[i] += d3 * d3
-					}
+					sqacc4(xs[t*n+i0:t*n+i1], zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3], r0, r1, r2, r3)
 				}
 				for q, rq := range [4][]float64{r0, r1, r2, r3} {
 					row := dst[(c+q)*n+i0 : (c+q)*n+i1]
