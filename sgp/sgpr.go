@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -243,46 +244,74 @@ func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta [
 //
 //	∂F/∂z_ct = Σ_i H_ci (x_it − z_ct)/ℓ_t² + Σ_b (W_cb + W_bc) K_cb (z_bt − z_ct)/ℓ_t²
 //
-// since ∂κ(x, z)/∂z_t = κ·(x_t − z_t)/ℓ_t².
+// since ∂κ(x, z)/∂z_t = κ·(x_t − z_t)/ℓ_t². The sums Σ_i H_ci x_it are the
+// level-3 product H·X, taken by groups of zGroup inducing points and
+// blocks of zBlock rows (Hᵀ of a block formed, then multiplied with its
+// rows of X) and added block by block in order: each group's result is
+// the same whichever goroutine computes it. As one loop per point and
+// row (d multiply–adds for each of the m·n entries of H) it took 17% of a
+// KIN40K continuous evaluation at m = 64.
 func (e *Evaluator) zGradRBF(gz []float64) {
 	k := e.kern.(*RBF)
 	xv, zv := e.x.(*Vectors), e.xI.(*Vectors)
 	n, m, d := e.n, e.m, len(k.ls)
 	T := e.tmat
-	parallelFor(m, max(1, minRowsPerTask*4/max(1, n)), func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			g := gz[c*d : (c+1)*d]
-			clear(g)
-			zc := zv.Row(c)
-			wr, kr := e.wmn[c*n:(c+1)*n], e.kraw[c*n:(c+1)*n]
-			var hs float64
-			for i := 0; i < n; i++ {
-				h := wr[i] * kr[i]
-				if h == 0 {
-					continue
+	groups := (m + zGroup - 1) / zGroup
+	parallelFor(groups, 1, func(g0, g1 int) {
+		ht := make([]float64, zBlock*zGroup)
+		prod := make([]float64, zGroup*d)
+		var hs [zGroup]float64
+		for grp := g0; grp < g1; grp++ {
+			c0, c1 := grp*zGroup, min(m, (grp+1)*zGroup)
+			gc := c1 - c0
+			clear(gz[c0*d : c1*d])
+			clear(hs[:])
+			for i0 := 0; i0 < n; i0 += zBlock {
+				bl := min(zBlock, n-i0)
+				for c := c0; c < c1; c++ {
+					wr, kr := e.wmn[c*n+i0:c*n+i0+bl], e.kraw[c*n+i0:c*n+i0+bl]
+					kr = kr[:len(wr)]
+					q := c - c0
+					var s float64
+					for i, w := range wr {
+						h := w * kr[i]
+						ht[i*gc+q] = h
+						s += h
+					}
+					hs[q] += s
 				}
-				hs += h
-				xi := xv.Row(i)
+				linalg.GemmTN(gc, d, bl, ht, gc, xv.data[i0*d:], d, prod, d)
+				for q, v := range prod[:gc*d] {
+					gz[c0*d+q] += v
+				}
+			}
+			for c := c0; c < c1; c++ {
+				g := gz[c*d : (c+1)*d]
+				zc := zv.Row(c)
 				for t := 0; t < d; t++ {
-					g[t] += h * xi[t]
+					g[t] -= hs[c-c0] * zc[t]
 				}
-			}
-			for t := 0; t < d; t++ {
-				g[t] -= hs * zc[t]
-			}
-			for b := 0; b < m; b++ {
-				w := (T[c*m+b] + T[b*m+c]) * e.kmm[c*m+b]
-				zb := zv.Row(b)
+				for b := 0; b < m; b++ {
+					w := (T[c*m+b] + T[b*m+c]) * e.kmm[c*m+b]
+					zb := zv.Row(b)
+					for t := 0; t < d; t++ {
+						g[t] += w * (zb[t] - zc[t])
+					}
+				}
 				for t := 0; t < d; t++ {
-					g[t] += w * (zb[t] - zc[t])
+					g[t] *= k.invLS[t] * k.invLS[t]
 				}
-			}
-			for t := 0; t < d; t++ {
-				g[t] *= k.invLS[t] * k.invLS[t]
 			}
 		}
 	})
 }
+
+// zGroup and zBlock are zGradRBF's groups of inducing points and blocks
+// of rows: a block's Hᵀ is zBlock·zGroup values (128 KiB).
+const (
+	zGroup = 16
+	zBlock = 1024
+)
 
 // predictor returns a Predictor for the state of the last FuncGrad call.
 func (e *Evaluator) predictor() *Predictor {

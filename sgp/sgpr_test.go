@@ -91,3 +91,48 @@ func TestFitContinuousAndRefine(t *testing.T) {
 		t.Error("cancelled fit returned no error")
 	}
 }
+
+// TestZGradBlocks checks ∂F/∂Z where zGradRBF's product H·X spans several
+// groups of inducing points and blocks of rows, both with a partial last
+// one (m = 37, n = 2500), against the sum written out point by point and
+// row by row. (TestInducingInputGradientFD checks that sum against finite
+// differences; at this size K_mm is too ill-conditioned for them.)
+func TestZGradBlocks(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 13))
+	const n, m, dim = 2*zBlock + 452, 2*zGroup + 5, 2
+	p := newProblem(rng, n, dim, 1.1, 0.9, 0.05)
+	z := &Vectors{n: m, d: dim, data: make([]float64, m*dim)}
+	for i := range z.data {
+		z.data[i] = 4 * rng.Float64()
+	}
+	e := NewEvaluatorInputs(p.x, p.y, p.kern, VAR, z)
+	theta := append(p.kern.Params(nil), math.Log(p.noise))
+	if _, err := e.FuncGrad(make([]float64, len(theta)), theta); err != nil {
+		t.Fatal(err)
+	}
+	gz := make([]float64, m*dim)
+	e.zGradRBF(gz)
+	xv := p.x
+	ls := p.kern.Lengthscales()
+	for c := 0; c < m; c++ {
+		for k := 0; k < dim; k++ {
+			var want, scale float64
+			for i := 0; i < n; i++ {
+				h := e.wmn[c*n+i] * e.kraw[c*n+i]
+				want += h * (xv.At(i, k) - z.At(c, k))
+				scale += math.Abs(h * (xv.At(i, k) - z.At(c, k)))
+			}
+			for b := 0; b < m; b++ {
+				w := (e.tmat[c*m+b] + e.tmat[b*m+c]) * e.kmm[c*m+b]
+				want += w * (z.At(b, k) - z.At(c, k))
+				scale += math.Abs(w * (z.At(b, k) - z.At(c, k)))
+			}
+			want /= ls[k] * ls[k]
+			scale /= ls[k] * ls[k]
+			if got := gz[c*dim+k]; math.Abs(got-want) > 1e-12*scale {
+				t.Fatalf("∂F/∂z[%d,%d] = %v, point-by-point sum %v (scale %v)", c, k, got, want, scale)
+			}
+		}
+	}
+}
