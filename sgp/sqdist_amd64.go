@@ -20,3 +20,34 @@ func sqacc4(x []float64, z0, z1, z2, z3 float64, r0, r1, r2, r3 []float64) {
 
 //go:noescape
 func sqacc4avx(x []float64, z0, z1, z2, z3 float64, r0, r1, r2, r3 []float64)
+
+// wsqdot4 returns s_q = Σ_i h_q[i]·(x[i] − z_q)² for q < 4, summed in the
+// order wsqdot4Go describes (four lanes, then the tail), with AVX where the
+// CPU has it and the same bits either way; each h_q has at least len(x)
+// elements. It is the inner loop of the RBF lengthscale gradient
+// (addGradBlockT), whose four running sums were bound by the latency of
+// their additions.
+func wsqdot4(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2, s3 float64) {
+	n := len(x)
+	if len(h0) < n || len(h1) < n || len(h2) < n || len(h3) < n {
+		panic("sgp: internal error: wsqdot4 weights shorter than the inputs")
+	}
+	if !cpu.X86.HasAVX {
+		return wsqdot4Go(x, h0, h1, h2, h3, z0, z1, z2, z3)
+	}
+	s0, s1, s2, s3 = wsqdot4avx(x[:n&^3], h0, h1, h2, h3, z0, z1, z2, z3)
+	for i := n &^ 3; i < n; i++ {
+		v := x[i]
+		d0, d1, d2, d3 := v-z0, v-z1, v-z2, v-z3
+		s0 += float64(float64(h0[i]*d0) * d0)
+		s1 += float64(float64(h1[i]*d1) * d1)
+		s2 += float64(float64(h2[i]*d2) * d2)
+		s3 += float64(float64(h3[i]*d3) * d3)
+	}
+	return s0, s1, s2, s3
+}
+
+// wsqdot4avx is wsqdot4's four-lane part, for len(x) a multiple of 4.
+//
+//go:noescape
+func wsqdot4avx(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2, s3 float64)

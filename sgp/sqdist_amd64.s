@@ -70,3 +70,73 @@ tail:
 done:
 	VZEROUPPER
 	RET
+
+// func wsqdot4avx(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2, s3 float64)
+//
+// s_q = Σ_i h_q[i]·(x[i] − z_q)² over len(x) (a multiple of 4) elements:
+// one YMM accumulator per centre, lane l taking the elements i ≡ l mod 4,
+// each term rounded as (h·δ)·δ, the lanes added as (l₀ + l₁) + (l₂ + l₃):
+// wsqdot4Go's order, so the same bits.
+TEXT ·wsqdot4avx(SB), NOSPLIT, $0-184
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         h0_base+24(FP), R8
+	MOVQ         h1_base+48(FP), R9
+	MOVQ         h2_base+72(FP), R10
+	MOVQ         h3_base+96(FP), R11
+	VBROADCASTSD z0+120(FP), Y0
+	VBROADCASTSD z1+128(FP), Y1
+	VBROADCASTSD z2+136(FP), Y2
+	VBROADCASTSD z3+144(FP), Y3
+	VXORPD       Y10, Y10, Y10
+	VXORPD       Y11, Y11, Y11
+	VXORPD       Y12, Y12, Y12
+	VXORPD       Y13, Y13, Y13
+	XORQ         AX, AX
+
+wloop:
+	CMPQ    AX, CX
+	JGE     wsum
+	VMOVUPD (SI)(AX*8), Y4
+	VSUBPD  Y0, Y4, Y5
+	VSUBPD  Y1, Y4, Y6
+	VSUBPD  Y2, Y4, Y7
+	VSUBPD  Y3, Y4, Y8
+	VMULPD  (R8)(AX*8), Y5, Y9
+	VMULPD  Y5, Y9, Y9
+	VADDPD  Y9, Y10, Y10
+	VMULPD  (R9)(AX*8), Y6, Y9
+	VMULPD  Y6, Y9, Y9
+	VADDPD  Y9, Y11, Y11
+	VMULPD  (R10)(AX*8), Y7, Y9
+	VMULPD  Y7, Y9, Y9
+	VADDPD  Y9, Y12, Y12
+	VMULPD  (R11)(AX*8), Y8, Y9
+	VMULPD  Y8, Y9, Y9
+	VADDPD  Y9, Y13, Y13
+	ADDQ    $4, AX
+	JMP     wloop
+
+wsum:
+	VEXTRACTF128 $1, Y10, X4
+	VHADDPD      X10, X10, X10
+	VHADDPD      X4, X4, X4
+	VADDSD       X4, X10, X10
+	VMOVSD       X10, s0+152(FP)
+	VEXTRACTF128 $1, Y11, X4
+	VHADDPD      X11, X11, X11
+	VHADDPD      X4, X4, X4
+	VADDSD       X4, X11, X11
+	VMOVSD       X11, s1+160(FP)
+	VEXTRACTF128 $1, Y12, X4
+	VHADDPD      X12, X12, X12
+	VHADDPD      X4, X4, X4
+	VADDSD       X4, X12, X12
+	VMOVSD       X12, s2+168(FP)
+	VEXTRACTF128 $1, Y13, X4
+	VHADDPD      X13, X13, X13
+	VHADDPD      X4, X4, X4
+	VADDSD       X4, X13, X13
+	VMOVSD       X13, s3+176(FP)
+	VZEROUPPER
+	RET

@@ -44,3 +44,44 @@ func TestSqacc4Agree(t *testing.T) {
 		}
 	}
 }
+
+// TestWsqdot4Agree checks the AVX weighted sums of squared differences
+// against the Go loops bit for bit at every tail length, with weights of
+// both signs, and against a plain sum to rounding.
+func TestWsqdot4Agree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 256, 1001} {
+		x := make([]float64, n)
+		var h [4][]float64
+		for i := range x {
+			x[i] = 3 * rng.NormFloat64()
+		}
+		for q := range h {
+			h[q] = make([]float64, n)
+			for i := range h[q] {
+				h[q][i] = rng.NormFloat64()
+			}
+		}
+		z := [4]float64{0.3, -2, 0, 7}
+		w0, w1, w2, w3 := wsqdot4Go(x, h[0], h[1], h[2], h[3], z[0], z[1], z[2], z[3])
+		g0, g1, g2, g3 := wsqdot4(x, h[0], h[1], h[2], h[3], z[0], z[1], z[2], z[3])
+		want, got := [4]float64{w0, w1, w2, w3}, [4]float64{g0, g1, g2, g3}
+		for q := range want {
+			if math.Float64bits(got[q]) != math.Float64bits(want[q]) {
+				t.Fatalf("n=%d, centre %d: wsqdot4 %v, Go loops %v", n, q, got[q], want[q])
+			}
+			var plain, scale float64
+			for i, v := range x {
+				d := v - z[q]
+				plain += h[q][i] * d * d
+				scale += math.Abs(h[q][i] * d * d)
+			}
+			if math.Abs(got[q]-plain) > 1e-14*scale {
+				t.Errorf("n=%d, centre %d: %v, plain sum %v", n, q, got[q], plain)
+			}
+		}
+	}
+	if !cpu.X86.HasAVX {
+		t.Log("no AVX here: wsqdot4 ran the Go loops")
+	}
+}

@@ -7,3 +7,9 @@ package sgp
 func sqacc4(x []float64, z0, z1, z2, z3 float64, r0, r1, r2, r3 []float64) {
 	sqacc4Go(x, z0, z1, z2, z3, r0, r1, r2, r3)
 }
+
+// wsqdot4 returns s_q = Σ_i h_q[i]·(x[i] − z_q)² for q < 4, summed in the
+// order wsqdot4Go describes; each h_q has at least len(x) elements.
+func wsqdot4(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2, s3 float64) {
+	return wsqdot4Go(x, h0, h1, h2, h3, z0, z1, z2, z3)
+}
