@@ -21,8 +21,7 @@ func wsqdot4Go(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2,
 	n := len(x)
 	h0, h1, h2, h3 = h0[:n], h1[:n], h2[:n], h3[:n]
 	var a0, a1, a2, a3 [4]float64
-	i := 0
-	for ; i+4 <= n; i += 4 {
+	for i := 0; i+4 <= n; i += 4 {
 		for l := 0; l < 4; l++ {
 			v := x[i+l]
 			d0, d1, d2, d3 := v-z0, v-z1, v-z2, v-z3
@@ -33,7 +32,13 @@ func wsqdot4Go(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2,
 		}
 	}
 	s0, s1, s2, s3 = (a0[0]+a0[1])+(a0[2]+a0[3]), (a1[0]+a1[1])+(a1[2]+a1[3]), (a2[0]+a2[1])+(a2[2]+a2[3]), (a3[0]+a3[1])+(a3[2]+a3[3])
-	for ; i < n; i++ {
+	return wsqdot4Tail(x, h0, h1, h2, h3, z0, z1, z2, z3, s0, s1, s2, s3)
+}
+
+// wsqdot4Tail adds wsqdot4's terms for the last len(x) mod 4 elements, in
+// order, to the lanes' sums s0 … s3.
+func wsqdot4Tail(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3, s0, s1, s2, s3 float64) (float64, float64, float64, float64) {
+	for i := len(x) &^ 3; i < len(x); i++ {
 		v := x[i]
 		d0, d1, d2, d3 := v-z0, v-z1, v-z2, v-z3
 		s0 += float64(float64(h0[i]*d0) * d0)

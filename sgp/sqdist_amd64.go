@@ -36,15 +36,7 @@ func wsqdot4(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2, s
 		return wsqdot4Go(x, h0, h1, h2, h3, z0, z1, z2, z3)
 	}
 	s0, s1, s2, s3 = wsqdot4avx(x[:n&^3], h0, h1, h2, h3, z0, z1, z2, z3)
-	for i := n &^ 3; i < n; i++ {
-		v := x[i]
-		d0, d1, d2, d3 := v-z0, v-z1, v-z2, v-z3
-		s0 += float64(float64(h0[i]*d0) * d0)
-		s1 += float64(float64(h1[i]*d1) * d1)
-		s2 += float64(float64(h2[i]*d2) * d2)
-		s3 += float64(float64(h3[i]*d3) * d3)
-	}
-	return s0, s1, s2, s3
+	return wsqdot4Tail(x, h0, h1, h2, h3, z0, z1, z2, z3, s0, s1, s2, s3)
 }
 
 // wsqdot4avx is wsqdot4's four-lane part, for len(x) a multiple of 4.
