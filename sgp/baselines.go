@@ -163,8 +163,7 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 	scored := 0
 	// At most exactBatchMax candidates are scored at a time: the batch
 	// holds one n-vector per candidate.
-	_, block := md.kern.(blockKernel)
-	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax), block)
+	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax), f.pool.size())
 	cands := make([]int, 0, s+1)
 	vals := make([]float64, s+1)
 	for f.k < md.m {

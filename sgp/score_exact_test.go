@@ -12,7 +12,9 @@ import (
 // forward start against ExactDelta (itself checked against the dense
 // oracle in TestExactDeltaMatchesOracle) for every point: active points
 // (NaN), information pivots, ordinary candidates, and with an empty
-// active set; and that scoring leaves the state unchanged.
+// active set; with the chunks of the pass over the points in one group,
+// several per group and one per group, and both kernel-column paths; and
+// that scoring leaves the state unchanged.
 func TestExactDeltasMatchExactDelta(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -22,6 +24,9 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 				p := newProblem(rng, n, 3, 1.5, 0.9, noise)
 				p.y[0] += 3 // a mean away from zero
 				f := p.factor(t, k+1, 4)
+				if k%2 == 1 {
+					f.kern = plainKernel{f.kern} // kernel columns one at a time
+				}
 				if err := f.Factorize(rng.Perm(n)[:k]); err != nil {
 					t.Fatal(err)
 				}
@@ -29,7 +34,9 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 				for i := range cands {
 					cands[i] = i
 				}
-				w := newExactBatch(n, f.mcap, n, k%2 == 0) // both kernel-column paths
+				w := newExactBatch(n, f.mcap, n, f.pool.size())
+				// One chunk, several chunks per group, one chunk per group.
+				w.setChunk(n, []int{exactChunk, 1, 7}[k%3], f.pool.size())
 				for _, o := range []Objective{VAR, MLE} {
 					before := f.Value(o)
 					got := make([]float64, n)

@@ -162,6 +162,17 @@ func (be *backend) trsmLower(m, n int, l []float64, b []float64, ldb int) {
 	})
 }
 
+// Gemm sets C ← op(A)·op(B), op(A) m×k and op(B) k×n, on the calling
+// goroutine (the other products here split their work over the cores):
+// for callers that split a larger pass over the cores themselves. All
+// matrices are row-major with the given strides; ta and tb transpose.
+func Gemm(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	cur().dgemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+}
+
 // GemmTN sets C ← AᵀB with A k×m (stride lda), B k×n (stride ldb) and C m×n
 // (stride ldc), all row-major.
 func GemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
