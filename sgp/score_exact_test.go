@@ -3,6 +3,7 @@ package sgp
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -83,5 +84,34 @@ func TestTitsiasLargePool(t *testing.T) {
 	}
 	if big.Objective >= rnd.Objective {
 		t.Errorf("Titsias-%d F = %.4f, not below a random subset's %.4f", 3*exactBatchMax, big.Objective, rnd.Objective)
+	}
+}
+
+// TestExactDeltasCoreCountInvariant: the chunks' sums are grouped by n
+// alone, so the scores have the same bits on one core as on three.
+func TestExactDeltasCoreCountInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	const n, k = 300, 12
+	p := newProblem(rng, n, 2, 1.2, 0.8, 0.05)
+	f := p.factor(t, k+1, 4)
+	if err := f.Factorize(rng.Perm(n)[:k]); err != nil {
+		t.Fatal(err)
+	}
+	cands := rng.Perm(n)[:9]
+	scores := func(procs int) []float64 {
+		prev := runtime.GOMAXPROCS(procs)
+		f.pool = newWorkers()
+		runtime.GOMAXPROCS(prev)
+		w := newExactBatch(n, f.mcap, len(cands), f.pool.size())
+		w.setChunk(n, 5, f.pool.size()) // 60 chunks in 60 groups
+		dst := make([]float64, len(cands))
+		f.exactDeltas(cands, VAR, dst, w)
+		return dst
+	}
+	one, three := scores(1), scores(3)
+	for q := range one {
+		if math.Float64bits(one[q]) != math.Float64bits(three[q]) {
+			t.Fatalf("candidate %d: %v on one core, %v on three", cands[q], one[q], three[q])
+		}
 	}
 }
