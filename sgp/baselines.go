@@ -153,9 +153,9 @@ const forwardCandidates = 16
 // O(n·z·(k+z)) per step: the pool of each step is then the S random
 // candidates of Titsias (2009) plus the one a CholQR swap would propose.
 // Each step's pool is scored in one batch (exactDeltas: two level-3
-// passes over the active columns of G, not several passes over G and Q
-// per candidate; at n = 10⁴, m = 256 the forward start took 10 s one
-// candidate at a time).
+// products over the active columns of G, taken chunk by chunk in one pass
+// over G, not several passes over G and Q per candidate; at n = 10⁴,
+// m = 256 the forward start took 10 s one candidate at a time).
 func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 	f := md.f
 	n := f.n
