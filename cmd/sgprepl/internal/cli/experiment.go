@@ -153,12 +153,14 @@ func (x *expEnv) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// writeMarkdown writes the rows as a markdown table.
+// writeMarkdown writes the rows as a markdown table. A "|" in a cell (the
+// notes quote |∂F|) is escaped, so that it does not split the cell.
 func (x *expEnv) writeMarkdown(w io.Writer) error {
+	cell := strings.NewReplacer("|", `\|`).Replace
 	var b strings.Builder
 	b.WriteString("| dataset | method | m | z | objective | SMSE | SNLP | seconds | epochs | note |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range x.rows {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s %.6g | %.4g | %.4g | %.3g | %d | %s |\n", r.Dataset, r.Method, r.M, r.Z, r.Kind, r.Objective, r.SMSE, r.SNLP, r.Seconds, r.Epochs, r.Note)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s %.6g | %.4g | %.4g | %.3g | %d | %s |\n", cell(r.Dataset), cell(r.Method), r.M, r.Z, r.Kind, r.Objective, r.SMSE, r.SNLP, r.Seconds, r.Epochs, cell(r.Note))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

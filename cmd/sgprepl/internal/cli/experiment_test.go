@@ -117,3 +117,29 @@ func TestMedianRow(t *testing.T) {
 		t.Errorf("worst of three, middle row: %+v", w)
 	}
 }
+
+// TestWriteMarkdownEscapesPipes: a note quoting |∂F| stays in its cell, so
+// every row of the table has the header's ten cells.
+func TestWriteMarkdownEscapesPipes(t *testing.T) {
+	x := &expEnv{rows: []expRow{
+		{Dataset: "kin40k", Method: "SGPR-continuous", M: 64, Kind: "VAR", Objective: 5680.7, SMSE: 0.092, SNLP: -1.12, Seconds: 16.5, Epochs: 2201,
+			Note: "stalled: no decrease along the search direction at max |∂F| = 0.0473"},
+		{Dataset: "a|b", Method: "Hybrid-VAR", M: 64, Z: 16, Kind: "VAR", Objective: 5674.8, Note: "refined"},
+	}}
+	var b strings.Builder
+	if err := x.writeMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 4:\n%s", len(lines), b.String())
+	}
+	for _, l := range lines {
+		if c := strings.Count(l, "|") - strings.Count(l, `\|`); c != 11 {
+			t.Errorf("%d unescaped pipes (want 11) in %q", c, l)
+		}
+	}
+	if !strings.Contains(lines[2], `max \|∂F\| = 0.0473 |`) {
+		t.Errorf("note not escaped: %q", lines[2])
+	}
+}
