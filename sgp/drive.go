@@ -2,6 +2,7 @@ package sgp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -216,13 +217,26 @@ func (md *Model) announce(ws []string) {
 // runEpochs runs epochs of the model's objective until convergence, the
 // maximum number of epochs, the time budget (counted from start), a
 // stall, cancellation or an error, and says why it stopped.
+//
+// The time budget is checked between epochs, unless md.hardEnd is set:
+// then it also stops an epoch at its next swap or gradient evaluation,
+// which leaves the model in the state reached, as a cancellation does.
 func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string, converged bool, err error) {
+	user := ctx
+	if md.hardEnd && md.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, start.Add(md.budget))
+		defer cancel()
+	}
 	prev := md.f.Value(md.obj)
 	stopped = "max epochs"
 	stalls := 0
 	for e := 0; e < md.maxEpochs; e++ {
 		theta := md.Params()
 		rec, err := md.epochStep(ctx)
+		if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && user.Err() == nil {
+			return "time budget", false, nil
+		}
 		if err != nil {
 			stopped = "error"
 			if md.stopErr(ctx) != nil {

@@ -67,12 +67,13 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	// the kernel cannot tell m inputs apart.
 	centres := kmeansCentres(xv, kern.Lengthscales(), len(md.f.Active(nil)), rand.New(rand.NewPCG(md.seed, kmeansStream)))
 	budget := md.budget
-	defer func() { md.budget = budget }() // also when a kernel panics
+	defer func() { md.budget, md.hardEnd = budget, false }() // also when a kernel panics
 	if budget > 0 {
 		md.budget = time.Duration(hybridShare * float64(budget))
+		md.hardEnd = true // not "at least one epoch": 3 s at m = 256 on KIN40K
 	}
 	res, err := md.fitSubset(ctx, start)
-	md.budget = budget
+	md.budget, md.hardEnd = budget, false
 	if err != nil {
 		return res, err
 	}

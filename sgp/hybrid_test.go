@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHybridNoWorseThanParents checks the hybrid selector against its two
@@ -177,5 +178,35 @@ func TestHybridFewDistinctInputs(t *testing.T) {
 	}
 	if math.Abs(hyb.Objective-chol.Objective) > 1e-6*math.Abs(chol.Objective) {
 		t.Errorf("hybrid objective %v, CholQR's %v", hyb.Objective, chol.Objective)
+	}
+}
+
+// TestHardEndStopsMidEpoch: with hardEnd (the hybrid's CholQR phase) a time
+// budget that has already run out stops the fit before its first epoch
+// completes, as "time budget" and not as an error, leaving a usable model;
+// without it the budget is checked between epochs, so one epoch runs.
+func TestHardEndStopsMidEpoch(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(200, 1)
+	for _, hard := range []bool{false, true} {
+		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).WithTimeBudget(time.Nanosecond)
+		if _, err := md.Inducing(); err != nil {
+			t.Fatal(err)
+		}
+		md.hardEnd = hard
+		res, err := md.fitSubset(context.Background(), time.Now().Add(-time.Second))
+		if err != nil {
+			t.Fatalf("hardEnd %v: %v", hard, err)
+		}
+		want := 1
+		if hard {
+			want = 0
+		}
+		if res.Stopped != "time budget" || res.Epochs != want {
+			t.Errorf("hardEnd %v: stopped %q after %d epochs, want \"time budget\" after %d", hard, res.Stopped, res.Epochs, want)
+		}
+		if v, err := md.Value(); err != nil || math.IsNaN(v) {
+			t.Errorf("hardEnd %v: the model is not usable: F = %v, %v", hard, v, err)
+		}
 	}
 }

@@ -77,6 +77,7 @@ type Model struct {
 	warm      int               // MLE epochs of a noise-only VAR fit's restart (WithMLERestart)
 	refined   *ContinuousResult // the hybrid selector's refinement, used for prediction
 	budget    time.Duration
+	hardEnd   bool // the budget also stops an epoch midway (the hybrid's CholQR phase)
 	tol       float64
 	swaps     int
 	cgEvals   int
