@@ -21,5 +21,5 @@ go build -o "$bin" ./cmd/sgprepl
 } > "$out/machine.txt"
 "$bin" experiment kin40k --out "$out" --budget "$budget" --m 64,256
 "$bin" experiment thrombin --out "$out" --budget "$budget" --m 64,128
-"$bin" experiment hybrid --out "$out" --budget "$budget"
+"$bin" experiment hybrid --out "$out" --budget "$budget" --m 64,256
 cat "$out/machine.txt"
