@@ -2,6 +2,7 @@ package sgp
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -133,6 +134,28 @@ func TestZGradBlocks(t *testing.T) {
 			if got := gz[c*dim+k]; math.Abs(got-want) > 1e-12*scale {
 				t.Fatalf("∂F/∂z[%d,%d] = %v, point-by-point sum %v (scale %v)", c, k, got, want, scale)
 			}
+		}
+	}
+}
+
+// TestStallLabel: a continuous fit counted as converged at a gradient that
+// is not small says which stop rule ended it; at a small gradient, or for
+// another reason, the reason is kept.
+func TestStallLabel(t *testing.T) {
+	flat := fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
+	for _, c := range []struct {
+		stopped, why string
+		grad, f      float64
+		want         string
+	}{
+		{"converged", flat, 0.0473, 5680.7, "stalled: F changed by less than a relative 1e-09 over 20 iterations, at max |∂F| = 0.0473"},
+		{"converged", "no decrease along the search direction", 0.01, 100, "stalled: no decrease along the search direction, at max |∂F| = 0.01"},
+		{"converged", flat, 1e-3, 5680.7, "converged"}, // below 1e-6·|F|
+		{"converged", flat, 5e-7, 0.1, "converged"},    // below 1e-6·max(1, |F|)
+		{"max evaluations", flat, 1, 1, "max evaluations"},
+	} {
+		if got := stallLabel(c.stopped, c.why, c.grad, c.f); got != c.want {
+			t.Errorf("stallLabel(%q, %q, %g, %g) = %q, want %q", c.stopped, c.why, c.grad, c.f, got, c.want)
 		}
 	}
 }

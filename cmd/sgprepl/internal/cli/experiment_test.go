@@ -123,7 +123,7 @@ func TestMedianRow(t *testing.T) {
 func TestWriteMarkdownEscapesPipes(t *testing.T) {
 	x := &expEnv{rows: []expRow{
 		{Dataset: "kin40k", Method: "SGPR-continuous", M: 64, Kind: "VAR", Objective: 5680.7, SMSE: 0.092, SNLP: -1.12, Seconds: 16.5, Epochs: 2201,
-			Note: "stalled: no decrease along the search direction at max |∂F| = 0.0473"},
+			Note: "stalled: F changed by less than a relative 1e-09 over 20 iterations, at max |∂F| = 0.0473"},
 		{Dataset: "a|b", Method: "Hybrid-VAR", M: 64, Z: 16, Kind: "VAR", Objective: 5674.8, Note: "refined"},
 	}}
 	var b strings.Builder
