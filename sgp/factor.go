@@ -92,6 +92,7 @@ type Factor struct {
 	gsTask     gsTask
 	appendTask appendTask
 	minChunk   int               // if > 0, overrides the constant minChunk (tests)
+	noPredict  bool              // if set, Swap always runs gramSchmidt (tests)
 	qSweeps    [gsFinish + 1]int // sweeps over Q by gsPass, by mode, for tests
 
 	stats Stats

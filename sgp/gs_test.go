@@ -340,3 +340,80 @@ func sumInts(v []int) int {
 	}
 	return s
 }
+
+// TestPredictRejectSameSwaps runs the same swaps on two factors, one that
+// rejects candidates on the prediction of predictReject and one that
+// always runs gramSchmidt, and checks that every swap proposes, decides
+// and ends alike, that the prediction agrees with the Gram–Schmidt score,
+// and that the states stay equal bit for bit. The problems include
+// ill-conditioned ones, where the prediction must step aside.
+func TestPredictRejectSameSwaps(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n, m, z   int
+		ls, noise float64
+		o         Objective
+	}{{400, 30, 8, 0.6, 0.01, VAR}, {400, 30, 8, 0.6, 0.01, MLE}, {300, 40, 6, 3, 1e-8, VAR}, {500, 24, 2, 0.8, 0.05, MLE}} {
+		rng := rand.New(rand.NewPCG(31, uint64(tc.n+tc.m)))
+		p := newProblem(rng, tc.n, 3, 1, tc.ls, tc.noise)
+		start := rng.Perm(tc.n)[:tc.m]
+		fp, fg := p.factor(t, tc.m, tc.z), p.factor(t, tc.m, tc.z)
+		fg.noPredict = true
+		for _, f := range []*Factor{fp, fg} {
+			if err := f.Factorize(start); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rp, rg := rand.New(rand.NewPCG(5, 5)), rand.New(rand.NewPCG(5, 5))
+		var worst float64
+		for s := range 250 {
+			pos := rp.IntN(fp.NumActive())
+			if q := rg.IntN(fg.NumActive()); q != pos {
+				t.Fatalf("%+v swap %d: position streams differ", tc, s)
+			}
+			a, b := fp.Swap(pos, tc.o, rp.IntN), fg.Swap(pos, tc.o, rg.IntN)
+			if a.Proposed != b.Proposed || a.Accepted != b.Accepted || a.After != b.After {
+				t.Fatalf("%+v swap %d: predicted %+v, Gram–Schmidt %+v", tc, s, a, b)
+			}
+			if a.Proposed >= 0 {
+				d := math.Abs(a.ExactDelta-b.ExactDelta) / (1 + math.Abs(b.ExactDelta))
+				worst = math.Max(worst, d)
+			}
+		}
+		if worst > 1e-8 {
+			t.Errorf("%+v: predicted and Gram–Schmidt ΔF differ by %g relative", tc, worst)
+		}
+		st := fp.Stats()
+		if fg.Stats().Predicted != 0 {
+			t.Errorf("%+v: the factor without prediction predicted", tc)
+		}
+		if tc.ls < 1 && (st.PredictedReject == 0 || st.Accepted == 0 || st.Accepted == st.Swaps) {
+			t.Errorf("%+v: %+v: the prediction path or a decision was not exercised", tc, st)
+		}
+		k, rows := fp.k, fp.n+fp.k
+		for c := 0; c < fp.t; c++ {
+			for i := 0; i < fp.n; i++ {
+				if fp.g[c*fp.n+i] != fg.g[c*fg.n+i] {
+					t.Fatalf("%+v: G differs at column %d", tc, c)
+				}
+			}
+		}
+		for c := 0; c < k; c++ {
+			for i := 0; i < rows; i++ {
+				if fp.q[c*fp.ldq+i] != fg.q[c*fg.ldq+i] {
+					t.Fatalf("%+v: Q differs at column %d", tc, c)
+				}
+			}
+			if fp.a[c] != fg.a[c] {
+				t.Fatalf("%+v: a differs at %d", tc, c)
+			}
+		}
+		for i := range fp.r {
+			if fp.r[i] != fg.r[i] {
+				t.Fatalf("%+v: R differs", tc)
+			}
+		}
+		t.Logf("%+v: %d swaps, %d accepted, %d predicted, %d rejected on the prediction, worst relative ΔF difference %.2g",
+			tc, st.Swaps, st.Accepted, st.Predicted, st.PredictedReject, worst)
+	}
+}

@@ -82,4 +82,6 @@ type Stats struct {
 	MaxDrift        float64 // largest such change so far
 	LastResidDrift  float64 // max |Δ tr-residual| per point corrected by the last refactorisation
 	Reorthogonalize int     // Gram–Schmidt columns that needed explicit passes over Q (a poor first projection)
+	Predicted       int     // swap candidates whose exact score was first predicted without a pass over Q
+	PredictedReject int     // of those, the ones rejected on the prediction alone
 }

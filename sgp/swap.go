@@ -324,6 +324,16 @@ func (f *Factor) removeToPark(p int) {
 // and computes the tentative QR column. It returns false, changing nothing,
 // if j's residual variance is negligible.
 func (f *Factor) insertCandidate(j int) bool {
+	if !f.placeCandidate(j) {
+		return false
+	}
+	f.gramSchmidt()
+	return true
+}
+
+// placeCandidate is insertCandidate without the Gram–Schmidt step: G[:, k]
+// and A[:, k] describe j, Q and R are unchanged.
+func (f *Factor) placeCandidate(j int) bool {
 	p := f.pos[j]
 	switch {
 	case p >= f.k:
@@ -365,7 +375,6 @@ func (f *Factor) insertCandidate(j int) bool {
 	default:
 		panic(errIsActive)
 	}
-	f.gramSchmidt()
 	return true
 }
 
@@ -518,7 +527,13 @@ func (f *Factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
 	if best >= 0 {
 		res.Proposed, res.ApproxDelta = best, approx
 		wasInfo := f.pos[best] >= 0
-		if f.insertCandidate(best) {
+		placed := f.placeCandidate(best)
+		reject := false
+		if placed {
+			res.ExactDelta, reject = f.predictReject(o, removedValue, res.Before)
+		}
+		if placed && !reject {
+			f.gramSchmidt()
 			res.ExactDelta = f.deltaFromTentative(o)
 			after := removedValue - res.ExactDelta
 			if after < res.Before-swapThreshold*f.valueScale(res.Before) {
@@ -532,10 +547,11 @@ func (f *Factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
 				return res
 			}
 			f.tent.valid = false
-			if !wasInfo {
-				f.move(f.k, f.t-1)
-				f.dropInfoLast()
-			}
+		}
+		if placed && !wasInfo {
+			// Placed but rejected: the candidate goes back out.
+			f.move(f.k, f.t-1)
+			f.dropInfoLast()
 		}
 	}
 	f.restorePark()
