@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/optimize"
@@ -13,7 +14,8 @@ import (
 
 // epochStep runs one epoch (Cao et al. 2013, §4): the continuous phase,
 // then a discrete pass of k swaps (WithSwapsPerEpoch) visiting the
-// inducing points not visited for longest first, with ⌈swaps/5⌉ random
+// inducing points not visited for longest, from the last position in the
+// factor to the first, with ⌈swaps/5⌉ random
 // information-pivot refreshes. The objective never increases across the
 // discrete pass.
 //
@@ -55,6 +57,13 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 		swaps = 0
 	}
 	order := md.visitOrder(swaps)
+	// Visit the chosen points from the last position to the first.
+	// Removing the point at position p rotates the k−1−p columns after
+	// it (Factor.move), and a swapped point, kept or replaced, ends last:
+	// in this order the i-th swap rotates i columns, k/2 on average over a
+	// full pass, where the oldest-first order removed the first position
+	// every time once the positions followed the visits (k−1 columns).
+	slices.SortFunc(order, func(a, b int) int { return md.f.pos[b] - md.f.pos[a] })
 	for i, j := range order {
 		if err := md.stopErr(ctx); err != nil {
 			return rec, err
