@@ -298,7 +298,8 @@ func (md *Model) WithCGEvals(n int) *Model {
 // can hold the data-scaled start at σ² ≈ var(y), every target explained
 // as noise: a useless model that has converged. The restart goes back to
 // the starting hyperparameters, runs these epochs on MLE, which finds the
-// signal from the same start, then VAR again, and keeps the result only
+// signal from the same start, re-selects the inducing set on VAR at MLE's
+// hyperparameters, then runs VAR again, and keeps the result only
 // if its VAR objective is lower (Result.Restarted). Fits that do not end
 // at the noise-only optimum are not affected. Measured on
 // SyntheticARD(2000, 1000, 32, 1), m = 64: test SMSE 1.00 without the

@@ -125,3 +125,35 @@ func hasWarning(ws []string, sub string) bool {
 	}
 	return false
 }
+
+// TestVARRestartSwapPassKeepsSignal covers restarts that, without the pass
+// of VAR swaps at MLE's hyperparameters, switched relevant inputs off in
+// VAR's first gradient phase and ended at about four times MLE's test
+// SMSE: each must now end within 10% of MLE's.
+func TestVARRestartSwapPassKeepsSignal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ data, seed uint64 }{{2, 2}, {2, 6}, {3, 3}} {
+		train, test := SyntheticARD(1000, 500, 32, tc.data)
+		smse := func(o Objective) (float64, *Result) {
+			md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(tc.seed).
+				WithObjective(o).WithMaxEpochs(25)
+			res, err := md.Fit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := md.Evaluate(test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ev.SMSE, res
+		}
+		mle, _ := smse(MLE)
+		v, res := smse(VAR)
+		if !res.Restarted {
+			t.Errorf("data %d seed %d: VAR did not restart (the case no longer collapses; pick another)", tc.data, tc.seed)
+		}
+		if v > 1.1*mle {
+			t.Errorf("data %d seed %d: VAR after the restart test SMSE %.4f, MLE %.4f", tc.data, tc.seed, v, mle)
+		}
+	}
+}
