@@ -217,3 +217,59 @@ func BenchmarkDgemm(b *testing.B) {
 		})
 	}
 }
+
+// TestTrsmLowerRecursive checks TrsmLower's recursive path (backends with
+// dgemmSub) against gonum's dtrsm on shapes around the leaf size and the
+// column panel, with a padded row stride, including an ill-conditioned L.
+func TestTrsmLowerRecursive(t *testing.T) {
+	t.Parallel()
+	ref := gonumBackend()
+	rng := rand.New(rand.NewPCG(9, 9))
+	tested := false
+	for _, be := range testBackends(t) {
+		if be.dgemmSub == nil {
+			continue
+		}
+		tested = true
+		for _, sh := range [][2]int{{trsmLeaf, 7}, {trsmLeaf + 1, 1}, {trsmLeaf + 1, 300}, {200, trsmPanel + 5}, {300, 2 * trsmPanel}} {
+			m, n := sh[0], sh[1]
+			for _, ill := range []bool{false, true} {
+				l := randSlice(rng, m*m)
+				for i := 0; i < m; i++ {
+					for j := 0; j < m; j++ {
+						l[i*m+j] *= 0.3 / math.Sqrt(float64(m))
+					}
+					l[i*m+i] = 1 + rng.Float64()
+					if ill && i%7 == 3 {
+						l[i*m+i] = 1e-5
+					}
+				}
+				ldb := n + 3
+				b0 := randSlice(rng, m*ldb)
+				want := append([]float64(nil), b0...)
+				ref.dtrsm(blas.Left, blas.Lower, blas.NoTrans, m, n, l, m, want, ldb)
+				got := append([]float64(nil), b0...)
+				be.trsmLower(m, n, l, got, ldb)
+				var scale float64
+				for _, v := range want {
+					scale = math.Max(scale, math.Abs(v))
+				}
+				for i := 0; i < m; i++ {
+					for j := n; j < ldb; j++ {
+						if got[i*ldb+j] != b0[i*ldb+j] {
+							t.Fatalf("%s m=%d n=%d: wrote outside B at (%d,%d)", be.name, m, n, i, j)
+						}
+					}
+					for j := 0; j < n; j++ {
+						if d := math.Abs(got[i*ldb+j] - want[i*ldb+j]); !(d <= 1e-12*scale) {
+							t.Fatalf("%s m=%d n=%d ill=%v: (%d,%d) = %g, want %g", be.name, m, n, ill, i, j, got[i*ldb+j], want[i*ldb+j])
+						}
+					}
+				}
+			}
+		}
+	}
+	if !tested {
+		t.Skip("no backend with dgemmSub (OpenBLAS) loaded")
+	}
+}

@@ -34,6 +34,9 @@ type backend struct {
 	name string // e.g. "openblas 0.3.21 (runtime, libopenblas.so.0)" or "go (vek GEMM, blocked)"
 	// dgemm sets C (m×n) ← op(A)·op(B), op(A) m×k, op(B) k×n.
 	dgemm func(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int)
+	// dgemmSub, if not nil, sets C (m×n) ← C − A·B, A m×k, B k×n; then
+	// TrsmLower recurses into it (see trsmLowerRec).
+	dgemmSub func(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int)
 	// dsyrk sets the upper triangle of C (m×m) ← A·Aᵀ for A m×k.
 	dsyrk func(m, k int, a []float64, lda int, c []float64, ldc int)
 	// dtrsm sets B ← op(A)⁻¹B (left) or B·op(A)⁻¹ (right), B m×n, A
@@ -157,9 +160,46 @@ func (be *backend) trsmLower(m, n int, l []float64, b []float64, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
+	if be.dgemmSub == nil || m <= trsmLeaf {
+		split(n, func(lo, hi int) {
+			be.dtrsm(blas.Left, blas.Lower, blas.NoTrans, m, hi-lo, l, m, b[lo:], ldb)
+		})
+		return
+	}
 	split(n, func(lo, hi int) {
-		be.dtrsm(blas.Left, blas.Lower, blas.NoTrans, m, hi-lo, l, m, b[lo:], ldb)
+		for c := lo; c < hi; c += trsmPanel {
+			be.trsmLowerRec(m, l, m, b[c:], ldb, min(hi, c+trsmPanel)-c)
+		}
 	})
+}
+
+// trsmLeaf and trsmPanel shape trsmLowerRec on backends with a dgemmSub
+// (OpenBLAS): halves of at most trsmLeaf rows go to dtrsm, and the
+// columns of B are taken trsmPanel at a time. OpenBLAS's dtrsm on the
+// gradient phase's shape (L 256×256, B 256×10⁴ over two cores) reached 51
+// GFLOP/s against its dgemm's 89; the recursion moves half or more of
+// the flops into dgemm: 12.9 → 9.2 ms at m = 256, 37.2 → 32.9 ms at
+// m = 512 (leaves of 32 or 128 rows, panels of 512 or 5000 columns were
+// no faster).
+const (
+	trsmLeaf  = 64
+	trsmPanel = 2048
+)
+
+// trsmLowerRec sets B ← L⁻¹B for the lower-triangular m×m matrix l (row
+// stride ldl) and the m×ncol matrix b (row stride ldb) by halves: with
+// L = [L₁₁ 0; L₂₁ L₂₂] and B = [B₁; B₂], B₁ ← L₁₁⁻¹B₁, B₂ ← B₂ − L₂₁B₁,
+// B₂ ← L₂₂⁻¹B₂, as blocked forward substitution does (no inverse is
+// formed, so the rounding is that of substitution).
+func (be *backend) trsmLowerRec(m int, l []float64, ldl int, b []float64, ldb, ncol int) {
+	if m <= trsmLeaf {
+		be.dtrsm(blas.Left, blas.Lower, blas.NoTrans, m, ncol, l, ldl, b, ldb)
+		return
+	}
+	h := m / 2
+	be.trsmLowerRec(h, l, ldl, b, ldb, ncol)
+	be.dgemmSub(m-h, ncol, h, l[h*ldl:], ldl, b, ldb, b[h*ldb:], ldb)
+	be.trsmLowerRec(m-h, l[h*ldl+h:], ldl, b[h*ldb:], ldb, ncol)
 }
 
 // Gemm sets C ← op(A)·op(B), op(A) m×k and op(B) k×n, on the calling

@@ -138,6 +138,12 @@ func openOne(name string) (_ *backend, err error) {
 			}
 			gemm(cblasRowMajor, tr(ta), tr(tb), int32(m), int32(n), int32(k), 1, p(a), int32(lda), p(b), int32(ldb), 0, p(c), int32(ldc))
 		},
+		dgemmSub: func(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+			if m == 0 || n == 0 || k == 0 {
+				return
+			}
+			gemm(cblasRowMajor, cblasNoTrans, cblasNoTrans, int32(m), int32(n), int32(k), -1, p(a), int32(lda), p(b), int32(ldb), 1, p(c), int32(ldc))
+		},
 		dsyrk: func(m, k int, a []float64, lda int, c []float64, ldc int) {
 			if m == 0 {
 				return
