@@ -166,6 +166,13 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax), f.pool.size())
 	cands := make([]int, 0, s+1)
 	vals := make([]float64, s+1)
+	// CholQR's forward start (pivots) is factorised again by build, so it
+	// adds its points without Gram–Schmidt (addNoQ); Titsias' selection
+	// keeps its factor and needs Q.
+	add := f.Add
+	if pivots {
+		add = f.addNoQ
+	}
 	for f.k < md.m {
 		cands = cands[:0]
 		if pivots {
@@ -189,7 +196,10 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 				best, bv = j, v
 			}
 		}
-		if best < 0 || f.Add(best) != nil {
+		if best < 0 || add(best) != nil {
+			if !f.ok {
+				break // a rebuild in addNoQ failed; the caller factorises again
+			}
 			// No admissible candidate in this draw: fall back to the
 			// largest residual variance.
 			g, gv := -1, 0.0
@@ -198,7 +208,7 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 					g, gv = i, v
 				}
 			}
-			if g < 0 || f.Add(g) != nil {
+			if g < 0 || add(g) != nil {
 				break
 			}
 		}

@@ -93,6 +93,8 @@ type Factor struct {
 	appendTask appendTask
 	minChunk   int               // if > 0, overrides the constant minChunk (tests)
 	noPredict  bool              // if set, Swap always runs gramSchmidt (tests)
+	qStale     bool              // Q is out of date after addNoQ, until the next Factorize
+	noQTol     float64           // if > 0, overrides noQRebuild (tests)
 	qSweeps    [gsFinish + 1]int // sweeps over Q by gsPass, by mode, for tests
 
 	stats Stats
@@ -249,6 +251,13 @@ func (f *Factor) IsActive(i int) bool {
 func (f *Factor) check() {
 	if !f.ok {
 		panic(errBadFactor)
+	}
+}
+
+// needQ panics if Q is stale (see addNoQ).
+func (f *Factor) needQ() {
+	if f.qStale {
+		panic("sgp: internal error: Q is stale after addNoQ; Factorize first")
 	}
 }
 

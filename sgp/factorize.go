@@ -90,6 +90,7 @@ func (f *Factor) reset() {
 	}
 	clear(f.a)
 	clear(f.b)
+	f.qStale = false
 	f.ok = true
 }
 

@@ -109,6 +109,7 @@ func (f *Factor) partWidth() int { return f.tcap + 3 }
 // sweep; at gsOneSweep = ¼ a swap took 8.6–9.3 ms instead of 8.9–9.6. The
 // sweeps are split by row chunks over the Factor's workers.
 func (f *Factor) gramSchmidt() {
+	f.needQ()
 	n, k := f.n, f.k
 	rows := n + k + 1
 	var gg float64
@@ -226,26 +227,9 @@ func (f *Factor) predictReject(o Objective, removed, before float64) (df float64
 	if f.noPredict {
 		return 0, false
 	}
-	k := f.k
-	var gg, gy float64
-	for i, v := range f.col(k) {
-		gg += v * v
-		gy += v * f.y[i]
-	}
+	pr := f.firstProjection()
+	gg, gy, cc, ca := pr.gg, pr.gy, pr.cc, pr.ca
 	vv := gg + f.noise
-	c := f.cvec[:k]
-	for i := range c {
-		c[i] = f.gram[i*f.tcap+k]
-	}
-	if k > 0 {
-		rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: f.mcap, Data: f.r}
-		blas64.Trsv(blas.Trans, rt, blas64.Vector{N: k, Data: c, Inc: 1})
-	}
-	var cc, ca float64
-	for i, v := range c {
-		cc += v * v
-		ca += v * f.a[i]
-	}
 	r2 := vv - cc
 	if r2 < gsOneSweep*vv {
 		return 0, false
@@ -254,7 +238,7 @@ func (f *Factor) predictReject(o Objective, removed, before float64) (df float64
 	num := gy - ca
 	df = 0.5 * (num*num/(r2*s2) + math.Log(s2) - math.Log(r2))
 	size := 1 + math.Abs(math.Log(s2)-math.Log(r2))
-	bound := math.Abs(gy) + math.Sqrt(cc*sumSquares(f.a[:k]))
+	bound := math.Abs(gy) + math.Sqrt(cc*sumSquares(f.a[:f.k]))
 	size += bound * bound / (r2 * s2)
 	if o == VAR {
 		df += 0.5 * gg / s2
@@ -267,6 +251,99 @@ func (f *Factor) predictReject(o Objective, removed, before float64) (df float64
 		f.stats.PredictedReject++
 	}
 	return df, reject
+}
+
+// noQRebuild is the least r²/(‖g‖² + σ²) at which addNoQ keeps its
+// column; below it the rounding of ‖c₁‖² (about k·ε·‖g‖², amplified by
+// that ratio) could reach 10⁻⁷ of r² at k = 1000, and the factor is
+// rebuilt. On problems with lengthscales up to 6 and noise down to 10⁻¹²
+// the ratio stayed above 0.01, and R agreed with Gram–Schmidt's to
+// 1.5·10⁻¹² relative (TestAddNoQMatchesAdd).
+const noQRebuild = 1e-6
+
+// projection holds the sums of firstProjection.
+type projection struct {
+	gg, gy, g1 float64 // ‖g‖², gᵀ(y − μ), gᵀ1
+	cc, ca, cb float64 // ‖c₁‖², c₁ᵀa, c₁ᵀb
+}
+
+// firstProjection computes, for the candidate at column k of G, the first
+// Gram–Schmidt coefficients c₁ = R⁻ᵀA[:k, k] = Qᵀ[g; 0; σ] into f.cvec
+// (see gramSchmidt) and the sums from which r² = ‖g‖² + σ² − ‖c₁‖²,
+// a_new = (gᵀ(y − μ) − c₁ᵀa)/r and b_new = (gᵀ1 − c₁ᵀb)/r follow, in
+// O(k² + n) and without reading Q.
+func (f *Factor) firstProjection() projection {
+	k := f.k
+	var p projection
+	for i, v := range f.col(k) {
+		p.gg += v * v
+		p.gy += v * f.y[i]
+		p.g1 += v
+	}
+	c := f.cvec[:k]
+	for i := range c {
+		c[i] = f.gram[i*f.tcap+k]
+	}
+	if k > 0 {
+		rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: f.mcap, Data: f.r}
+		blas64.Trsv(blas.Trans, rt, blas64.Vector{N: k, Data: c, Inc: 1})
+	}
+	for i, v := range c {
+		p.cc += v * v
+		p.ca += v * f.a[i]
+		p.cb += v * f.b[i]
+	}
+	return p
+}
+
+// addNoQ appends point j to the inducing set as Add does, but takes R's
+// new column [c₁; r], a_new and b_new from firstProjection instead of
+// Gram–Schmidt, so that Q is neither read nor written: it is left stale
+// (qStale) until the next Factorize, and the methods that need Q panic
+// until then. R then is the Cholesky factor of GᵀG + σ²I built column by
+// column, which is what the forward start's scores need (exactDeltas and
+// approxScores read R, a and b, never Q). r² is kept at σ² or more, as in
+// exactDeltas. Where r² < noQRebuild·(‖g‖² + σ²), so that its rounding
+// can be amplified, the factor is rebuilt from scratch (Factorize, which
+// restores Q). It returns a *DegenerateError, changing nothing, if j's
+// residual variance is negligible.
+func (f *Factor) addNoQ(j int) error {
+	f.check()
+	if j < 0 || j >= f.n {
+		panic(errIndex)
+	}
+	if f.k >= f.mcap {
+		panic(errFull)
+	}
+	wasInfo := f.pos[j] >= f.k
+	if !f.placeCandidate(j) {
+		return &DegenerateError{Index: j, Residual: f.d[j]}
+	}
+	k, m := f.k, f.mcap
+	pr := f.firstProjection()
+	vv := pr.gg + f.noise
+	r2 := math.Max(vv-pr.cc, f.noise)
+	r := math.Sqrt(r2)
+	for i, v := range f.cvec[:k] {
+		f.r[i*m+k] = v
+	}
+	f.r[k*m+k] = r
+	f.a[k] = (pr.gy - pr.ca) / r
+	f.b[k] = (pr.g1 - pr.cb) / r
+	f.k++
+	f.qStale = true
+	f.stats.NoQ++
+	tol := noQRebuild
+	if f.noQTol > 0 {
+		tol = f.noQTol
+	}
+	if r2 < tol*vv {
+		return f.Factorize(f.Active(nil))
+	}
+	if wasInfo {
+		f.fillInfoGreedy()
+	}
+	return nil
 }
 
 // tentOrthogonal sets the tentative column for a remainder w₁ that is

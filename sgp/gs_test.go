@@ -417,3 +417,89 @@ func TestPredictRejectSameSwaps(t *testing.T) {
 			tc, st.Swaps, st.Accepted, st.Predicted, st.PredictedReject, worst)
 	}
 }
+
+// TestAddNoQMatchesAdd adds the same points with Add and with addNoQ and
+// checks that R, a, b and F agree, also on ill-conditioned problems (long
+// lengthscales, noise down to 10⁻¹²), that a stale Q is refused until the
+// next Factorize, and that addNoQ's rebuild (forced by a high threshold)
+// keeps the objective and leaves a valid factor.
+func TestAddNoQMatchesAdd(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n, m      int
+		ls, noise float64
+		force     bool
+	}{{300, 40, 0.6, 0.01, false}, {300, 40, 3, 1e-8, false}, {500, 80, 6, 1e-12, false}, {300, 40, 3, 1e-8, true}} {
+		rng := rand.New(rand.NewPCG(37, uint64(tc.m)))
+		p := newProblem(rng, tc.n, 3, 1, tc.ls, tc.noise)
+		fa, fn := p.factor(t, tc.m, 6), p.factor(t, tc.m, 6)
+		if tc.force {
+			fn.noQTol = 0.25
+		}
+		for _, f := range []*Factor{fa, fn} {
+			if err := f.Factorize(nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		added, rebuilds := 0, 0
+		tol := 1e-10
+		if tc.force {
+			tol = 1e-6 // a rebuild factorises by blocks, Add by updates
+		}
+		for _, j := range rng.Perm(tc.n) {
+			if fa.NumActive() == tc.m {
+				break
+			}
+			ea := fa.Add(j)
+			before := fn.stats.Factorizations
+			en := fn.addNoQ(j)
+			if (ea == nil) != (en == nil) {
+				t.Fatalf("%+v: point %d: Add %v, addNoQ %v", tc, j, ea, en)
+			}
+			if ea != nil {
+				continue
+			}
+			added++
+			rebuilds += fn.stats.Factorizations - before
+			k := fa.k
+			for i := 0; i < k; i++ {
+				for c := i; c < k; c++ {
+					a, b := fa.r[i*fa.mcap+c], fn.r[i*fn.mcap+c]
+					if math.Abs(a-b) > tol*(1e-3+math.Abs(a)) {
+						t.Fatalf("%+v k=%d: R[%d,%d] Add %.12g, addNoQ %.12g", tc, k, i, c, a, b)
+					}
+				}
+				if math.Abs(fa.a[i]-fn.a[i]) > tol*(1+math.Abs(fa.a[i])) || math.Abs(fa.b[i]-fn.b[i]) > tol*(1+math.Abs(fa.b[i])) {
+					t.Fatalf("%+v k=%d: a or b differs at %d", tc, k, i)
+				}
+			}
+			if v, w := fa.Value(VAR), fn.Value(VAR); !scalar.EqualWithinAbsOrRel(v, w, tol, tol) {
+				t.Fatalf("%+v k=%d: VAR %.12g with Add, %.12g with addNoQ", tc, k, v, w)
+			}
+		}
+		if added < tc.m/2 {
+			t.Fatalf("%+v: only %d points added", tc, added)
+		}
+		if tc.force != (rebuilds > 0) {
+			t.Errorf("%+v: %d rebuilds", tc, rebuilds)
+		}
+		if fn.qStale {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%+v: a swap on a stale Q did not panic", tc)
+					}
+				}()
+				fn.Swap(0, VAR, rng.IntN)
+			}()
+			if err := fn.Factorize(fn.Active(nil)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if fn.qStale {
+			t.Fatalf("%+v: Factorize left Q stale", tc)
+		}
+		checkInvariants(t, fn, p, 1e-8)
+		t.Logf("%+v: %d points added, %d rebuilds", tc, added, rebuilds)
+	}
+}

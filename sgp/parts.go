@@ -84,4 +84,5 @@ type Stats struct {
 	Reorthogonalize int     // Gram–Schmidt columns that needed explicit passes over Q (a poor first projection)
 	Predicted       int     // swap candidates whose exact score was first predicted without a pass over Q
 	PredictedReject int     // of those, the ones rejected on the prediction alone
+	NoQ             int     // points a forward start added without Gram–Schmidt (Q rebuilt after)
 }

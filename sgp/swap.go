@@ -184,6 +184,7 @@ func (f *Factor) retriangularize(ops []reflection) []givens {
 // rotateAugmented applies Q ← diag(I_n, Xᵀ)·Q for each reflection of a move
 // within the active block: rows n+l, n+l+1 of every column of Q.
 func (f *Factor) rotateAugmented(ops []reflection) {
+	f.needQ()
 	// Column col of Q from row n on is row col of a k×k matrix with stride
 	// ldq; the reflections act on its entries (l, l+1) as on a row of R.
 	reflectRows(f.q[f.n:], f.ldq, f.k, ops, f.k)
@@ -433,6 +434,7 @@ func (f *Factor) restorePark() {
 // first.
 func (f *Factor) ExactDelta(j int, o Objective) float64 {
 	f.check()
+	f.needQ()
 	if j < 0 || j >= f.n {
 		panic(errIndex)
 	}
@@ -461,6 +463,7 @@ func (f *Factor) ExactDelta(j int, o Objective) float64 {
 // is already active or the set is full. Cost as ExactDelta.
 func (f *Factor) Add(j int) error {
 	f.check()
+	f.needQ()
 	if j < 0 || j >= f.n {
 		panic(errIndex)
 	}
@@ -482,6 +485,7 @@ func (f *Factor) Add(j int) error {
 // transpositions (never refactorising). It panics if j is not active.
 func (f *Factor) Remove(j int) {
 	f.check()
+	f.needQ()
 	if !f.IsActive(j) {
 		panic(errNotActive)
 	}
@@ -516,6 +520,7 @@ const swapThreshold = 1e-9
 // one chosen by rnd (a uniform random index source, see RefreshInfo).
 func (f *Factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
 	f.check()
+	f.needQ()
 	if p < 0 || p >= f.k {
 		panic(errIndex)
 	}
