@@ -232,13 +232,15 @@ func BenchmarkScale1M(b *testing.B) {
 		}
 		total := time.Since(start).Seconds()
 		b.ReportMetric(total, "epoch-s")
-		epochs := 0.0
+		epochs, swaps := 0.0, 0.0
 		for _, r := range md.Trace() {
-			b.Logf("n=%d: epoch %d %.1fs after building the factor (%d CG evaluations, %s; %d/%d swaps)",
-				n, r.Epoch, r.Elapsed.Seconds(), r.CGEvals, r.CGStatus, r.Accepted, r.Swaps)
+			b.Logf("n=%d: epoch %d %.1fs after building the factor (%d CG evaluations, %s; %d/%d swaps in %.1fs)",
+				n, r.Epoch, r.Elapsed.Seconds(), r.CGEvals, r.CGStatus, r.Accepted, r.Swaps, r.SwapTime.Seconds())
 			epochs += r.Elapsed.Seconds()
+			swaps += r.SwapTime.Seconds()
 		}
 		b.ReportMetric(total-epochs, "start-s")
+		b.ReportMetric(swaps, "swaps-s")
 	}
 	gq := float64(8 * n * (2*m + z))
 	hwm := peakRSS(b)

@@ -80,6 +80,7 @@ type EpochRecord struct {
 	Mean        float64 // the prior mean μ after the epoch
 	Drift       float64 // relative difference between the updated factor and a fresh evaluation
 	Elapsed     time.Duration
+	SwapTime    time.Duration // of Elapsed, the discrete pass (swaps and information-pivot refreshes)
 	Total       time.Duration
 }
 

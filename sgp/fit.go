@@ -64,8 +64,10 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	// full pass, where the oldest-first order removed the first position
 	// every time once the positions followed the visits (k−1 columns).
 	slices.SortFunc(order, func(a, b int) int { return md.f.pos[b] - md.f.pos[a] })
+	swapStart := time.Now()
 	for i, j := range order {
 		if err := md.stopErr(ctx); err != nil {
+			rec.SwapTime = time.Since(swapStart)
 			return rec, err
 		}
 		res := md.swapPoint(j)
@@ -77,6 +79,7 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 			md.f.RefreshInfo(md.rng.IntN)
 		}
 	}
+	rec.SwapTime = time.Since(swapStart)
 	md.epoch++
 	rec.Parts = md.f.Parts()
 	rec.Objective = rec.Parts.Value(md.obj)
@@ -89,9 +92,9 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 	rec.Total += rec.Elapsed
 	md.trace = append(md.trace, rec)
 	if md.progress != nil {
-		fmt.Fprintf(md.progress, "epoch %3d  %v %.6g  (after CG %.6g; data %.4g, complexity %.4g, trace %.4g)  swaps %d/%d  CG %d evals (%s)  %.2fs\n",
+		fmt.Fprintf(md.progress, "epoch %3d  %v %.6g  (after CG %.6g; data %.4g, complexity %.4g, trace %.4g)  swaps %d/%d  CG %d evals (%s)  %.2fs (swaps %.2fs)\n",
 			rec.Epoch, md.obj, rec.Objective, rec.CGObjective, rec.Parts.DataFit, rec.Parts.Complexity, rec.Parts.Trace,
-			rec.Accepted, rec.Swaps, rec.CGEvals, rec.CGStatus, rec.Elapsed.Seconds())
+			rec.Accepted, rec.Swaps, rec.CGEvals, rec.CGStatus, rec.Elapsed.Seconds(), rec.SwapTime.Seconds())
 	}
 	if md.onEpoch != nil {
 		md.onEpoch(rec)
