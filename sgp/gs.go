@@ -117,14 +117,7 @@ func (f *Factor) gramSchmidt() {
 		gg += v * v
 	}
 	vv := gg + f.noise // ‖w‖²
-	c := f.cvec[:k]
-	for i := range c {
-		c[i] = f.gram[i*f.tcap+k]
-	}
-	if k > 0 {
-		rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: f.mcap, Data: f.r}
-		blas64.Trsv(blas.Trans, rt, blas64.Vector{N: k, Data: c, Inc: 1})
-	}
+	c := f.firstCoefficients()
 	// ‖w₁‖² ≈ ‖w‖² − ‖c₁‖² predicts whether one sweep can do; if not,
 	// the sweep does not measure d, which costs a third of a sweep more.
 	measure := vv-sumSquares(c) >= gsOneSweep*vv
@@ -280,6 +273,19 @@ func (f *Factor) firstProjection() projection {
 		p.gy += v * f.y[i]
 		p.g1 += v
 	}
+	for i, v := range f.firstCoefficients() {
+		p.cc += v * v
+		p.ca += v * f.a[i]
+		p.cb += v * f.b[i]
+	}
+	return p
+}
+
+// firstCoefficients sets f.cvec[:k] to c₁ = R⁻ᵀA[:k, k], the first
+// Gram–Schmidt coefficients of the candidate at column k of G, and returns
+// it: O(k²), without reading Q.
+func (f *Factor) firstCoefficients() []float64 {
+	k := f.k
 	c := f.cvec[:k]
 	for i := range c {
 		c[i] = f.gram[i*f.tcap+k]
@@ -288,12 +294,7 @@ func (f *Factor) firstProjection() projection {
 		rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: f.mcap, Data: f.r}
 		blas64.Trsv(blas.Trans, rt, blas64.Vector{N: k, Data: c, Inc: 1})
 	}
-	for i, v := range c {
-		p.cc += v * v
-		p.ca += v * f.a[i]
-		p.cb += v * f.b[i]
-	}
-	return p
+	return c
 }
 
 // addNoQ appends point j to the inducing set as Add does, but takes R's
@@ -308,13 +309,7 @@ func (f *Factor) firstProjection() projection {
 // restores Q). It returns a *DegenerateError, changing nothing, if j's
 // residual variance is negligible.
 func (f *Factor) addNoQ(j int) error {
-	f.check()
-	if j < 0 || j >= f.n {
-		panic(errIndex)
-	}
-	if f.k >= f.mcap {
-		panic(errFull)
-	}
+	f.checkAdd(j)
 	wasInfo := f.pos[j] >= f.k
 	if !f.placeCandidate(j) {
 		return &DegenerateError{Index: j, Residual: f.d[j]}

@@ -12,21 +12,9 @@ import (
 // alone converges to the noise-only optimum, and the MLE restart brings it
 // within 10% of MLE's test SMSE, keeping a lower VAR objective.
 func TestVARRestartEscapesNoiseOnly(t *testing.T) {
-	train, test := SyntheticARD(1000, 500, 32, 1)
 	fit := func(o Objective, restart int) (*Result, *Evaluation) {
 		t.Helper()
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(1).
-			WithObjective(o).WithMaxEpochs(25).WithMLERestart(restart)
-		res, err := md.Fit()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := md.Evaluate(test)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkTraceMonotone(t, md)
-		return res, ev
+		return fitARD32(t, 1, 1, o, restart)
 	}
 	cold, coldEv := fit(VAR, 0)
 	if !cold.NoiseOnly || coldEv.SMSE < 0.9 {
@@ -133,27 +121,34 @@ func hasWarning(ws []string, sub string) bool {
 func TestVARRestartSwapPassKeepsSignal(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ data, seed uint64 }{{2, 2}, {2, 6}, {3, 3}} {
-		train, test := SyntheticARD(1000, 500, 32, tc.data)
-		smse := func(o Objective) (float64, *Result) {
-			md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(tc.seed).
-				WithObjective(o).WithMaxEpochs(25)
-			res, err := md.Fit()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev, err := md.Evaluate(test)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return ev.SMSE, res
-		}
-		mle, _ := smse(MLE)
-		v, res := smse(VAR)
+		_, mle := fitARD32(t, tc.data, tc.seed, MLE, 3)
+		res, ev := fitARD32(t, tc.data, tc.seed, VAR, 3)
+		v := ev.SMSE
 		if !res.Restarted {
 			t.Errorf("data %d seed %d: VAR did not restart (the case no longer collapses; pick another)", tc.data, tc.seed)
 		}
-		if v > 1.1*mle {
-			t.Errorf("data %d seed %d: VAR after the restart test SMSE %.4f, MLE %.4f", tc.data, tc.seed, v, mle)
+		if v > 1.1*mle.SMSE {
+			t.Errorf("data %d seed %d: VAR after the restart test SMSE %.4f, MLE %.4f", tc.data, tc.seed, v, mle.SMSE)
 		}
 	}
+}
+
+// fitARD32 fits SyntheticARD(1000, 500, 32, data) (32 inputs, three of
+// them relevant) with m = 32, at most 25 epochs and the given MLE restart,
+// checks that the trace never goes up, and evaluates on the test points.
+func fitARD32(t *testing.T, data, seed uint64, o Objective, restart int) (*Result, *Evaluation) {
+	t.Helper()
+	train, test := SyntheticARD(1000, 500, 32, data)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(seed).
+		WithObjective(o).WithMaxEpochs(25).WithMLERestart(restart)
+	res, err := md.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := md.Evaluate(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTraceMonotone(t, md)
+	return res, ev
 }

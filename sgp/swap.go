@@ -462,14 +462,8 @@ func (f *Factor) ExactDelta(j int, o Objective) float64 {
 // changing nothing, if j's residual variance is negligible, and panics if j
 // is already active or the set is full. Cost as ExactDelta.
 func (f *Factor) Add(j int) error {
-	f.check()
+	f.checkAdd(j)
 	f.needQ()
-	if j < 0 || j >= f.n {
-		panic(errIndex)
-	}
-	if f.k >= f.mcap {
-		panic(errFull)
-	}
 	wasInfo := f.pos[j] >= f.k
 	if !f.insertCandidate(j) {
 		return &DegenerateError{Index: j, Residual: f.d[j]}
@@ -479,6 +473,18 @@ func (f *Factor) Add(j int) error {
 		f.fillInfoGreedy()
 	}
 	return nil
+}
+
+// checkAdd panics unless point j can be added: a valid Factor, j in
+// range and room in the inducing set.
+func (f *Factor) checkAdd(j int) {
+	f.check()
+	if j < 0 || j >= f.n {
+		panic(errIndex)
+	}
+	if f.k >= f.mcap {
+		panic(errFull)
+	}
 }
 
 // Remove removes point j from the inducing set in O(n·(k+z)) by adjacent
