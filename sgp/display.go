@@ -60,8 +60,8 @@ func (r SwapResult) HTML() string {
 
 // String describes the epoch in one line.
 func (e EpochRecord) String() string {
-	return fmt.Sprintf("epoch %d: F %s (after CG %s), swaps %d/%d accepted, CG %d evals, %.3gs",
-		e.Epoch, fmtG(e.Objective), fmtG(e.CGObjective), e.Accepted, e.Swaps, e.CGEvals, e.Elapsed.Seconds())
+	return fmt.Sprintf("epoch %d: F %s (after CG %s), swaps %d/%d accepted, CG %d evals, %.3gs (swaps %.3gs)",
+		e.Epoch, fmtG(e.Objective), fmtG(e.CGObjective), e.Accepted, e.Swaps, e.CGEvals, e.Elapsed.Seconds(), e.SwapTime.Seconds())
 }
 
 // HTML returns the epoch as a table.
@@ -70,7 +70,7 @@ func (e EpochRecord) HTML() string {
 		{"objective", fmtG(e.Objective)}, {"after CG", fmtG(e.CGObjective)},
 		{"data fit", fmtG(e.Parts.DataFit)}, {"complexity", fmtG(e.Parts.Complexity)}, {"trace", fmtG(e.Parts.Trace)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", e.Accepted, e.Swaps)}, {"CG evaluations", strconv.Itoa(e.CGEvals)},
-		{"seconds", fmt.Sprintf("%.3g", e.Elapsed.Seconds())},
+		{"seconds", fmt.Sprintf("%.3g", e.Elapsed.Seconds())}, {"of which swaps", fmt.Sprintf("%.3g", e.SwapTime.Seconds())},
 	})
 }
 
@@ -443,10 +443,10 @@ func (md *Model) HTML() string {
 }
 
 // traceHeader names the columns of a Trace's table.
-var traceHeader = []string{"epoch", "kind", "objective", "data fit", "complexity", "trace", "swaps", "CG evals", "CG status", "seconds"}
+var traceHeader = []string{"epoch", "kind", "objective", "data fit", "complexity", "trace", "swaps", "CG evals", "CG status", "seconds", "swap s"}
 
 // traceRight marks the right-aligned (numeric) columns of traceHeader.
-var traceRight = []bool{true, false, true, true, true, true, true, true, false, true}
+var traceRight = []bool{true, false, true, true, true, true, true, true, false, true, true}
 
 // traceShown is the number of epochs a Trace displays at each end when it
 // has more than 2·traceShown+4.
@@ -459,7 +459,7 @@ func (tr Trace) rows() [][]string {
 		return []string{strconv.Itoa(e.Epoch), e.Kind.String(), fmtG(e.Objective),
 			fmtG(e.Parts.DataFit), fmtG(e.Parts.Complexity), fmtG(e.Parts.Trace),
 			fmt.Sprintf("%d/%d", e.Accepted, e.Swaps), strconv.Itoa(e.CGEvals), e.CGStatus,
-			fmt.Sprintf("%.3g", e.Elapsed.Seconds())}
+			fmt.Sprintf("%.3g", e.Elapsed.Seconds()), fmt.Sprintf("%.3g", e.SwapTime.Seconds())}
 	}
 	var rows [][]string
 	for i := 0; i < len(tr); i++ {
@@ -486,7 +486,7 @@ func (tr Trace) title() string {
 // first and last ten of a long trace): the objective F after the epoch
 // (VAR or MLE: the MLE epochs of a restart, see WithMLERestart) and its
 // terms, the swaps accepted of those tried, the CG evaluations and how
-// the CG phase ended (EpochRecord.CGStatus), and the epoch's seconds.
+// the CG phase ended (EpochRecord.CGStatus), the epoch's seconds and those of its swaps.
 func (tr Trace) String() string {
 	if len(tr) == 0 {
 		return tr.title()

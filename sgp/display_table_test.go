@@ -68,7 +68,7 @@ func TestTraceDisplay(t *testing.T) {
 	}
 	h := tr.HTML()
 	if !strings.HasPrefix(h, "<table><caption>sgp.Trace: 3 epochs") || strings.Count(h, "<tr>") != 4 ||
-		!strings.Contains(h, "<th>CG status</th>") || !strings.HasSuffix(h, "</table>") {
+		!strings.Contains(h, "<th>CG status</th>") || !strings.Contains(h, "<th>swap s</th>") || !strings.HasSuffix(h, "</table>") {
 		t.Errorf("trace HTML: %s", h)
 	}
 
