@@ -228,13 +228,12 @@ func (f *Factor) predictReject(o Objective, removed, before float64) (df float64
 		return 0, false
 	}
 	s2 := f.noise
-	num := gy - ca
-	df = 0.5 * (num*num/(r2*s2) + math.Log(s2) - math.Log(r2))
-	size := 1 + math.Abs(math.Log(s2)-math.Log(r2))
+	logR2 := math.Log(r2)
+	df = gainF(o, (gy-ca)/math.Sqrt(r2), logR2, gg, s2)
+	size := 1 + math.Abs(math.Log(s2)-logR2)
 	bound := math.Abs(gy) + math.Sqrt(cc*sumSquares(f.a[:f.k]))
 	size += bound * bound / (r2 * s2)
 	if o == VAR {
-		df += 0.5 * gg / s2
 		size += gg / s2
 	}
 	f.stats.Predicted++

@@ -213,11 +213,16 @@ func (f *Factor) qmat(c, rows int) blas64.General {
 // Here r is the norm of the Gram–Schmidt remainder of [g; 0; σ], so
 // r² = ‖g‖² + σ² − ‖c‖² including the σ² term.
 func (f *Factor) deltaFromTentative(o Objective) float64 {
-	s2 := f.noise
 	t := f.tent
-	df := 0.5 * (t.anew*t.anew/s2 + math.Log(s2) - 2*math.Log(t.r))
+	return gainF(o, t.anew, 2*math.Log(t.r), t.gg, f.noise)
+}
+
+// gainF returns ΔF of deltaFromTentative from a_new, log r², ‖g‖² and σ²;
+// predictReject and exactDeltas score candidates with it too.
+func gainF(o Objective, anew, logR2, gg, s2 float64) float64 {
+	df := 0.5 * (anew*anew/s2 + math.Log(s2) - logR2)
 	if o == VAR {
-		df += 0.5 * t.gg / s2
+		df += 0.5 * gg / s2
 	}
 	return df
 }

@@ -173,13 +173,7 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 			}
 		}
 		r2 := math.Max(gg[q]+sigma2-cc, sigma2)
-		r := math.Sqrt(r2)
-		anew := (gy[q] - ca) / r
-		df := 0.5 * (anew*anew/sigma2 + math.Log(sigma2) - math.Log(r2))
-		if o == VAR {
-			df += 0.5 * gg[q] / sigma2
-		}
-		dst[q] = df
+		dst[q] = gainF(o, (gy[q]-ca)/math.Sqrt(r2), math.Log(r2), gg[q], sigma2)
 	}
 }
 
