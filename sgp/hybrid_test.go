@@ -81,7 +81,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				k0 := NewRBFFromData(c.train.X, c.train.Y)
 				z0 := kmeansCentres(c.train.X, k0.Lengthscales(), c.m, rand.New(rand.NewPCG(1, kmeansStream)))
 				fromCentres, err := FitContinuous(context.Background(), c.train.X, c.train.Y, k0, z0, vy/4, VAR,
-					ContinuousOptions{MaxEvals: hybridEvals, Jitter: 1e-8 * k0.Variance()})
+					ContinuousOptions{MaxEvals: hybridEvals, Jitter: hybridJitter * k0.Variance()})
 				if err != nil {
 					t.Fatal(err)
 				}
