@@ -102,8 +102,8 @@ func (r Result) String() string {
 
 // refinedText describes a hybrid fit's continuous refinement.
 func refinedText(cr *ContinuousResult) string {
-	return fmt.Sprintf("continuously (hybrid): F %s → %s, %d evaluations, %s; predictions use it",
-		fmtG(cr.Start), fmtG(cr.Objective), cr.Evals, cr.Stopped)
+	return fmt.Sprintf("continuously (hybrid): F %s → %s, %d evaluations, %s, jitter %.3g on K[Z,Z]; predictions use it",
+		fmtG(cr.Start), fmtG(cr.Objective), cr.Evals, cr.Stopped, cr.Jitter)
 }
 
 // HTML returns the fit summary as a table.

@@ -3,6 +3,7 @@ package sgp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -73,6 +74,13 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 			}
 			if hyb.Refined == nil || md.Refined() != hyb.Refined || hyb.Refined.Z.Len() != len(hyb.Inducing) {
 				t.Fatalf("the refinement was not kept: %+v", hyb.Refined)
+			}
+			// The jitter its objective includes is reported with it.
+			if v0 := NewRBFFromData(c.train.X, c.train.Y).Variance(); math.Abs(hyb.Refined.Jitter-hybridJitter*v0) > 1e-12*v0 {
+				t.Errorf("refinement jitter %g, want %g", hyb.Refined.Jitter, hybridJitter*v0)
+			}
+			if s := hyb.String(); !strings.Contains(s, fmt.Sprintf("jitter %.3g on K[Z,Z]", hyb.Refined.Jitter)) {
+				t.Errorf("the fit summary does not give the refinement's jitter:\n%s", s)
 			}
 			if c.name == "ard6" {
 				// The refinement starts from the k-means centres at θ₀; only

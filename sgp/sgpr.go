@@ -24,6 +24,7 @@ type ContinuousResult struct {
 	Stopped   string        // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), or the optimiser's reason
 	Restarts  int           // L-BFGS restarts from the best point after a failed line search
 	Gradient  float64       // max |∂F/∂p| over θ and Z where the fit ended
+	Jitter    float64       // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
 }
 
 // FitContinuous fits SGPR with free inducing inputs, the method of GPflow
@@ -170,7 +171,8 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	grad := max(maxAbs(gθ), maxAbs(gz))
 	stopped = stallLabel(stopped, why, grad, f)
 	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
-		Params: append([]float64(nil), best[:nθ]...), Z: z, Predictor: ev.predictor(), Stopped: stopped, Restarts: restarts, Gradient: grad}, ctx.Err()
+		Params: append([]float64(nil), best[:nθ]...), Z: z, Predictor: ev.predictor(), Stopped: stopped, Restarts: restarts, Gradient: grad,
+		Jitter: opts.Jitter}, ctx.Err()
 }
 
 // FitContinuous counts as converged a fit whose objective changed by less

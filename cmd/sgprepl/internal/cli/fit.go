@@ -145,7 +145,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			BLAS:     blas, Selector: sel.String(),
 		}
 		if cr := res.Refined; cr != nil {
-			rep.Refined = &refinedReport{Evaluations: cr.Evals, Stopped: cr.Stopped, Seconds: cr.Elapsed.Seconds(), InducingInputs: rowsOf(cr.Z)}
+			rep.Refined = &refinedReport{Evaluations: cr.Evals, Stopped: cr.Stopped, Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
 		}
 		var pred *predictions
 		if test != nil {
@@ -241,6 +241,7 @@ type refinedReport struct {
 	Evaluations    int         `json:"evaluations"`
 	Stopped        string      `json:"stopped"`
 	Seconds        float64     `json:"seconds"`
+	Jitter         float64     `json:"jitter"` // added to K[Z,Z]'s diagonal; the objective is that model's
 	InducingInputs [][]float64 `json:"inducing_inputs"`
 }
 

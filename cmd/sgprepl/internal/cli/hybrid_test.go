@@ -52,6 +52,9 @@ func TestFitHybrid(t *testing.T) {
 	if z, ok := ref["inducing_inputs"].([]any); !ok || len(z) != int(hyb["m"].(float64)) {
 		t.Errorf("refined inducing_inputs %v for m = %v", ref["inducing_inputs"], hyb["m"])
 	}
+	if j, ok := ref["jitter"].(float64); !ok || !(j > 0) {
+		t.Errorf("refined jitter %v, want the positive jitter the refinement used", ref["jitter"])
+	}
 	if chol["refined"] != nil || chol["selector"] != "cholqr" || hyb["selector"] != "hybrid" {
 		t.Errorf("cholqr fit: refined %v, selectors %v and %v", chol["refined"], chol["selector"], hyb["selector"])
 	}
