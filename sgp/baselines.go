@@ -23,7 +23,8 @@ import (
 //	                  best; then CG
 //	hybrid            CholQR, then the inducing inputs and θ refined
 //	                  continuously (FitContinuous from the k-means centres
-//	                  of the inputs, and from CholQR's set if time is left),
+//	                  of the inputs, then from CholQR's set and from a
+//	                  random subset while time is left; the lowest kept),
 //	                  kept if the objective is lower; vector inputs and the
 //	                  RBF kernel only (see fitHybrid)
 type Selector struct {

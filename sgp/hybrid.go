@@ -25,6 +25,10 @@ const hybridMinRefine = 5 * time.Second
 // phase makes the same draws as a CholQR fit with the same seed.
 const kmeansStream = 0x6b6d65616e73
 
+// subsetStream is the second word of the seed of the random subset the
+// hybrid's third refinement starts from.
+const subsetStream = 0x737562736574
+
 // Refined returns the continuous refinement a hybrid fit (SelectHybrid)
 // predicts with, or nil: for other selectors, when the refinement did not
 // lower the objective, and after any later change to the model (Swap,
@@ -37,9 +41,10 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // FitContinuous moves the inducing inputs and θ (Titsias 2009) in the rest
 // of it, starting from the k-means centres of the inputs (kmeansCentres,
 // in units of the starting lengthscales) and the starting hyperparameters
-// θ₀. The refinement is kept, and used for prediction and saving, only if
-// its objective is lower than CholQR's; the factor, Swap and Value go on
-// describing the CholQR selection.
+// θ₀ (then, while time is left, from CholQR's set and from a random
+// subset; see below). The refinement is kept, and used for prediction and
+// saving, only if its objective is lower than CholQR's; the factor, Swap
+// and Value go on describing the CholQR selection.
 //
 // Why the refinement starts from the centres: measured on KIN40K (VAR,
 // FitContinuous from θ₀, F after a fixed number of evaluations, medians of
@@ -101,20 +106,41 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	// The jitter keeps K[Z,Z] factorable when inducing inputs meet; see
 	// hybridJitter.
 	opts.Jitter = hybridJitter * v0
-	cr, err := md.refineFrom(cctx, opts, theta0, centres)
-	md.reportRefinement(res.Objective, cr, "the k-means centres")
-	// Continuous inducing inputs have local optima, and on small problems
-	// the one found from the centres can be the worse one (SnelsonLike(200),
-	// m = 10: 100.7 from the forward start's set, 85.2 from CholQR's). A
-	// refinement that ended — converged, stalled or failed — before its
-	// time or evaluations were up leaves time to refine from CholQR's own
-	// set as well; the lower objective is kept.
-	failed := err != nil || cr == nil
-	if cctx.Err() == nil && (failed || cr.Stopped != "max evaluations") {
-		cr2, err2 := md.refineFrom(cctx, opts, theta0, xv.Rows(md.f.Active(nil)))
-		md.reportRefinement(res.Objective, cr2, "CholQR's set")
-		if err2 == nil && cr2 != nil && (failed || cr2.Objective < cr.Objective) {
-			cr, err = cr2, nil
+	// Continuous inducing inputs have local optima, and the one found from
+	// the centres can be the worse one (SnelsonLike(200), m = 10: 100.7 from
+	// the forward start's set, 85.2 from CholQR's). A refinement that ended
+	// — converged, stalled or failed — before its time or evaluations were
+	// up leaves time for the next start: CholQR's own set, then a random
+	// subset of the inputs (continuous SGPR's usual start). The lowest
+	// objective is kept; a refinement cut by the time limit counts with the
+	// best point it reached.
+	k := len(md.f.Active(nil))
+	starts := []struct {
+		name string
+		z    func() *Vectors
+	}{
+		{"the k-means centres", func() *Vectors { return centres }},
+		{"CholQR's set", func() *Vectors { return xv.Rows(md.f.Active(nil)) }},
+		{"a random subset", func() *Vectors {
+			return xv.Rows(rand.New(rand.NewPCG(md.seed, subsetStream)).Perm(xv.Len())[:k])
+		}},
+	}
+	var cr *ContinuousResult
+	err = nil
+	for _, st := range starts {
+		c, e := md.refineFrom(cctx, opts, theta0, st.z())
+		md.reportRefinement(res.Objective, c, st.name)
+		usable := c != nil && (e == nil || (cctx.Err() != nil && ctx.Err() == nil))
+		if usable && e != nil {
+			c.Stopped = "time limit" // the refinement's share of the time, not a cancellation
+		}
+		if usable && (cr == nil || c.Objective < cr.Objective) {
+			cr, err = c, nil
+		} else if cr == nil && err == nil {
+			err = e
+		}
+		if cctx.Err() != nil || (usable && c.Stopped == "max evaluations") {
+			break
 		}
 	}
 	if cr == nil || (err != nil && ctx.Err() != nil) {
@@ -128,9 +154,6 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		return res, nil
 	}
 	res.Elapsed = time.Since(start)
-	if cctx.Err() != nil && ctx.Err() == nil {
-		cr.Stopped = "time limit" // the refinement's share of the time, not a cancellation
-	}
 	if cr.Objective < res.Objective {
 		md.refined = cr
 		res.Refined = cr
