@@ -131,9 +131,10 @@ func (md *Model) reselect() int {
 	md.profile()
 	if !(f.Value(md.obj) <= before) {
 		if err := f.Factorize(old); err != nil {
-			md.rebuildRobust(old, false)
+			md.refactorKeeping(old)
+		} else {
+			md.profile()
 		}
-		md.profile()
 	}
 	return scored
 }

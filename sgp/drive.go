@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -179,6 +180,7 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, err error) {
 	md.refined = nil
 	theta0 := md.Params()
+	first, leftOut := len(md.trace), md.f.stats.LeftOut
 	stopped, converged, runErr := md.runEpochs(ctx, start)
 	restarted := false
 	if runErr == nil && md.restartWanted(start) {
@@ -198,9 +200,32 @@ func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, e
 		Restarted: restarted,
 		Stats:     md.f.stats,
 	}
-	res.Warnings = md.warnings(res)
+	res.Warnings = md.warnings(res, md.rose(first, leftOut))
 	md.announce(res.Warnings)
 	return res, runErr
+}
+
+// rose returns a warning when the objective ends above the lowest value an
+// epoch of this fit (md.trace[first:]) reached, or "". Swaps and gradient
+// phases never raise it, but a rebuild of the factor at new
+// hyperparameters can leave out inducing points that are numerically in
+// the span of the others (Factor.factorizeSkipping, Stats.LeftOut): on a
+// 26-input set with discrete inputs, where the signal variance grew to
+// about 10⁴ times the targets' variance, the residuals of members fell
+// below 1e-8 of it.
+func (md *Model) rose(first, leftOut int) string {
+	best, at := math.Inf(1), 0
+	for _, r := range md.trace[first:] {
+		if r.Kind == md.obj && r.Objective < best {
+			best, at = r.Objective, r.Epoch
+		}
+	}
+	end := md.f.Value(md.obj)
+	if !(end > best+md.tol*md.f.valueScale(best)) {
+		return ""
+	}
+	return fmt.Sprintf("the objective rose from %.6g (epoch %d) to %.6g: rebuilding the factor at new hyperparameters left out %d inducing points that were numerically in the span of the others; the model is the last state",
+		best, at, end, md.f.stats.LeftOut-leftOut)
 }
 
 // announce passes warnings to the progress writer and the warning hook.
@@ -229,7 +254,7 @@ func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string
 		ctx, cancel = context.WithDeadline(ctx, start.Add(md.budget))
 		defer cancel()
 	}
-	prev := md.f.Value(md.obj)
+	prev, leftOut := md.f.Value(md.obj), md.f.stats.LeftOut
 	stopped = "max epochs"
 	stalls := 0
 	for e := 0; e < md.maxEpochs; e++ {
@@ -245,6 +270,13 @@ func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string
 			}
 			return stopped, false, err
 		}
+		if md.f.stats.LeftOut > leftOut && rec.Objective > prev+md.tol*md.f.valueScale(prev) {
+			// The gradient phase went where the set cannot be held (see
+			// rose); from there each further phase did the same (a 26-input
+			// set: −3854.6 to −3789.4 over 12 more epochs).
+			return "stalled: the inducing set is at the kernel's numerical rank (points left out by a rebuild)", false, nil
+		}
+		leftOut = md.f.stats.LeftOut
 		if prev-rec.Objective < md.tol*md.f.valueScale(prev) {
 			moved := !slices.Equal(theta, md.Params())
 			if md.cgHealthy(rec, moved) {
@@ -367,7 +399,7 @@ func (md *Model) cgHealthy(rec EpochRecord, moved bool) bool {
 }
 
 // warnings returns the notes a user must see about a fit.
-func (md *Model) warnings(res *Result) []string {
+func (md *Model) warnings(res *Result, rose string) []string {
 	var w []string
 	if k := len(res.Inducing); k < md.m {
 		w = append(w, fmt.Sprintf("only %d of the m=%d inducing points asked for: the kernel cannot tell more training points apart at these hyperparameters (see WithM)", k, md.m))
@@ -379,8 +411,13 @@ func (md *Model) warnings(res *Result) []string {
 	switch {
 	case res.Stopped == "cancelled":
 		w = append(w, fmt.Sprintf("interrupted at epoch %d, F = %.6g; the model keeps this state", res.Epochs, res.Objective))
+	case !res.Converged && rose != "":
+		w = append(w, fmt.Sprintf("the fit did not converge (%s)", res.Stopped))
 	case !res.Converged:
 		w = append(w, fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", res.Stopped))
+	}
+	if rose != "" {
+		w = append(w, rose)
 	}
 	return w
 }

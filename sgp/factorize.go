@@ -122,6 +122,40 @@ func (f *Factor) FactorizePivoted(active []int) error {
 	return nil
 }
 
+// factorizeSkipping is FactorizePivoted that leaves out, rather than
+// failing on, the points whose residual variance given the ones before is
+// at most keepTol: numerically in the span of the others, they add
+// nothing to the Nyström approximation. It returns the points left out;
+// it fails, leaving the Factor empty and valid, only for a kernel that is
+// not positive semi-definite.
+func (f *Factor) factorizeSkipping(active []int) (left []int) {
+	f.validateActive(active)
+	f.reset()
+	rest := append([]int(nil), active...)
+	for len(rest) > 0 {
+		b := 0
+		for i, j := range rest {
+			if f.d[j] > f.d[rest[b]] {
+				b = i
+			}
+		}
+		j := rest[b]
+		rest[b] = rest[len(rest)-1]
+		rest = rest[:len(rest)-1]
+		// appendPivot changes nothing when it refuses a point.
+		if !f.appendPivot(j, f.keepTol(j)) {
+			left = append(left, j)
+			continue
+		}
+		f.gramSchmidt()
+		f.commitActive()
+	}
+	f.fillInfoGreedy()
+	f.stats.Factorizations++
+	f.stats.LeftOut += len(left)
+	return left
+}
+
 // Refactorize rebuilds the state from scratch for the current inducing set
 // (in its current order) and fresh greedy information pivots, and records in
 // Stats how far the updated state had drifted from the exact one. It

@@ -421,9 +421,19 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 		if err := md.refactor(theta0, active); err != nil {
 			// The set cannot be rebuilt even at the old hyperparameters
 			// (members at the edge of numerical rank): keep what can be
-			// kept and refill by score.
-			md.rebuildRobust(active, false)
-			md.profile()
+			// kept and refill by score, at θ0 or at the best point,
+			// whichever leaves the lower objective.
+			md.refactorKeeping(active)
+			if f0 := md.f.Value(md.obj); !slices.Equal(best, theta0) {
+				md.kern.SetParams(best[:np])
+				md.f.noise = math.Exp(best[np])
+				md.refactorKeeping(active)
+				if !(md.f.Value(md.obj) < f0) {
+					md.kern.SetParams(theta0[:np])
+					md.f.noise = math.Exp(theta0[np])
+					md.refactorKeeping(active)
+				}
+			}
 		}
 	}
 	md.stale = false

@@ -85,4 +85,5 @@ type Stats struct {
 	Predicted       int     // swap candidates whose exact score was first predicted without a pass over Q
 	PredictedReject int     // of those, the ones rejected on the prediction alone
 	NoQ             int     // points a forward start added without Gram–Schmidt (Q rebuilt after)
+	LeftOut         int     // inducing points a rebuild left out as numerically in the span of the others
 }
