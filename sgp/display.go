@@ -90,8 +90,11 @@ func (r Result) String() string {
 	} else if r.NoiseOnly {
 		rows = append(rows, [2]string{"noise-only optimum", "everything is explained as noise"})
 	}
+	if r.Resumed {
+		rows = append(rows, [2]string{"hybrid", resumedText})
+	}
 	if r.Refined != nil {
-		rows = append(rows, [2]string{"refined", refinedText(r.Refined)})
+		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
 	}
 	s := kvText(fmt.Sprintf("fit %s after %d epochs (%.3gs)", r.Stopped, r.Epochs, r.Elapsed.Seconds()), rows)
 	for _, w := range r.Warnings {
@@ -100,11 +103,15 @@ func (r Result) String() string {
 	return s
 }
 
-// refinedText describes a hybrid fit's continuous refinement.
-func refinedText(cr *ContinuousResult) string {
-	return fmt.Sprintf("continuously (hybrid): F %s → %s, %d evaluations, %s, jitter %.3g on K[Z,Z]; predictions use it",
-		fmtG(cr.Start), fmtG(cr.Objective), cr.Evals, cr.Stopped, cr.Jitter)
+// refinedText describes a hybrid fit's continuous refinement, started
+// from (Result.RefinedFrom).
+func refinedText(cr *ContinuousResult, from string) string {
+	return fmt.Sprintf("continuously (hybrid, from %s): F %s → %s, %d evaluations, %s, jitter %.3g on K[Z,Z]; predictions use it",
+		from, fmtG(cr.Start), fmtG(cr.Objective), cr.Evals, cr.Stopped, cr.Jitter)
 }
+
+// resumedText describes Result.Resumed.
+const resumedText = "the continuous refinements were behind CholQR after as long as its phase had taken; CholQR had the rest of the time budget"
 
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {
@@ -117,8 +124,11 @@ func (r Result) HTML() string {
 		{"noise-only optimum", strconv.FormatBool(r.NoiseOnly)}, {"restarted from MLE", strconv.FormatBool(r.Restarted)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
 	}
+	if r.Resumed {
+		rows = append(rows, [2]string{"hybrid", resumedText})
+	}
 	if r.Refined != nil {
-		rows = append(rows, [2]string{"refined", refinedText(r.Refined)})
+		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
 	}
 	return htmlTable("fit", rows) + htmlWarnings(r.Warnings)
 }
@@ -262,7 +272,7 @@ func (md *Model) rows() [][2]string {
 		rows = append(rows, [2]string{"selector", md.selector.String()})
 	}
 	if md.refined != nil {
-		rows = append(rows, [2]string{"refined", refinedText(md.refined)})
+		rows = append(rows, [2]string{"refined", refinedText(md.refined, md.from)})
 	}
 	return append(rows, hyperRows(md.ParamNames(), md.Params())...)
 }

@@ -141,6 +141,15 @@ type Result struct {
 	// inputs Z and θ; Objective and Params are then its own); nil when the
 	// refinement did not lower the objective, and for other selectors.
 	Refined *ContinuousResult
+	// RefinedFrom says where the kept refinement started: "the k-means
+	// centres", "CholQR's set", "a random subset" (each at the starting
+	// hyperparameters) or "CholQR's fit" (its set and θ); "" without one.
+	RefinedFrom string
+	// Resumed is true when a hybrid fit's refinements were all behind
+	// CholQR's objective after as long as its phase took, and CholQR had the
+	// rest of the time budget (Epochs and Stopped then describe all of
+	// CholQR's epochs).
+	Resumed bool
 	Stats
 }
 

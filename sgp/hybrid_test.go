@@ -259,3 +259,56 @@ func TestHybridThreeStarts(t *testing.T) {
 		t.Errorf("hybrid F %.10g above the refinement from its random subset alone (%.10g)", res.Objective, alone.Objective)
 	}
 }
+
+// TestHybridBehindCholQR: on discreteInputs every continuous refinement
+// from the starting hyperparameters ends at the noise-only optimum
+// (F 2667.9 against CholQR's −549 at n = 2000). With a time budget the
+// refinements are abandoned once they have had as long as CholQR's phase
+// and are still behind, CholQR resumes for the rest of the budget
+// (Result.Resumed), and the refinement from CholQR's own fit (its set and
+// θ) is kept. Without a budget CholQR has already run to the end, and
+// only the last step applies. Either way the hybrid ends below CholQR
+// alone with the same seed.
+func TestHybridBehindCholQR(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("about 12 s")
+	}
+	data := discreteInputs(2000, 5)
+	model := func(sel Selector, budget time.Duration, progress *bytes.Buffer) *Model {
+		md := NewModel(data.X, data.Y, NewRBFFromData(data.X, data.Y)).WithM(64).WithInfoPivots(16).
+			WithSeed(5).WithMaxEpochs(70).WithSelector(sel).WithTimeBudget(budget)
+		if progress != nil {
+			md = md.WithProgress(progress)
+		}
+		return md
+	}
+	alone, err := model(SelectCholQR, 0, nil).Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []time.Duration{0, 10 * time.Second} {
+		var progress bytes.Buffer
+		md := model(SelectHybrid, budget, &progress)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("budget %v: F %.6g (CholQR alone %.6g), resumed %v, kept the refinement from %q\n%s", budget, res.Objective, alone.Objective, res.Resumed, res.RefinedFrom, progress.String())
+		if res.Refined == nil || res.RefinedFrom != "CholQR's fit" {
+			t.Errorf("budget %v: kept the refinement from %q, want CholQR's fit", budget, res.RefinedFrom)
+		}
+		if want := budget > 0; res.Resumed != want || strings.Contains(progress.String(), "CholQR resumes") != want {
+			t.Errorf("budget %v: resumed %v, want %v", budget, res.Resumed, want)
+		}
+		if !(res.Objective < alone.Objective) {
+			t.Errorf("budget %v: hybrid F %.6g not below CholQR alone %.6g", budget, res.Objective, alone.Objective)
+		}
+		if cholqr := must(md.Value()); !(res.Objective < cholqr) {
+			t.Errorf("budget %v: hybrid F %.6g not below its own CholQR phase %.6g", budget, res.Objective, cholqr)
+		}
+		if !strings.Contains(res.String(), "from CholQR's fit") {
+			t.Errorf("budget %v: the summary does not say where the refinement started:\n%s", budget, res.String())
+		}
+	}
+}

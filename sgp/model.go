@@ -76,6 +76,7 @@ type Model struct {
 	maxEpochs int
 	warm      int               // MLE epochs of a noise-only VAR fit's restart (WithMLERestart)
 	refined   *ContinuousResult // the hybrid selector's refinement, used for prediction
+	from      string            // where refined started (Result.RefinedFrom)
 	budget    time.Duration
 	hardEnd   bool // the budget also stops an epoch midway (the hybrid's CholQR phase)
 	tol       float64

@@ -21,7 +21,7 @@ type ContinuousResult struct {
 	Params    []float64     // θ: kernel log hyperparameters, then log σ²
 	Z         *Vectors      // the inducing inputs
 	Predictor *Predictor    // for prediction
-	Stopped   string        // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), or the optimiser's reason
+	Stopped   string        // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), "abandoned" (a hybrid fit's refinement behind CholQR), or the optimiser's reason
 	Restarts  int           // L-BFGS restarts from the best point after a failed line search
 	Gradient  float64       // max |∂F/∂p| over θ and Z where the fit ended
 	Jitter    float64       // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
@@ -108,9 +108,14 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 		Func: func(p []float64) float64 { evaluate(p); return lastF },
 		Grad: func(g, p []float64) { evaluate(p); copy(g, lastG) },
 	}
+	abandoned := false
 	rec := funcRecorder(func() error {
 		if evals >= maxEvals {
 			return errBudget
+		}
+		if opts.behind != nil && opts.behind(bestF) {
+			abandoned = true
+			return errAbandoned
 		}
 		return ctx.Err()
 	})
@@ -131,6 +136,8 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 			stopped = "cancelled"
 		case evals >= maxEvals:
 			stopped = "max evaluations"
+		case abandoned:
+			stopped = "abandoned"
 		case optErr != nil && restarts < maxRestarts && !math.IsInf(bestF, 1):
 			if before-bestF > 1e-9*math.Abs(bestF) || math.IsInf(before, 1) {
 				restarts++
@@ -231,7 +238,16 @@ type ContinuousOptions struct {
 	// Mean is the prior mean; the zero value estimates a constant (see
 	// Mean).
 	Mean Mean
+
+	// behind, if set, is asked after each step of the optimiser, with the
+	// lowest objective reached so far, whether to give up; the fit then
+	// ends at its best point with Stopped = "abandoned". The hybrid
+	// selector uses it to hand the time back to CholQR (see fitHybrid).
+	behind func(best float64) bool
 }
+
+// errAbandoned stops FitContinuous when ContinuousOptions.behind says so.
+var errAbandoned = errors.New("sgp: continuous fit abandoned")
 
 // funcRecorder adapts a stop check to optimize.Recorder.
 type funcRecorder func() error

@@ -137,7 +137,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
 			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
-			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted,
+			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, Resumed: res.Resumed,
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
 			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
 			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
@@ -145,7 +145,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			BLAS:     blas, Selector: sel.String(),
 		}
 		if cr := res.Refined; cr != nil {
-			rep.Refined = &refinedReport{Evaluations: cr.Evals, Stopped: cr.Stopped, Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
+			rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: cr.Stopped, Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
 		}
 		var pred *predictions
 		if test != nil {
@@ -233,11 +233,13 @@ type fitReport struct {
 	BLAS            string             `json:"blas"`
 	Selector        string             `json:"selector"`
 	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
+	Resumed         bool               `json:"resumed"` // a hybrid fit whose refinements were behind CholQR, which had the rest of the budget
 }
 
 // refinedReport describes the continuous refinement of a hybrid fit
 // (--selector hybrid) that the model predicts with.
 type refinedReport struct {
+	From           string      `json:"from"` // where it started: the k-means centres, CholQR's set, a random subset or CholQR's fit
 	Evaluations    int         `json:"evaluations"`
 	Stopped        string      `json:"stopped"`
 	Seconds        float64     `json:"seconds"`
@@ -289,13 +291,19 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	kind := md.ObjectiveKind()
 	fmt.Fprintf(w, "%-16s%s  (%v, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64), kind)
 	fmt.Fprintf(w, "%-16s%d (%s) in %.3g s; %d of %d swaps accepted\n", "epochs", res.Epochs, res.Stopped, res.Elapsed.Seconds(), res.Accepted, res.Swaps)
-	names, theta := md.ParamNames(), md.Params()
+	names, theta := md.ParamNames(), res.Params // a hybrid fit's are its refinement's
 	parts := make([]string, len(names))
 	for i, name := range names {
 		parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(theta[i]))
 	}
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
 	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
+	if res.Resumed {
+		fmt.Fprintf(w, "%-16s%s\n", "hybrid", "the continuous refinements were behind CholQR; CholQR had the rest of the time budget")
+	}
+	if cr := res.Refined; cr != nil {
+		fmt.Fprintf(w, "%-16sfrom %s: %v %.6g → %.6g in %d evaluations (%s); predictions use it\n", "refined", res.RefinedFrom, kind, cr.Start, cr.Objective, cr.Evals, cr.Stopped)
+	}
 }
 
 // shortfall explains an inducing set smaller than m: the model keeps only

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,10 +56,26 @@ func TestFitHybrid(t *testing.T) {
 	if j, ok := ref["jitter"].(float64); !ok || !(j > 0) {
 		t.Errorf("refined jitter %v, want the positive jitter the refinement used", ref["jitter"])
 	}
+	if from := ref["from"]; from != "the k-means centres" && from != "CholQR's set" && from != "a random subset" && from != "CholQR's fit" {
+		t.Errorf("refined from %q, want where the refinement started", from)
+	}
+	if r, ok := hyb["resumed"].(bool); !ok || r {
+		t.Errorf("resumed %v, want false: the refinement is ahead of CholQR here", hyb["resumed"])
+	}
+	// The text output says where predictions come from, with the
+	// refinement's hyperparameters.
+	code, stdout, stderr := runMain(context.Background(), "fit", "--train", trainPath, "--m", "8", "--max-epochs", "10", "--quiet")
+	if code != 0 || !strings.Contains(stdout, "refined         from "+ref["from"].(string)+": VAR ") || !strings.Contains(stdout, "predictions use it") {
+		t.Errorf("text output: exit %d, no refined line:\n%s%s", code, stdout, stderr)
+	}
+	hyper := hyb["hyperparameters"].(map[string]any)
+	if want := fmt.Sprintf("noise=%.6g", hyper["noise"]); !strings.Contains(stdout, want) {
+		t.Errorf("text output does not show the refinement's %s:\n%s", want, stdout)
+	}
 	if chol["refined"] != nil || chol["selector"] != "cholqr" || hyb["selector"] != "hybrid" {
 		t.Errorf("cholqr fit: refined %v, selectors %v and %v", chol["refined"], chol["selector"], hyb["selector"])
 	}
-	code, _, stderr := runMain(context.Background(), "fit", "--train", trainPath, "--kernel", "spectrum:2", "--selector", "hybrid")
+	code, _, stderr = runMain(context.Background(), "fit", "--train", trainPath, "--kernel", "spectrum:2", "--selector", "hybrid")
 	if code != exitUsage || !strings.Contains(stderr, "hybrid") {
 		t.Errorf("hybrid with a spectrum kernel: exit %d, %s", code, stderr)
 	}
