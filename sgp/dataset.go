@@ -447,3 +447,46 @@ func SyntheticARD(n, nTest, d int, seed uint64) (train, test *Dataset) {
 	}
 	return gen("synthetic-ard", n), gen("synthetic-ard-test", nTest)
 }
+
+// SyntheticDiscrete generates a regression problem with 26 inputs, the
+// first 10 uniform in [−1, 1] and the other 16 taking the five values
+// −1, −½, 0, ½, 1, where continuous inducing inputs are a poor model:
+//
+//	f(x) = sin(3x₀) + x₁x₂ + ½cos(2x₁₀) + 0.3·x₁₂x₃ + 0.7·[x₁₁ > 0]
+//
+// (an interaction with no main effect, a step in a discrete input) plus
+// Gaussian noise of standard deviation 0.1. The test set of nTest points
+// is drawn after the training set from the same stream. It is
+// deterministic for a given (n, nTest, seed) and panics if n < 1 or
+// nTest < 1.
+func SyntheticDiscrete(n, nTest int, seed uint64) (train, test *Dataset) {
+	if n < 1 || nTest < 1 {
+		panic(fmt.Sprintf("sgp: SyntheticDiscrete needs n, nTest ≥ 1, got %d, %d", n, nTest))
+	}
+	const d = 26
+	rng := rand.New(rand.NewPCG(seed, 77))
+	gen := func(name string, n int) *Dataset {
+		data := make([]float64, n*d)
+		y := make([]float64, n)
+		for i := range y {
+			x := data[i*d : (i+1)*d]
+			for t := range x {
+				if t < 10 {
+					x[t] = 2*rng.Float64() - 1
+				} else {
+					x[t] = float64(rng.IntN(5)-2) / 2
+				}
+			}
+			y[i] = math.Sin(3*x[0]) + x[1]*x[2] + 0.5*math.Cos(2*x[10]) + 0.3*x[12]*x[3] + 0.1*rng.NormFloat64()
+			if x[11] > 0 {
+				y[i] += 0.7
+			}
+		}
+		xv, err := NewVectors(n, d, data)
+		if err != nil {
+			panic("sgp: SyntheticDiscrete: " + err.Error()) // unreachable: all values are finite
+		}
+		return &Dataset{Name: name, X: xv, Y: y}
+	}
+	return gen("synthetic-discrete", n), gen("synthetic-discrete-test", nTest)
+}

@@ -109,35 +109,13 @@ func TestRefactorKeeping(t *testing.T) {
 	}
 }
 
-// discreteInputs is a 26-input problem whose last 16 inputs take five
-// values each, with a step in one of them: fits drive the signal variance
-// up (about 10⁴ against the targets' 1) and lengthscales of discrete
-// inputs out, until members of the inducing set fall below keepTol of it
-// when the factor is rebuilt.
+// discreteInputs is SyntheticDiscrete's training set: fits drive the
+// signal variance up (about 10⁴ against the targets' 1) and lengthscales of
+// discrete inputs out, until members of the inducing set fall below keepTol
+// of it when the factor is rebuilt.
 func discreteInputs(n int, seed uint64) *Dataset {
-	const d = 26
-	rng := rand.New(rand.NewPCG(seed, 77))
-	data := make([]float64, n*d)
-	y := make([]float64, n)
-	for i := range y {
-		x := data[i*d : (i+1)*d]
-		for t := range x {
-			if t < 10 {
-				x[t] = 2*rng.Float64() - 1
-			} else {
-				x[t] = float64(rng.IntN(5)-2) / 2
-			}
-		}
-		y[i] = math.Sin(3*x[0]) + x[1]*x[2] + 0.5*math.Cos(2*x[10]) + 0.3*x[12]*x[3] + 0.1*rng.NormFloat64()
-		if x[11] > 0 {
-			y[i] += 0.7
-		}
-	}
-	xv, err := NewVectors(n, d, data)
-	if err != nil {
-		panic(err)
-	}
-	return &Dataset{X: xv, Y: y}
+	train, _ := SyntheticDiscrete(n, 1, seed)
+	return train
 }
 
 // TestFitAtNumericalRank: where a rebuild at new hyperparameters has to

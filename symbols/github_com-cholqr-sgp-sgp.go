@@ -85,6 +85,7 @@ func init() {
 		"SnelsonLike":                      reflect.ValueOf(sgp.SnelsonLike),
 		"SparseCountsFromMaps":             reflect.ValueOf(sgp.SparseCountsFromMaps),
 		"SyntheticARD":                     reflect.ValueOf(sgp.SyntheticARD),
+		"SyntheticDiscrete":                reflect.ValueOf(sgp.SyntheticDiscrete),
 		"VAR":                              reflect.ValueOf(sgp.VAR),
 		"VectorsFromRows":                  reflect.ValueOf(sgp.VectorsFromRows),
 		"WLFingerprint":                    reflect.ValueOf(sgp.WLFingerprint),

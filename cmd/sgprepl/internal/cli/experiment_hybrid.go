@@ -18,8 +18,10 @@ type hybridSet struct {
 
 // hybridSets loads the hybrid experiment's data: KIN40K (at each --m, 64
 // by default), kin8nm split 0 (m = 64), Snelson 1-D (m = 10, scored on
-// the training set, which is all that has targets) and SyntheticARD (5000
-// training and 2000 test points, 8 inputs, m = 32).
+// the training set, which is all that has targets), SyntheticARD (5000
+// training and 2000 test points, 8 inputs, m = 32) and SyntheticDiscrete
+// (5000 and 2000 points, m = 64), where continuous inducing inputs are
+// behind CholQR.
 func (x *expEnv) hybridSets() ([]hybridSet, error) {
 	var sets []hybridSet
 	kTrain, kTest, err := sgp.LoadKIN40K(x.dataDir)
@@ -44,7 +46,9 @@ func (x *expEnv) hybridSets() ([]hybridSet, error) {
 	}
 	sets = append(sets, hybridSet{name: "snelson200", train: sn, test: sn, m: 10, note: snelsonNote})
 	arTrain, arTest := sgp.SyntheticARD(5000, 2000, 8, 3)
-	return append(sets, hybridSet{name: "synthetic-ard", train: arTrain, test: arTest, m: 32}), nil
+	sets = append(sets, hybridSet{name: "synthetic-ard", train: arTrain, test: arTest, m: 32})
+	dTrain, dTest := sgp.SyntheticDiscrete(5000, 2000, 5)
+	return append(sets, hybridSet{name: "synthetic-discrete", train: dTrain, test: dTest, m: 64}), nil
 }
 
 // runHybrid compares the hybrid selector with its two parents in the same
