@@ -111,7 +111,7 @@ func refinedText(cr *ContinuousResult, from string) string {
 }
 
 // resumedText describes Result.Resumed.
-const resumedText = "the continuous refinements were behind CholQR after as long as its phase had taken; CholQR had the rest of the time budget"
+const resumedText = "CholQR resumed after the continuous refinements (behind it, or ended with time left) for the rest of the time budget"
 
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {

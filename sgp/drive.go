@@ -145,10 +145,10 @@ type Result struct {
 	// centres", "CholQR's set", "a random subset" (each at the starting
 	// hyperparameters) or "CholQR's fit" (its set and θ); "" without one.
 	RefinedFrom string
-	// Resumed is true when a hybrid fit's refinements were all behind
-	// CholQR's objective after as long as its phase took, and CholQR had the
-	// rest of the time budget (Epochs and Stopped then describe all of
-	// CholQR's epochs).
+	// Resumed is true when CholQR had the rest of a hybrid fit's time
+	// budget after the refinements: they were all behind CholQR's objective
+	// after as long as its phase took, or all ended with time left (Epochs
+	// and Stopped then describe all of CholQR's epochs).
 	Resumed bool
 	Stats
 }

@@ -233,7 +233,7 @@ type fitReport struct {
 	BLAS            string             `json:"blas"`
 	Selector        string             `json:"selector"`
 	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
-	Resumed         bool               `json:"resumed"` // a hybrid fit whose refinements were behind CholQR, which had the rest of the budget
+	Resumed         bool               `json:"resumed"` // a hybrid fit's CholQR had the rest of the budget after the refinements (Result.Resumed)
 }
 
 // refinedReport describes the continuous refinement of a hybrid fit
@@ -299,7 +299,7 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
 	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
 	if res.Resumed {
-		fmt.Fprintf(w, "%-16s%s\n", "hybrid", "the continuous refinements were behind CholQR; CholQR had the rest of the time budget")
+		fmt.Fprintf(w, "%-16s%s\n", "hybrid", "CholQR resumed after the continuous refinements (behind it, or ended with time left)")
 	}
 	if cr := res.Refined; cr != nil {
 		fmt.Fprintf(w, "%-16sfrom %s: %v %.6g → %.6g in %d evaluations (%s); predictions use it\n", "refined", res.RefinedFrom, kind, cr.Start, cr.Objective, cr.Evals, cr.Stopped)
