@@ -100,35 +100,23 @@ func (f *Factor) reset() {
 // objective is the same as for any order, but a near-degenerate set
 // factorises whenever any order would.
 func (f *Factor) FactorizePivoted(active []int) error {
-	f.validateActive(active)
-	f.reset()
-	rest := append([]int(nil), active...)
-	for len(rest) > 0 {
-		b := 0
-		for i, j := range rest {
-			if f.d[j] > f.d[rest[b]] {
-				b = i
-			}
-		}
-		j := rest[b]
-		rest[b] = rest[len(rest)-1]
-		rest = rest[:len(rest)-1]
-		if err := f.appendActive(j); err != nil {
-			return err
-		}
-	}
-	f.fillInfoGreedy()
-	f.stats.Factorizations++
-	return nil
+	_, err := f.factorizePivoted(active, false)
+	return err
 }
 
 // factorizeSkipping is FactorizePivoted that leaves out, rather than
 // failing on, the points whose residual variance given the ones before is
 // at most keepTol: numerically in the span of the others, they add
-// nothing to the Nyström approximation. It returns the points left out;
-// it fails, leaving the Factor empty and valid, only for a kernel that is
-// not positive semi-definite.
+// nothing to the Nyström approximation. It returns the points left out
+// (for a kernel that is not positive semi-definite, possibly all of them).
 func (f *Factor) factorizeSkipping(active []int) (left []int) {
+	left, _ = f.factorizePivoted(active, true)
+	f.stats.LeftOut += len(left)
+	return left
+}
+
+// factorizePivoted is FactorizePivoted, or factorizeSkipping if skip.
+func (f *Factor) factorizePivoted(active []int, skip bool) (left []int, err error) {
 	f.validateActive(active)
 	f.reset()
 	rest := append([]int(nil), active...)
@@ -142,6 +130,12 @@ func (f *Factor) factorizeSkipping(active []int) (left []int) {
 		j := rest[b]
 		rest[b] = rest[len(rest)-1]
 		rest = rest[:len(rest)-1]
+		if !skip {
+			if err := f.appendActive(j); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		// appendPivot changes nothing when it refuses a point.
 		if !f.appendPivot(j, f.keepTol(j)) {
 			left = append(left, j)
@@ -152,8 +146,7 @@ func (f *Factor) factorizeSkipping(active []int) (left []int) {
 	}
 	f.fillInfoGreedy()
 	f.stats.Factorizations++
-	f.stats.LeftOut += len(left)
-	return left
+	return left, nil
 }
 
 // Refactorize rebuilds the state from scratch for the current inducing set
