@@ -147,8 +147,9 @@ type Result struct {
 	RefinedFrom string
 	// Resumed is true when CholQR had the rest of a hybrid fit's time
 	// budget after the refinements: they were all behind CholQR's objective
-	// after as long as its phase took, or all ended with time left (Epochs
-	// and Stopped then describe all of CholQR's epochs).
+	// after as long as its phase took (at least its tenth of the budget),
+	// or all ended with time left (Epochs and Stopped then describe all of
+	// CholQR's epochs).
 	Resumed bool
 	Stats
 }

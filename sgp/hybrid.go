@@ -66,10 +66,10 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // interaction) or fell to the noise-only optimum, while CholQR alone
 // reached −7894 — and the hybrid, with a tenth of the budget for CholQR,
 // kept −3311. So when no refinement is below CholQR's objective after as
-// long as CholQR's phase took, the refinements are abandoned, CholQR
-// resumes from where its phase ended for the rest of the budget
-// (Result.Resumed), and the refinement then starts from CholQR's fit (its
-// set and θ), from which it can only go down: there −8092 and −3867
+// long as CholQR's phase took (at least its tenth of the budget), the
+// refinements are abandoned, CholQR resumes from where its phase ended
+// for the rest of the budget (Result.Resumed), and the refinement then
+// starts from CholQR's fit (its set and θ), from which it can only go down: there −8092 and −3867
 // against CholQR's −7894 and −3849 (seeds 1, 2). On KIN40K and kin8nm the
 // refinement is far ahead by then (KIN40K, 30 s, after 3 s: 5790 against
 // CholQR's 8426 at m = 64, 3617 against 5339 at m = 256), so nothing
@@ -99,8 +99,11 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		return res, err
 	}
 	cctx, opts := ctx, ContinuousOptions{MaxEvals: hybridEvals}
-	phase := time.Since(start) // CholQR's time, the starting set's included
-	probe := phase
+	// The refinements are checked against CholQR after probe: as long as
+	// CholQR's phase took (its forward start included), and at least its
+	// share of the budget, which a phase that converged early did not use.
+	phase := time.Since(start)
+	probe := max(phase, time.Duration(hybridShare*float64(budget)))
 	if budget <= 0 {
 		// Without a budget the refinement may take as long as the CholQR
 		// phase did (at least hybridMinRefine): a hybrid fit costs at most
@@ -149,10 +152,10 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		cr   *ContinuousResult
 		from string
 	)
-	// Where no refinement is below CholQR's objective after as long as the
-	// CholQR phase took (probe; half the refinement's time without a
-	// budget), they are abandoned: continuous inputs can be the wrong model
-	// for the data (see fitHybrid's comment).
+	// Where no refinement is below CholQR's objective after probe (half
+	// the refinement's time without a budget), they are abandoned:
+	// continuous inputs can be the wrong model for the data (see
+	// fitHybrid's comment).
 	refineStart := time.Now()
 	opts.behind = func(best float64) bool {
 		return time.Since(refineStart) >= probe && !(best < res.Objective) && (cr == nil || !(cr.Objective < res.Objective))
