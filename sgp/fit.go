@@ -423,16 +423,14 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 			// (members at the edge of numerical rank): keep what can be
 			// kept and refill by score, at θ0 or at the best point,
 			// whichever leaves the lower objective.
-			md.refactorKeeping(active)
-			if f0 := md.f.Value(md.obj); !slices.Equal(best, theta0) {
-				md.kern.SetParams(best[:np])
-				md.f.noise = math.Exp(best[np])
+			keepAt := func(theta []float64) float64 {
+				md.kern.SetParams(theta[:np])
+				md.f.noise = math.Exp(theta[np])
 				md.refactorKeeping(active)
-				if !(md.f.Value(md.obj) < f0) {
-					md.kern.SetParams(theta0[:np])
-					md.f.noise = math.Exp(theta0[np])
-					md.refactorKeeping(active)
-				}
+				return md.f.Value(md.obj)
+			}
+			if f0 := keepAt(theta0); !slices.Equal(best, theta0) && !(keepAt(best) < f0) {
+				keepAt(theta0)
 			}
 		}
 	}

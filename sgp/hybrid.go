@@ -69,8 +69,9 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // long as CholQR's phase took (at least its tenth of the budget), the
 // refinements are abandoned, CholQR resumes from where its phase ended
 // for the rest of the budget (Result.Resumed), and the refinement then
-// starts from CholQR's fit (its set and θ), from which it can only go down: there −8092 and −3867
-// against CholQR's −7894 and −3849 (seeds 1, 2). On KIN40K and kin8nm the
+// starts from CholQR's fit (its set and θ), from which it can only go
+// down: there −8092 and −3867 against CholQR's −7894 and −3849 (seeds 1,
+// 2). On KIN40K and kin8nm the
 // refinement is far ahead by then (KIN40K, 30 s, after 3 s: 5790 against
 // CholQR's 8426 at m = 64, 3617 against 5339 at m = 256), so nothing
 // changes there.
@@ -160,15 +161,21 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	opts.behind = func(best float64) bool {
 		return time.Since(refineStart) >= probe && !(best < res.Objective) && (cr == nil || !(cr.Objective < res.Objective))
 	}
-	err = nil
-	capped := false // a refinement used all its evaluations (no budget)
-	for _, st := range starts {
-		c, e := md.refineFrom(cctx, opts, theta0, st.z())
-		usable := c != nil && (e == nil || (cctx.Err() != nil && ctx.Err() == nil))
+	// refine runs one refinement from theta and z (the model's own where
+	// nil) and reports it; usable says whether its result can be kept.
+	refine := func(theta []float64, z *Vectors, name string) (c *ContinuousResult, usable bool, e error) {
+		c, e = md.refineFrom(cctx, opts, theta, z)
+		usable = c != nil && (e == nil || (cctx.Err() != nil && ctx.Err() == nil))
 		if usable && e != nil {
 			c.Stopped = "time limit" // the refinement's share of the time, not a cancellation
 		}
-		md.reportRefinement(res.Objective, c, st.name)
+		md.reportRefinement(res.Objective, c, name)
+		return c, usable, e
+	}
+	err = nil
+	capped := false // a refinement used all its evaluations (no budget)
+	for _, st := range starts {
+		c, usable, e := refine(theta0, st.z(), st.name)
 		if usable && (cr == nil || c.Objective < cr.Objective) {
 			cr, from, err = c, st.name, nil
 		} else if cr == nil && err == nil {
@@ -207,13 +214,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		}
 		if cctx.Err() == nil {
 			opts.behind = nil
-			c, e := md.refineFrom(cctx, opts, nil, nil)
-			usable := c != nil && (e == nil || (cctx.Err() != nil && ctx.Err() == nil))
-			if usable && e != nil {
-				c.Stopped = "time limit"
-			}
-			md.reportRefinement(res.Objective, c, "CholQR's fit")
-			if usable && (cr == nil || c.Objective < cr.Objective) {
+			if c, usable, _ := refine(nil, nil, "CholQR's fit"); usable && (cr == nil || c.Objective < cr.Objective) {
 				cr, from, err = c, "CholQR's fit", nil
 			}
 		}
