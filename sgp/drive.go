@@ -179,6 +179,11 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 	if err := md.build(); err != nil {
 		return nil, err
 	}
+	if !md.fixHyper {
+		if err := constantTargets(md.y); err != nil {
+			return nil, err
+		}
+	}
 	if md.selector.kind == selHybrid {
 		return md.fitHybrid(ctx, start)
 	}

@@ -118,3 +118,20 @@ func (s *panicSlot) rethrow() {
 		panic(err)
 	}
 }
+
+// constantTargets returns an error when every target has the same value:
+// the residuals from the fitted constant mean are then zero, and each
+// objective falls without bound as the noise variance goes to 0, so there
+// are no hyperparameters to fit. Exact equality is the point: targets that
+// differ at all have a residual for the noise to explain.
+func constantTargets(y []float64) error {
+	for _, v := range y {
+		if v != y[0] {
+			return nil
+		}
+	}
+	if len(y) == 0 {
+		return ErrEmpty
+	}
+	return fmt.Errorf("sgp: all %d training targets equal %g: the objective falls without bound as the noise variance goes to 0, so there are no hyperparameters to fit; check the target column", len(y), y[0])
+}

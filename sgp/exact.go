@@ -211,6 +211,11 @@ func checkExact(x Inputs, y []float64, k Kernel, opts ExactOptions) error {
 			return fmt.Errorf("sgp: target %d is %v; remove or impute non-finite targets", i, v)
 		}
 	}
+	if !opts.Fixed {
+		if err := constantTargets(y); err != nil {
+			return err
+		}
+	}
 	return k.Accepts(x)
 }
 

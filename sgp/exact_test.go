@@ -317,9 +317,13 @@ func TestExactBadInputs(t *testing.T) {
 	if _, err := FitExact(cancelled, x, y, k, ExactOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v is not context.Canceled", err)
 	}
-	// A constant target is fine (noise 10⁻², no SMSE).
-	if _, err := FitExact(ctx, x, []float64{2, 2, 2}, k, ExactOptions{}); err != nil {
-		t.Errorf("constant targets: %v", err)
+	// Constant targets leave nothing to fit: the objective falls without
+	// bound as σ² → 0. At fixed hyperparameters they are fine.
+	if _, err := FitExact(ctx, x, []float64{2, 2, 2}, k, ExactOptions{}); err == nil || !strings.Contains(err.Error(), "all 3 training targets equal 2") {
+		t.Errorf("constant targets: got %v, want the error naming them", err)
+	}
+	if _, err := FitExact(ctx, x, []float64{2, 2, 2}, k, ExactOptions{Fixed: true, Noise: 0.1}); err != nil {
+		t.Errorf("constant targets at fixed hyperparameters: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package sgp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
@@ -224,9 +225,19 @@ func (e *Evaluator) NumParams() int { return e.np + 1 }
 // FuncGrad sets the hyperparameters to θ and returns the objective; if grad
 // is not nil it also stores ∂F/∂θ there. It returns ErrNotPD, with F = +Inf,
 // if the factorisation breaks down.
+//
+// A log hyperparameter beyond ±maxLogParameter is refused the same way
+// (F = +Inf): an optimiser that follows a lengthscale towards +∞ (an input
+// or, for constant targets, all of them switched off) would otherwise
+// reach exp(θ) = +Inf, a kernel that cannot be built or saved.
 func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	defer recoverTo(&err)
 	n, m, np := e.n, e.m, e.np
+	for _, t := range theta[:np+1] {
+		if !(math.Abs(t) <= maxLogParameter) {
+			return math.Inf(1), fmt.Errorf("sgp: log hyperparameter %v out of range (|log θ| ≤ %d)", t, maxLogParameter)
+		}
+	}
 	e.kern.SetParams(theta[:np])
 	s2 := math.Exp(theta[np])
 	e.lastLogNoise = theta[np]

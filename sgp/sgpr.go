@@ -43,6 +43,9 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	if x == nil || z0 == nil || x.Len() == 0 || z0.Len() == 0 || len(y) != x.Len() {
 		return nil, errors.New("sgp: FitContinuous needs inputs, matching targets and at least one inducing input")
 	}
+	if err := constantTargets(y); err != nil {
+		return nil, err
+	}
 	if err := kern.Accepts(x); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,85 @@
+package sgp
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestConstantTargetsRefused checks that fits of the hyperparameters refuse
+// targets that are all equal, whose objective has no minimum (σ² → 0), on
+// every path that optimises θ, and that fixed hyperparameters still work.
+// Before, the hybrid's refinement followed the lengthscale to +Inf and
+// reported a panic from the kernel.
+func TestConstantTargetsRefused(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(60, 1)
+	y := make([]float64, train.X.Len())
+	for i := range y {
+		y[i] = 2.5
+	}
+	const want = "all 60 training targets equal 2.5"
+	for _, sel := range []string{"cholqr", "hybrid", "random", "greedy-variance", "titsias:4"} {
+		s, err := ParseSelector(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := NewModel(train.X, y, NewRBFFromData(train.X, train.Y)).WithM(8).WithSelector(s)
+		if res, err := md.Fit(); err == nil || res != nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, %v; want an error containing %q", sel, res, err, want)
+		}
+	}
+	kern := NewRBFFromData(train.X, train.Y)
+	if _, err := FitContinuous(context.Background(), train.X, y, kern, train.X.Rows([]int{1, 2, 3}), 0.1, VAR, ContinuousOptions{}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("FitContinuous: got %v, want an error containing %q", err, want)
+	}
+	// At fixed hyperparameters the swaps are well defined, and the model
+	// predicts the constant.
+	md := NewModel(train.X, y, NewRBFFromData(train.X, train.Y)).WithM(8).WithFixedHyperparameters(true)
+	if _, err := md.Fit(); err != nil {
+		t.Fatalf("fixed hyperparameters: %v", err)
+	}
+	mean, _, err := md.Predict(train.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range mean {
+		if math.Abs(v-2.5) > 1e-9 {
+			t.Fatalf("fixed hyperparameters: mean[%d] = %g, want 2.5", i, v)
+		}
+	}
+}
+
+// TestFuncGradRefusesOutOfRangeParams checks that the objective refuses a
+// log hyperparameter beyond ±maxLogParameter (F = +Inf and an error), where
+// exp(θ) would overflow a kernel that can be neither built nor saved, and
+// still evaluates one just inside.
+func TestFuncGradRefusesOutOfRangeParams(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(40, 2)
+	kern := NewRBFFromData(train.X, train.Y)
+	for _, o := range []Objective{VAR, MLE} {
+		ev := NewEvaluator(train.X, train.Y, kern, o, []int{7}) // one point: K_mm stays positive at any lengthscale
+		for _, tc := range []struct {
+			theta []float64
+			ok    bool
+		}{
+			{[]float64{0, maxLogParameter - 1, -2}, true},
+			{[]float64{0, maxLogParameter + 1, -2}, false},
+			{[]float64{0, math.Inf(1), -2}, false},
+			{[]float64{0, math.NaN(), -2}, false},
+			{[]float64{-maxLogParameter - 1, 0, -2}, false},
+			{[]float64{0, 0, -maxLogParameter - 1}, false},
+		} {
+			g := make([]float64, 3)
+			f, err := ev.FuncGrad(g, tc.theta)
+			if tc.ok && (err != nil || math.IsInf(f, 0) || math.IsNaN(f)) {
+				t.Errorf("%v θ=%v: got %v, %v; want a finite objective", o, tc.theta, f, err)
+			}
+			if !tc.ok && (err == nil || !math.IsInf(f, 1) || !strings.Contains(err.Error(), "out of range")) {
+				t.Errorf("%v θ=%v: got %v, %v; want +Inf and an out-of-range error", o, tc.theta, f, err)
+			}
+		}
+	}
+}
