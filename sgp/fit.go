@@ -417,19 +417,31 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 			out.grad = maxAbs(p.bestG)
 		}
 	}
+	// keepAt rebuilds the set at theta keeping the members the kernel can
+	// still tell apart, refilled by score (Model.refactorKeeping).
+	keepAt := func(theta []float64) float64 {
+		md.kern.SetParams(theta[:np])
+		md.f.noise = math.Exp(theta[np])
+		md.refactorKeeping(active)
+		return md.f.Value(md.obj)
+	}
 	if err := md.refactor(best, active); err != nil || md.f.Value(md.obj) > start+1e-9*math.Abs(start) {
+		bestFailed := err != nil && !slices.Equal(best, theta0)
 		if err := md.refactor(theta0, active); err != nil {
 			// The set cannot be rebuilt even at the old hyperparameters
 			// (members at the edge of numerical rank): keep what can be
 			// kept and refill by score, at θ0 or at the best point,
 			// whichever leaves the lower objective.
-			keepAt := func(theta []float64) float64 {
-				md.kern.SetParams(theta[:np])
-				md.f.noise = math.Exp(theta[np])
-				md.refactorKeeping(active)
-				return md.f.Value(md.obj)
-			}
 			if f0 := keepAt(theta0); !slices.Equal(best, theta0) && !(keepAt(best) < f0) {
+				keepAt(theta0)
+			}
+		} else if f0 := md.f.Value(md.obj); bestFailed && !(keepAt(best) < f0) {
+			// The best point cannot hold the whole set (a lengthscale
+			// grew past what its members need: on targets that are pure
+			// noise every phase found F 906 → 583 and was undone, and
+			// the fit stalled at its start), so it keeps what it can
+			// where that is lower than the whole set at θ0.
+			if err := md.refactor(theta0, active); err != nil {
 				keepAt(theta0)
 			}
 		}
