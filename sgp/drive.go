@@ -429,12 +429,18 @@ func (md *Model) warnings(res *Result, rose string) []string {
 	case !res.Converged && rose != "":
 		w = append(w, fmt.Sprintf("the fit did not converge (%s)", res.Stopped))
 	case !res.Converged:
-		w = append(w, fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", res.Stopped))
+		w = append(w, notConverged(res.Stopped))
 	}
 	if rose != "" {
 		w = append(w, rose)
 	}
 	return w
+}
+
+// notConverged is the warning for a fit that did not converge and kept its
+// best state.
+func notConverged(stopped string) string {
+	return fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", stopped)
 }
 
 // recoverPanic turns a panic during a Model method (a user's kernel

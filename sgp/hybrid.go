@@ -235,6 +235,13 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		res.Refined, res.RefinedFrom = cr, from
 		res.Objective = cr.Objective
 		res.Params = append([]float64(nil), cr.Params...)
+		// The CholQR phase's "best state reached" is not the model the
+		// predictions use: say which one is.
+		for i, w := range res.Warnings {
+			if w == notConverged(res.Stopped) {
+				res.Warnings[i] = fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", res.Stopped, from, cr.Stopped)
+			}
+		}
 		if cr.Stopped != "converged" && cr.Stopped != "max evaluations" && cctx.Err() == nil {
 			w := fmt.Sprintf("the continuous refinement stopped: %s", cr.Stopped)
 			res.Warnings = append(res.Warnings, w)

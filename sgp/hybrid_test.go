@@ -312,3 +312,26 @@ func TestHybridBehindCholQR(t *testing.T) {
 		}
 	}
 }
+
+// TestHybridWarningNamesTheModel checks that a hybrid fit whose CholQR
+// phase did not converge, and whose refinement is kept, does not say "the
+// model is the best state reached" of the CholQR phase, but which model the
+// predictions use.
+func TestHybridWarningNamesTheModel(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+		WithMaxEpochs(2).WithSelector(SelectHybrid)
+	res, err := md.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Converged || res.Refined == nil {
+		t.Fatalf("want a CholQR phase cut at 2 epochs and a kept refinement: converged %v, refined %v", res.Converged, res.Refined != nil)
+	}
+	all := strings.Join(res.Warnings, "\n")
+	want := fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", res.Stopped, res.RefinedFrom, res.Refined.Stopped)
+	if !strings.Contains(all, want) || strings.Contains(all, "best state reached") {
+		t.Errorf("warnings %q, want %q and no \"best state reached\"", res.Warnings, want)
+	}
+}
