@@ -129,3 +129,23 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoneBestPointTakenOnRepeat checks when a gradient phase whose best
+// point cannot hold the whole inducing set is taken with fewer points: not
+// the first time (SnelsonLike(60, 1) then slid to the noise-only optimum,
+// F 73.2), but when the next phase ends the same way (SnelsonLike(60, 3)
+// stalled at its start, F 99.8). Both fits reach F ≈ 58.
+func TestUndoneBestPointTakenOnRepeat(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []uint64{1, 3} {
+		train, _ := SnelsonLike(60, seed)
+		md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(50)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(res.Objective < 60) || res.NoiseOnly || !res.Converged {
+			t.Errorf("seed %d: F = %.6g, noise-only %v, %s; want F < 60, converged, with signal", seed, res.Objective, res.NoiseOnly, res.Stopped)
+		}
+	}
+}

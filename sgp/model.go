@@ -95,6 +95,9 @@ type Model struct {
 	replaced int // initial inducing points replaced because they were degenerate
 	f        *Factor
 	stale    bool // f was left half-updated by a panic; refactorise before use
+	// undone counts the gradient phases in a row whose best point could
+	// not hold the whole inducing set and was undone (Model.continuous).
+	undone int
 
 	onWarning func(string)
 	rng       *rand.Rand
