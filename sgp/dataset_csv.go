@@ -152,7 +152,7 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 			}
 		}
 		if n < 2 && p.withTarget {
-			part.err = fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)", p.label, lineNo, n)
+			part.err = fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
 			return lineNo - before
 		}
 		if p.cols == 0 {
@@ -162,7 +162,7 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 			return lineNo - before
 		}
 		if bad != nil {
-			part.err = fmt.Errorf("sgp: %s: line %d, column %d: %w", p.label, lineNo, badCol, bad)
+			part.err = fmt.Errorf("sgp: %s: line %d, column %d: %w%s", p.label, lineNo, badCol, bad, separatorHint(line))
 			return lineNo - before
 		}
 		if p.withTarget {
@@ -565,4 +565,14 @@ func exactPow10(e int) float64 {
 		return 1e22
 	}
 	panic("sgp: exactPow10 of " + strconv.Itoa(e))
+}
+
+// separatorHint names the likely cause of a row that does not split into
+// numbers: a file separated by semicolons (often with decimal commas),
+// which this reader does not take.
+func separatorHint(line string) string {
+	if strings.ContainsRune(line, ';') {
+		return "; the line holds ';', but values must be separated by commas or whitespace (with '.' as the decimal point)"
+	}
+	return ""
 }

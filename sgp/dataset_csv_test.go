@@ -50,7 +50,7 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 		}
 		cells := splitCells(line, comma)
 		if len(cells) < 2 && withTarget {
-			return nil, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)", label, ln, len(cells))
+			return nil, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", label, ln, len(cells), separatorHint(line))
 		}
 		if cols == 0 {
 			cols, colsLine = len(cells), ln
@@ -60,7 +60,7 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 		for j, c := range cells {
 			v, err := parseCell(c)
 			if err != nil {
-				return nil, fmt.Errorf("sgp: %s: line %d, column %d: %w", label, ln, j+1, err)
+				return nil, fmt.Errorf("sgp: %s: line %d, column %d: %w%s", label, ln, j+1, err, separatorHint(line))
 			}
 			if j == cols-1 && withTarget {
 				y = append(y, v)

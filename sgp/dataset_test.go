@@ -93,6 +93,8 @@ func TestReadCSVErrors(t *testing.T) {
 		{"overflow first line", "1e999,3\n", []string{"line 1", "column 1", "range"}},
 		{"one column", "y\n1\n2\n", []string{"line 2", "at least 2"}},
 		{"one column no header", "1.5\n", []string{"line 1", "at least 2"}},
+		{"semicolons", "x;y\n1.5;2\n", []string{"line 2", "at least 2", "holds ';'", "commas or whitespace"}},
+		{"semicolons, decimal commas", "x;y;z\n1,5;2;3\n4,5;6;7\n", []string{"line 2", "column 2", `"5;2;3"`, "holds ';'"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
