@@ -140,3 +140,15 @@ func TestColumnModeWideHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnModeSemicolons: a semicolon-separated file reads as one column,
+// and the error for a column it lacks says why.
+func TestColumnModeSemicolons(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, t.TempDir(), "semi.csv", "smiles;y\nCCO;1,5\nCCN;2,5\nCCC;3\n")
+	code, stdout, stderr := runMain(context.Background(), "fit", "--train", path, "--kernel", "wl", "--input-column", "smiles", "--target-column", "y", "--m", "1")
+	if code != exitFailure || stdout != "" || !strings.Contains(stderr, `no column "y"`) || !strings.Contains(stderr, "separated by commas") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want the missing column and the separator named", code, stdout, stderr)
+	}
+	oneErrorLine(t, stderr)
+}

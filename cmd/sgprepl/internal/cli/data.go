@@ -201,7 +201,12 @@ func columnNames(header []string) string {
 		}
 		names = append(names, shorten(h))
 	}
-	return strings.Join(names, ", ")
+	s := strings.Join(names, ", ")
+	if len(header) == 1 && strings.ContainsAny(header[0], ";\t") {
+		// A semicolon- or tab-separated file reads as one column.
+		s += "; the header is one column holding ';' or a tab, but named columns must be separated by commas"
+	}
+	return s
 }
 
 // maxCSVLine bounds one line of a CSV file read in column mode, so that a
