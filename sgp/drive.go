@@ -164,6 +164,11 @@ type Result struct {
 // gradient is not small does not count as convergence: Fit goes on, and
 // after two such epochs in a row it stops with Stopped = "stalled: …" and
 // Converged = false.
+//
+// The noise variance stays above 10⁻⁶ of the targets' variance (σ² =
+// floor + exp u, with u optimised; see noiseFloorRel), as in FitContinuous
+// and FitExact: without a floor, targets with little or no noise drive σ²
+// towards 0, where the objective is decided by rounding.
 func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Background()) }
 
 // FitContext is Fit with cancellation: it stops at the next swap or CG

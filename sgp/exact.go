@@ -106,8 +106,8 @@ func (r *ExactResult) Hyperparameters() map[string]float64 {
 // by the kernel's own AddGrad, and ∂F/∂log σ² = ½σ² tr(Σ⁻¹ − ααᵀ). θ
 // (the kernel's, then log σ²) is minimised by L-BFGS from k's current
 // values and the starting noise; after a failed line search it restarts
-// from the best point, up to three times. Each evaluation costs about n³
-// flops and 8n² bytes.
+// from the best point, up to three times; σ² stays above 10⁻⁶ of var(y),
+// as in Model.Fit. Each evaluation costs about n³ flops and 8n² bytes.
 //
 // Jitter: Σ is factorised as it is; only if the Cholesky factorisation
 // fails (σ² negligible against K's scale, duplicated inputs) is ε added to
@@ -144,7 +144,14 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 	ex := newExactEval(x, y, k, opts.Mean)
 	np := k.NumParams()
 	p0 := append(k.Params(nil), math.Log(noise))
-	r := &exactRun{ex: ex, ctx: ctx, maxEvals: maxEvals, progress: opts.Progress, np: np,
+	// A fit works in noiseMap's coordinates: σ² stays above the noise
+	// floor. Fixed hyperparameters are evaluated as given.
+	var nm noiseMap
+	if !opts.Fixed {
+		nm = newNoiseMap(y)
+		p0 = nm.toX(p0, p0)
+	}
+	r := &exactRun{ex: ex, ctx: ctx, maxEvals: maxEvals, progress: opts.Progress, np: np, nm: nm, th: make([]float64, len(p0)),
 		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
 		lastG: make([]float64, len(p0)), startF: math.NaN()}
 	stopped, restarts := "fixed", 0
@@ -164,7 +171,8 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 	}
 	// Factorise at the best point for prediction (the last evaluation
 	// need not have been there).
-	if _, err := ex.factor(r.best); err != nil {
+	best := nm.toTheta(make([]float64, len(r.best)), r.best)
+	if _, err := ex.factor(best); err != nil {
 		return nil, err
 	}
 	g := maxAbs(r.bestG)
@@ -173,12 +181,12 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 	res = &ExactResult{
 		Objective: r.bestF, Start: r.startF, Evals: r.evals, Restarts: restarts,
 		Stopped: stopped, Converged: converged, Gradient: g,
-		Params: append([]float64(nil), r.best...), Names: append(k.ParamNames(), "noise"),
+		Params: best, Names: append(k.ParamNames(), "noise"),
 		Mean: ex.mu, Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
 	}
 	res.Predictor = ex.predictor()
 	if res.Jitter > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, math.Exp(r.best[np])))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, math.Exp(best[np])))
 	}
 	switch {
 	case stopped == "cancelled":
@@ -228,6 +236,8 @@ type exactRun struct {
 	maxEvals int
 	progress io.Writer
 	np       int
+	nm       noiseMap  // the optimiser's coordinates (identity for fixed hyperparameters)
+	th       []float64 // the point being evaluated, as log hyperparameters
 
 	evals        int
 	best, bestG  []float64
@@ -251,7 +261,9 @@ func (r *exactRun) evaluate(p []float64) {
 		clear(r.lastG)
 		return
 	}
-	f, err := r.ex.funcGrad(r.lastG, p)
+	th := r.nm.toTheta(r.th, p)
+	f, err := r.ex.funcGrad(r.lastG, th)
+	r.nm.grad(r.lastG, p)
 	r.evals++
 	r.maxJit = math.Max(r.maxJit, r.ex.jitter)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -267,7 +279,7 @@ func (r *exactRun) evaluate(p []float64) {
 		r.startF = f
 	}
 	if r.progress != nil {
-		fmt.Fprintf(r.progress, "exact: evaluation %d  F = %.10g  max|∂F/∂θ| = %.3g  σ² = %.4g\n", r.evals, f, maxAbs(r.lastG), math.Exp(p[r.np]))
+		fmt.Fprintf(r.progress, "exact: evaluation %d  F = %.10g  max|∂F/∂θ| = %.3g  σ² = %.4g\n", r.evals, f, maxAbs(r.lastG), math.Exp(th[r.np]))
 	}
 	if f < r.bestF {
 		r.bestF = f

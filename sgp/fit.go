@@ -127,7 +127,9 @@ const (
 type cgProblem struct {
 	stop      func() error
 	ev        *Evaluator
-	x, g      []float64
+	x, g      []float64 // the optimiser's point (noiseMap coordinates), ∂F there
+	th        []float64 // x as log hyperparameters
+	nm        noiseMap
 	f         float64
 	valid     bool
 	best      []float64
@@ -156,7 +158,8 @@ func (p *cgProblem) eval(x []float64) {
 		}
 		return
 	}
-	f, err := p.ev.FuncGrad(p.g, p.x)
+	f, err := p.ev.FuncGrad(p.g, p.nm.toTheta(p.th, p.x))
+	p.nm.grad(p.g, p.x)
 	p.evals++
 	if p.evals == 1 {
 		p.firstF, p.firstErr = f, err
@@ -359,10 +362,14 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 	} else {
 		ev.SetMean(MeanFixed(md.mean.fixedValue()))
 	}
+	// The optimiser works in noiseMap's coordinates: σ² stays above the
+	// noise floor.
+	nm := newNoiseMap(md.y)
+	x0 := nm.toX(make([]float64, np+1), theta0)
 	p := &cgProblem{
-		stop: func() error { return md.stopErr(ctx) }, ev: ev,
-		x: make([]float64, np+1), g: make([]float64, np+1),
-		best: append([]float64(nil), theta0...), bestG: make([]float64, np+1),
+		stop: func() error { return md.stopErr(ctx) }, ev: ev, nm: nm,
+		x: make([]float64, np+1), g: make([]float64, np+1), th: make([]float64, np+1),
+		best: append([]float64(nil), x0...), bestG: make([]float64, np+1),
 		bestF: math.Inf(1), budget: md.cgBudget(),
 	}
 	problem := optimize.Problem{
@@ -376,7 +383,7 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 	sc := &stepCap{}
 	p.cap = sc
 	ls := &guardedLinesearch{mt: optimize.MoreThuente{CurvatureFactor: 0.1}, cap: sc, maxShrinks: 30}
-	res, optErr := optimize.Minimize(problem, theta0, settings, &optimize.CG{
+	res, optErr := optimize.Minimize(problem, x0, settings, &optimize.CG{
 		Variant: &optimize.PolakRibierePolyak{}, Linesearcher: ls, InitialStep: &capStepSizer{cap: sc}})
 	out := cgOutcome{evals: p.evals}
 	if p.firstErr == nil && p.evals > 0 && !math.IsInf(p.firstF, 0) {
@@ -409,7 +416,9 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 	}
 	best := theta0
 	if p.bestF < math.Inf(1) && p.bestF <= start {
-		best = p.best
+		if !slices.Equal(p.best, x0) {
+			best = nm.toTheta(make([]float64, np+1), p.best)
+		}
 		out.grad = maxAbs(p.bestG)
 	} else {
 		out.grad = math.Inf(1)

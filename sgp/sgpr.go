@@ -31,8 +31,8 @@ type ContinuousResult struct {
 // and GPyTorch (Titsias 2009; Snelson & Ghahramani 2006 for MLE): θ and the
 // m×d inducing inputs Z are optimised jointly by L-BFGS from z0 and the
 // kernel's and noise's current values, for the same objective o, with
-// analytic gradients. kern is updated to the final hyperparameters; x, z0
-// are not modified. It is
+// analytic gradients; σ² stays above 10⁻⁶ of var(y), as in Model.Fit.
+// kern is updated to the final hyperparameters; x, z0 are not modified. It is
 // the continuous baseline of Cao et al. (2013) and, started from a CholQR
 // selection (Model.RefineContinuous), a hybrid of the two.
 //
@@ -65,8 +65,11 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	ev.jitter = opts.Jitter
 	ev.SetMean(opts.Mean)
 	nθ := np + 1
-	p0 := append(kern.Params(nil), math.Log(noise))
-	p0 = append(p0, z.data...)
+	// L-BFGS works in noiseMap's coordinates for θ (σ² stays above the
+	// noise floor), then Z.
+	nm := newNoiseMap(y)
+	theta := append(kern.Params(nil), math.Log(noise))
+	p0 := append(nm.toX(make([]float64, nθ), theta), z.data...)
 	gθ := make([]float64, nθ)
 	var (
 		evals    int
@@ -88,13 +91,14 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 				return
 			}
 			copy(z.data, p[nθ:])
-			f, err := ev.FuncGrad(gθ, p[:nθ])
+			f, err := ev.FuncGrad(gθ, nm.toTheta(theta, p[:nθ]))
 			evals++
 			if err != nil || math.IsNaN(f) {
 				lastF = math.Inf(1)
 				clear(lastG)
 				return
 			}
+			nm.grad(gθ, p[:nθ])
 			copy(lastG, gθ)
 			ev.zGradRBF(lastG[nθ:])
 			lastF = f
@@ -172,16 +176,17 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	// Evaluate once more at the best point to leave the factors there, and
 	// to report the gradient where the fit ended.
 	copy(z.data, best[nθ:])
-	f, err := ev.FuncGrad(gθ, best[:nθ])
+	f, err := ev.FuncGrad(gθ, nm.toTheta(theta, best[:nθ]))
 	if err != nil {
 		return nil, err
 	}
 	gz := make([]float64, len(best)-nθ)
 	ev.zGradRBF(gz)
+	nm.grad(gθ, best[:nθ])
 	grad := max(maxAbs(gθ), maxAbs(gz))
 	stopped = stallLabel(stopped, why, grad, f)
 	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
-		Params: append([]float64(nil), best[:nθ]...), Z: z, Predictor: ev.predictor(), Stopped: stopped, Restarts: restarts, Gradient: grad,
+		Params: append([]float64(nil), theta...), Z: z, Predictor: ev.predictor(), Stopped: stopped, Restarts: restarts, Gradient: grad,
 		Jitter: opts.Jitter}, ctx.Err()
 }
 
