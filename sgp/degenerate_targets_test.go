@@ -124,8 +124,12 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 		if !(res.Objective <= fStar+0.5) || !(res.Objective >= fStar-10) {
 			t.Errorf("%v: F = %.6g, want within [F* − 10, F* + 0.5], F* = %.6g (epochs %d, %s)", o, res.Objective, fStar, res.Epochs, res.Stopped)
 		}
-		if o == VAR && !res.NoiseOnly {
+		if !res.NoiseOnly {
 			t.Errorf("%v: F = %.6g, the noise-only optimum was not reported (%q)", o, res.Objective, res.Warnings)
+		}
+		// The advice fits the objective: an MLE fit is not told to try MLE.
+		if all := strings.Join(res.Warnings, "\n"); (o == MLE) == strings.Contains(all, "WithObjective(MLE)") {
+			t.Errorf("%v: warnings %q", o, res.Warnings)
 		}
 	}
 }
@@ -147,5 +151,28 @@ func TestUndoneBestPointTakenOnRepeat(t *testing.T) {
 		if !(res.Objective < 60) || res.NoiseOnly || !res.Converged {
 			t.Errorf("seed %d: F = %.6g, noise-only %v, %s; want F < 60, converged, with signal", seed, res.Objective, res.NoiseOnly, res.Stopped)
 		}
+	}
+}
+
+// TestRoseNamesItsCause checks the warning for an objective that rose
+// during a fit: it blames left-out inducing points only when a rebuild
+// left some out.
+func TestRoseNamesItsCause(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(100, 1)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
+	if _, err := md.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	if w := md.rose(0, md.f.stats.LeftOut); w != "" {
+		t.Fatalf("a fit whose objective did not rise: %q", w)
+	}
+	// An earlier epoch 10 nats lower than the state now.
+	md.trace = append(md.trace, EpochRecord{Epoch: 99, Kind: md.obj, Objective: md.f.Value(md.obj) - 10})
+	if w := md.rose(0, md.f.stats.LeftOut); !strings.Contains(w, "(epoch 99)") || strings.Contains(w, "left out") {
+		t.Errorf("no point left out: %q", w)
+	}
+	if w := md.rose(0, md.f.stats.LeftOut-2); !strings.Contains(w, "left out 2 inducing points") {
+		t.Errorf("two points left out: %q", w)
 	}
 }

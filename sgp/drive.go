@@ -244,8 +244,11 @@ func (md *Model) rose(first, leftOut int) string {
 	if !(end > best+md.tol*md.f.valueScale(best)) {
 		return ""
 	}
-	return fmt.Sprintf("the objective rose from %.6g (epoch %d) to %.6g: rebuilding the factor at new hyperparameters left out %d inducing points that were numerically in the span of the others; the model is the last state",
-		best, at, end, md.f.stats.LeftOut-leftOut)
+	if k := md.f.stats.LeftOut - leftOut; k > 0 {
+		return fmt.Sprintf("the objective rose from %.6g (epoch %d) to %.6g: rebuilding the factor at new hyperparameters left out %d inducing points that were numerically in the span of the others; the model is the last state",
+			best, at, end, k)
+	}
+	return fmt.Sprintf("the objective rose from %.6g (epoch %d) to %.6g; the model is the last state", best, at, end)
 }
 
 // announce passes warnings to the progress writer and the warning hook.
@@ -425,7 +428,11 @@ func (md *Model) warnings(res *Result, rose string) []string {
 		w = append(w, fmt.Sprintf("only %d of the m=%d inducing points asked for: the kernel cannot tell more training points apart at these hyperparameters (see WithM)", k, md.m))
 	}
 	if frac := md.explained(); frac < noiseOnlyFraction {
-		w = append(w, fmt.Sprintf("the model explains %.2g%% of the training targets' variance: everything is fitted as noise (the noise-only optimum); try WithObjective(MLE), more inducing points or another kernel", 100*frac))
+		try := "try WithObjective(MLE), more inducing points or another kernel"
+		if md.obj == MLE {
+			try = "try more inducing points or another kernel"
+		}
+		w = append(w, fmt.Sprintf("the model explains %.2g%% of the training targets' variance: everything is fitted as noise (the noise-only optimum); %s, or check that the inputs can predict the target", 100*frac, try))
 		res.NoiseOnly = true
 	}
 	switch {
