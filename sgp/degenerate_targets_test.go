@@ -83,6 +83,16 @@ func TestFuncGradRefusesOutOfRangeParams(t *testing.T) {
 			}
 		}
 	}
+	// The exact GP's objective refuses them too.
+	for _, tc := range []struct {
+		ls float64
+		ok bool
+	}{{math.Exp(maxLogParameter - 1), true}, {math.Exp(maxLogParameter + 1), false}} {
+		_, err := FitExact(context.Background(), train.X, train.Y, NewRBF(1, []float64{tc.ls}), ExactOptions{Fixed: true, Noise: 0.1})
+		if tc.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "out of range")) {
+			t.Errorf("exact, lengthscale %g: %v", tc.ls, err)
+		}
+	}
 }
 
 // TestPureNoiseReachesNoiseOnly checks that CholQR fits targets with no

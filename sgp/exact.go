@@ -398,6 +398,9 @@ func (e *exactEval) scale(v float64) float64 {
 // goroutines.
 func (e *exactEval) buildK(p []float64) error {
 	n := e.n
+	if err := logParamsInRange(p[:e.np+1]); err != nil {
+		return err
+	}
 	e.kern.SetParams(p[:e.np])
 	e.noise = math.Exp(p[e.np])
 	if !(e.noise > 0) || math.IsInf(e.noise, 0) {

@@ -233,10 +233,8 @@ func (e *Evaluator) NumParams() int { return e.np + 1 }
 func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	defer recoverTo(&err)
 	n, m, np := e.n, e.m, e.np
-	for _, t := range theta[:np+1] {
-		if !(math.Abs(t) <= maxLogParameter) {
-			return math.Inf(1), fmt.Errorf("sgp: log hyperparameter %v out of range (|log θ| ≤ %d)", t, maxLogParameter)
-		}
+	if err := logParamsInRange(theta[:np+1]); err != nil {
+		return math.Inf(1), err
 	}
 	e.kern.SetParams(theta[:np])
 	s2 := math.Exp(theta[np])
@@ -580,4 +578,16 @@ func (e *Evaluator) addParts() {
 		}
 		e.gsum[p] += e.scales[p] * s
 	}
+}
+
+// logParamsInRange returns an error for a log hyperparameter beyond
+// ±maxLogParameter (or NaN): exp of it overflows, or a kernel made from it
+// cannot be saved.
+func logParamsInRange(theta []float64) error {
+	for _, t := range theta {
+		if !(math.Abs(t) <= maxLogParameter) {
+			return fmt.Errorf("sgp: log hyperparameter %v out of range (|log θ| ≤ %d)", t, maxLogParameter)
+		}
+	}
+	return nil
 }
