@@ -398,7 +398,7 @@ func (e *exactEval) scale(v float64) float64 {
 // goroutines.
 func (e *exactEval) buildK(p []float64) error {
 	n := e.n
-	if err := logParamsInRange(p[:e.np+1]); err != nil {
+	if err := logParamsInRange(p[:e.np]); err != nil {
 		return err
 	}
 	e.kern.SetParams(p[:e.np])

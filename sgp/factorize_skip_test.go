@@ -119,9 +119,9 @@ func discreteInputs(n int, seed uint64) *Dataset {
 }
 
 // TestFitAtNumericalRank: where a rebuild at new hyperparameters has to
-// leave inducing points out (Stats.LeftOut), the fit stops there, says
-// so, and ends within 5% of the lowest objective it reached (here 0.7%
-// and 2.8%: one rebuild left 9 and 17 points out); before, the
+// leave inducing points out (Stats.LeftOut) and the objective rises, the
+// fit stops there and says so; it ends within 5% of the lowest objective
+// it reached (here 0.7% and 2.8%: one rebuild left 9 and 17 points out); before, the
 // fallback rebuild (rebuildRobust, admitting at pivotTol) lost dozens of
 // points at once and later gradient phases kept going where the set could
 // not be held (on 10⁴ points: from −7888 to +6069, reported as converged).
@@ -149,13 +149,17 @@ func TestFitAtNumericalRank(t *testing.T) {
 			continue
 		}
 		exercised++
-		if !strings.HasPrefix(res.Stopped, "stalled: the inducing set is at the kernel's numerical rank") {
-			t.Errorf("seed %d: stopped %q after leaving points out", seed, res.Stopped)
-		}
 		if res.Objective > best+0.05*math.Abs(best) {
 			t.Errorf("seed %d: F %.6g, more than 5%% above the lowest reached %.6g", seed, res.Objective, best)
 		}
+		// A fit whose objective rose after points were left out stops
+		// there, with that reason; one that went on descending may stop
+		// for another (with the pure-Go BLAS, seed 6 ends at its lowest F,
+		// stalled in its gradient phase).
 		rose := res.Objective > best+md.tol*md.f.valueScale(best)
+		if rose && !strings.HasPrefix(res.Stopped, "stalled: the inducing set is at the kernel's numerical rank") {
+			t.Errorf("seed %d: stopped %q after the objective rose with points left out", seed, res.Stopped)
+		}
 		warned := slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.HasPrefix(w, "the objective rose from") })
 		if rose != warned {
 			t.Errorf("seed %d: objective rose %v, warned %v: %q", seed, rose, warned, res.Warnings)

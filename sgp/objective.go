@@ -226,14 +226,16 @@ func (e *Evaluator) NumParams() int { return e.np + 1 }
 // is not nil it also stores ∂F/∂θ there. It returns ErrNotPD, with F = +Inf,
 // if the factorisation breaks down.
 //
-// A log hyperparameter beyond ±maxLogParameter is refused the same way
+// A log kernel parameter beyond ±maxLogParameter is refused the same way
 // (F = +Inf): an optimiser that follows a lengthscale towards +∞ (an input
 // or, for constant targets, all of them switched off) would otherwise
-// reach exp(θ) = +Inf, a kernel that cannot be built or saved.
+// reach exp(θ) = +Inf, a kernel that cannot be built or saved. The noise
+// needs only to be positive and finite (fits keep it above a floor; see
+// noiseFloorRel).
 func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	defer recoverTo(&err)
 	n, m, np := e.n, e.m, e.np
-	if err := logParamsInRange(theta[:np+1]); err != nil {
+	if err := logParamsInRange(theta[:np]); err != nil {
 		return math.Inf(1), err
 	}
 	e.kern.SetParams(theta[:np])
