@@ -9,7 +9,7 @@ import "math"
 // value rounding decides: on sin(x) at 400 points (n = 400, m = 100, MLE)
 // σ² fell to 10⁻¹³ of var(y), F jumped by a nat between two evaluations
 // of one state and the fit stalled; under VAR a rebuild at σ² ≈ 3·10⁻⁹
-// that left two inducing points out raised F from −3766 to 173954. The
+// that left three inducing points out raised F from −3766 to 173954. The
 // floor is 10⁻⁶ of var(y), GPflow's default lower bound on the likelihood
 // variance for standardised targets (GPyTorch's is 10⁻⁴); the fitted model
 // is then accurate to about that fraction of the targets' variance.

@@ -177,7 +177,7 @@ func (k *RBF) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 func NewRBFFromData(x *Vectors, y []float64) *RBF {
 	ls := make([]float64, x.d)
 	col := make([]float64, 0, min(x.n, quantileSample))
-	stride := max(1, x.n/quantileSample)
+	stride := max(1, (x.n+quantileSample-1)/quantileSample)
 	for t := range ls {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for i := 0; i < x.n; i++ {
@@ -189,10 +189,12 @@ func NewRBFFromData(x *Vectors, y []float64) *RBF {
 		for i := 0; i < x.n; i += stride {
 			col = append(col, x.At(i, t))
 		}
-		slices.Sort(col)
-		q05, q95 := col[len(col)/20], col[len(col)-1-len(col)/20]
-		if central := (q95 - q05) / 2; central > 0 && ls[t] > outlierStretch*central {
-			ls[t] = central
+		if len(col) > 0 {
+			slices.Sort(col)
+			q05, q95 := col[len(col)/20], col[len(col)-1-len(col)/20]
+			if central := (q95 - q05) / 2; central > 0 && ls[t] > outlierStretch*central {
+				ls[t] = central
+			}
 		}
 		if !(ls[t] > 0) {
 			ls[t] = 1
