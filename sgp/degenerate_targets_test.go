@@ -114,13 +114,7 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mean, s2 float64
-	for _, v := range y {
-		mean += v / n
-	}
-	for _, v := range y {
-		s2 += (v - mean) * (v - mean) / n
-	}
+	s2 := variance(y) // about the mean, over n: the noise-only model's σ²
 	fStar := n / 2 * (math.Log(2*math.Pi*s2) + 1)
 	for _, o := range []Objective{VAR, MLE} {
 		md := NewModel(xv, y, NewRBFFromData(xv, y)).WithObjective(o).WithSeed(1)
