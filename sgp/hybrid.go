@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -42,9 +47,12 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // of it, starting from the k-means centres of the inputs (kmeansCentres,
 // in units of the starting lengthscales) and the starting hyperparameters
 // θ₀ (then, while time is left, from CholQR's set and from a random
-// subset; see below). The refinement is kept, and used for prediction and
-// saving, only if its objective is lower than CholQR's; the factor, Swap
-// and Value go on describing the CholQR selection.
+// subset; see below). A refinement that ends at a local optimum with
+// inputs switched off (lengthscales far beyond the data's spread) goes on
+// from where switching one back on lowers F (reactivate). The refinement
+// is kept, and used for prediction and saving, only if its objective is
+// lower than CholQR's; the factor, Swap and Value go on describing the
+// CholQR selection.
 //
 // Why the refinement starts from the centres: measured on KIN40K (VAR,
 // FitContinuous from θ₀, F after a fixed number of evaluations, medians of
@@ -85,6 +93,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		return nil, errors.New("sgp: the hybrid selector needs vector inputs; use cholqr for discrete inputs")
 	}
 	theta0, v0 := md.Params(), kern.Variance()
+	ls0 := append([]float64(nil), kern.Lengthscales()...)
 	// As many centres as the starting set has points: fewer than m when
 	// the kernel cannot tell m inputs apart.
 	centres := kmeansCentres(xv, kern.Lengthscales(), len(md.f.Active(nil)), rand.New(rand.NewPCG(md.seed, kmeansStream)))
@@ -163,21 +172,34 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	}
 	// refine runs one refinement from theta and z (the model's own where
 	// nil) and reports it; usable says whether its result can be kept.
-	refine := func(theta []float64, z *Vectors, name string) (c *ContinuousResult, usable bool, e error) {
+	run := func(theta []float64, z *Vectors) (c *ContinuousResult, usable bool, e error) {
 		c, e = md.refineFrom(cctx, opts, theta, z)
 		usable = c != nil && (e == nil || (cctx.Err() != nil && ctx.Err() == nil))
 		if usable && e != nil {
 			c.Stopped = "time limit" // the refinement's share of the time, not a cancellation
 		}
-		md.reportRefinement(res.Objective, c, name)
 		return c, usable, e
+	}
+	// refine also brings back inputs the refinement switched off, where
+	// that lowers F (see reactivate); name says which, after it.
+	refine := func(theta []float64, z *Vectors, name string) (c *ContinuousResult, usable bool, e error, named string) {
+		c, usable, e = run(theta, z)
+		md.reportRefinement(res.Objective, c, name)
+		if usable && e == nil && (endedOnItsOwn(c.Stopped) || c.Stopped == "abandoned") {
+			var on []int
+			c, on = md.reactivate(cctx, c, v0, ls0, run)
+			if len(on) > 0 {
+				name = fmt.Sprintf("%s, then %s switched back on", name, inputList(on))
+			}
+		}
+		return c, usable, e, name
 	}
 	err = nil
 	capped := false // a refinement used all its evaluations (no budget)
 	for _, st := range starts {
-		c, usable, e := refine(theta0, st.z(), st.name)
+		c, usable, e, name := refine(theta0, st.z(), st.name)
 		if usable && (cr == nil || c.Objective < cr.Objective) {
-			cr, from, err = c, st.name, nil
+			cr, from, err = c, name, nil
 		} else if cr == nil && err == nil {
 			err = e
 		}
@@ -214,8 +236,8 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		}
 		if cctx.Err() == nil {
 			opts.behind = nil
-			if c, usable, _ := refine(nil, nil, "CholQR's fit"); usable && (cr == nil || c.Objective < cr.Objective) {
-				cr, from, err = c, "CholQR's fit", nil
+			if c, usable, _, name := refine(nil, nil, "CholQR's fit"); usable && (cr == nil || c.Objective < cr.Objective) {
+				cr, from, err = c, name, nil
 			}
 		}
 	}
@@ -272,3 +294,121 @@ func (md *Model) reportRefinement(before float64, cr *ContinuousResult, from str
 // TestHybridNoWorseThanParents's small sets, which converge either way,
 // the looser bound costs 0.01 nats (ARD, 6 inputs: −42.585 against −42.598).
 const hybridJitter = 1e-6
+
+// offFactor is how many times its starting lengthscale an input's
+// lengthscale must exceed for reactivate to count the input as switched
+// off: the kernel then varies along it by less than about 1/(2·30²) of its
+// variance over the half range the start assumes.
+const offFactor = 30
+
+// reactivateMults are the multiples of a switched-off input's starting
+// lengthscale at which reactivate evaluates F.
+var reactivateMults = [...]float64{1, 3, 10}
+
+// reactivate brings back inputs that the continuous fit cr switched off,
+// where that lowers the objective. With ARD lengthscales, an input whose
+// lengthscale has grown far beyond the data's range sits on a plateau:
+// ∂F/∂log ℓ vanishes there, so no gradient method turns it back on, even
+// where the data depend on it. On SyntheticDiscrete (n = 5000, m = 64,
+// seed 1) the refinement from the k-means centres converged at F = 3243.1
+// with ℓ ≈ 6·10⁴ on input 10, which carries ½cos(2x₁₀); with ℓ₁₀ set back
+// to three times its start, F was 817 lower before any step, and 20
+// evaluations later 1151 lower (test SMSE 0.255 → 0.161).
+//
+// Where ℓ far exceeds the inputs' spread, an input's part in the kernel
+// goes as V/ℓ², so a fit whose signal variance V has grown beyond its
+// start v0 switches an input off, and brings it back, at lengthscales
+// √(V/v0) times longer: on SyntheticDiscrete with n = 1000 and m = 32
+// (seed 2), CholQR's fit had V = 3750 from v0 = 0.8, and input 10 at the
+// start's lengthscales raised F at every multiple, where √(V/v0) times
+// them lowered it. So an input is switched off when its lengthscale is
+// above offFactor·√(max(1, V/v0)) times its start ls0, and each round
+// evaluates F once for every such input at each multiple in
+// reactivateMults of its start times that factor (the rest of θ and Z as
+// cr left them), then refines with run from the lowest such
+// point that is below cr's objective, trying the next one if that does
+// not end lower; a refinement that ends lower is kept and the round
+// repeats from it. Inputs on which the target does not depend raise F at
+// every multiple and are not tried; an interaction of two switched-off
+// inputs with no main effect is not found (each alone raises F). It stops
+// when no point is lower, or when ctx ends. It returns the fit, with the
+// evaluations and time of every refinement it kept added to cr's, and the
+// inputs switched back on, in order.
+func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float64, ls0 []float64,
+	run func(theta []float64, z *Vectors) (*ContinuousResult, bool, error)) (*ContinuousResult, []int) {
+	xv := md.x.(*Vectors)
+	var on []int
+	type point struct {
+		f     float64
+		j     int
+		theta []float64
+	}
+	for ctx.Err() == nil {
+		ev := NewEvaluatorInputs(xv, md.y, NewRBF(1, ls0), md.obj, cr.Z)
+		ev.jitter = cr.Jitter
+		ev.SetMean(md.mean)
+		var pts []point
+		scale := max(1, math.Sqrt(math.Exp(cr.Params[0])/v0))
+		for j, l0 := range ls0 {
+			if !(cr.Params[1+j] > math.Log(offFactor*l0*scale)) {
+				continue
+			}
+			for _, k := range reactivateMults {
+				th := append([]float64(nil), cr.Params...)
+				th[1+j] = math.Log(k * l0 * scale)
+				if f, err := ev.FuncGrad(nil, th); err == nil && f < cr.Objective {
+					pts = append(pts, point{f, j, th})
+				}
+			}
+			if ctx.Err() != nil {
+				return cr, on
+			}
+		}
+		sort.SliceStable(pts, func(a, b int) bool { return pts[a].f < pts[b].f })
+		kept := false
+		for i, p := range pts {
+			if slices.ContainsFunc(pts[:i], func(q point) bool { return q.j == p.j }) {
+				continue // the input's best multiple was tried
+			}
+			c, usable, _ := run(p.theta, cr.Z)
+			if md.progress != nil && c != nil {
+				fmt.Fprintf(md.progress, "hybrid: lengthscale[%d] %.3g → %.3g: %v %.6g → %.6g (%.6g before any step) after %d evaluations (%s)\n",
+					p.j, math.Exp(cr.Params[1+p.j]), math.Exp(p.theta[1+p.j]), md.obj, cr.Objective, c.Objective, p.f, c.Evals, c.Stopped)
+			}
+			if usable && c.Objective < cr.Objective {
+				c.Start, c.Evals, c.Restarts = cr.Start, cr.Evals+c.Evals, cr.Restarts+c.Restarts
+				c.Elapsed += cr.Elapsed
+				cr, kept = c, true
+				on = append(on, p.j)
+				break
+			}
+			if ctx.Err() != nil {
+				return cr, on
+			}
+		}
+		if !kept || !endedOnItsOwn(cr.Stopped) {
+			return cr, on
+		}
+	}
+	return cr, on
+}
+
+// endedOnItsOwn reports whether a continuous fit that stopped with reason
+// stopped ended at a local optimum (converged, or stalled by its stop
+// rule) rather than on a limit.
+func endedOnItsOwn(stopped string) bool {
+	return stopped == "converged" || strings.HasPrefix(stopped, "stalled")
+}
+
+// inputList names the inputs js as "lengthscale[3]" or "lengthscales[3,
+// 10]".
+func inputList(js []int) string {
+	if len(js) == 1 {
+		return fmt.Sprintf("lengthscale[%d]", js[0])
+	}
+	s := make([]string, len(js))
+	for i, j := range js {
+		s[i] = strconv.Itoa(j)
+	}
+	return "lengthscales[" + strings.Join(s, ", ") + "]"
+}

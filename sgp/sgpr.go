@@ -120,7 +120,9 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 		if evals >= maxEvals {
 			return errBudget
 		}
-		if opts.behind != nil && opts.behind(bestF) {
+		// behind is asked once a point has been evaluated: gonum records
+		// the start before evaluating it.
+		if opts.behind != nil && !math.IsInf(bestF, 1) && opts.behind(bestF) {
 			abandoned = true
 			return errAbandoned
 		}
