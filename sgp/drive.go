@@ -143,7 +143,10 @@ type Result struct {
 	Refined *ContinuousResult
 	// RefinedFrom says where the kept refinement started: "the k-means
 	// centres", "CholQR's set", "a random subset" (each at the starting
-	// hyperparameters) or "CholQR's fit" (its set and θ); "" without one.
+	// hyperparameters) or "CholQR's fit" (its set and θ), followed by
+	// ", then lengthscale[j] switched back on" (or "lengthscales[j, k]")
+	// when the refinement went on from bringing back inputs it had switched
+	// off (see fitHybrid); "" without one.
 	RefinedFrom string
 	// Resumed is true when CholQR had the rest of a hybrid fit's time
 	// budget after the refinements: they were all behind CholQR's objective

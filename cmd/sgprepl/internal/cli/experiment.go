@@ -278,7 +278,7 @@ func hybridNote(res *sgp.Result) string {
 	if res.Refined == nil {
 		return res.Stopped + "; refinement not kept (no lower objective)"
 	}
-	return fmt.Sprintf("%s; refined in %d evaluations (%s)", res.Stopped, res.Refined.Evals, res.Refined.Stopped)
+	return fmt.Sprintf("%s; refined from %s in %d evaluations (%s)", res.Stopped, res.RefinedFrom, res.Refined.Evals, res.Refined.Stopped)
 }
 
 // exactRow fits the exact GP with the kernel of the experiment's sparse
