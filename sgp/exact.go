@@ -393,11 +393,9 @@ func (e *exactEval) scale(v float64) float64 {
 }
 
 // buildK sets the hyperparameters from p and fills the lower triangle of
-// e.a with K, mirrored above the diagonal, and e.diag with its diagonal.
-// Rows are paired (j, n−1−j) so that the triangle splits evenly across
-// goroutines.
+// e.a with K, mirrored above the diagonal, and e.diag with its diagonal
+// (fillKernelMatrix).
 func (e *exactEval) buildK(p []float64) error {
-	n := e.n
 	if err := logParamsInRange(p[:e.np]); err != nil {
 		return err
 	}
@@ -406,8 +404,17 @@ func (e *exactEval) buildK(p []float64) error {
 	if !(e.noise > 0) || math.IsInf(e.noise, 0) {
 		return fmt.Errorf("%w, got %v", ErrNoise, e.noise)
 	}
+	return fillKernelMatrix(e.a, e.diag, e.kern, e.x)
+}
+
+// fillKernelMatrix fills the lower triangle of a (n×n row-major) with
+// K(x, x), mirrored above the diagonal, and diag with its diagonal, and
+// fails on a non-finite value. Rows are paired (j, n−1−j) so that the
+// triangle splits evenly across goroutines.
+func fillKernelMatrix(a, diag []float64, k Kernel, x Inputs) error {
+	n := x.Len()
 	row := func(j int) {
-		e.kern.Column(e.a[j*n:j*n+j+1], e.x, 0, j+1, e.x, j)
+		k.Column(a[j*n:j*n+j+1], x, 0, j+1, x, j)
 	}
 	parallelFor((n+1)/2, max(1, minRowsPerTask*4/max(1, n)), func(t0, t1 int) {
 		for t := t0; t < t1; t++ {
@@ -418,14 +425,14 @@ func (e *exactEval) buildK(p []float64) error {
 		}
 	})
 	for i := 0; i < n; i++ {
-		ri := e.a[i*n : i*n+i+1]
+		ri := a[i*n : i*n+i+1]
 		for j, v := range ri {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("sgp: the kernel is %v at points %d and %d (hyperparameters out of range?)", v, i, j)
 			}
-			e.a[j*n+i] = v
+			a[j*n+i] = v
 		}
-		e.diag[i] = ri[i]
+		diag[i] = ri[i]
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 )
 
 // modelFormat identifies the JSON layout written by Predictor.Save.
@@ -66,19 +65,7 @@ func (p *Predictor) Save(w io.Writer) error {
 // SaveFile writes the predictor to path, replacing it only once the whole
 // model has been written.
 func (p *Predictor) SaveFile(path string) error {
-	tmp, err := os.CreateTemp(dirOf(path), ".sgp-model-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := p.Save(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return saveFile(path, p.Save)
 }
 
 func dirOf(path string) string {
@@ -121,16 +108,11 @@ const knownKernels = "rbf, histogram, spectrum, wl, wl-per-depth, tanimoto, sum"
 // values at its own inducing inputs.
 func LoadPredictor(r io.Reader) (*Predictor, error) {
 	var sm savedModel
-	lr := &io.LimitedReader{R: r, N: maxModelBytes + 1}
-	dec := json.NewDecoder(lr)
-	if err := dec.Decode(&sm); err != nil {
-		if lr.N <= 0 {
-			return nil, fmt.Errorf("sgp: reading model: the file is larger than %d bytes", maxModelBytes)
-		}
-		return nil, fmt.Errorf("sgp: reading model: %w", err)
+	if err := decodeModel(r, &sm); err != nil {
+		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("sgp: reading model: data after the model's JSON object")
+	if sm.Format == exactModelFormat {
+		return nil, errors.New("sgp: this is an exact GP model file: load it with LoadExactPredictor (or LoadRegressor, which reads both)")
 	}
 	if sm.Format != modelFormat {
 		return nil, fmt.Errorf("sgp: not an sgp model file (format %q, want %q)", shortText(sm.Format), modelFormat)
@@ -201,16 +183,7 @@ func shortText(s string) string {
 
 // LoadPredictorFile reads a model file written by SaveFile.
 func LoadPredictorFile(path string) (*Predictor, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	p, err := LoadPredictor(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
+	return loadFile(path, LoadPredictor)
 }
 
 // kernelSpec describes a built-in kernel for saving.

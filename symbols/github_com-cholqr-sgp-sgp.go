@@ -6,6 +6,7 @@ import (
 	"github.com/cholqr/sgp/sgp"
 	"go/constant"
 	"go/token"
+	"io"
 	"reflect"
 )
 
@@ -32,10 +33,14 @@ func init() {
 		"InitForward":                      reflect.ValueOf(sgp.InitForward),
 		"InitGreedy":                       reflect.ValueOf(sgp.InitGreedy),
 		"InitRandom":                       reflect.ValueOf(sgp.InitRandom),
+		"LoadExactPredictor":               reflect.ValueOf(sgp.LoadExactPredictor),
+		"LoadExactPredictorFile":           reflect.ValueOf(sgp.LoadExactPredictorFile),
 		"LoadKIN40K":                       reflect.ValueOf(sgp.LoadKIN40K),
 		"LoadKin8nm":                       reflect.ValueOf(sgp.LoadKin8nm),
 		"LoadPredictor":                    reflect.ValueOf(sgp.LoadPredictor),
 		"LoadPredictorFile":                reflect.ValueOf(sgp.LoadPredictorFile),
+		"LoadRegressor":                    reflect.ValueOf(sgp.LoadRegressor),
+		"LoadRegressorFile":                reflect.ValueOf(sgp.LoadRegressorFile),
 		"LoadSnelson":                      reflect.ValueOf(sgp.LoadSnelson),
 		"MLE":                              reflect.ValueOf(sgp.MLE),
 		"MaxExactN":                        reflect.ValueOf(constant.MakeFromLiteral("20000", token.INT, 0)),
@@ -122,6 +127,7 @@ func init() {
 		"Parts":                 reflect.ValueOf((*sgp.Parts)(nil)),
 		"Predictor":             reflect.ValueOf((*sgp.Predictor)(nil)),
 		"RBF":                   reflect.ValueOf((*sgp.RBF)(nil)),
+		"Regressor":             reflect.ValueOf((*sgp.Regressor)(nil)),
 		"Result":                reflect.ValueOf((*sgp.Result)(nil)),
 		"Selector":              reflect.ValueOf((*sgp.Selector)(nil)),
 		"SparseCounts":          reflect.ValueOf((*sgp.SparseCounts)(nil)),
@@ -136,8 +142,9 @@ func init() {
 		"WL":                    reflect.ValueOf((*sgp.WL)(nil)),
 
 		// interface wrapper definitions
-		"_Inputs": reflect.ValueOf((*_github_com_cholqr_sgp_sgp_Inputs)(nil)),
-		"_Kernel": reflect.ValueOf((*_github_com_cholqr_sgp_sgp_Kernel)(nil)),
+		"_Inputs":    reflect.ValueOf((*_github_com_cholqr_sgp_sgp_Inputs)(nil)),
+		"_Kernel":    reflect.ValueOf((*_github_com_cholqr_sgp_sgp_Kernel)(nil)),
+		"_Regressor": reflect.ValueOf((*_github_com_cholqr_sgp_sgp_Regressor)(nil)),
 	}
 }
 
@@ -195,4 +202,34 @@ func (W _github_com_cholqr_sgp_sgp_Kernel) Params(dst []float64) []float64 {
 }
 func (W _github_com_cholqr_sgp_sgp_Kernel) SetParams(theta []float64) {
 	W.WSetParams(theta)
+}
+
+// _github_com_cholqr_sgp_sgp_Regressor is an interface wrapper for Regressor type
+type _github_com_cholqr_sgp_sgp_Regressor struct {
+	IValue        interface{}
+	WEvaluate     func(test *sgp.Dataset) (*sgp.Evaluation, error)
+	WNoise        func() float64
+	WPredict      func(xs sgp.Inputs) (mean []float64, variance []float64, err error)
+	WPredictNoisy func(xs sgp.Inputs) (mean []float64, variance []float64, err error)
+	WSave         func(w io.Writer) error
+	WSaveFile     func(path string) error
+}
+
+func (W _github_com_cholqr_sgp_sgp_Regressor) Evaluate(test *sgp.Dataset) (*sgp.Evaluation, error) {
+	return W.WEvaluate(test)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) Noise() float64 {
+	return W.WNoise()
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) Predict(xs sgp.Inputs) (mean []float64, variance []float64, err error) {
+	return W.WPredict(xs)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) PredictNoisy(xs sgp.Inputs) (mean []float64, variance []float64, err error) {
+	return W.WPredictNoisy(xs)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) Save(w io.Writer) error {
+	return W.WSave(w)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) SaveFile(path string) error {
+	return W.WSaveFile(path)
 }

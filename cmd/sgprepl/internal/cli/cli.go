@@ -106,7 +106,9 @@ var commands = []command{
 			"input row (header mean,variance,latent_variance), the same numbers fit\n" +
 			"--predictions writes for the same rows. Numeric models read the d input\n" +
 			"columns (a last, target, column is ignored); models of molecules or strings\n" +
-			"read the --input-column of a CSV file with a header row.",
+			"read the --input-column of a CSV file with a header row. An exact model\n" +
+			"(fit --selector exact --save) holds its training inputs and weights; loading\n" +
+			"it factorises its n×n kernel matrix again (about n³/3 flops).",
 		flags: predictFlags,
 	},
 	{

@@ -75,8 +75,6 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		return usageErrorf("fit: --max-epochs must be ≥ 1")
 	case o.budget < 0:
 		return usageErrorf("fit: --time-budget %v must be ≥ 0 (0: no limit)", o.budget)
-	case o.save != "":
-		return usageErrorf("fit: --save is not available with --selector exact (the exact model is its n training inputs and an n×n factor); use --predictions")
 	}
 	blas, err := blasName()
 	if err != nil {
@@ -130,7 +128,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			rep.Notes = append(rep.Notes, note)
 		}
 	}
-	if err := writeOutputs(output{o.pred, pred.writeCSV}); err != nil {
+	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	if o.json {
@@ -154,6 +152,9 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, sgp.MeanConstant)
 		if o.test != nil {
 			fmt.Fprintf(w, "%-16sSMSE %s  SNLP %s  (%s, %d rows)\n", "test", formatMetric(rep.SMSE), formatMetric(rep.SNLP), o.testPath, o.test.Len())
+		}
+		if o.save != "" {
+			fmt.Fprintf(w, "%-16s%s (exact; predict loads it again, factorising its n×n matrix)\n", "model", o.save)
 		}
 		if o.pred != "" {
 			fmt.Fprintf(w, "%-16s%s\n", "predictions", o.pred)

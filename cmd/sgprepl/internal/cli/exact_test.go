@@ -62,21 +62,39 @@ func TestFitExact(t *testing.T) {
 		t.Errorf("predictions file: %d lines, header %q", len(lines), lines[0])
 	}
 
-	// Text output and column mode with a discrete kernel.
+	// --save writes the exact model, and predict reads it back: the same
+	// file fit --predictions wrote, and "exact" in its JSON.
+	modelPath, pred2 := filepath.Join(dir, "exact.json"), filepath.Join(dir, "pred2.csv")
+	code, _, stderr = runMain(context.Background(), "fit", "--train", trainPath, "--test", testPath, "--selector", "exact",
+		"--save", modelPath, "--predictions", pred2, "--quiet")
+	if code != 0 {
+		t.Fatalf("--save: exit %d: %s", code, stderr)
+	}
+	samePredictions(t, pred2, "predict", "--model", modelPath, "--input", testPath)
+	code, stdout, stderr = runMain(context.Background(), "predict", "--model", modelPath, "--input", testPath, "--json")
+	if code != 0 || !strings.Contains(stdout, `"model_kind":"exact"`) {
+		t.Errorf("predict --json: exit %d: %s %s", code, stdout, stderr)
+	}
+
+	// Text output and column mode with a discrete kernel; the saved exact
+	// model predicts, through predict, what fit wrote for the same rows.
 	strs := filepath.Join(dir, "strings.csv")
 	os.WriteFile(strs, []byte("seq,y\nACGTAC,1\nACGTTT,2\nTTTTAC,3\nGGGACG,1.5\nACACAC,2.5\nCGCGCG,0.5\nAAACCC,1.2\n"), 0o644)
-	code, stdout, stderr = runMain(context.Background(), "fit", "--train", strs, "--kernel", "spectrum:2", "--selector", "exact", "--max-epochs", "2")
+	strModel, strPred := filepath.Join(dir, "strings-model.json"), filepath.Join(dir, "strings-pred.csv")
+	code, stdout, stderr = runMain(context.Background(), "fit", "--train", strs, "--test", strs, "--kernel", "spectrum:2", "--selector", "exact", "--max-epochs", "2",
+		"--save", strModel, "--predictions", strPred)
 	if code != 0 {
 		t.Fatalf("spectrum: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "exact GP (m = n)") || !strings.Contains(stdout, "objective") || !strings.Contains(stderr, "exact: evaluation 1") {
+	if !strings.Contains(stdout, "exact GP (m = n)") || !strings.Contains(stdout, "objective") || !strings.Contains(stderr, "exact: evaluation 1") ||
+		!strings.Contains(stdout, "model           "+strModel) {
 		t.Errorf("spectrum: stdout\n%s\nstderr\n%s", stdout, stderr)
 	}
+	samePredictions(t, strPred, "predict", "--model", strModel, "--input", strs, "--input-column", "seq")
 
 	// Refused settings.
 	for _, args := range [][]string{
 		{"fit", "--train", trainPath, "--selector", "exact", "--m", "10"},
-		{"fit", "--train", trainPath, "--selector", "exact", "--save", filepath.Join(dir, "model.json")},
 		{"fit", "--train", trainPath, "--selector", "exact", "--max-epochs", "0"},
 	} {
 		code, _, stderr := runMain(context.Background(), args...)
@@ -84,5 +102,22 @@ func TestFitExact(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		}
 		oneErrorLine(t, stderr)
+	}
+}
+
+// samePredictions runs the command args, which prints predictions as CSV,
+// and checks that it prints the file want byte for byte.
+func samePredictions(t *testing.T, want string, args ...string) {
+	t.Helper()
+	code, stdout, stderr := runMain(context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	b, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != string(b) {
+		t.Errorf("%v printed\n%s\nbut %s holds\n%s", args, shorten(stdout), want, shorten(string(b)))
 	}
 }

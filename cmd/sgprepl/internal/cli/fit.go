@@ -25,7 +25,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	seed := fs.Uint64("seed", 1, "seed of the random start and of the swaps")
 	maxEpochs := fs.Int("max-epochs", 50, "maximum number of epochs")
 	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration` (0: no limit)")
-	savePath := fs.String("save", "", "write the fitted model as JSON to `file` (see sgp.LoadPredictorFile)")
+	savePath := fs.String("save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights)")
 	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
 	quiet := fs.Bool("quiet", false, "no progress lines")

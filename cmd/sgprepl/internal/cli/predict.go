@@ -30,9 +30,10 @@ func modelPredictions(md *sgp.Model, x sgp.Inputs) (*predictions, error) {
 	return predictorPredictions(p, x)
 }
 
-// predictorPredictions predicts with a Predictor: the same numbers as
-// modelPredictions for the model it was taken from, bit for bit.
-func predictorPredictions(p *sgp.Predictor, x sgp.Inputs) (*predictions, error) {
+// predictorPredictions predicts with a Predictor or an ExactPredictor:
+// for a Predictor, the same numbers as modelPredictions for the model it
+// was taken from, bit for bit.
+func predictorPredictions(p sgp.Regressor, x sgp.Inputs) (*predictions, error) {
 	mean, latent, err := p.Predict(x)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func formatMetric(v *float64) string {
 // --- predict ---
 
 func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
-	modelPath := fs.String("model", "", "model `file` written by fit --save (required)")
+	modelPath := fs.String("model", "", "model `file` written by fit --save (required): sparse, or exact from --selector exact")
 	inputPath := fs.String("input", "", "CSV `file` of the rows to predict at (required): the model's d input columns, or d+1 with a target that is ignored")
 	outPath := fs.String("output", "", "write the predictions as CSV to `file` (mean,variance,latent_variance) instead of stdout")
 	jsonOut := fs.Bool("json", false, "print one JSON object with the predictions")
@@ -113,7 +114,7 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err := checkOutputs([]string{*modelPath, *inputPath}, *outPath); err != nil {
 			return err
 		}
-		p, err := sgp.LoadPredictorFile(*modelPath)
+		p, err := sgp.LoadRegressorFile(*modelPath)
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		if *jsonOut {
 			out, err := json.Marshal(map[string]any{
-				"model": *modelPath, "input": *inputPath, "rows": len(pred.mean),
+				"model": *modelPath, "model_kind": modelKind(p), "input": *inputPath, "rows": len(pred.mean),
 				"mean": pred.mean, "variance": pred.noisy, "latent_variance": pred.latent,
 			})
 			if err != nil {
@@ -148,15 +149,36 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	}
 }
 
+// modelKind is "sparse" or "exact".
+func modelKind(p sgp.Regressor) string {
+	if _, ok := p.(*sgp.ExactPredictor); ok {
+		return "exact"
+	}
+	return "sparse"
+}
+
+// modelParts returns a loaded model's kernel and the inputs it keeps
+// (inducing inputs, or the training inputs of an exact model).
+func modelParts(p sgp.Regressor) (sgp.Kernel, sgp.Inputs) {
+	switch m := p.(type) {
+	case *sgp.Predictor:
+		return m.Kern, m.X
+	case *sgp.ExactPredictor:
+		return m.Kern, m.X
+	}
+	panic(fmt.Sprintf("predict: unknown model type %T", p))
+}
+
 // readPredictInputs reads the rows to predict at: numbers for a model of
 // vectors (d columns, or d+1 whose last, a target, is ignored), a named
 // column for other models (SMILES, strings, …, featurised as in fit).
-func readPredictInputs(path string, p *sgp.Predictor, inputCols []string) (sgp.Inputs, error) {
-	if _, ok := p.X.(*sgp.Vectors); !ok || len(inputCols) > 0 {
+func readPredictInputs(path string, p sgp.Regressor, inputCols []string) (sgp.Inputs, error) {
+	kern, kept := modelParts(p)
+	if _, ok := kept.(*sgp.Vectors); !ok || len(inputCols) > 0 {
 		if len(inputCols) == 0 {
 			return nil, usageErrorf("predict: this model's inputs are not numbers: name the input column with --input-column (the file needs a header row)")
 		}
-		spec, err := kernelSpecOf(p.Kern)
+		spec, err := kernelSpecOf(kern)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +188,7 @@ func readPredictInputs(path string, p *sgp.Predictor, inputCols []string) (sgp.I
 		}
 		return d.x, nil
 	}
-	dim := p.X.(*sgp.Vectors).Dim()
+	dim := kept.(*sgp.Vectors).Dim()
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, errors.Unwrap(err))
@@ -205,7 +227,7 @@ func kernelSpecOf(k sgp.Kernel) (string, error) {
 		}
 		return fmt.Sprintf("wl:%d", kk.Depth()), nil
 	}
-	return "", fmt.Errorf("predict: models with kernel %T take their inputs from Go (sgp.LoadPredictorFile); the command line cannot featurise them", k)
+	return "", fmt.Errorf("predict: models with kernel %T take their inputs from Go (sgp.LoadRegressorFile); the command line cannot featurise them", k)
 }
 
 // shorten shortens a cell or line quoted in an error message.
