@@ -43,23 +43,43 @@ type savedKernel struct {
 
 // Save writes the predictor as JSON to w.
 func (p *Predictor) Save(w io.Writer) error {
-	sk, err := kernelSpec(p.Kern)
+	h, err := newSavedHead(p.Kern, p.X, p.NoiseV)
 	if err != nil {
 		return err
 	}
-	kind, raw, err := marshalInputs(p.X)
-	if err != nil {
-		return err
+	return writeModel(w, &savedModel{Format: modelFormat, Kernel: h.kernel, Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp,
+		Inducing: p.inducer, InducingInputs: h.inputs, InputKind: h.kind, K: len(p.a), W: p.w, R: p.r, A: p.a})
+}
+
+// savedHead is what both kinds of model file hold besides their factors:
+// the kernel, the inputs the model keeps (of kind) and the
+// hyperparameters by name, the noise variance as "noise".
+type savedHead struct {
+	kernel savedKernel
+	kind   string
+	inputs json.RawMessage
+	hyp    map[string]float64
+}
+
+func newSavedHead(k Kernel, x Inputs, noise float64) (h savedHead, err error) {
+	if h.kernel, err = kernelSpec(k); err != nil {
+		return h, err
 	}
-	hyp := map[string]float64{"noise": p.NoiseV}
-	for i, name := range sk.Names {
-		hyp[name] = math.Exp(sk.Params[i])
+	if h.kind, h.inputs, err = marshalInputs(x); err != nil {
+		return h, err
 	}
-	sm := savedModel{Format: modelFormat, Kernel: sk, Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: hyp,
-		Inducing: p.inducer, InducingInputs: raw, InputKind: kind, K: len(p.a), W: p.w, R: p.r, A: p.a}
+	h.hyp = map[string]float64{"noise": noise}
+	for i, name := range h.kernel.Names {
+		h.hyp[name] = math.Exp(h.kernel.Params[i])
+	}
+	return h, nil
+}
+
+// writeModel writes a model file's JSON object, indented, to w.
+func writeModel(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(&sm)
+	return enc.Encode(v)
 }
 
 // SaveFile writes the predictor to path, replacing it only once the whole
@@ -139,19 +159,9 @@ func LoadPredictor(r io.Reader) (*Predictor, error) {
 			return nil, fmt.Errorf("sgp: model file has inducing row %d", j)
 		}
 	}
-	x, err := unmarshalInputs(sm.InputKind, sm.InducingInputs)
+	x, kern, err := savedInputsKernel(sm.InputKind, sm.InducingInputs, sm.Kernel, k, "inducing inputs for k")
 	if err != nil {
 		return nil, err
-	}
-	if x.Len() != k {
-		return nil, fmt.Errorf("sgp: model file has %d inducing inputs for k=%d", x.Len(), k)
-	}
-	kern, err := kernelFromSpec(sm.Kernel, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := kern.Accepts(x); err != nil {
-		return nil, fmt.Errorf("sgp: model file: %w", err)
 	}
 	for i := 0; i < k; i++ {
 		if !(sm.W[i*k+i] > 0) || !(math.Abs(sm.R[i*k+i]) > 0) {
@@ -160,16 +170,46 @@ func LoadPredictor(r io.Reader) (*Predictor, error) {
 	}
 	p := &Predictor{Kern: kern, NoiseV: sm.Noise, PriorMean: sm.Mean, X: x, w: sm.W, r: sm.R, a: sm.A, inducer: sm.Inducing}
 	p.prepare()
-	mean, vr, err := p.PredictTo(nil, nil, x)
+	if err := finiteAt(p.PredictTo, x, "inducing inputs"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// savedInputsKernel rebuilds a model file's n inputs (described as what,
+// "… for n", in errors) and its kernel, and checks that the kernel takes
+// the inputs.
+func savedInputsKernel(kind string, raw json.RawMessage, sk savedKernel, n int, what string) (Inputs, Kernel, error) {
+	x, err := unmarshalInputs(kind, raw)
 	if err != nil {
-		return nil, fmt.Errorf("sgp: model file: %w", err)
+		return nil, nil, err
+	}
+	if x.Len() != n {
+		return nil, nil, fmt.Errorf("sgp: model file has %d %s=%d", x.Len(), what, n)
+	}
+	kern, err := kernelFromSpec(sk, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := kern.Accepts(x); err != nil {
+		return nil, nil, fmt.Errorf("sgp: model file: %w", err)
+	}
+	return x, kern, nil
+}
+
+// finiteAt refuses a loaded model that cannot predict, or predicts
+// non-finite values, at x, some of its own inputs (described as what).
+func finiteAt(predictTo func(mean, variance []float64, xs Inputs) ([]float64, []float64, error), x Inputs, what string) error {
+	mean, vr, err := predictTo(nil, nil, x)
+	if err != nil {
+		return fmt.Errorf("sgp: model file: %w", err)
 	}
 	for i := range mean {
 		if math.IsNaN(mean[i]) || math.IsInf(mean[i], 0) || math.IsNaN(vr[i]) || math.IsInf(vr[i], 0) {
-			return nil, errors.New("sgp: model file: the model predicts non-finite values at its own inducing inputs (parameters out of range?)")
+			return fmt.Errorf("sgp: model file: the model predicts non-finite values at its own %s (parameters out of range?)", what)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // shortText quotes at most 40 characters of s in an error message.

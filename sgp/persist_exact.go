@@ -46,24 +46,13 @@ type savedExactModel struct {
 // cannot be saved.
 func (p *ExactPredictor) Save(w io.Writer) (err error) {
 	defer recoverTo(&err)
-	sk, err := kernelSpec(p.Kern)
+	h, err := newSavedHead(p.Kern, p.X, p.NoiseV)
 	if err != nil {
 		return err
 	}
-	kind, raw, err := marshalInputs(p.X)
-	if err != nil {
-		return err
-	}
-	hyp := map[string]float64{"noise": p.NoiseV}
-	for i, name := range sk.Names {
-		hyp[name] = math.Exp(sk.Params[i])
-	}
-	sm := savedExactModel{Format: exactModelFormat, Kernel: sk, Noise: p.NoiseV, Jitter: p.Jitter, Mean: p.PriorMean,
-		Hyperparameters: hyp, InputKind: kind, Inputs: raw, N: len(p.alpha), Alpha: p.alpha,
-		TrainMean: p.trainMean, TrainVar: p.trainVar}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(&sm)
+	return writeModel(w, &savedExactModel{Format: exactModelFormat, Kernel: h.kernel, Noise: p.NoiseV, Jitter: p.Jitter, Mean: p.PriorMean,
+		Hyperparameters: h.hyp, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha,
+		TrainMean: p.trainMean, TrainVar: p.trainVar})
 }
 
 // SaveFile writes the exact model to path, replacing it only once the
@@ -114,19 +103,9 @@ func LoadExactPredictor(r io.Reader) (*ExactPredictor, error) {
 			return nil, errors.New("sgp: model file has a non-finite weight")
 		}
 	}
-	x, err := unmarshalInputs(sm.InputKind, sm.Inputs)
+	x, kern, err := savedInputsKernel(sm.InputKind, sm.Inputs, sm.Kernel, n, "training inputs for n")
 	if err != nil {
 		return nil, err
-	}
-	if x.Len() != n {
-		return nil, fmt.Errorf("sgp: model file has %d training inputs for n=%d", x.Len(), n)
-	}
-	kern, err := kernelFromSpec(sm.Kernel, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := kern.Accepts(x); err != nil {
-		return nil, fmt.Errorf("sgp: model file: %w", err)
 	}
 	l, err := exactCholesky(x, kern, sm.Noise, sm.Jitter)
 	if err != nil {
@@ -134,15 +113,8 @@ func LoadExactPredictor(r io.Reader) (*ExactPredictor, error) {
 	}
 	p := &ExactPredictor{Kern: kern, NoiseV: sm.Noise, PriorMean: sm.Mean, Jitter: sm.Jitter, X: x,
 		l: l, alpha: sm.Alpha, trainMean: sm.TrainMean, trainVar: sm.TrainVar}
-	probe := x.Subset(firstRows(min(n, 16)))
-	mean, vr, err := p.PredictTo(nil, nil, probe)
-	if err != nil {
-		return nil, fmt.Errorf("sgp: model file: %w", err)
-	}
-	for i := range mean {
-		if math.IsNaN(mean[i]) || math.IsInf(mean[i], 0) || math.IsNaN(vr[i]) || math.IsInf(vr[i], 0) {
-			return nil, errors.New("sgp: model file: the model predicts non-finite values at its own training inputs (parameters out of range?)")
-		}
+	if err := finiteAt(p.PredictTo, x.Subset(firstRows(min(n, 16))), "training inputs"); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

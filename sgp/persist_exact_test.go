@@ -42,6 +42,20 @@ func checkSameExact(t *testing.T, name string, a, b Regressor, xs Inputs) {
 	}
 }
 
+// roundTrip saves p and loads it again with LoadExactPredictor.
+func roundTrip(t *testing.T, p *ExactPredictor) *ExactPredictor {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	q, err := LoadExactPredictor(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
 // TestExactSaveLoad: an exact model saved and loaded (through
 // LoadExactPredictor, LoadRegressor and the file functions) predicts as
 // the fitted one and scores the same, for vector and string inputs, and
@@ -111,15 +125,7 @@ func TestExactSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Reset()
-	if err := sres.Predictor.Save(&b); err != nil {
-		t.Fatal(err)
-	}
-	sp, err := LoadRegressor(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSameExact(t, "strings", sres.Predictor, sp, x)
+	checkSameExact(t, "strings", sres.Predictor, roundTrip(t, sres.Predictor), x)
 
 	// Duplicated inputs and σ² = 10⁻³⁰⁰: the factor needed jitter, which the
 	// file keeps.
@@ -132,14 +138,7 @@ func TestExactSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Reset()
-	if err := jres.Predictor.Save(&b); err != nil {
-		t.Fatal(err)
-	}
-	jp, err := LoadExactPredictor(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jp := roundTrip(t, jres.Predictor)
 	if jp.Jitter != jres.Jitter || !(jp.Jitter > 0) {
 		t.Errorf("jitter: loaded %v, fitted %v", jp.Jitter, jres.Jitter)
 	}
