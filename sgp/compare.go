@@ -33,6 +33,9 @@ type ComparisonRow struct {
 	Epochs     int
 	Elapsed    time.Duration // the fit's wall time (summed over epochs without a Result)
 	Stopped    string        // why the fit stopped; "" without a Result
+	// Exact marks the full GP (AddExact): Objective is its exact negative
+	// log marginal likelihood, M = MRequested = n, Epochs its evaluations.
+	Exact bool
 	// Eval holds the test scores; nil without a test set or when they
 	// could not be computed (Err says why).
 	Eval *Evaluation
@@ -80,6 +83,25 @@ func (c *Comparison) Add(name string, md *Model, res *Result) *Comparison {
 	return c
 }
 
+// AddExact appends the exact GP fitted by FitExact under name, the
+// reference for what sparsity costs: its objective is the negative log
+// marginal likelihood that the sparse VAR and MLE objectives bound from
+// above (they reach it at m = n), and every training point is "inducing".
+// It is scored on the comparison's test set and returns c.
+func (c *Comparison) AddExact(name string, res *ExactResult) *Comparison {
+	row := ComparisonRow{Name: name, Objective: math.NaN(), Exact: true}
+	defer func() { c.Rows = append(c.Rows, row) }()
+	if res == nil || res.Predictor == nil {
+		row.Err = fmt.Errorf("sgp: no exact fit")
+		return c
+	}
+	row.Objective, row.M, row.MRequested, row.Epochs, row.Elapsed, row.Stopped = res.Objective, res.N, res.N, res.Evals, res.Elapsed, res.Stopped
+	if c.Test != nil {
+		row.Eval, row.Err = res.Predictor.Evaluate(c.Test)
+	}
+	return c
+}
+
 // header returns the column names: the scores only with a test set.
 func (c *Comparison) header() ([]string, []bool) {
 	h := []string{"model", "kind", "objective", "m", "selector", "epochs", "seconds", "stopped"}
@@ -96,6 +118,9 @@ func (c *Comparison) cells() (rows [][]string, notes []string) {
 	for _, r := range c.Rows {
 		cells := []string{r.Name, r.Kind.String(), fmtG(r.Objective), fmt.Sprintf("%d/%d", r.M, r.MRequested),
 			r.Selector.String(), strconv.Itoa(r.Epochs), fmt.Sprintf("%.3g", r.Elapsed.Seconds()), r.Stopped}
+		if r.Exact {
+			cells[1], cells[4] = "exact", "all (m = n)"
+		}
 		if r.MRequested == 0 { // no model
 			cells = []string{r.Name, "–", "–", "–", "–", "–", "–", "–"}
 		}

@@ -3,6 +3,7 @@ package sgp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +281,38 @@ func TestComparison(t *testing.T) {
 	}
 	if s := NewComparison(nil).String(); !strings.Contains(s, "no models") && !strings.Contains(s, "add models") {
 		t.Errorf("empty comparison: %q", s)
+	}
+}
+
+// TestComparisonExact: the exact GP is a row of its own, labelled exact
+// with every training point in play, scored as its predictor scores, and
+// below the sparse model's objective, which bounds it from above.
+func TestComparisonExact(t *testing.T) {
+	t.Parallel()
+	md, res, test := fitted(t)
+	ex, err := FitExact(context.Background(), md.Inputs(), md.Targets(), NewRBFFromData(md.Inputs().(*Vectors), md.Targets()), ExactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewComparison(test).Add("CholQR", md, res).AddExact("exact", ex).AddExact("none", nil)
+	r := c.Rows[1]
+	ev, _ := ex.Predictor.Evaluate(test)
+	n := md.Inputs().Len()
+	if !r.Exact || r.Objective != ex.Objective || r.M != n || r.MRequested != n || r.Epochs != ex.Evals || r.Eval == nil || *r.Eval != *ev {
+		t.Errorf("exact row: %+v", r)
+	}
+	if !(r.Objective < c.Rows[0].Objective) {
+		t.Errorf("exact objective %v not below the sparse bound %v", r.Objective, c.Rows[0].Objective)
+	}
+	if c.Rows[2].Err == nil {
+		t.Errorf("row without a fit: %+v", c.Rows[2])
+	}
+	text := c.String()
+	header, _ := c.header()
+	columnsAligned(t, "comparison", text, header)
+	for _, w := range []string{"exact", "all (m = n)", fmt.Sprintf("%d/%d", n, n), fmtG(ev.SMSE), "none: sgp: no exact fit"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("comparison text lacks %q:\n%s", w, text)
+		}
 	}
 }
