@@ -562,3 +562,45 @@ func TestSgpDisplay(t *testing.T) {
 		t.Errorf("empty ranking: %q", (sgp.CostRanking{Removed: 3}).String())
 	}
 }
+
+// TestSessionExactSaveLoad: from the REPL, an exact GP is fitted, saved,
+// read back through LoadRegressorFile and told apart from a sparse model
+// by a type switch (yaegi v0.16.1 fails on the comma-ok assertion from
+// this interface; README says so).
+func TestSessionExactSaveLoad(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, Options{})
+	path := t.TempDir() + "/exact.json"
+	cell := fmt.Sprintf(`import "context"
+train, test := sgp.SnelsonLike(60, 1)
+ex, err := sgp.FitExact(context.Background(), train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y), sgp.ExactOptions{MaxEvals: 40})
+if err != nil {
+	panic(err)
+}
+if err := ex.Predictor.SaveFile(%q); err != nil {
+	panic(err)
+}
+r, err := sgp.LoadRegressorFile(%q)
+if err != nil {
+	panic(err)
+}
+kind := "sparse"
+switch p := r.(type) {
+case *sgp.ExactPredictor:
+	kind = fmt.Sprintf("exact, n = %%d", p.N())
+}
+a, _ := ex.Predictor.Evaluate(test)
+b, _ := r.Evaluate(test)
+fmt.Sprintf("%%s; SMSE %%.12f %%.12f", kind, a.SMSE, b.SMSE)`, path, path)
+	res, err := s.Eval(context.Background(), cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Value == nil || !strings.Contains(res.Value.Text, "exact, n = 60; SMSE") {
+		t.Fatalf("value %+v", res.Value)
+	}
+	var a, b float64
+	if _, err := fmt.Sscanf(strings.ReplaceAll(res.Value.Text, "exact, n = 60; ", ""), "SMSE %f %f", &a, &b); err != nil || a != b {
+		t.Errorf("%q: fitted and loaded SMSE differ (%v)", res.Value.Text, err)
+	}
+}
