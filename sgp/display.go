@@ -90,6 +90,9 @@ func (r Result) String() string {
 	} else if r.NoiseOnly {
 		rows = append(rows, [2]string{"noise-only optimum", "everything is explained as noise"})
 	}
+	if len(r.SwitchedOn) > 0 {
+		rows = append(rows, [2]string{"switched back on", switchedOnText(r.SwitchedOn)})
+	}
 	if r.Resumed {
 		rows = append(rows, [2]string{"hybrid", resumedText})
 	}
@@ -110,6 +113,11 @@ func refinedText(cr *ContinuousResult, from string) string {
 		from, fmtG(cr.Start), fmtG(cr.Objective), cr.Evals, cr.Stopped, cr.Jitter)
 }
 
+// switchedOnText describes Result.SwitchedOn.
+func switchedOnText(on []int) string {
+	return inputList(on) + " (the fit had switched them off; the objective was lower with them back)"
+}
+
 // resumedText describes Result.Resumed.
 const resumedText = "CholQR resumed after the continuous refinements (behind it, or ended with time left) for the rest of the time budget"
 
@@ -123,6 +131,9 @@ func (r Result) HTML() string {
 		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
 		{"noise-only optimum", strconv.FormatBool(r.NoiseOnly)}, {"restarted from MLE", strconv.FormatBool(r.Restarted)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
+	}
+	if len(r.SwitchedOn) > 0 {
+		rows = append(rows, [2]string{"switched back on", switchedOnText(r.SwitchedOn)})
 	}
 	if r.Resumed {
 		rows = append(rows, [2]string{"hybrid", resumedText})

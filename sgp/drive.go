@@ -136,6 +136,13 @@ type Result struct {
 	// a restart from an MLE warm start (WithMLERestart) found a lower
 	// VAR objective, which the model keeps.
 	Restarted bool
+	// SwitchedOn lists the inputs, in order, whose lengthscales the fit
+	// set back after its gradient phases had switched them off (grown
+	// far beyond the inputs' spread, where no gradient step brings them
+	// back) because the objective was lower there; the epochs that
+	// followed are part of the fit (RBF kernel only; see
+	// Model.switchBackSubset). nil when none was.
+	SwitchedOn []int
 	// Refined is, for the hybrid selector, the continuous refinement
 	// that the model predicts with (its inducing
 	// inputs Z and θ; Objective and Params are then its own); nil when the
@@ -209,19 +216,28 @@ func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, e
 	if runErr == nil && md.restartWanted(start) {
 		stopped, converged, restarted, runErr = md.restartFromMLE(ctx, start, theta0, stopped, converged)
 	}
+	var on []int
+	if rbf, ok := md.kern.(*RBF); ok && runErr == nil && !md.fixHyper {
+		ls0 := make([]float64, rbf.Dim())
+		for j := range ls0 {
+			ls0[j] = math.Exp(theta0[1+j])
+		}
+		stopped, converged, on, runErr = md.switchBackSubset(ctx, start, math.Exp(theta0[0]), ls0, stopped, converged)
+	}
 	res = &Result{
-		Objective: md.f.Value(md.obj),
-		Parts:     md.f.Parts(),
-		Epochs:    len(md.trace),
-		Elapsed:   time.Since(start),
-		Stopped:   stopped,
-		Converged: converged,
-		Inducing:  md.f.Active(nil),
-		Params:    md.Params(),
-		Mean:      md.f.mu,
-		M:         md.m,
-		Restarted: restarted,
-		Stats:     md.f.stats,
+		Objective:  md.f.Value(md.obj),
+		Parts:      md.f.Parts(),
+		Epochs:     len(md.trace),
+		Elapsed:    time.Since(start),
+		Stopped:    stopped,
+		Converged:  converged,
+		Inducing:   md.f.Active(nil),
+		Params:     md.Params(),
+		Mean:       md.f.mu,
+		M:          md.m,
+		Restarted:  restarted,
+		SwitchedOn: on,
+		Stats:      md.f.stats,
 	}
 	res.Warnings = md.warnings(res, md.rose(first, leftOut))
 	md.announce(res.Warnings)

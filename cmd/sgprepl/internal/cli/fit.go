@@ -137,7 +137,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
 			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
-			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, Resumed: res.Resumed,
+			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, Resumed: res.Resumed, SwitchedOn: append([]int{}, res.SwitchedOn...),
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
 			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
 			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
@@ -220,6 +220,7 @@ type fitReport struct {
 	Converged       bool               `json:"converged"`
 	NoiseOnly       bool               `json:"noise_only"`
 	Restarted       bool               `json:"restarted"`
+	SwitchedOn      []int              `json:"switched_on"`
 	Inducing        []int              `json:"inducing"`
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Mean            float64            `json:"mean"`
@@ -298,6 +299,13 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	}
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
 	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
+	if len(res.SwitchedOn) > 0 {
+		on := make([]string, len(res.SwitchedOn))
+		for i, j := range res.SwitchedOn {
+			on[i] = names[1+j] // an RBF kernel's: variance, then the lengthscales
+		}
+		fmt.Fprintf(w, "%-16s%s (the fit had switched them off; the objective was lower with them back)\n", "switched on", strings.Join(on, " "))
+	}
 	if res.Resumed {
 		fmt.Fprintf(w, "%-16s%s\n", "hybrid", "CholQR resumed after the continuous refinements (behind it, or ended with time left)")
 	}
