@@ -28,12 +28,13 @@ import (
 // with the lengthscale set back to 1, 3 and 10 times the scaled start,
 // the rest of θ unchanged; from the lowest point below the current F it
 // runs epochs as Fit does, and keeps the result if F ends lower, trying
-// the input's next point otherwise. A kept result that ended on its own
+// the next input's lowest point otherwise. A kept result that ended on its own
 // (converged or stalled) is searched again. Inputs the target does not
-// depend on raise F at every point and stay off. It stops at the time
-// budget and on cancellation, and returns the inputs switched back on, in
-// order, with the state and stop reason of the last epochs kept (stopped0
-// and converged0 when none were).
+// depend on raise F at every point and stay off. Each point costs a
+// factorisation at the current set, about one gradient evaluation. It
+// stops at the time budget and on cancellation, and returns the inputs
+// switched back on, in order, with the state and stop reason of the last
+// epochs kept (stopped0 and converged0 when none were).
 func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float64, ls0 []float64, stopped0 string, converged0 bool) (stopped string, converged bool, on []int, err error) {
 	stopped, converged = stopped0, converged0
 	for ctx.Err() == nil && (md.budget <= 0 || time.Since(start) < md.budget) && endedOnItsOwn(stopped) {
@@ -55,8 +56,8 @@ func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float
 			if p.f = md.f.Value(md.obj); p.f < keepF {
 				pts = append(pts, p)
 			}
-			if ctx.Err() != nil {
-				break
+			if ctx.Err() != nil || (md.budget > 0 && time.Since(start) >= md.budget) {
+				break // each point costs a factorisation, O(n·m²)
 			}
 		}
 		sort.SliceStable(pts, func(a, b int) bool { return pts[a].f < pts[b].f })
