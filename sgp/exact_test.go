@@ -327,9 +327,10 @@ func TestExactBadInputs(t *testing.T) {
 	}
 }
 
-// TestExactJitter checks that a matrix K + σ²I that does not factorise
-// (one input repeated, σ² far below rounding) gets jitter, reported.
-func TestExactJitter(t *testing.T) {
+// jitteredExact fits the exact GP at σ² = 10⁻³⁰⁰ to 20 copies of one
+// input, where K + σ²I does not factorise without jitter.
+func jitteredExact(t *testing.T) (*Vectors, *ExactResult) {
+	t.Helper()
 	x, _ := NewVectors(20, 1, make([]float64, 20))
 	y := make([]float64, 20)
 	for i := range y {
@@ -339,6 +340,13 @@ func TestExactJitter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return x, res
+}
+
+// TestExactJitter checks that a matrix K + σ²I that does not factorise
+// (one input repeated, σ² far below rounding) gets jitter, reported.
+func TestExactJitter(t *testing.T) {
+	x, res := jitteredExact(t)
 	if !(res.Jitter > 0) || res.Jitter > 1e-4 || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "jitter") {
 		t.Errorf("jitter %v, warnings %q", res.Jitter, res.Warnings)
 	}

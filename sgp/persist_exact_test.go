@@ -42,14 +42,20 @@ func checkSameExact(t *testing.T, name string, a, b Regressor, xs Inputs) {
 	}
 }
 
-// roundTrip saves p and loads it again with LoadExactPredictor.
-func roundTrip(t *testing.T, p *ExactPredictor) *ExactPredictor {
+// savedExact returns the JSON p saves.
+func savedExact(t testing.TB, p *ExactPredictor) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := p.Save(&b); err != nil {
 		t.Fatal(err)
 	}
-	q, err := LoadExactPredictor(&b)
+	return b.Bytes()
+}
+
+// roundTrip saves p and loads it again with LoadExactPredictor.
+func roundTrip(t *testing.T, p *ExactPredictor) *ExactPredictor {
+	t.Helper()
+	q, err := LoadExactPredictor(bytes.NewReader(savedExact(t, p)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +69,7 @@ func roundTrip(t *testing.T, p *ExactPredictor) *ExactPredictor {
 func TestExactSaveLoad(t *testing.T) {
 	t.Parallel()
 	res, test := fittedExact(t)
-	var b bytes.Buffer
-	if err := res.Predictor.Save(&b); err != nil {
-		t.Fatal(err)
-	}
-	p, err := LoadExactPredictor(bytes.NewReader(b.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := roundTrip(t, res.Predictor)
 	checkSameExact(t, "LoadExactPredictor", res.Predictor, p, test.X)
 	if p.N() != res.N || p.Noise() != res.Predictor.Noise() || p.PriorMean != res.Mean {
 		t.Errorf("loaded n %d σ² %v μ %v, fitted %d %v %v", p.N(), p.Noise(), p.PriorMean, res.N, res.Predictor.Noise(), res.Mean)
@@ -129,15 +128,7 @@ func TestExactSaveLoad(t *testing.T) {
 
 	// Duplicated inputs and σ² = 10⁻³⁰⁰: the factor needed jitter, which the
 	// file keeps.
-	dx, _ := NewVectors(20, 1, make([]float64, 20))
-	dy := make([]float64, 20)
-	for i := range dy {
-		dy[i] = float64(i % 3)
-	}
-	jres, err := FitExact(context.Background(), dx, dy, NewRBF(1, []float64{1}), ExactOptions{Noise: 1e-300, Fixed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dx, jres := jitteredExact(t)
 	jp := roundTrip(t, jres.Predictor)
 	if jp.Jitter != jres.Jitter || !(jp.Jitter > 0) {
 		t.Errorf("jitter: loaded %v, fitted %v", jp.Jitter, jres.Jitter)
@@ -176,11 +167,7 @@ func TestExactSaveRefusesFuncKernel(t *testing.T) {
 func TestLoadHostileExactModels(t *testing.T) {
 	t.Parallel()
 	res, _ := fittedExact(t)
-	var b bytes.Buffer
-	if err := res.Predictor.Save(&b); err != nil {
-		t.Fatal(err)
-	}
-	good := b.Bytes()
+	good := savedExact(t, res.Predictor)
 	kern := func(m map[string]any) map[string]any { return m["kernel"].(map[string]any) }
 	cases := map[string]struct{ file, want string }{
 		"n huge":          {edit(t, good, func(m map[string]any) { m["n"] = 1e9 }), "inconsistent"},
@@ -234,11 +221,7 @@ func TestLoadHostileExactModels(t *testing.T) {
 // a model whose predictions at a few inputs of its own are finite.
 func FuzzLoadRegressor(f *testing.F) {
 	res, _ := fittedExact(f)
-	var b bytes.Buffer
-	if err := res.Predictor.Save(&b); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(b.Bytes())
+	f.Add(savedExact(f, res.Predictor))
 	f.Add(savedSnelson(f))
 	f.Add([]byte(`{"format":"sgp-exact-model/1","kernel":{"type":"rbf","dim":1,"log_params":[0,0]},"noise":1,"n":2,"alpha":[1,2],"input_kind":"vectors","inputs":[[0],[1]]}`))
 	f.Add([]byte(`{"format":"sgp-exact-model/1","n":1e15}`))
