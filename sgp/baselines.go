@@ -23,8 +23,10 @@ import (
 //	                  best; then CG
 //	hybrid            CholQR, then the inducing inputs and θ refined
 //	                  continuously (FitContinuous from the k-means centres
-//	                  of the inputs, then from CholQR's set and from a
-//	                  random subset while time is left; the lowest kept),
+//	                  of the inputs or, given time to converge, their
+//	                  k-means++ seeds, then from the other, CholQR's set
+//	                  and a random subset while time is left; the lowest
+//	                  kept),
 //	                  kept if the objective is lower; vector inputs and the
 //	                  RBF kernel only (see fitHybrid)
 type Selector struct {

@@ -149,7 +149,8 @@ type Result struct {
 	// refinement did not lower the objective, and for other selectors.
 	Refined *ContinuousResult
 	// RefinedFrom says where the kept refinement started: "the k-means
-	// centres", "CholQR's set", "a random subset" (each at the starting
+	// centres", "the k-means++ seeds", "CholQR's set", "a random subset"
+	// (each at the starting
 	// hyperparameters) or "CholQR's fit" (its set and θ), followed by
 	// ", then lengthscale[j] switched back on" (or "lengthscales[j, k]")
 	// when the refinement went on from bringing back inputs it had switched

@@ -45,8 +45,10 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // WithInit says otherwise) with hybridShare of the time budget, then
 // FitContinuous moves the inducing inputs and θ (Titsias 2009) in the rest
 // of it, starting from the k-means centres of the inputs (kmeansCentres,
-// in units of the starting lengthscales) and the starting hyperparameters
-// θ₀ (then, while time is left, from CholQR's set and from a random
+// in units of the starting lengthscales) or, when the refinement has time
+// to converge, from the k-means++ seeds the centres grew from (see
+// spreadStartEvals), at the starting hyperparameters θ₀ (then, while time
+// is left, from the other of the two, from CholQR's set and from a random
 // subset; see below). A refinement that ends at a local optimum with
 // inputs switched off (lengthscales far beyond the data's spread) goes on
 // from where switching one back on lowers F (reactivate). The refinement
@@ -54,7 +56,7 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // lower than CholQR's; the factor, Swap and Value go on describing the
 // CholQR selection.
 //
-// Why the refinement starts from the centres: measured on KIN40K (VAR,
+// Why the refinement starts from the k-means starts: measured on KIN40K (VAR,
 // FitContinuous from θ₀, F after a fixed number of evaluations, medians of
 // 3 seeds; 1500 evaluations at m = 64, 250 at m = 256), the k-means
 // centres reached 5700.4 and 3107.4, a random subset 5702.0 and 3142.1
@@ -65,7 +67,10 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // inputs off (ℓ₀ ≈ 337 at m = 64) and moving inducing inputs from there
 // stays in that basin — and CholQR's set at θ₀ 5730 and 3256: swaps choose
 // points for a subset-of-data model, not a start for inducing inputs that
-// are free to move.
+// are free to move. Given time to converge, the seeds the centres grew
+// from end lower than the centres (spreadStartEvals); greedy conditional
+// variance at θ₀ (the greedy-variance selector's set) ended at 6909.9 at
+// m = 64, in a basin that switches an input off.
 //
 // Continuous inducing inputs can also be the wrong model: on a 26-input
 // set whose last 16 inputs take five values, with a step in one of them
@@ -96,7 +101,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	ls0 := append([]float64(nil), kern.Lengthscales()...)
 	// As many centres as the starting set has points: fewer than m when
 	// the kernel cannot tell m inputs apart.
-	centres := kmeansCentres(xv, kern.Lengthscales(), len(md.f.Active(nil)), rand.New(rand.NewPCG(md.seed, kmeansStream)))
+	centres, seeds := kmeansCentres(xv, kern.Lengthscales(), len(md.f.Active(nil)), rand.New(rand.NewPCG(md.seed, kmeansStream)))
 	budget := md.budget
 	defer func() { md.budget, md.hardEnd = budget, false }() // also when a kernel panics
 	if budget > 0 {
@@ -109,6 +114,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		return res, err
 	}
 	cctx, opts := ctx, ContinuousOptions{MaxEvals: hybridEvals}
+	var left time.Duration // the refinements' time
 	// The refinements are checked against CholQR after probe: as long as
 	// CholQR's phase took (its forward start included), and at least its
 	// share of the budget, which a phase that converged early did not use.
@@ -120,12 +126,12 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		// about twice a CholQR fit, also at large n where one evaluation
 		// costs O(n·m²).
 		limit := max(phase, hybridMinRefine)
-		probe = limit / 2
+		probe, left = limit/2, limit
 		var cancel context.CancelFunc
 		cctx, cancel = context.WithTimeout(ctx, limit)
 		defer cancel()
 	} else {
-		left := budget - time.Since(start)
+		left = budget - time.Since(start)
 		if left <= 0 {
 			res.Warnings = append(res.Warnings, "the hybrid fit's time budget ended before the continuous refinement")
 			md.announce(res.Warnings[len(res.Warnings)-1:])
@@ -143,16 +149,22 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	// the centres can be the worse one (SnelsonLike(200), m = 10: 100.7 from
 	// the forward start's set, 85.2 from CholQR's). A refinement that ended
 	// — converged, stalled or failed — before its time or evaluations were
-	// up leaves time for the next start: CholQR's own set, then a random
-	// subset of the inputs (continuous SGPR's usual start). The lowest
-	// objective is kept; a refinement cut by the time limit counts with the
-	// best point it reached.
+	// up leaves time for the next start: the other k-means start, CholQR's
+	// own set, then a random subset of the inputs (continuous SGPR's usual
+	// start). The lowest objective is kept; a refinement cut by the time
+	// limit counts with the best point it reached.
 	k := len(md.f.Active(nil))
-	starts := []struct {
+	type startPoint struct {
 		name string
 		z    func() *Vectors
-	}{
-		{"the k-means centres", func() *Vectors { return centres }},
+	}
+	first := startPoint{"the k-means centres", func() *Vectors { return centres }}
+	second := startPoint{"the k-means++ seeds", func() *Vectors { return seeds }}
+	if n := md.refinementEvals(left, opts.MaxEvals, centres, theta0, ls0, opts.Jitter); float64(n) >= spreadStartEvals*float64(k*xv.Dim()) {
+		first, second = second, first
+	}
+	starts := []startPoint{
+		first, second,
 		{"CholQR's set", func() *Vectors { return xv.Rows(md.f.Active(nil)) }},
 		{"a random subset", func() *Vectors {
 			return xv.Rows(rand.New(rand.NewPCG(md.seed, subsetStream)).Perm(xv.Len())[:k])
@@ -272,6 +284,42 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		}
 	}
 	return res, nil
+}
+
+// spreadStartEvals decides which of the two k-means starts the hybrid's
+// refinement tries first: the k-means++ seeds when its time allows at
+// least spreadStartEvals·m·d evaluations (refinementEvals), the k-means
+// centres otherwise. The centres descend faster; the seeds, data points
+// spread over the inputs' extent, can end in lower optima where the
+// refinement has time to get there. Measured on KIN40K (VAR, at θ₀, 27 s,
+// the hybrid's refinement time in a 30 s budget): at m = 256, where 27 s
+// allow about 450 evaluations (0.2·m·d), the centres reached 2988.1
+// (median of seeds 1–5), the seeds 2996.6 and a random subset 2999.1; at
+// m = 128 (about 1150 evaluations, 1.1·m·d) the centres 4384.6 and the
+// seeds 4389.9 (seeds 1–4); at m = 64 (about 2500 evaluations, 4.9·m·d,
+// most of them converged or stalled) the seeds 5668.8 (median of seeds
+// 6–15), a random subset 5671.0 and the centres 5678.4 — the centres
+// end in the same few optima (5679.6 and 5684.5 on three seeds each).
+// On kin8nm (m = 64, all converged in 8–20 s) the three were within noise
+// (medians −5903.5, −5904.2, −5902.6, seeds 1–6). The threshold lies
+// between the measured points; near it the two starts end about equally
+// low, so a decision that tips with the machine's speed costs little.
+const spreadStartEvals = 2.5
+
+// refinementEvals estimates how many objective-and-gradient evaluations
+// a refinement can make in time left, at most maxEvals: it times one
+// evaluation (F, ∂F/∂θ and ∂F/∂Z, as FitContinuous makes them) at the
+// inducing inputs z and the log parameters theta.
+func (md *Model) refinementEvals(left time.Duration, maxEvals int, z *Vectors, theta, ls0 []float64, jitter float64) int {
+	ev := NewEvaluatorInputs(md.x.(*Vectors), md.y, NewRBF(1, ls0), md.obj, z)
+	ev.jitter = jitter
+	ev.SetMean(md.mean)
+	t := time.Now()
+	if _, err := ev.FuncGrad(make([]float64, len(theta)), theta); err == nil {
+		ev.zGradRBF(make([]float64, z.Len()*z.Dim()))
+	}
+	per := max(time.Since(t), time.Microsecond)
+	return int(min(float64(maxEvals), float64(left)/float64(per)))
 }
 
 // reportRefinement writes a refinement's outcome to the progress writer.

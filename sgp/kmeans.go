@@ -28,16 +28,18 @@ func kmeansBlocks(rows int) (size, nb int) {
 // cost at n = 10⁶ a small part of one evaluation of the objective.
 const kmeansRows = 10000
 
-// kmeansCentres returns m inducing inputs for a continuous fit: the
-// centres of a k-means clustering of the rows of x in the coordinates
-// x_t/ℓ_t (the kernel's lengthscales ls), seeded by D² sampling (k-means++,
-// Arthur & Vassilvitskii 2007) and refined by at most kmeansIters Lloyd
-// iterations. A cluster that empties keeps its centre. The centres follow
-// the density of the inputs and are spread over it, a better place for
-// inducing inputs that then move than a random subset or a greedy one (see
-// fitHybrid). It draws from rng only and gives the same bits on any number
-// of cores; x is not modified. Space O((n+m)·d).
-func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) *Vectors {
+// kmeansCentres returns two sets of m inducing inputs for a continuous
+// fit, from a k-means clustering of the rows of x in the coordinates
+// x_t/ℓ_t (the kernel's lengthscales ls): the centres, and the seeds they
+// grew from. The seeds are rows of x chosen by D² sampling (k-means++,
+// Arthur & Vassilvitskii 2007); the centres are the seeds moved by at most
+// kmeansIters Lloyd iterations (a cluster that empties keeps its centre).
+// The centres follow the density of the inputs, the seeds are spread over
+// its extent: inducing inputs that then move descend faster from the
+// first and can end lower from the second (see fitHybrid). It draws from
+// rng only and gives the same bits on any number of cores; x is not
+// modified. Space O((n+m)·d).
+func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) (centres, seeds *Vectors) {
 	n, d := x.n, x.d
 	rows := n
 	if limit := max(kmeansRows, 40*m); n > limit {
@@ -60,7 +62,13 @@ func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) *Vectors {
 	}
 	m = min(m, rows)
 	cent := make([]float64, m*d)
-	kmeansSeed(xs, d, cent, rng)
+	chosen := kmeansSeed(xs, d, cent, rng)
+	if pick != nil {
+		for c, r := range chosen {
+			chosen[c] = pick[r]
+		}
+	}
+	seeds = x.Rows(chosen)
 	assign := make([]int32, rows)
 	for i := range assign {
 		assign[i] = -1
@@ -75,15 +83,15 @@ func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) *Vectors {
 			cent[c*d+t] *= ls[t]
 		}
 	}
-	return &Vectors{n: m, d: d, data: cent}
+	return &Vectors{n: m, d: d, data: cent}, seeds
 }
 
 // kmeansSeed fills cent (m×d) with rows of xs chosen by D² sampling: the
 // first uniformly, each next one with probability proportional to its
 // squared distance from the nearest row chosen so far. When every row
 // coincides with a chosen one (fewer distinct rows than m), it draws
-// uniformly.
-func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) {
+// uniformly. It returns the indices of the rows chosen, in order.
+func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) []int {
 	rows, m := len(xs)/d, len(cent)/d
 	dist := make([]float64, rows)
 	for i := range dist {
@@ -92,8 +100,10 @@ func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) {
 	size, nb := kmeansBlocks(rows)
 	part := make([]float64, nb)
 	j := rng.IntN(rows)
+	chosen := make([]int, m)
 	for c := range m {
 		copy(cent[c*d:(c+1)*d], xs[j*d:(j+1)*d])
+		chosen[c] = j
 		if c == m-1 {
 			break
 		}
@@ -127,6 +137,7 @@ func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) {
 			}
 		}
 	}
+	return chosen
 }
 
 // lloydStep moves each row of xs to its nearest centre and each centre to

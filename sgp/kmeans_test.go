@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -27,7 +28,7 @@ func TestKMeansBlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seed := range uint64(5) {
-		z := kmeansCentres(x, []float64{1, 100}, 3, rand.New(rand.NewPCG(seed, 1)))
+		z, _ := kmeansCentres(x, []float64{1, 100}, 3, rand.New(rand.NewPCG(seed, 1)))
 		if z.Len() != 3 || z.Dim() != 2 {
 			t.Fatalf("seed %d: %d×%d centres", seed, z.Len(), z.Dim())
 		}
@@ -118,8 +119,8 @@ func TestKMeansProperties(t *testing.T) {
 	data := normals(rng, n*d)
 	x, _ := NewVectors(n, d, data)
 	ls := []float64{0.5, 2, 1}
-	a := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
-	b := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
+	a, _ := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
+	b, _ := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
 	for k := range a.data {
 		if a.data[k] != b.data[k] {
 			t.Fatalf("the same seed gave different centres at %d: %v, %v", k, a.data[k], b.data[k])
@@ -130,7 +131,7 @@ func TestKMeansProperties(t *testing.T) {
 		scaled[i*d+1] *= 3
 	}
 	xs, _ := NewVectors(n, d, scaled)
-	c := kmeansCentres(xs, []float64{0.5, 6, 1}, m, rand.New(rand.NewPCG(1, 2)))
+	c, _ := kmeansCentres(xs, []float64{0.5, 6, 1}, m, rand.New(rand.NewPCG(1, 2)))
 	for i := range m {
 		for k := range d {
 			want := a.At(i, k)
@@ -149,7 +150,7 @@ func TestKMeansProperties(t *testing.T) {
 		dup = append(dup, float64(i%5), 0, 1)
 	}
 	xd, _ := NewVectors(50, d, dup)
-	z := kmeansCentres(xd, []float64{1, 1, 1}, m, rand.New(rand.NewPCG(3, 3)))
+	z, _ := kmeansCentres(xd, []float64{1, 1, 1}, m, rand.New(rand.NewPCG(3, 3)))
 	if z.Len() != m {
 		t.Fatalf("%d centres for m = %d", z.Len(), m)
 	}
@@ -166,10 +167,61 @@ func TestKMeansProperties(t *testing.T) {
 		big[i] = rng.Float64()
 	}
 	xb, _ := NewVectors(kmeansRows+500, 2, big)
-	zb := kmeansCentres(xb, []float64{1, 1}, 4, rand.New(rand.NewPCG(9, 9)))
+	zb, _ := kmeansCentres(xb, []float64{1, 1}, 4, rand.New(rand.NewPCG(9, 9)))
 	for _, v := range zb.data {
 		if !(v >= 0 && v <= 1) {
 			t.Fatalf("centre coordinate %v outside the inputs' [0, 1] box", v)
+		}
+	}
+}
+
+// TestKMeansSeeds checks the seeds kmeansCentres returns with the centres:
+// they are rows of x bit for bit, also when a subsample is clustered
+// (kmeansRows), distinct when x has m distinct rows, and drawn by D²
+// sampling — a cluster of 5 far rows among 1000 gets a seed on each of 20
+// draws, where a uniform draw of 4 rows would miss it 98% of the time.
+func TestKMeansSeeds(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	isRow := func(x *Vectors, z *Vectors, i int) int {
+		for r := range x.Len() {
+			if slices.Equal(x.data[r*x.d:(r+1)*x.d], z.data[i*z.d:(i+1)*z.d]) {
+				return r
+			}
+		}
+		return -1
+	}
+	const n, d = 1000, 2
+	data := normals(rng, n*d)
+	for i := n - 5; i < n; i++ {
+		data[i*d], data[i*d+1] = 100+data[i*d], 100+data[i*d+1]
+	}
+	x, _ := NewVectors(n, d, data)
+	for seed := range uint64(20) {
+		_, z := kmeansCentres(x, []float64{1, 1}, 4, rand.New(rand.NewPCG(seed, 1)))
+		far := 0
+		seen := map[int]bool{}
+		for i := range z.Len() {
+			r := isRow(x, z, i)
+			if r < 0 || seen[r] {
+				t.Fatalf("seed %d: seed point %d %v is not a new row of x", seed, i, z.data[i*d:(i+1)*d])
+			}
+			seen[r] = true
+			if r >= n-5 {
+				far++
+			}
+		}
+		if far == 0 {
+			t.Errorf("seed %d: no seed in the far cluster", seed)
+		}
+	}
+	// More rows than kmeansRows: the seeds are rows of the whole input.
+	big := normals(rng, (kmeansRows+500)*3)
+	xb, _ := NewVectors(kmeansRows+500, 3, big)
+	_, zb := kmeansCentres(xb, []float64{1, 2, 3}, 6, rand.New(rand.NewPCG(9, 9)))
+	for i := range zb.Len() {
+		if isRow(xb, zb, i) < 0 {
+			t.Fatalf("seed point %d of a subsampled input is not a row of it", i)
 		}
 	}
 }
@@ -193,9 +245,9 @@ func TestKMeansCoreCountInvariant(t *testing.T) {
 	ls := []float64{1, 0.5, 2}
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
-	one := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 1)))
+	one, _ := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 1)))
 	runtime.GOMAXPROCS(4)
-	four := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 1)))
+	four, _ := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 1)))
 	for k := range one.data {
 		if one.data[k] != four.data[k] {
 			t.Fatalf("coordinate %d: %v on one core, %v on four", k, one.data[k], four.data[k])

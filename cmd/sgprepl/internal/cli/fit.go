@@ -240,7 +240,7 @@ type fitReport struct {
 // refinedReport describes the continuous refinement of a hybrid fit
 // (--selector hybrid) that the model predicts with.
 type refinedReport struct {
-	From           string      `json:"from"` // where it started: the k-means centres, CholQR's set, a random subset or CholQR's fit
+	From           string      `json:"from"` // where it started: the k-means centres or ++ seeds, CholQR's set, a random subset or CholQR's fit
 	Evaluations    int         `json:"evaluations"`
 	Stopped        string      `json:"stopped"`
 	Seconds        float64     `json:"seconds"`
