@@ -160,8 +160,13 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	}
 	first := startPoint{"the k-means centres", func() *Vectors { return centres }}
 	second := startPoint{"the k-means++ seeds", func() *Vectors { return seeds }}
-	if n := md.refinementEvals(left, opts.MaxEvals, centres, theta0, ls0, opts.Jitter); float64(n) >= spreadStartEvals*float64(k*xv.Dim()) {
+	n, need := md.refinementEvals(left, opts.MaxEvals, centres, theta0, ls0, opts.Jitter), spreadStartEvals*float64(k*xv.Dim())
+	if float64(n) >= need {
 		first, second = second, first
+	}
+	if md.progress != nil {
+		fmt.Fprintf(md.progress, "hybrid: time for about %d evaluations (%.4g·m·d = %.0f needed to start from the seeds): first from %s\n",
+			n, spreadStartEvals, need, first.name)
 	}
 	starts := []startPoint{
 		first, second,

@@ -254,6 +254,9 @@ func TestHybridStarts(t *testing.T) {
 	if strings.Join(order, "|") != strings.Join(want, "|") {
 		t.Fatalf("refinements from %q, want %q\n%s", order, want, progress.String())
 	}
+	if !strings.Contains(progress.String(), "needed to start from the seeds): first from the k-means++ seeds") {
+		t.Errorf("the progress does not say why the refinement starts from the seeds:\n%s", progress.String())
+	}
 	k0 := NewRBFFromData(train.X, train.Y)
 	_, vy := MeanVar(train.Y)
 	z0 := train.X.Rows(rand.New(rand.NewPCG(3, subsetStream)).Perm(train.Len())[:m])
