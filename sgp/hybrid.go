@@ -303,8 +303,9 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 // m = 128 (about 1150 evaluations, 1.1·m·d) the centres 4384.6 and the
 // seeds 4389.9 (seeds 1–4); at m = 64 (about 2500 evaluations, 4.9·m·d,
 // most of them converged or stalled) the seeds 5668.8 (median of seeds
-// 6–15), a random subset 5671.0 and the centres 5678.4 — the centres
-// end in the same few optima (5679.6 and 5684.5 on three seeds each).
+// 6–15), a random subset 5671.0 and the centres 5678.4 — from the
+// centres, seeds 7 and 15 both ended at 5679.64, and seeds 2, 10 and 14
+// of 1–15 at 5684.5–5684.6.
 // On kin8nm (m = 64, all converged in 8–20 s) the three were within noise
 // (medians −5903.5, −5904.2, −5902.6, seeds 1–6). The threshold lies
 // between the measured points; near it the two starts end about equally
