@@ -317,15 +317,24 @@ const spreadStartEvals = 2.5
 // evaluation (F, ∂F/∂θ and ∂F/∂Z, as FitContinuous makes them) at the
 // inducing inputs z and the log parameters theta.
 func (md *Model) refinementEvals(left time.Duration, maxEvals int, z *Vectors, theta, ls0 []float64, jitter float64) int {
-	ev := NewEvaluatorInputs(md.x.(*Vectors), md.y, NewRBF(1, ls0), md.obj, z)
-	ev.jitter = jitter
-	ev.SetMean(md.mean)
+	ev := md.refinementEvaluator(z, ls0, jitter)
 	t := time.Now()
 	if _, err := ev.FuncGrad(make([]float64, len(theta)), theta); err == nil {
 		ev.zGradRBF(make([]float64, z.Len()*z.Dim()))
 	}
 	per := max(time.Since(t), time.Microsecond)
 	return int(min(float64(maxEvals), float64(left)/float64(per)))
+}
+
+// refinementEvaluator returns an evaluator of the refinement's objective
+// at inducing inputs z: the model's inputs, targets, objective and prior
+// mean, an RBF kernel with lengthscales ls0 until θ is given, and jitter
+// on K[Z,Z] (see hybridJitter).
+func (md *Model) refinementEvaluator(z *Vectors, ls0 []float64, jitter float64) *Evaluator {
+	ev := NewEvaluatorInputs(md.x.(*Vectors), md.y, NewRBF(1, ls0), md.obj, z)
+	ev.jitter = jitter
+	ev.SetMean(md.mean)
+	return ev
 }
 
 // reportRefinement writes a refinement's outcome to the progress writer.
@@ -391,12 +400,9 @@ var reactivateMults = [...]float64{1, 3, 10}
 // inputs switched back on, in order.
 func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float64, ls0 []float64,
 	run func(theta []float64, z *Vectors) (*ContinuousResult, bool, error)) (*ContinuousResult, []int) {
-	xv := md.x.(*Vectors)
 	var on []int
 	for ctx.Err() == nil {
-		ev := NewEvaluatorInputs(xv, md.y, NewRBF(1, ls0), md.obj, cr.Z)
-		ev.jitter = cr.Jitter
-		ev.SetMean(md.mean)
+		ev := md.refinementEvaluator(cr.Z, ls0, cr.Jitter)
 		var pts []switchOn
 		for _, p := range switchOnCandidates(cr.Params, v0, ls0) {
 			if f, err := ev.FuncGrad(nil, p.theta); err == nil && f < cr.Objective {

@@ -244,12 +244,7 @@ func TestHybridStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var order []string
-	for _, line := range strings.Split(progress.String(), "\n") {
-		if rest, ok := strings.CutPrefix(line, "hybrid: continuous refinement from "); ok {
-			order = append(order, rest[:strings.Index(rest, ":")])
-		}
-	}
+	order := refinementStarts(progress.String())
 	want := []string{"the k-means++ seeds", "the k-means centres", "CholQR's set", "a random subset", "CholQR's fit"}
 	if strings.Join(order, "|") != strings.Join(want, "|") {
 		t.Fatalf("refinements from %q, want %q\n%s", order, want, progress.String())
@@ -286,11 +281,8 @@ func TestHybridCentresFirstWhenShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first string
-	for _, line := range strings.Split(progress.String(), "\n") {
-		if rest, ok := strings.CutPrefix(line, "hybrid: continuous refinement from "); ok {
-			first = rest[:strings.Index(rest, ":")]
-			break
-		}
+	if order := refinementStarts(progress.String()); len(order) > 0 {
+		first = order[0]
 	}
 	if first != "the k-means centres" {
 		t.Errorf("first refinement from %q, want the k-means centres\n%s", first, progress.String())
@@ -379,4 +371,16 @@ func TestHybridWarningNamesTheModel(t *testing.T) {
 	if !strings.Contains(all, want) || strings.Contains(all, "best state reached") {
 		t.Errorf("warnings %q, want %q and no \"best state reached\"", res.Warnings, want)
 	}
+}
+
+// refinementStarts returns, in order, where the refinements a hybrid fit's
+// progress output reports started.
+func refinementStarts(progress string) []string {
+	var order []string
+	for _, line := range strings.Split(progress, "\n") {
+		if rest, ok := strings.CutPrefix(line, "hybrid: continuous refinement from "); ok {
+			order = append(order, rest[:strings.Index(rest, ":")])
+		}
+	}
+	return order
 }
