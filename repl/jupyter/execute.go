@@ -61,6 +61,9 @@ func (k *kernel) execute(m *message) (abort bool) {
 	k.out.sync()
 
 	if err != nil {
+		// Before the reply: a client that sends its next request as soon
+		// as the reply arrives must not see it aborted.
+		k.failed = time.Now()
 		ename, evalue, tb := traceback(req.Code, err)
 		k.publish("error", m, map[string]any{"ename": ename, "evalue": evalue, "traceback": tb})
 		k.reply(k.shell, m, "execute_reply", map[string]any{
@@ -141,7 +144,7 @@ func (k *kernel) abortQueued(queue chan *message, failed time.Time) {
 			}
 			if m.received.After(failed) {
 				if k.handle(k.shell, m) {
-					k.abortQueued(queue, time.Now())
+					k.abortQueued(queue, k.failed)
 				}
 				return
 			}

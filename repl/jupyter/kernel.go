@@ -62,6 +62,12 @@ type kernel struct {
 
 	inputReplies chan *message // input_reply messages from the stdin socket
 
+	// failed is when the last execute request that failed with
+	// stop_on_error failed, taken before its reply was sent: the requests
+	// received before it are aborted (abortQueued). Only the shell
+	// channel's goroutine uses it.
+	failed time.Time
+
 	mu         sync.Mutex
 	count      int                // execution counter
 	history    []historyItem      // executed cells, for history_request
@@ -196,7 +202,7 @@ func (k *kernel) run(ctx context.Context) (restart bool, err error) {
 	go func() {
 		for m := range shellCh {
 			if k.handle(k.shell, m) {
-				k.abortQueued(shellCh, time.Now())
+				k.abortQueued(shellCh, k.failed)
 			}
 		}
 	}()

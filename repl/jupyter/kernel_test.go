@@ -564,6 +564,23 @@ func TestKernelMessages(t *testing.T) {
 		}
 	})
 
+	// A request sent once the reply of a failed one has arrived is not
+	// queued behind the failure: the kernel takes the failure's time before
+	// it replies. It took it after, and such a request was aborted when the
+	// kernel's shell goroutine lost the processor between the two (once in
+	// CI, in the "errors" subtest, under the load of the other packages'
+	// tests); 40 rounds give that window more chances than one.
+	t.Run("next after a failure", func(t *testing.T) {
+		for i := range 40 {
+			if rep, _ := c.execute("undefinedName", nil); rep["status"] != "error" {
+				t.Fatalf("round %d: failing cell replied %v", i, rep)
+			}
+			if rep, _ := c.execute("1", nil); rep["status"] != "ok" {
+				t.Fatalf("round %d: the cell sent after the failure's reply: %v", i, rep)
+			}
+		}
+	})
+
 	t.Run("stop_on_error", func(t *testing.T) {
 		base := map[string]any{"silent": false, "store_history": true, "user_expressions": map[string]any{}, "allow_stdin": false}
 		with := func(code string, stop bool) map[string]any {
