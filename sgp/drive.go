@@ -368,12 +368,13 @@ func (md *Model) restartWanted(start time.Time) bool {
 func (md *Model) restartFromMLE(ctx context.Context, start time.Time, theta0 []float64, stopped0 string, converged0 bool) (stopped string, converged, kept bool, err error) {
 	keepTheta, keepActive := md.Params(), md.f.Active(nil)
 	keepF, keepTrace, keepEpoch := md.f.Value(VAR), len(md.trace), md.epoch
-	restore := func() error {
+	restore := func() {
 		md.trace, md.epoch = md.trace[:keepTrace], keepEpoch
-		return md.refactor(keepTheta, keepActive)
+		md.restore(keepTheta, keepActive)
 	}
 	if md.refactor(theta0, keepActive) != nil {
-		return stopped0, converged0, false, restore()
+		restore()
+		return stopped0, converged0, false, nil
 	}
 	if md.progress != nil {
 		fmt.Fprintf(md.progress, "restart: the VAR fit explains everything as noise; %d MLE epochs from the start, then VAR\n", md.warm)
@@ -409,9 +410,7 @@ func (md *Model) restartFromMLE(ctx context.Context, start time.Time, theta0 []f
 		stopped, converged, err = md.runEpochs(ctx, start)
 	}
 	if f := md.f.Value(VAR); !(f < keepF) {
-		if rerr := restore(); rerr != nil {
-			return stopped0, converged0, false, rerr
-		}
+		restore()
 		return stopped0, converged0, false, err
 	}
 	return stopped, converged, true, err
@@ -435,7 +434,7 @@ func (md *Model) cgHealthy(rec EpochRecord, moved bool) bool {
 		if moved {
 			return true
 		}
-	case CGNonFinite:
+	case CGNonFinite, CGUndone:
 		return false
 	}
 	return rec.CGGradient <= md.tol*md.f.valueScale(rec.Objective)

@@ -120,6 +120,10 @@ const (
 	CGNoDescent  = "no descent"         // the search direction was not downhill (rounding)
 	CGCancelled  = "cancelled"
 	CGSkipped    = "skipped" // fixed hyperparameters
+	// CGUndone: the phase found lower values only at hyperparameters
+	// where the inducing set cannot be factorised whole, and went back to
+	// its start so that the swaps can adapt the set first.
+	CGUndone = "undone: the inducing set cannot be held at the best point"
 )
 
 // cgProblem adapts an Evaluator to gonum/optimize with a value+gradient
@@ -456,7 +460,11 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 			// noise-only optimum (SnelsonLike(60, 1), m = 5: F 73.2
 			// against 58.2).
 			md.undone++
+			if md.undone == 1 {
+				out.status = CGUndone
+			}
 			if f0 := md.f.Value(md.obj); md.undone > 1 && !(keepAt(best) < f0) {
+				out.status = CGUndone
 				if err := md.refactor(theta0, active); err != nil {
 					keepAt(theta0)
 				}
@@ -495,6 +503,19 @@ func (md *Model) refactor(theta []float64, active []int) error {
 	}
 	md.profile()
 	return err
+}
+
+// restore sets θ and rebuilds the factor for active, as refactor does;
+// where the set can no longer be factorised whole at θ (members at the
+// edge of numerical rank, whose residuals computed afresh fall below the
+// rebuild tolerance although the updates that admitted them did not), it
+// keeps what it can and refills by score (refactorKeeping). Unlike
+// refactor it always leaves a valid factor, so a phase that tried other
+// hyperparameters can always go back.
+func (md *Model) restore(theta []float64, active []int) {
+	if md.refactor(theta, active) != nil {
+		md.refactorKeeping(active)
+	}
 }
 
 // grow adds inducing points while there are fewer than m, each time the

@@ -182,6 +182,43 @@ func TestModelSmallStartNoise(t *testing.T) {
 	if !res.Converged || !(smse < 0.05) || !(noise > 1e-3) {
 		t.Fatalf("stopped %q (converged %v), SMSE %.4g, noise %.3g", res.Stopped, res.Converged, smse, noise)
 	}
+	// The first gradient phase finds its lowest values at a lengthscale
+	// where the 8 points admitted at the start cannot all be held; it goes
+	// back to its start, and that epoch must not count as convergence.
+	if tr := md.Trace(); tr[0].CGStatus != CGUndone || res.Epochs < 3 {
+		t.Errorf("epoch 1 ended %q, %d epochs in all; want %q and the fit going on", tr[0].CGStatus, res.Epochs, CGUndone)
+	}
+}
+
+// TestRestoreKeepsValidFactor checks that Model.restore leaves a valid
+// factor where the set cannot be factorised whole at θ: two inputs 10⁻⁵
+// apart at lengthscale 1 have a residual far below the rebuild tolerance.
+func TestRestoreKeepsValidFactor(t *testing.T) {
+	t.Parallel()
+	xs := []float64{0, 1e-5, 0.7, 1.3, 2.1, 2.9, 3.4, 4.2, 5.0, 5.5}
+	y := make([]float64, len(xs))
+	for i, v := range xs {
+		y[i] = math.Sin(v)
+	}
+	x, _ := NewVectors(len(xs), 1, xs)
+	md := NewModel(x, y, NewRBF(1, []float64{1})).WithInducing([]int{2, 5, 8}).WithNoise(0.01)
+	if err := md.Err(); err != nil {
+		t.Fatal(err)
+	}
+	theta := md.Params()
+	if md.refactor(theta, []int{0, 1, 5}) == nil {
+		t.Fatal("the set {0, 1, 5} factorised: the test has lost its case")
+	}
+	md.restore(theta, []int{0, 1, 5})
+	if !md.f.ok {
+		t.Fatal("restore left the factor invalid")
+	}
+	if v := md.f.Value(VAR); math.IsNaN(v) || math.IsInf(v, 0) {
+		t.Errorf("objective after restore %v", v)
+	}
+	if got := md.f.NumActive(); got != 3 {
+		t.Errorf("%d inducing points after restore, want 3 (one of the pair left out, the set refilled)", got)
+	}
 }
 
 // TestMeanZeroMatchesPaperModel checks that MeanZero leaves the targets

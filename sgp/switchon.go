@@ -40,9 +40,9 @@ func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float
 	for ctx.Err() == nil && (md.budget <= 0 || time.Since(start) < md.budget) && endedOnItsOwn(stopped) {
 		keepTheta, keepActive := md.Params(), md.f.Active(nil)
 		keepF, keepTrace, keepEpoch := md.f.Value(md.obj), len(md.trace), md.epoch
-		restore := func() error {
+		restore := func() {
 			md.trace, md.epoch = md.trace[:keepTrace], keepEpoch
-			return md.refactor(keepTheta, keepActive)
+			md.restore(keepTheta, keepActive)
 		}
 		cands := switchOnCandidates(keepTheta, v0, ls0)
 		if len(cands) == 0 {
@@ -83,15 +83,14 @@ func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float
 				on = append(on, p.j)
 				break
 			}
-			if rerr := restore(); rerr != nil {
-				return stopped, converged, on, rerr
-			}
+			restore()
 			if e != nil && md.stopErr(ctx) == nil {
 				return stopped, converged, on, e
 			}
 		}
 		if !kept {
-			return stopped, converged, on, restore()
+			restore()
+			return stopped, converged, on, nil
 		}
 		if err != nil {
 			return stopped, converged, on, err
