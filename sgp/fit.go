@@ -375,7 +375,7 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 	}
 	// The optimiser works in noiseMap's coordinates: σ² stays above the
 	// noise floor.
-	nm := newNoiseMap(md.y)
+	nm := noiseMap{floor: md.floor()}
 	x0 := nm.toX(make([]float64, np+1), theta0)
 	p := &cgProblem{
 		stop: func() error { return md.stopErr(ctx) }, ev: ev, nm: nm,

@@ -29,6 +29,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	noiseFloor := fs.Float64("noise-floor", 0, "least noise `variance` σ² the fit may reach, in the target's units squared (0: 1e-6 of the target's variance around a quadratic trend in the inputs, at least 1e-9 of its variance); a fit that ends at it says so")
 	var inputCols stringList
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
@@ -44,6 +45,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return usageErrorf("fit: --predictions needs --test FILE, the inputs to predict at")
 		case *predPath != "" && *savePath != "" && filepath.Clean(*predPath) == filepath.Clean(*savePath):
 			return usageErrorf("fit: --save and --predictions name the same file %s", *savePath)
+		case !(*noiseFloor >= 0) || math.IsInf(*noiseFloor, 0):
+			return usageErrorf("fit: --noise-floor %v must be a finite variance ≥ 0 (0: the default)", *noiseFloor)
 		}
 		blas, err := blasName()
 		if err != nil {
@@ -61,7 +64,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and the rbf kernel")
 			}
 			return fitContinuousCLI(ctx, e, contOptions{train: *trainPath, test: *testPath, m: *m, mSet: isSet(fs, "m"), obj: obj,
-				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut})
+				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut, noiseFloor: *noiseFloor})
 		}
 		if *selectorName == "" {
 			// The hybrid's objective is never above CholQR's, and on KIN40K
@@ -108,7 +111,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				return err
 			}
 			return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: *trainPath, testPath: *testPath, spec: spec, kern: kern,
-				mSet: isSet(fs, "m"), maxEvals: *maxEpochs * 20, budget: *budget, save: *savePath, pred: *predPath, json: *jsonOut, quiet: *quiet})
+				mSet: isSet(fs, "m"), maxEvals: *maxEpochs * 20, budget: *budget, save: *savePath, pred: *predPath, json: *jsonOut, quiet: *quiet,
+				noiseFloor: *noiseFloor})
 		}
 		if !isSet(fs, "m") {
 			*m = sgp.DefaultM(n)
@@ -122,7 +126,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		md := sgp.NewModel(train.x, train.y, kern).
 			WithM(*m).WithInfoPivots(*z).WithObjective(obj).WithSeed(*seed).
-			WithMaxEpochs(*maxEpochs).WithTimeBudget(*budget).WithSelector(sel)
+			WithMaxEpochs(*maxEpochs).WithTimeBudget(*budget).WithSelector(sel).WithNoiseFloor(*noiseFloor)
 		if !*quiet {
 			md.WithProgress(e.stderr)
 		}
@@ -137,7 +141,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
 			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
-			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, Resumed: res.Resumed, SwitchedOn: append([]int{}, res.SwitchedOn...),
+			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Resumed: res.Resumed, SwitchedOn: append([]int{}, res.SwitchedOn...),
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
 			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
 			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
@@ -220,6 +224,8 @@ type fitReport struct {
 	Converged       bool               `json:"converged"`
 	NoiseOnly       bool               `json:"noise_only"`
 	Restarted       bool               `json:"restarted"`
+	NoiseFloor      float64            `json:"noise_floor"`    // the least σ² the fit could reach (--noise-floor or the default)
+	AtNoiseFloor    bool               `json:"at_noise_floor"` // σ² ended at the floor: the floor, not the data, decided it
 	SwitchedOn      []int              `json:"switched_on"`
 	Inducing        []int              `json:"inducing"`
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
@@ -299,6 +305,9 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	}
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
 	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
+	if res.AtNoiseFloor {
+		fmt.Fprintf(w, "%-16sσ² = %.4g is at its floor %.4g: the floor, not the data, decided it (see --noise-floor)\n", "noise floor", math.Exp(theta[len(theta)-1]), res.NoiseFloor)
+	}
 	if len(res.SwitchedOn) > 0 {
 		on := make([]string, len(res.SwitchedOn))
 		for i, j := range res.SwitchedOn {
