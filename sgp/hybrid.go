@@ -105,7 +105,8 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	budget := md.budget
 	defer func() { md.budget, md.hardEnd = budget, false }() // also when a kernel panics
 	if budget > 0 {
-		md.budget = time.Duration(hybridShare * float64(budget))
+		// At least 1ns: a share that rounds to zero would mean no limit.
+		md.budget = max(time.Nanosecond, time.Duration(hybridShare*float64(budget)))
 		md.hardEnd = true // not "at least one epoch": 3 s at m = 256 on KIN40K
 	}
 	res, err := md.fitSubset(ctx, start)

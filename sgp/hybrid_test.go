@@ -386,3 +386,22 @@ func refinementStarts(progress string) []string {
 	}
 	return order
 }
+
+// TestHybridTinyBudgetIsALimit: any positive time budget limits a hybrid
+// fit. With 1ns, CholQR's share (a tenth) must not round to zero, which
+// means no limit: the fit stops before its first epoch, as "time budget",
+// not converged and without a refinement.
+func TestHybridTinyBudgetIsALimit(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+		WithSelector(SelectHybrid).WithTimeBudget(time.Nanosecond)
+	res, err := md.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != "time budget" || res.Converged || res.Epochs != 0 || res.Refined != nil {
+		t.Errorf("stopped %q, converged %v, %d epochs, refined %v; want \"time budget\", not converged, 0 epochs, no refinement",
+			res.Stopped, res.Converged, res.Epochs, res.Refined != nil)
+	}
+}
