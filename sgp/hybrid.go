@@ -283,13 +283,27 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 				res.Warnings[i] = fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", res.Stopped, from, cr.Stopped)
 			}
 		}
-		if cr.Stopped != "converged" && cr.Stopped != "max evaluations" && cctx.Err() == nil {
-			w := fmt.Sprintf("the continuous refinement stopped: %s", cr.Stopped)
+		if w := refinementWarning(cr, res.Stopped, cctx.Err() != nil); w != "" {
 			res.Warnings = append(res.Warnings, w)
 			md.announce([]string{w})
 		}
 	}
 	return res, nil
+}
+
+// refinementWarning returns the warning for a kept refinement cr that
+// ended on neither of its normal stops, or "". Converged, out of
+// evaluations, cut by its time (timeUp) and stalled endings get none: a
+// stalled refinement ended where no step lowers the objective at its
+// precision, a local optimum like a converged one (its Stopped says so),
+// and the model uses it because its objective is below CholQR's. Any
+// other ending is an optimiser failure, said with what to do.
+func refinementWarning(cr *ContinuousResult, cholqrStopped string, timeUp bool) string {
+	if cr == nil || timeUp || cr.Stopped == "converged" || cr.Stopped == "max evaluations" || strings.HasPrefix(cr.Stopped, "stalled") {
+		return ""
+	}
+	return fmt.Sprintf("the continuous refinement ended on an optimiser failure (%s); the predictions use the best point it reached, whose objective %.6g is below CholQR's (which %s); if the predictions look poor, compare with the CholQR fit alone (WithSelector(SelectCholQR), sgprepl fit --selector cholqr)",
+		cr.Stopped, cr.Objective, cholqrStopped)
 }
 
 // spreadStartEvals decides which of the two k-means starts the hybrid's

@@ -405,3 +405,27 @@ func TestHybridTinyBudgetIsALimit(t *testing.T) {
 			res.Stopped, res.Converged, res.Epochs, res.Refined != nil)
 	}
 }
+
+// TestRefinementWarning: a kept refinement that stalled (a local optimum
+// at the precision of F, the end of a fit with test SMSE 3·10⁻⁸) gives no
+// warning; an optimiser failure gives one that says what the model uses
+// and what to try.
+func TestRefinementWarning(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		stopped string
+		timeUp  bool
+		warn    bool
+	}{
+		{"converged", false, false},
+		{"max evaluations", false, false},
+		{"stalled: no decrease along the search direction, also after a restart from the best point, at max |∂F| = 0.0438", false, false},
+		{"time limit", true, false},
+		{"Linesearch failed", false, true},
+	} {
+		w := refinementWarning(&ContinuousResult{Stopped: c.stopped, Objective: 1}, "converged", c.timeUp)
+		if (w != "") != c.warn || (c.warn && !strings.Contains(w, "selector cholqr")) {
+			t.Errorf("%q: warning %q, want one: %v", c.stopped, w, c.warn)
+		}
+	}
+}

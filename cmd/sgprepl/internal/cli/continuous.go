@@ -107,6 +107,10 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
+	// Warnings go to stderr, where they are seen with --json too.
+	for _, msg := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
+	}
 	if o.json {
 		out, err := json.Marshal(rep)
 		if err != nil {
@@ -124,9 +128,6 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	for _, msg := range rep.Notes {
 		fmt.Fprintf(e.stdout, "note: %s\n", msg)
-	}
-	for _, msg := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
 	}
 	return interrupted(parent)
 }

@@ -297,7 +297,7 @@ func checkSettings(n, m, z, maxEpochs int, budget time.Duration) error {
 func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	kind := md.ObjectiveKind()
 	fmt.Fprintf(w, "%-16s%s  (%v, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64), kind)
-	fmt.Fprintf(w, "%-16s%d (%s) in %.3g s; %d of %d swaps accepted\n", "epochs", res.Epochs, res.Stopped, res.Elapsed.Seconds(), res.Accepted, res.Swaps)
+	fmt.Fprintf(w, "%-16s%s\n", "epochs", epochsLine(res, md.Trace()))
 	names, theta := md.ParamNames(), res.Params // a hybrid fit's are its refinement's
 	parts := make([]string, len(names))
 	for i, name := range names {
@@ -321,6 +321,23 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	if cr := res.Refined; cr != nil {
 		fmt.Fprintf(w, "%-16sfrom %s: %v %.6g → %.6g in %d evaluations (%s); predictions use it\n", "refined", res.RefinedFrom, kind, cr.Start, cr.Objective, cr.Evals, cr.Stopped)
 	}
+}
+
+// epochsLine says how many epochs a fit completed, why it stopped, how
+// long it took and how many swaps it accepted. Swaps made by an epoch
+// that the time budget or an interrupt cut short are not in any complete
+// epoch: the line counts them apart, so that "0 epochs" and "10 of 25
+// swaps" do not contradict each other.
+func epochsLine(res *sgp.Result, trace sgp.Trace) string {
+	inEpochs := 0
+	for _, r := range trace {
+		inEpochs += r.Swaps
+	}
+	s := fmt.Sprintf("%d complete (%s) in %.3g s; %d of %d swaps accepted", res.Epochs, res.Stopped, res.Elapsed.Seconds(), res.Accepted, res.Swaps)
+	if cut := res.Swaps - inEpochs; cut > 0 && (res.Stopped == "time budget" || res.Stopped == "cancelled") {
+		s += fmt.Sprintf(", %d of them in an epoch cut short by the %s", cut, map[string]string{"time budget": "time budget", "cancelled": "interrupt"}[res.Stopped])
+	}
+	return s
 }
 
 // shortfall explains an inducing set smaller than m: the model keeps only
