@@ -166,8 +166,18 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		first, second = second, first
 	}
 	if md.progress != nil {
-		fmt.Fprintf(md.progress, "hybrid: time for about %d evaluations (%.4g·m·d = %.0f needed to start from the seeds): first from %s\n",
-			n, spreadStartEvals, need, first.name)
+		limit := fmt.Sprintf("the rest of the time budget, %.3g s", left.Seconds())
+		if budget <= 0 {
+			limit = fmt.Sprintf("at most %.3g s (no time budget: as long as CholQR's phase took, at least %.3g s)", left.Seconds(), hybridMinRefine.Seconds())
+		}
+		fmt.Fprintf(md.progress, "hybrid: continuous refinement for %s, time for about %d evaluations of O(n·m²) (%.4g·m·d = %.0f needed to start from the seeds): first from %s\n",
+			limit, n, spreadStartEvals, need, first.name)
+	}
+	tick := md.ticker()
+	opts.onEval = func(evals int, best float64) {
+		if tick.due() {
+			fmt.Fprintf(md.progress, "hybrid: refinement: %d evaluations, lowest %v %.6g, %.0f s of %.3g s\n", evals, md.obj, best, tick.elapsed().Seconds(), left.Seconds())
+		}
 	}
 	starts := []startPoint{
 		first, second,

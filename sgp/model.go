@@ -89,8 +89,11 @@ type Model struct {
 	cgEvals    int
 	fixHyper   bool
 	progress   io.Writer
-	onEpoch    func(EpochRecord)
-	interrupt  func() error
+	// every is how often a long phase (the forward start, the hybrid's
+	// refinement) writes a progress line; 0 means progressEvery.
+	every     time.Duration
+	onEpoch   func(EpochRecord)
+	interrupt func() error
 	// interruptPanic is the panic of the interrupt function during the
 	// current Fit or Step (callInterrupt), nil otherwise.
 	interruptPanic error

@@ -118,6 +118,9 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 				bestF = f
 				copy(best, p)
 			}
+			if opts.onEval != nil {
+				opts.onEval(evals, bestF)
+			}
 		}
 	)
 	problem := optimize.Problem{
@@ -266,6 +269,10 @@ type ContinuousOptions struct {
 	// ends at its best point with Stopped = "abandoned". The hybrid
 	// selector uses it to hand the time back to CholQR (see fitHybrid).
 	behind func(best float64) bool
+	// onEval, if set, is called after each evaluation with the number of
+	// evaluations and the lowest objective so far (the hybrid selector's
+	// progress lines).
+	onEval func(evals int, best float64)
 }
 
 // errAbandoned stops FitContinuous when ContinuousOptions.behind says so.

@@ -24,7 +24,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	objective := fs.String("objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	seed := fs.Uint64("seed", 1, "seed of the random start and of the swaps")
 	maxEpochs := fs.Int("max-epochs", 50, "maximum number of epochs")
-	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration` (0: no limit)")
+	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration`; the hybrid selector stops within it (0: no limit; the hybrid's continuous refinement then takes at most as long as its CholQR phase, at least 5 s)")
 	savePath := fs.String("save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights)")
 	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
@@ -101,7 +101,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 					return err
 				}
 			}
-		} else if train, test, err = readNumericData(*trainPath, *testPath); err != nil {
+		} else if train, test, err = readNumericData(*trainPath, *testPath, progressTo(e, *quiet)); err != nil {
 			return err
 		}
 		n := train.Len()
@@ -273,6 +273,15 @@ func rowsOf(v *sgp.Vectors) [][]float64 {
 		rows[i] = append([]float64(nil), v.Row(i)...)
 	}
 	return rows
+}
+
+// progressTo returns where fit writes progress: stderr, or nil with
+// --quiet.
+func progressTo(e *env, quiet bool) io.Writer {
+	if quiet {
+		return nil
+	}
+	return e.stderr
 }
 
 // checkSettings validates the fit settings against n points.

@@ -66,3 +66,28 @@ func TestEpochsLine(t *testing.T) {
 		t.Errorf("line %q", line)
 	}
 }
+
+// TestReadProgress: reading a CSV file reports how far it has got at
+// every period (here 0, so that no assertion depends on the machine's
+// speed), then the rows read; the data read are those of ReadCSVFile.
+func TestReadProgress(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	train, _ := sgp.SnelsonLike(120, 3)
+	path := writeCSV(t, dir, "train.csv", train, true)
+	var buf strings.Builder
+	d, err := readCSVProgress(path, &buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sgp.ReadCSVFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Len() != want.Len() || d.X.Dim() != want.X.Dim() {
+		t.Errorf("read %d×%d, ReadCSVFile %d×%d", d.Len(), d.X.Dim(), want.Len(), want.X.Dim())
+	}
+	if out := buf.String(); !strings.Contains(out, "reading "+path+": ") || !strings.Contains(out, "(100%)") || !strings.Contains(out, "read "+path+": 120 rows") {
+		t.Errorf("progress:\n%s", out)
+	}
+}
