@@ -474,7 +474,10 @@ func (md *Model) cgHealthy(rec EpochRecord, moved bool) bool {
 		// max |∂F/∂θ| = 0.227 against a threshold of 0.2, with F equal
 		// to 10⁻⁹ over the two epochs. Fit reports the floor instead
 		// (Result.AtNoiseFloor and its warning).
-		if atNoiseFloor(md.f.noise, md.floor()) {
+		// Only where the fit explains all but 10⁻³ of the targets'
+		// variance: a fit pressed to the floor from a poor start (a
+		// start noise far too small) is stuck, not done.
+		if atNoiseFloor(md.f.noise, md.floor()) && md.explained() > 1-1e-3 {
 			return true
 		}
 	}

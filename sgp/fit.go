@@ -79,7 +79,7 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 			md.f.RefreshInfo(md.rng.IntN)
 		}
 	}
-	if len(order) > 0 {
+	if len(order) > 0 && md.f.ok {
 		// The pass leaves the information pivots chosen greedily for the
 		// inducing set it ends with, as a fresh Factorize of that set
 		// chooses them. The random refreshes serve the swaps of the pass
