@@ -177,7 +177,11 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 	if pivots {
 		add = f.addNoQ
 	}
+	tick := md.ticker()
 	for f.k < md.m {
+		if pivots && tick.due() {
+			fmt.Fprintf(md.progress, "start: %d of %d inducing points chosen by forward selection, %.0f s\n", f.k, md.m, tick.elapsed().Seconds())
+		}
 		cands = cands[:0]
 		if pivots {
 			if j, _ := f.bestApprox(md.obj); j >= 0 {

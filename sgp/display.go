@@ -93,6 +93,9 @@ func (r Result) String() string {
 	if len(r.SwitchedOn) > 0 {
 		rows = append(rows, [2]string{"switched back on", switchedOnText(r.SwitchedOn)})
 	}
+	if r.AtNoiseFloor {
+		rows = append(rows, [2]string{"noise floor", floorText(r)})
+	}
 	if r.Resumed {
 		rows = append(rows, [2]string{"hybrid", resumedText})
 	}
@@ -111,6 +114,12 @@ func (r Result) String() string {
 func refinedText(cr *ContinuousResult, from string) string {
 	return fmt.Sprintf("continuously (hybrid, from %s): F %s → %s, %d evaluations, %s, jitter %.3g on K[Z,Z]; predictions use it",
 		from, fmtG(cr.Start), fmtG(cr.Objective), cr.Evals, cr.Stopped, cr.Jitter)
+}
+
+// floorText describes a fit whose noise variance ended at its floor.
+func floorText(r Result) string {
+	return fmt.Sprintf("σ² = %s is at its floor %s: the floor, not the data, decided it (WithNoiseFloor)",
+		fmtG(math.Exp(r.Params[len(r.Params)-1])), fmtG(r.NoiseFloor))
 }
 
 // switchedOnText describes Result.SwitchedOn.
@@ -134,6 +143,9 @@ func (r Result) HTML() string {
 	}
 	if len(r.SwitchedOn) > 0 {
 		rows = append(rows, [2]string{"switched back on", switchedOnText(r.SwitchedOn)})
+	}
+	if r.AtNoiseFloor {
+		rows = append(rows, [2]string{"noise floor", floorText(r)})
 	}
 	if r.Resumed {
 		rows = append(rows, [2]string{"hybrid", resumedText})

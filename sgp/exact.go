@@ -39,6 +39,10 @@ type ExactOptions struct {
 	Fixed bool
 	// Progress, if not nil, gets one line per evaluation.
 	Progress io.Writer
+	// NoiseFloor is the least noise variance σ² the fit may reach, in the
+	// targets' units squared; 0 means the default (see
+	// Model.WithNoiseFloor).
+	NoiseFloor float64
 }
 
 // ExactResult reports a fit of the exact (full) Gaussian process.
@@ -71,8 +75,14 @@ type ExactResult struct {
 	// needed); MaxJitter is the largest added at any evaluation.
 	Jitter, MaxJitter float64
 	N                 int
-	Warnings          []string
-	Predictor         *ExactPredictor
+	// NoiseFloor is the least noise variance the fit could reach
+	// (ExactOptions.NoiseFloor, or the default); AtNoiseFloor is true
+	// when σ² ended there (a warning says so too). Both are zero for
+	// fixed hyperparameters.
+	NoiseFloor   float64
+	AtNoiseFloor bool
+	Warnings     []string
+	Predictor    *ExactPredictor
 }
 
 // Hyperparameters returns the fitted hyperparameters by name, as positive
@@ -106,8 +116,9 @@ func (r *ExactResult) Hyperparameters() map[string]float64 {
 // by the kernel's own AddGrad, and ∂F/∂log σ² = ½σ² tr(Σ⁻¹ − ααᵀ). θ
 // (the kernel's, then log σ²) is minimised by L-BFGS from k's current
 // values and the starting noise; after a failed line search it restarts
-// from the best point, up to three times; σ² stays above 10⁻⁶ of var(y),
-// as in Model.Fit. Each evaluation costs about n³ flops and 8n² bytes.
+// from the best point, up to three times; σ² stays above the noise floor
+// (opts.NoiseFloor, by default that of Model.WithNoiseFloor), as in
+// Model.Fit. Each evaluation costs about n³ flops and 8n² bytes.
 //
 // Jitter: Σ is factorised as it is; only if the Cholesky factorisation
 // fails (σ² negligible against K's scale, duplicated inputs) is ε added to
@@ -148,7 +159,7 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 	// floor. Fixed hyperparameters are evaluated as given.
 	var nm noiseMap
 	if !opts.Fixed {
-		nm = newNoiseMap(y)
+		nm = newNoiseMap(x, y, opts.NoiseFloor)
 		p0 = nm.toX(p0, p0)
 	}
 	r := &exactRun{ex: ex, ctx: ctx, maxEvals: maxEvals, progress: opts.Progress, np: np, nm: nm, th: make([]float64, len(p0)),
@@ -194,6 +205,13 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 	case !converged && !opts.Fixed:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
 	}
+	if !opts.Fixed {
+		res.NoiseFloor = nm.floor
+		if s2 := math.Exp(best[np]); atNoiseFloor(s2, nm.floor) {
+			res.AtNoiseFloor = true
+			res.Warnings = append(res.Warnings, noiseFloorWarning(s2, nm.floor, opts.NoiseFloor > 0))
+		}
+	}
 	res.Elapsed = time.Since(start)
 	return res, ctx.Err()
 }
@@ -213,6 +231,9 @@ func checkExact(x Inputs, y []float64, k Kernel, opts ExactOptions) error {
 		return fmt.Errorf("%w, got %v", ErrNoise, opts.Noise)
 	case opts.MaxEvals < 0:
 		return fmt.Errorf("sgp: %d maximum evaluations must be ≥ 0", opts.MaxEvals)
+	}
+	if err := checkNoiseFloor(opts.NoiseFloor); err != nil {
+		return err
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

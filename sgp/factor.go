@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 )
 
 // Factor is the CholQR factored state of Cao et al. (2013) for an ordered
@@ -383,3 +384,29 @@ func (f *Factor) Parts() Parts {
 
 // Value returns the objective o of the current inducing set.
 func (f *Factor) Value(o Objective) float64 { return f.Parts().Value(o) }
+
+// clone returns a deep copy of f with its own scratch space and workers,
+// sharing only the inputs, the raw targets and the kernel, which neither
+// changes: a scratch Factor on which an inspection may add and remove
+// points while f stays exactly as it is (Model.CostRanking). It costs the
+// memory of f, O(n·(m+z)).
+func (f *Factor) clone() *Factor {
+	c := *f
+	c.perm, c.pos = slices.Clone(f.perm), slices.Clone(f.pos)
+	c.lastFactorized = slices.Clone(f.lastFactorized)
+	c.y, c.g, c.kdiag, c.d = slices.Clone(f.y), slices.Clone(f.g), slices.Clone(f.kdiag), slices.Clone(f.d)
+	c.q, c.r, c.a, c.b = slices.Clone(f.q), slices.Clone(f.r), slices.Clone(f.a), slices.Clone(f.b)
+	c.gram = slices.Clone(f.gram)
+	c.parkedCol, c.parkedQ, c.parkedR = slices.Clone(f.parkedCol), slices.Clone(f.parkedQ), slices.Clone(f.parkedR)
+	c.parkedGram = slices.Clone(f.parkedGram)
+	c.gj, c.cvec, c.c2 = slices.Clone(f.gj), slices.Clone(f.cvec), slices.Clone(f.c2)
+	c.gsParts = slices.Clone(f.gsParts)
+	c.gsTask, c.appendTask = gsTask{}, appendTask{}
+	c.approx = approxWork{}
+	c.approx.init(f.n, f.mcap, f.zcap)
+	c.approx.task.f = &c
+	c.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, f.mcap), v: make([]float64, f.tcap)}
+	c.pool = newWorkers()
+	runtime.AddCleanup(&c, func(w *workers) { w.close() }, c.pool)
+	return &c
+}

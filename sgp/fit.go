@@ -79,6 +79,17 @@ func (md *Model) epochStep(ctx context.Context) (EpochRecord, error) {
 			md.f.RefreshInfo(md.rng.IntN)
 		}
 	}
+	if len(order) > 0 && md.f.ok {
+		// The pass leaves the information pivots chosen greedily for the
+		// inducing set it ends with, as a fresh Factorize of that set
+		// chooses them. The random refreshes serve the swaps of the pass
+		// (and the last one keeps the random stream of the epochs that
+		// follow as it is); kept after it, they are points drawn against
+		// earlier sets, whose residuals given the final set are small,
+		// and the approximate scores made from them (the next Swap, or
+		// CostRanking after a fit) rank candidates poorly.
+		md.f.RefreshInfoGreedy()
+	}
 	rec.SwapTime = time.Since(swapStart)
 	md.epoch++
 	rec.Parts = md.f.Parts()
@@ -368,7 +379,7 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 	}
 	// The optimiser works in noiseMap's coordinates: σ² stays above the
 	// noise floor.
-	nm := newNoiseMap(md.y)
+	nm := noiseMap{floor: md.floor()}
 	x0 := nm.toX(make([]float64, np+1), theta0)
 	p := &cgProblem{
 		stop: func() error { return md.stopErr(ctx) }, ev: ev, nm: nm,

@@ -105,7 +105,8 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	budget := md.budget
 	defer func() { md.budget, md.hardEnd = budget, false }() // also when a kernel panics
 	if budget > 0 {
-		md.budget = time.Duration(hybridShare * float64(budget))
+		// At least 1ns: a share that rounds to zero would mean no limit.
+		md.budget = max(time.Nanosecond, time.Duration(hybridShare*float64(budget)))
 		md.hardEnd = true // not "at least one epoch": 3 s at m = 256 on KIN40K
 	}
 	res, err := md.fitSubset(ctx, start)
@@ -165,8 +166,18 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		first, second = second, first
 	}
 	if md.progress != nil {
-		fmt.Fprintf(md.progress, "hybrid: time for about %d evaluations (%.4g·m·d = %.0f needed to start from the seeds): first from %s\n",
-			n, spreadStartEvals, need, first.name)
+		limit := fmt.Sprintf("the rest of the time budget, %.3g s", left.Seconds())
+		if budget <= 0 {
+			limit = fmt.Sprintf("at most %.3g s (no time budget: as long as CholQR's phase took, at least %.3g s)", left.Seconds(), hybridMinRefine.Seconds())
+		}
+		fmt.Fprintf(md.progress, "hybrid: continuous refinement for %s, time for about %d evaluations of O(n·m²) (%.4g·m·d = %.0f needed to start from the seeds): first from %s\n",
+			limit, n, spreadStartEvals, need, first.name)
+	}
+	tick := md.ticker()
+	opts.onEval = func(evals int, best float64) {
+		if tick.due() {
+			fmt.Fprintf(md.progress, "hybrid: refinement: %d evaluations, lowest %v %.6g, %.0f s of %.3g s\n", evals, md.obj, best, tick.elapsed().Seconds(), left.Seconds())
+		}
 	}
 	starts := []startPoint{
 		first, second,
@@ -282,13 +293,27 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 				res.Warnings[i] = fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", res.Stopped, from, cr.Stopped)
 			}
 		}
-		if cr.Stopped != "converged" && cr.Stopped != "max evaluations" && cctx.Err() == nil {
-			w := fmt.Sprintf("the continuous refinement stopped: %s", cr.Stopped)
+		if w := refinementWarning(cr, res.Stopped, cctx.Err() != nil); w != "" {
 			res.Warnings = append(res.Warnings, w)
 			md.announce([]string{w})
 		}
 	}
 	return res, nil
+}
+
+// refinementWarning returns the warning for a kept refinement cr that
+// ended on neither of its normal stops, or "". Converged, out of
+// evaluations, cut by its time (timeUp) and stalled endings get none: a
+// stalled refinement ended where no step lowers the objective at its
+// precision, a local optimum like a converged one (its Stopped says so),
+// and the model uses it because its objective is below CholQR's. Any
+// other ending is an optimiser failure, said with what to do.
+func refinementWarning(cr *ContinuousResult, cholqrStopped string, timeUp bool) string {
+	if cr == nil || timeUp || cr.Stopped == "converged" || cr.Stopped == "max evaluations" || strings.HasPrefix(cr.Stopped, "stalled") {
+		return ""
+	}
+	return fmt.Sprintf("the continuous refinement ended on an optimiser failure (%s); the predictions use the best point it reached, whose objective %.6g is below CholQR's (which %s); if the predictions look poor, compare with the CholQR fit alone (WithSelector(SelectCholQR), sgprepl fit --selector cholqr)",
+		cr.Stopped, cr.Objective, cholqrStopped)
 }
 
 // spreadStartEvals decides which of the two k-means starts the hybrid's

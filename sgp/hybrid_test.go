@@ -386,3 +386,46 @@ func refinementStarts(progress string) []string {
 	}
 	return order
 }
+
+// TestHybridTinyBudgetIsALimit: any positive time budget limits a hybrid
+// fit. With 1ns, CholQR's share (a tenth) must not round to zero, which
+// means no limit: the fit stops before its first epoch, as "time budget",
+// not converged and without a refinement.
+func TestHybridTinyBudgetIsALimit(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+		WithSelector(SelectHybrid).WithTimeBudget(time.Nanosecond)
+	res, err := md.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != "time budget" || res.Converged || res.Epochs != 0 || res.Refined != nil {
+		t.Errorf("stopped %q, converged %v, %d epochs, refined %v; want \"time budget\", not converged, 0 epochs, no refinement",
+			res.Stopped, res.Converged, res.Epochs, res.Refined != nil)
+	}
+}
+
+// TestRefinementWarning: a kept refinement that stalled (a local optimum
+// at the precision of F, the end of a fit with test SMSE 3·10⁻⁸) gives no
+// warning; an optimiser failure gives one that says what the model uses
+// and what to try.
+func TestRefinementWarning(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		stopped string
+		timeUp  bool
+		warn    bool
+	}{
+		{"converged", false, false},
+		{"max evaluations", false, false},
+		{"stalled: no decrease along the search direction, also after a restart from the best point, at max |∂F| = 0.0438", false, false},
+		{"time limit", true, false},
+		{"Linesearch failed", false, true},
+	} {
+		w := refinementWarning(&ContinuousResult{Stopped: c.stopped, Objective: 1}, "converged", c.timeUp)
+		if (w != "") != c.warn || (c.warn && !strings.Contains(w, "selector cholqr")) {
+			t.Errorf("%q: warning %q, want one: %v", c.stopped, w, c.warn)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package sgp
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -83,25 +84,25 @@ type CostRanking struct {
 	InfoPivots []int     // the information pivots used
 }
 
-// CostRanking removes inducing point j (a data index), scores every
-// candidate both exactly and approximately, and restores the state. It
-// costs O(n²·k), so it is meant for inspection on small and medium data
-// sets; maxCandidates > 0 limits the exact scoring to that many candidates
-// chosen uniformly at random.
+// CostRanking scores, with inducing point j (a data index) taken out,
+// every candidate replacement both exactly and approximately, using the
+// model's information pivots as they are. It is an inspection: it works
+// on a copy of the factored state, so the model, its information pivots
+// and its random stream are left exactly as they were, and two calls on
+// the same state return the same ranking. It costs O(n²·k), so it is
+// meant for small and medium data sets; maxCandidates > 0 limits the
+// exact scoring to that many candidates chosen uniformly at random by a
+// stream seeded from the model's seed and j.
 func (md *Model) CostRanking(j, maxCandidates int) (cr *CostRanking, err error) {
 	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}
-	f := md.f
-	if j < 0 || j >= f.n || !f.IsActive(j) {
+	if j < 0 || j >= md.f.n || !md.f.IsActive(j) {
 		return nil, fmt.Errorf("sgp: point %d is not an inducing point", j)
 	}
+	f := md.f.clone()
 	f.removeToPark(f.pos[j])
-	defer func() {
-		f.restorePark()
-		f.fillInfoGreedy()
-	}()
 	approx := f.ApproxDeltasTo(nil, md.obj)
 	cr = &CostRanking{Removed: j, InfoPivots: f.InfoPivots(nil)}
 	var cands []int
@@ -111,7 +112,8 @@ func (md *Model) CostRanking(j, maxCandidates int) (cr *CostRanking, err error) 
 		}
 	}
 	if maxCandidates > 0 && len(cands) > maxCandidates {
-		md.rng.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
+		rng := rand.New(rand.NewPCG(md.seed, rankingStream^uint64(j)))
+		rng.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
 		cands = cands[:maxCandidates]
 	}
 	for _, c := range cands {
@@ -131,3 +133,7 @@ func (md *Model) CostRanking(j, maxCandidates int) (cr *CostRanking, err error) 
 	}
 	return cr, nil
 }
+
+// rankingStream is the second word of the seed of CostRanking's choice
+// of candidates, xored with the removed point.
+const rankingStream = 0x72616e6b696e67

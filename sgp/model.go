@@ -65,25 +65,33 @@ type Model struct {
 	y    []float64
 	kern Kernel
 
-	m, z      int
-	obj       Objective
-	mean      Mean
-	seed      uint64
-	noise     float64 // σ²; 0 means var(y)/4
-	init      Init
-	initSet   bool // init was chosen by WithInit
-	inducing  []int
-	maxEpochs int
-	warm      int               // MLE epochs of a noise-only VAR fit's restart (WithMLERestart)
-	refined   *ContinuousResult // the hybrid selector's refinement, used for prediction
-	from      string            // where refined started (Result.RefinedFrom)
-	budget    time.Duration
-	hardEnd   bool // the budget also stops an epoch midway (the hybrid's CholQR phase)
-	tol       float64
-	swaps     int
-	cgEvals   int
-	fixHyper  bool
-	progress  io.Writer
+	m, z  int
+	obj   Objective
+	mean  Mean
+	seed  uint64
+	noise float64 // σ²; 0 means var(y)/4
+	// noiseFloor is the least σ² a fit of the hyperparameters may reach,
+	// as set by WithNoiseFloor; 0 means the default (see noiseFloor).
+	// floorAt caches the floor in force, once computed (0: not yet).
+	noiseFloor float64
+	floorAt    float64
+	init       Init
+	initSet    bool // init was chosen by WithInit
+	inducing   []int
+	maxEpochs  int
+	warm       int               // MLE epochs of a noise-only VAR fit's restart (WithMLERestart)
+	refined    *ContinuousResult // the hybrid selector's refinement, used for prediction
+	from       string            // where refined started (Result.RefinedFrom)
+	budget     time.Duration
+	hardEnd    bool // the budget also stops an epoch midway (the hybrid's CholQR phase)
+	tol        float64
+	swaps      int
+	cgEvals    int
+	fixHyper   bool
+	progress   io.Writer
+	// every is how often a long phase (the forward start, the hybrid's
+	// refinement) writes a progress line; 0 means progressEvery.
+	every     time.Duration
 	onEpoch   func(EpochRecord)
 	interrupt func() error
 	// interruptPanic is the panic of the interrupt function during the
@@ -215,6 +223,32 @@ func (md *Model) WithNoise(noise float64) *Model {
 	md.noise = noise
 	md.reset()
 	return md
+}
+
+// WithNoiseFloor sets the least noise variance σ² that fitting the
+// hyperparameters may reach, in the targets' units squared (0: the
+// default, 10⁻⁹ of the targets' variance). The floor keeps σ² away from
+// the region where the objective is decided by rounding (targets with
+// little or no noise; see Model.Fit); it is not a prior on the noise. A
+// fit whose σ² ends at the floor says so (Result.AtNoiseFloor and a
+// warning). Raise it to keep a model from fitting noise it knows is
+// there; lower it for targets known to be accurate to more digits than
+// the default allows. Fixed hyperparameters (WithFixedHyperparameters)
+// are not moved to the floor.
+func (md *Model) WithNoiseFloor(floor float64) *Model {
+	if err := checkNoiseFloor(floor); err != nil {
+		return md.setErr(err)
+	}
+	md.noiseFloor, md.floorAt = floor, 0
+	return md
+}
+
+// floor returns the noise floor in force (see WithNoiseFloor).
+func (md *Model) floor() float64 {
+	if md.floorAt == 0 {
+		md.floorAt = noiseFloor(md.x, md.y, md.noiseFloor)
+	}
+	return md.floorAt
 }
 
 // WithInit sets how the initial inducing set is chosen (default

@@ -25,13 +25,19 @@ type ContinuousResult struct {
 	Restarts  int           // L-BFGS restarts from the best point after a failed line search
 	Gradient  float64       // max |∂F/∂p| over θ and Z where the fit ended
 	Jitter    float64       // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
+	// NoiseFloor is the least noise variance the fit could reach
+	// (ContinuousOptions.NoiseFloor or the default); AtNoiseFloor is true
+	// when σ² ended there, so that the floor, not the data, decided it.
+	NoiseFloor   float64
+	AtNoiseFloor bool
 }
 
 // FitContinuous fits SGPR with free inducing inputs, the method of GPflow
 // and GPyTorch (Titsias 2009; Snelson & Ghahramani 2006 for MLE): θ and the
 // m×d inducing inputs Z are optimised jointly by L-BFGS from z0 and the
 // kernel's and noise's current values, for the same objective o, with
-// analytic gradients; σ² stays above 10⁻⁶ of var(y), as in Model.Fit.
+// analytic gradients; σ² stays above the noise floor (opts.NoiseFloor, by
+// default that of Model.WithNoiseFloor), as in Model.Fit.
 // kern is updated to the final hyperparameters; x, z0 are not modified. It is
 // the continuous baseline of Cao et al. (2013) and, started from a CholQR
 // selection (Model.RefineContinuous), a hybrid of the two.
@@ -58,6 +64,9 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	if maxEvals <= 0 {
 		maxEvals = 1000
 	}
+	if err := checkNoiseFloor(opts.NoiseFloor); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	m, d, np := z0.Len(), z0.Dim(), kern.NumParams()
 	z := &Vectors{n: m, d: d, data: append([]float64(nil), z0.data...)}
@@ -67,7 +76,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	nθ := np + 1
 	// L-BFGS works in noiseMap's coordinates for θ (σ² stays above the
 	// noise floor), then Z.
-	nm := newNoiseMap(y)
+	nm := newNoiseMap(x, y, opts.NoiseFloor)
 	theta := append(kern.Params(nil), math.Log(noise))
 	p0 := append(nm.toX(make([]float64, nθ), theta), z.data...)
 	gθ := make([]float64, nθ)
@@ -108,6 +117,9 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 			if f < bestF {
 				bestF = f
 				copy(best, p)
+			}
+			if opts.onEval != nil {
+				opts.onEval(evals, bestF)
 			}
 		}
 	)
@@ -189,7 +201,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	stopped = stallLabel(stopped, why, grad, f)
 	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
 		Params: append([]float64(nil), theta...), Z: z, Predictor: ev.predictor(), Stopped: stopped, Restarts: restarts, Gradient: grad,
-		Jitter: opts.Jitter}, ctx.Err()
+		Jitter: opts.Jitter, NoiseFloor: nm.floor, AtNoiseFloor: atNoiseFloor(math.Exp(theta[np]), nm.floor)}, ctx.Err()
 }
 
 // FitContinuous counts as converged a fit whose objective changed by less
@@ -248,12 +260,19 @@ type ContinuousOptions struct {
 	// Mean is the prior mean; the zero value estimates a constant (see
 	// Mean).
 	Mean Mean
+	// NoiseFloor is the least noise variance σ² the fit may reach, in the
+	// targets' units squared; 0 means the default (see Model.WithNoiseFloor).
+	NoiseFloor float64
 
 	// behind, if set, is asked after each step of the optimiser, with the
 	// lowest objective reached so far, whether to give up; the fit then
 	// ends at its best point with Stopped = "abandoned". The hybrid
 	// selector uses it to hand the time back to CholQR (see fitHybrid).
 	behind func(best float64) bool
+	// onEval, if set, is called after each evaluation with the number of
+	// evaluations and the lowest objective so far (the hybrid selector's
+	// progress lines).
+	onEval func(evals int, best float64)
 }
 
 // errAbandoned stops FitContinuous when ContinuousOptions.behind says so.
@@ -298,6 +317,9 @@ func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta [
 		z0 = xv.Rows(md.f.Active(nil))
 	}
 	opts.Mean = md.mean
+	if opts.NoiseFloor == 0 {
+		opts.NoiseFloor = md.noiseFloor
+	}
 	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
 }
 

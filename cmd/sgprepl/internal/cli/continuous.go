@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -21,6 +22,7 @@ type contOptions struct {
 	maxEvals    int
 	save, pred  string
 	json        bool
+	noiseFloor  float64
 }
 
 // contReport is the JSON result of a continuous fit: as fitReport, with
@@ -37,6 +39,9 @@ type contReport struct {
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	N               int                `json:"n"`
 	M               int                `json:"m"`
+	NoiseFloor      float64            `json:"noise_floor"`
+	AtNoiseFloor    bool               `json:"at_noise_floor"`
+	Warnings        []string           `json:"warnings"`
 	Notes           []string           `json:"notes,omitempty"`
 	BLAS            string             `json:"blas"`
 }
@@ -76,14 +81,18 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		vy = 1
 	}
 	res, err := sgp.FitContinuous(ctx, train.X, train.Y, kern, train.X.Rows(rng.Perm(n)[:o.m]), vy/4, o.obj,
-		sgp.ContinuousOptions{MaxEvals: o.maxEvals, Jitter: 1e-6})
+		sgp.ContinuousOptions{MaxEvals: o.maxEvals, Jitter: 1e-6, NoiseFloor: o.noiseFloor})
 	if res == nil {
 		return noResult(parent, ctx, err)
 	}
 	names := append(kern.ParamNames(), "noise")
 	rep := contReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Evaluations: res.Evals,
 		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: namedParams(names, res.Params), N: n, M: o.m, BLAS: blas,
-		InducingInputs: rowsOf(res.Z)}
+		InducingInputs: rowsOf(res.Z), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: []string{}}
+	if res.AtNoiseFloor {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the noise variance ended at its floor: σ² = %.4g, floor %.4g; the floor, not the data, decided σ² (see --noise-floor)",
+			math.Exp(res.Params[len(res.Params)-1]), res.NoiseFloor))
+	}
 	var pred *predictions
 	if test != nil {
 		if pred, err = predictorPredictions(res.Predictor, test.X); err != nil {
@@ -97,6 +106,10 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
+	}
+	// Warnings go to stderr, where they are seen with --json too.
+	for _, msg := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
 	}
 	if o.json {
 		out, err := json.Marshal(rep)

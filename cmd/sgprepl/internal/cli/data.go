@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/mol"
@@ -18,13 +19,20 @@ import (
 // readData reads the training file and, if testPath is not empty, the test
 // file, which must have the same number of columns.
 func readData(trainPath, testPath string) (train, test *sgp.Dataset, err error) {
-	if train, err = sgp.ReadCSVFile(trainPath); err != nil {
+	return readDataProgress(trainPath, testPath, nil)
+}
+
+// readDataProgress is readData that reports to progress, if not nil, how
+// far reading each file has got, every readProgressEvery (see
+// progressReader).
+func readDataProgress(trainPath, testPath string, progress io.Writer) (train, test *sgp.Dataset, err error) {
+	if train, err = readCSVProgress(trainPath, progress, readProgressEvery); err != nil {
 		return nil, nil, err
 	}
 	if testPath == "" {
 		return train, nil, nil
 	}
-	if test, err = sgp.ReadCSVFile(testPath); err != nil {
+	if test, err = readCSVProgress(testPath, progress, readProgressEvery); err != nil {
 		return nil, nil, err
 	}
 	if test.X.Dim() != train.X.Dim() {
@@ -256,9 +264,10 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readNumericData wraps readData's numeric tables.
-func readNumericData(trainPath, testPath string) (train, test *fitData, err error) {
-	tr, te, err := readData(trainPath, testPath)
+// readNumericData wraps readData's numeric tables, reporting the reading
+// to progress if it is not nil.
+func readNumericData(trainPath, testPath string, progress io.Writer) (train, test *fitData, err error) {
+	tr, te, err := readDataProgress(trainPath, testPath, progress)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -282,4 +291,59 @@ func evaluateInputs(md *sgp.Model, test *fitData) (smse, snlp float64, err error
 	tm, tv := sgp.MeanVar(md.Targets())
 	snlp, err = sgp.SNLP(mean, vr, test.y, tm, tv)
 	return smse, snlp, err
+}
+
+// readProgressEvery is how often reading a file reports its progress: a
+// file read faster says nothing.
+const readProgressEvery = 5 * time.Second
+
+// readCSVProgress is sgp.ReadCSVFile that writes to progress, if not nil,
+// a line every period while the file is read: the share of its bytes read
+// and the time so far.
+func readCSVProgress(path string, progress io.Writer, period time.Duration) (*sgp.Dataset, error) {
+	if progress == nil {
+		return sgp.ReadCSVFile(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sgp: cannot open CSV file: %w", err)
+	}
+	defer f.Close()
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	pr := &progressReader{r: f, w: progress, path: path, size: size, start: time.Now(), every: period}
+	pr.last = pr.start
+	d, err := sgp.ReadCSV(pr, path)
+	if err == nil && pr.reported {
+		fmt.Fprintf(progress, "read %s: %d rows in %.1f s\n", path, d.Len(), time.Since(pr.start).Seconds())
+	}
+	return d, err
+}
+
+// progressReader passes reads through from r and, at most once a period
+// (every), writes to w how many bytes of the file have been read.
+type progressReader struct {
+	r           io.Reader
+	w           io.Writer
+	path        string
+	size, done  int64
+	start, last time.Time
+	every       time.Duration
+	reported    bool
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.done += int64(n)
+	if now := time.Now(); now.Sub(p.last) >= p.every {
+		p.last, p.reported = now, true
+		share := ""
+		if p.size > 0 {
+			share = fmt.Sprintf(" of %.4g MB (%.0f%%)", float64(p.size)/1e6, 100*float64(p.done)/float64(p.size))
+		}
+		fmt.Fprintf(p.w, "reading %s: %.4g MB%s in %.0f s\n", p.path, float64(p.done)/1e6, share, now.Sub(p.start).Seconds())
+	}
+	return n, err
 }

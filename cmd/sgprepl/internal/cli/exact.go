@@ -36,6 +36,7 @@ type exactCLIOptions struct {
 	budget              time.Duration
 	save, pred          string
 	json, quiet         bool
+	noiseFloor          float64
 }
 
 // exactReport is the --json output of `fit --selector exact`: fit's keys
@@ -58,6 +59,8 @@ type exactReport struct {
 	N               int                `json:"n"`
 	M               int                `json:"m"`
 	Jitter          float64            `json:"jitter"`
+	NoiseFloor      float64            `json:"noise_floor"`
+	AtNoiseFloor    bool               `json:"at_noise_floor"`
 	Warnings        []string           `json:"warnings"`
 	Notes           []string           `json:"notes,omitempty"`
 	BLAS            string             `json:"blas"`
@@ -87,7 +90,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, o.budget)
 		defer cancel()
 	}
-	opts := sgp.ExactOptions{MaxEvals: o.maxEvals}
+	opts := sgp.ExactOptions{MaxEvals: o.maxEvals, NoiseFloor: o.noiseFloor}
 	if !o.quiet {
 		opts.Progress = e.stderr
 	}
@@ -109,7 +112,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	rep := exactReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
 		Epochs: res.Evals, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged, Restarts: res.Restarts,
 		Hyperparameters: res.Hyperparameters(), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
-		N: n, M: n, Jitter: res.Jitter, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
+		N: n, M: n, Jitter: res.Jitter, NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
 	var pred *predictions
 	if o.test != nil {
 		p := res.Predictor

@@ -24,11 +24,12 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	objective := fs.String("objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	seed := fs.Uint64("seed", 1, "seed of the random start and of the swaps")
 	maxEpochs := fs.Int("max-epochs", 50, "maximum number of epochs")
-	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration` (0: no limit)")
+	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration`; the hybrid selector stops within it (0: no limit; the hybrid's continuous refinement then takes at most as long as its CholQR phase, at least 5 s)")
 	savePath := fs.String("save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights)")
 	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	noiseFloor := fs.Float64("noise-floor", 0, "least noise `variance` σ² the fit may reach, in the target's units squared (0: 1e-6 of the target's variance around a quadratic trend in the inputs, at least 1e-9 of its variance); a fit that ends at it says so")
 	var inputCols stringList
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
@@ -44,6 +45,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return usageErrorf("fit: --predictions needs --test FILE, the inputs to predict at")
 		case *predPath != "" && *savePath != "" && filepath.Clean(*predPath) == filepath.Clean(*savePath):
 			return usageErrorf("fit: --save and --predictions name the same file %s", *savePath)
+		case !(*noiseFloor >= 0) || math.IsInf(*noiseFloor, 0):
+			return usageErrorf("fit: --noise-floor %v must be a finite variance ≥ 0 (0: the default)", *noiseFloor)
 		}
 		blas, err := blasName()
 		if err != nil {
@@ -61,7 +64,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and the rbf kernel")
 			}
 			return fitContinuousCLI(ctx, e, contOptions{train: *trainPath, test: *testPath, m: *m, mSet: isSet(fs, "m"), obj: obj,
-				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut})
+				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut, noiseFloor: *noiseFloor})
 		}
 		if *selectorName == "" {
 			// The hybrid's objective is never above CholQR's, and on KIN40K
@@ -98,7 +101,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 					return err
 				}
 			}
-		} else if train, test, err = readNumericData(*trainPath, *testPath); err != nil {
+		} else if train, test, err = readNumericData(*trainPath, *testPath, progressTo(e, *quiet)); err != nil {
 			return err
 		}
 		n := train.Len()
@@ -108,7 +111,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				return err
 			}
 			return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: *trainPath, testPath: *testPath, spec: spec, kern: kern,
-				mSet: isSet(fs, "m"), maxEvals: *maxEpochs * 20, budget: *budget, save: *savePath, pred: *predPath, json: *jsonOut, quiet: *quiet})
+				mSet: isSet(fs, "m"), maxEvals: *maxEpochs * 20, budget: *budget, save: *savePath, pred: *predPath, json: *jsonOut, quiet: *quiet,
+				noiseFloor: *noiseFloor})
 		}
 		if !isSet(fs, "m") {
 			*m = sgp.DefaultM(n)
@@ -122,7 +126,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		md := sgp.NewModel(train.x, train.y, kern).
 			WithM(*m).WithInfoPivots(*z).WithObjective(obj).WithSeed(*seed).
-			WithMaxEpochs(*maxEpochs).WithTimeBudget(*budget).WithSelector(sel)
+			WithMaxEpochs(*maxEpochs).WithTimeBudget(*budget).WithSelector(sel).WithNoiseFloor(*noiseFloor)
 		if !*quiet {
 			md.WithProgress(e.stderr)
 		}
@@ -137,7 +141,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
 			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
-			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, Resumed: res.Resumed, SwitchedOn: append([]int{}, res.SwitchedOn...),
+			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Resumed: res.Resumed, SwitchedOn: append([]int{}, res.SwitchedOn...),
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
 			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
 			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
@@ -220,6 +224,8 @@ type fitReport struct {
 	Converged       bool               `json:"converged"`
 	NoiseOnly       bool               `json:"noise_only"`
 	Restarted       bool               `json:"restarted"`
+	NoiseFloor      float64            `json:"noise_floor"`    // the least σ² the fit could reach (--noise-floor or the default)
+	AtNoiseFloor    bool               `json:"at_noise_floor"` // σ² ended at the floor: the floor, not the data, decided it
 	SwitchedOn      []int              `json:"switched_on"`
 	Inducing        []int              `json:"inducing"`
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
@@ -269,6 +275,15 @@ func rowsOf(v *sgp.Vectors) [][]float64 {
 	return rows
 }
 
+// progressTo returns where fit writes progress: stderr, or nil with
+// --quiet.
+func progressTo(e *env, quiet bool) io.Writer {
+	if quiet {
+		return nil
+	}
+	return e.stderr
+}
+
 // checkSettings validates the fit settings against n points.
 func checkSettings(n, m, z, maxEpochs int, budget time.Duration) error {
 	switch {
@@ -291,7 +306,7 @@ func checkSettings(n, m, z, maxEpochs int, budget time.Duration) error {
 func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	kind := md.ObjectiveKind()
 	fmt.Fprintf(w, "%-16s%s  (%v, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64), kind)
-	fmt.Fprintf(w, "%-16s%d (%s) in %.3g s; %d of %d swaps accepted\n", "epochs", res.Epochs, res.Stopped, res.Elapsed.Seconds(), res.Accepted, res.Swaps)
+	fmt.Fprintf(w, "%-16s%s\n", "epochs", epochsLine(res, md.Trace()))
 	names, theta := md.ParamNames(), res.Params // a hybrid fit's are its refinement's
 	parts := make([]string, len(names))
 	for i, name := range names {
@@ -299,6 +314,9 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	}
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
 	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
+	if res.AtNoiseFloor {
+		fmt.Fprintf(w, "%-16sσ² = %.4g is at its floor %.4g: the floor, not the data, decided it (see --noise-floor)\n", "noise floor", math.Exp(theta[len(theta)-1]), res.NoiseFloor)
+	}
 	if len(res.SwitchedOn) > 0 {
 		on := make([]string, len(res.SwitchedOn))
 		for i, j := range res.SwitchedOn {
@@ -312,6 +330,23 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	if cr := res.Refined; cr != nil {
 		fmt.Fprintf(w, "%-16sfrom %s: %v %.6g → %.6g in %d evaluations (%s); predictions use it\n", "refined", res.RefinedFrom, kind, cr.Start, cr.Objective, cr.Evals, cr.Stopped)
 	}
+}
+
+// epochsLine says how many epochs a fit completed, why it stopped, how
+// long it took and how many swaps it accepted. Swaps made by an epoch
+// that the time budget or an interrupt cut short are not in any complete
+// epoch: the line counts them apart, so that "0 epochs" and "10 of 25
+// swaps" do not contradict each other.
+func epochsLine(res *sgp.Result, trace sgp.Trace) string {
+	inEpochs := 0
+	for _, r := range trace {
+		inEpochs += r.Swaps
+	}
+	s := fmt.Sprintf("%d complete (%s) in %.3g s; %d of %d swaps accepted", res.Epochs, res.Stopped, res.Elapsed.Seconds(), res.Accepted, res.Swaps)
+	if cut := res.Swaps - inEpochs; cut > 0 && (res.Stopped == "time budget" || res.Stopped == "cancelled") {
+		s += fmt.Sprintf(", %d of them in an epoch cut short by the %s", cut, map[string]string{"time budget": "time budget", "cancelled": "interrupt"}[res.Stopped])
+	}
+	return s
 }
 
 // shortfall explains an inducing set smaller than m: the model keeps only

@@ -1,0 +1,154 @@
+package sgp
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// walkthroughModel is the README's REPL walkthrough up to its Fit:
+// SnelsonLike(200, 1), m = 10, z = 3, seed 1, six swaps by hand, Fit.
+func walkthroughModel(t *testing.T) *Model {
+	t.Helper()
+	train, _ := SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(10).WithInfoPivots(3).WithSeed(1)
+	for range 6 {
+		if _, err := md.Swap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := md.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	return md
+}
+
+// factorBits is the factored state of md as bit patterns: the pivots in
+// order, G (inducing and information columns), d, Q, R, a and A = GᵀG.
+// Two states compare equal only if they are identical, which is what an
+// inspection must leave.
+type factorBits struct {
+	perm                 []int
+	g, d, q, r, a, gram  []uint64
+	kernelEvals, clamped int
+}
+
+func stateBits(md *Model) factorBits {
+	f := md.f
+	bits := func(v []float64) []uint64 {
+		out := make([]uint64, len(v))
+		for i, x := range v {
+			out[i] = math.Float64bits(x)
+		}
+		return out
+	}
+	return factorBits{
+		perm: slices.Clone(f.perm[:f.t]),
+		g:    bits(f.g[:f.n*f.t]), d: bits(f.d), q: bits(f.q[:f.ldq*f.k]),
+		r: bits(f.r), a: bits(f.a[:f.k]), gram: bits(f.gram),
+		kernelEvals: f.stats.KernelEvals, clamped: f.stats.Clamped,
+	}
+}
+
+func (b factorBits) equal(c factorBits) bool {
+	return slices.Equal(b.perm, c.perm) && slices.Equal(b.g, c.g) && slices.Equal(b.d, c.d) &&
+		slices.Equal(b.q, c.q) && slices.Equal(b.r, c.r) && slices.Equal(b.a, c.a) &&
+		slices.Equal(b.gram, c.gram) && b.kernelEvals == c.kernelEvals && b.clamped == c.clamped
+}
+
+// TestCostRankingIsPure checks that CostRanking is an inspection: the
+// factored state (pivots, G, d, Q, R, a, A, counters) is bit for bit the
+// one of a twin model that never called it, two calls return the same
+// ranking, and the swaps and the fit that follow (which draw from the
+// model's random stream) give the twin's results exactly.
+func TestCostRankingIsPure(t *testing.T) {
+	t.Parallel()
+	md, twin := walkthroughModel(t), walkthroughModel(t)
+	if !stateBits(md).equal(stateBits(twin)) {
+		t.Fatal("two identical walkthroughs differ before any ranking")
+	}
+	ind, _ := md.Inducing()
+	var first *CostRanking
+	for _, maxCand := range []int{0, 0, 50, 50} {
+		cr, err := md.CostRanking(ind[0], maxCand)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !stateBits(md).equal(stateBits(twin)) {
+			t.Fatalf("CostRanking(%d, %d) changed the factored state", ind[0], maxCand)
+		}
+		if maxCand == 0 && first == nil {
+			first = cr
+			continue
+		}
+		if maxCand == 0 && (!slices.Equal(cr.Candidates, first.Candidates) || !slices.Equal(cr.Exact, first.Exact) ||
+			!slices.Equal(cr.Approx, first.Approx) || !slices.Equal(cr.InfoPivots, first.InfoPivots)) {
+			t.Errorf("two calls differ: ρ %.3f then %.3f, pivots %v then %v", spearman(first), spearman(cr), first.InfoPivots, cr.InfoPivots)
+		}
+		if maxCand == 50 && len(cr.Candidates) != 50 {
+			t.Errorf("maxCandidates 50 gave %d candidates", len(cr.Candidates))
+		}
+	}
+	for range 3 {
+		a, err1 := md.Swap()
+		b, err2 := twin.Swap()
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if a != b {
+			t.Errorf("a swap after the ranking differs from the twin's: %v against %v", a, b)
+		}
+	}
+	ra, err1 := md.Fit()
+	rb, err2 := twin.Fit()
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if ra.Objective != rb.Objective || !slices.Equal(ra.Inducing, rb.Inducing) || !slices.Equal(ra.Params, rb.Params) {
+		t.Errorf("the fit after the ranking differs from the twin's: F %v against %v, set %v against %v", ra.Objective, rb.Objective, ra.Inducing, rb.Inducing)
+	}
+	if !stateBits(md).equal(stateBits(twin)) {
+		t.Error("the state after the later swaps and fit differs from the twin's")
+	}
+}
+
+func spearman(cr *CostRanking) float64 {
+	_, _, _, rho := cr.rankSummary()
+	return rho
+}
+
+// TestFitLeavesGreedyInfoPivots checks that a fit, and an epoch, leave
+// the information pivots a fresh factorisation of the final inducing set
+// chooses (greedily by residual variance), so that the approximate scores
+// after a fit describe the set the fit ended with: on the README's
+// walkthrough the cost ranking's approximate ΔF follow the exact ones
+// (Spearman ρ > 0.9, the best exact candidate within the first 10 by
+// approximate ΔF).
+func TestFitLeavesGreedyInfoPivots(t *testing.T) {
+	t.Parallel()
+	md := walkthroughModel(t)
+	check := func(when string) {
+		t.Helper()
+		fresh := md.f.clone()
+		if err := fresh.Factorize(md.f.Active(nil)); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := md.f.InfoPivots(nil), fresh.InfoPivots(nil); !slices.Equal(got, want) {
+			t.Errorf("after %s the information pivots are %v; a fresh factorisation of the set chooses %v", when, got, want)
+		}
+	}
+	check("Fit")
+	ind, _ := md.Inducing()
+	cr, err := md.CostRanking(ind[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, rank, rho := cr.rankSummary()
+	if !(rho > 0.9) || !(rank <= 10) {
+		t.Errorf("after Fit: Spearman ρ(exact, approx) = %.3f, best exact candidate at approximate rank %g; want ρ > 0.9, rank ≤ 10", rho, rank)
+	}
+	if _, err := md.Step(); err != nil {
+		t.Fatal(err)
+	}
+	check("Step")
+}
