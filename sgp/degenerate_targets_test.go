@@ -140,20 +140,35 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 // TestUndoneBestPointTakenOnRepeat checks when a gradient phase whose best
 // point cannot hold the whole inducing set is taken with fewer points: not
 // the first time (SnelsonLike(60, 1) then slid to the noise-only optimum,
-// F 73.2), but when the next phase ends the same way (SnelsonLike(60, 3)
-// stalled at its start, F 99.8). Both fits reach F ≈ 58.
+// F 73.2; undone, the swaps adapt the set and the fit reaches F ≈ 58), but
+// when the next phase ends the same way (SnelsonLike(60, 3), where undoing
+// every time leaves the fit stalled at its start, F 99.8). Where the fit
+// goes after the point is taken depends on the optimiser's path: seed 3
+// reaches F ≈ 58 or the noise-only optimum (F ≈ 73) as rounding decides,
+// as about one seed in five does (seeds 1–150: 119 to 122 reach F < 60
+// with the noise floor at 10⁻⁶·var(y) or of the detrended variance), so
+// for seed 3 the test checks the rule itself.
 func TestUndoneBestPointTakenOnRepeat(t *testing.T) {
 	t.Parallel()
-	for _, seed := range []uint64{1, 3} {
+	fit := func(seed uint64) (*Model, *Result) {
 		train, _ := SnelsonLike(60, seed)
 		md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(50)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !(res.Objective < 60) || res.NoiseOnly || !res.Converged {
-			t.Errorf("seed %d: F = %.6g, noise-only %v, %s; want F < 60, converged, with signal", seed, res.Objective, res.NoiseOnly, res.Stopped)
-		}
+		return md, res
+	}
+	if _, res := fit(1); !(res.Objective < 60) || res.NoiseOnly || !res.Converged {
+		t.Errorf("seed 1: F = %.6g, noise-only %v, %s; want F < 60, converged, with signal", res.Objective, res.NoiseOnly, res.Stopped)
+	}
+	md, res := fit(3)
+	tr := md.Trace()
+	if len(tr) < 2 || tr[0].CGStatus != CGUndone || tr[1].CGStatus == CGUndone || !(tr[1].Objective < tr[0].Objective-10) {
+		t.Fatalf("seed 3: want epoch 1's phase undone and epoch 2's best point taken, lowering F by more than 10; trace\n%v", Trace(tr))
+	}
+	if !(res.Objective < tr[0].Objective-10) {
+		t.Errorf("seed 3: F = %.6g, stalled near its first epoch's %.6g", res.Objective, tr[0].Objective)
 	}
 }
 

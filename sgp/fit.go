@@ -482,7 +482,10 @@ func (md *Model) continuous(ctx context.Context) (cgOutcome, error) {
 			}
 		}
 	}
-	if md.f.Value(md.obj) < start-1e-9*math.Abs(start) {
+	// A phase that went back to its start stays counted even where the
+	// rebuild there reads a little below the Evaluator's value at the
+	// start (rounding, relative 1e-9 at F ≈ 10⁸).
+	if out.status != CGUndone && md.f.Value(md.obj) < start-1e-9*math.Abs(start) {
 		md.undone = 0
 	}
 	md.stale = false
