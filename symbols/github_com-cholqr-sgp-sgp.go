@@ -117,6 +117,7 @@ func init() {
 		"Graphs":                reflect.ValueOf((*sgp.Graphs)(nil)),
 		"HistogramIntersection": reflect.ValueOf((*sgp.HistogramIntersection)(nil)),
 		"Histograms":            reflect.ValueOf((*sgp.Histograms)(nil)),
+		"Hyperparameters":       reflect.ValueOf((*sgp.Hyperparameters)(nil)),
 		"Init":                  reflect.ValueOf((*sgp.Init)(nil)),
 		"Inputs":                reflect.ValueOf((*sgp.Inputs)(nil)),
 		"Kernel":                reflect.ValueOf((*sgp.Kernel)(nil)),
