@@ -218,31 +218,15 @@ type terminal struct {
 // completion; otherwise it reads cells from stdin without prompts. Ctrl-C
 // stops the running cell, never the REPL; cancelling ctx ends the REPL.
 func Interactive(ctx context.Context, e Streams) error {
-	t := &terminal{e: e, figs: newFigureSaver()}
-	// The figures of a session in a temporary folder go with it; set
-	// SGPREPL_OUT (or save a figure with its Save method) to keep them.
-	t.figs.removes = true
-	defer t.figs.cleanup()
-	f, isFile := e.Stdin.(*os.File)
-	_, modeErr := liner.TerminalMode()
-	useLiner := isFile && f == os.Stdin && modeErr == nil && liner.TerminalSupported() && isTerminal(os.Stdout)
-	if out, ok := e.Stdout.(*os.File); ok && isTerminal(out) {
-		t.tty = true
-	}
-	t.inline = detectInline(os.Getenv)
-
-	s, err := repl.New(repl.Options{
-		Stdout:    lockedWriter{t, e.Stdout},
-		Stderr:    lockedWriter{t, e.Stderr},
-		OnEpoch:   t.epoch,
-		OnDisplay: func(d repl.Display) { t.display(d) },
-		Formats:   []string{"png"},
-		StopGrace: 5 * time.Second,
-	})
+	t, err := newTerminal(e)
 	if err != nil {
 		return err
 	}
-	t.s = s
+	defer t.figs.cleanup()
+	s := t.s
+	f, isFile := e.Stdin.(*os.File)
+	_, modeErr := liner.TerminalMode()
+	useLiner := isFile && f == os.Stdin && modeErr == nil && liner.TerminalSupported() && isTerminal(os.Stdout)
 
 	var r lineReader
 	if useLiner {
@@ -313,6 +297,33 @@ func Interactive(ctx context.Context, e Streams) error {
 		t.eval(ctx, buf.String())
 		buf.Reset()
 	}
+}
+
+// newTerminal returns the REPL's state on the streams e, with a new
+// session. The caller removes its temporary figure folder at the end
+// (t.figs.cleanup).
+func newTerminal(e Streams) (*terminal, error) {
+	t := &terminal{e: e, figs: newFigureSaver()}
+	// The figures of a session in a temporary folder go with it; set
+	// SGPREPL_OUT (or save a figure with its Save method) to keep them.
+	t.figs.removes = true
+	if out, ok := e.Stdout.(*os.File); ok && isTerminal(out) {
+		t.tty = true
+	}
+	t.inline = detectInline(os.Getenv)
+	s, err := repl.New(repl.Options{
+		Stdout:    lockedWriter{t, e.Stdout},
+		Stderr:    lockedWriter{t, e.Stderr},
+		OnEpoch:   t.epoch,
+		OnDisplay: func(d repl.Display) { t.display(d) },
+		Formats:   []string{"png"},
+		StopGrace: 5 * time.Second,
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.s = s
+	return t, nil
 }
 
 // command runs a :command and reports whether the REPL should end.
