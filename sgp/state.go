@@ -4,10 +4,15 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // MeanFunction returns the prior mean function.
 func (md *Model) MeanFunction() Mean { return md.mean }
+
+// TimeBudget returns the time budget of Fit set by WithTimeBudget, counted
+// from the start of each Fit; 0 means no limit.
+func (md *Model) TimeBudget() time.Duration { return md.budget }
 
 // Mean returns the current value of the constant prior mean μ (the
 // estimate for MeanConstant).
