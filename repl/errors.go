@@ -72,6 +72,18 @@ func (s *Session) panicError(cell string, c chunk, src string, prefix int, r any
 			ce.Line, ce.Column = cellPos(cell, c, src, prefix, m[1], m[2])
 		}
 	}
+	if m := yaegiPos.FindStringSubmatch(ce.Msg); m != nil {
+		// A panic of yaegi's own carries its position in the source it
+		// parsed: the cell's is what the user can read.
+		ce.Msg = ce.Msg[len(m[0]):]
+		ce.Line, ce.Column = cellPos(cell, c, src, prefix, m[1], m[2])
+		if ae := s.interfaceArgError(cell, c, src, prefix, m[1], m[2], ce.Msg); ae != nil {
+			return ae
+		}
+	}
+	if ae := s.variadicArgError(cell, c, ce.Msg); ae != nil {
+		return ae
+	}
 	if hint := limitHint(ce.Msg, c.src); hint != "" {
 		ce.Msg = hint
 		ce.Panicked = false
@@ -106,10 +118,20 @@ func lineCol(text string, off int) (line, col int) {
 // cell. yaegi puts "package main;" in front of a declaration and
 // "package main; func main() {" in front of statements, on the first line.
 func cellPos(cell string, c chunk, src string, prefix int, lineStr, colStr string) (line, col int) {
+	off, ok := chunkOffset(c, src, prefix, lineStr, colStr)
+	if !ok {
+		return 0, 0
+	}
+	return lineCol(cell, c.off+off)
+}
+
+// chunkOffset maps a 1-based line and column in the source yaegi parsed to
+// a byte offset in c.src (see cellPos).
+func chunkOffset(c chunk, src string, prefix int, lineStr, colStr string) (int, bool) {
 	l, _ := strconv.Atoi(lineStr)
 	k, _ := strconv.Atoi(colStr)
 	if l < 1 {
-		return 0, 0
+		return 0, false
 	}
 	wrap := len("package main; func main() {")
 	if c.kind == chunkImport || c.kind == chunkDecl {
@@ -120,7 +142,7 @@ func cellPos(cell string, c chunk, src string, prefix int, lineStr, colStr strin
 	for i := 1; i < l; i++ {
 		j := strings.IndexByte(src[off:], '\n')
 		if j < 0 {
-			return 0, 0
+			return 0, false
 		}
 		off += j + 1
 	}
@@ -130,6 +152,5 @@ func cellPos(cell string, c chunk, src string, prefix int, lineStr, colStr strin
 		off += k - 1
 	}
 	off -= prefix // now an offset in c.src
-	off = max(0, min(off, len(c.src)))
-	return lineCol(cell, c.off+off)
+	return max(0, min(off, len(c.src))), true
 }

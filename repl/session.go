@@ -38,6 +38,11 @@ type Options struct {
 	// cell builds with sgp.NewModel (Model.WithEpochFunc), from the
 	// goroutine running the cell. A terminal draws its progress bar here.
 	OnEpoch func(sgp.EpochRecord)
+	// OnProgress, if not nil, receives the reports of every model a cell
+	// builds with sgp.NewModel while it works (see Progress), from the
+	// goroutine running the cell or one of the model's own (its gradient
+	// phase), one at a time for a model. A notebook shows its progress here.
+	OnProgress func(Progress)
 	// OnDisplay, if not nil, is called from the goroutine running the cell
 	// for each display.Show, display.PNG, display.SVG or display.HTML call,
 	// when it happens. The displays are also collected in Result.Displays.
@@ -82,6 +87,7 @@ type Session struct {
 	panics    []string // yaegi's "L:C: panic: …" trace lines of the current chunk
 	captured  []any    // the values passed to the hidden Values function
 	abandoned int      // cells interrupted while blocked in compiled code, left running
+	models    int      // models built by sgp.NewModel (Progress.Model)
 
 	evalMu  sync.Mutex                          // one Eval at a time; guards the fields below
 	pkgs    map[string]string                   // package name in the session → import path
@@ -212,6 +218,13 @@ func (s *Session) newModel(x sgp.Inputs, y []float64, k sgp.Kernel) *sgp.Model {
 	}
 	if s.opts.OnEpoch != nil {
 		m.WithEpochFunc(s.opts.OnEpoch)
+	}
+	if s.opts.OnProgress != nil {
+		s.mu.Lock()
+		s.models++
+		id := s.models
+		s.mu.Unlock()
+		s.reportProgress(m, id)
 	}
 	// A warning line in the cell's output, whether or not the cell shows
 	// the Result (res, err := m.Fit() shows nothing).

@@ -95,7 +95,7 @@ func TestSessionCells(t *testing.T) {
 		// Values indexed out of slices and maps from compiled code (yaegi
 		// cannot infer their type at the top level by itself).
 		{cell: "ind, _ := m.Inducing()\nj := ind[0]\nj2 := ind[1] + 1\nj2 - j > -1000", value: "true"},
-		{cell: "hp := m.Hyperparameters()\nnoise, ok := hp[\"noise\"]\nok && noise > 0", value: "true"},
+		{cell: "hp := m.Hyperparameters().Map()\nnoise, ok := hp[\"noise\"]\nok && noise > 0", value: "true"},
 		{cell: "y0 := train.Y[0] * 2\ny0 != 0", value: "true"},
 
 		// Errors, positioned in the cell.

@@ -78,3 +78,34 @@ func oneLine(text string, n int) string {
 	}
 	return text
 }
+
+// Import is a package imported in a session: the name it is used by and
+// its import path.
+type Import struct {
+	Name, Path string
+}
+
+// Imports returns the packages the session has imported: first those
+// every session starts with, in a fixed order, then the cell's imports
+// sorted by name.
+func (s *Session) Imports() []Import {
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
+	var imps []Import
+	pre := map[string]bool{}
+	for _, p := range preimports {
+		name := pathBase(p)
+		if s.pkgs[name] == p {
+			imps = append(imps, Import{Name: name, Path: p})
+			pre[name] = true
+		}
+	}
+	var rest []Import
+	for name, p := range s.pkgs {
+		if !pre[name] {
+			rest = append(rest, Import{Name: name, Path: p})
+		}
+	}
+	sort.Slice(rest, func(a, b int) bool { return rest[a].Name < rest[b].Name })
+	return append(imps, rest...)
+}

@@ -563,7 +563,100 @@ func kernelName(k Kernel) string {
 	case *FuncKernel:
 		return "function (NewFuncKernel)"
 	}
-	return strings.TrimPrefix(fmt.Sprintf("%T", k), "*sgp.")
+	return kernelTypeName(k)
+}
+
+// The kernels' displays. A kernel's String is one line, its name and
+// then its settings and hyperparameters by name in parentheses,
+// name(setting value, hyperparameter value, …), as kernelText writes it;
+// a Sum joins its components' lines with " + " (a Sum within a Sum in
+// parentheses), so that every combination of kernels reads alike. Its HTML
+// is a table of the hyperparameters by name, in θ order (kernelHTML).
+
+// String returns the hyperparameters as "name value" pairs in θ order,
+// e.g. "variance 1.29874, lengthscale[0] 0.712956, noise 0.107299".
+func (h Hyperparameters) String() string {
+	parts := make([]string, len(h.Names))
+	for i, n := range h.Names {
+		parts[i] = n + " " + fmtG(h.Values[i])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// HTML returns the hyperparameters as a table, a row each in θ order.
+func (h Hyperparameters) HTML() string {
+	rows := make([][2]string, len(h.Names))
+	for i, n := range h.Names {
+		rows[i] = [2]string{n, fmtG(h.Values[i])}
+	}
+	return htmlTable("hyperparameters", rows)
+}
+
+// kernelText describes k in one line: its String, or for a kernel without
+// one (a user's type) its type name and its hyperparameters by name.
+func kernelText(k Kernel) string {
+	if s, ok := k.(fmt.Stringer); ok {
+		return s.String()
+	}
+	names, theta := k.ParamNames(), k.Params(nil)
+	args := make([]string, len(theta))
+	for i, v := range theta {
+		args[i] = kernelArg(names[i], math.Exp(v))
+	}
+	return kernelCall(kernelTypeName(k), args...)
+}
+
+// kernelTypeName returns the name of k's type without its package, or
+// "kernel" for the interpreter's wrapper of a kernel written in a session
+// (a type whose name starts with "_").
+func kernelTypeName(k Kernel) string {
+	name := fmt.Sprintf("%T", k)
+	name = name[strings.LastIndexAny(name, ".*")+1:]
+	if name == "" || strings.HasPrefix(name, "_") {
+		return "kernel"
+	}
+	return name
+}
+
+// kernelCall returns name(arg, arg, …).
+func kernelCall(name string, args ...string) string {
+	return name + "(" + strings.Join(args, ", ") + ")"
+}
+
+// kernelArg returns "name v", v to 4 significant digits.
+func kernelArg(name string, v float64) string {
+	return name + " " + strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// kernelVec returns "name [v₁ v₂ …]", each to 4 significant digits; of more
+// than 8 values, the first 6 and the last, with their number.
+func kernelVec(name string, vs []float64) string {
+	var b strings.Builder
+	b.WriteString(name + " [")
+	for i, v := range vs {
+		if len(vs) > 8 && i == 6 {
+			b.WriteString(" …")
+			continue
+		}
+		if len(vs) > 8 && i > 6 && i < len(vs)-1 {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatFloat(v, 'g', 4, 64))
+	}
+	b.WriteByte(']')
+	if len(vs) > 8 {
+		fmt.Fprintf(&b, " (%d)", len(vs))
+	}
+	return b.String()
+}
+
+// kernelHTML returns k as a table: its kind in the caption, a row for each
+// hyperparameter (exp θ by ParamNames, in θ order).
+func kernelHTML(k Kernel) string {
+	return htmlTable("kernel: "+kernelName(k), hyperRows(k.ParamNames(), k.Params(nil)))
 }
 
 // inputsRow describes inputs for a display: the dimension of vectors,

@@ -177,7 +177,7 @@ func TestPredictorDisplay(t *testing.T) {
 	for name, q := range map[string]*Predictor{"predictor": p, "loaded": loaded} {
 		text, h := q.String(), q.HTML()
 		for _, w := range []string{"sgp.Predictor\n", "  kernel           RBF-ARD, 1 lengthscale", "  inducing points  6",
-			"  input dimension  1", "  prior mean μ     " + fmtG(q.PriorMean), "  lengthscale[0]   " + fmtG(hp["lengthscale[0]"]),
+			"  input dimension  1", "  prior mean μ     " + fmtG(q.PriorMean), "  lengthscale[0]   " + fmtG(hp.Value("lengthscale[0]")),
 			"  noise            " + fmtG(q.Noise())} {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s: text lacks %q:\n%s", name, w, text)

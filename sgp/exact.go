@@ -86,13 +86,10 @@ type ExactResult struct {
 }
 
 // Hyperparameters returns the fitted hyperparameters by name, as positive
-// values (exp θ), the noise variance as "noise".
-func (r *ExactResult) Hyperparameters() map[string]float64 {
-	h := make(map[string]float64, len(r.Params))
-	for i, v := range r.Params {
-		h[r.Names[i]] = math.Exp(v)
-	}
-	return h
+// values (exp θ), in θ order: the kernel's, then the noise variance
+// ("noise").
+func (r *ExactResult) Hyperparameters() Hyperparameters {
+	return newHyperparameters(r.Names, r.Params)
 }
 
 // FitExact fits the full Gaussian process with kernel k and a constant

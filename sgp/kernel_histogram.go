@@ -68,6 +68,18 @@ func (k *HistogramIntersection) NumChannels() int { return len(k.s.v) }
 // Variances returns a copy of V₁, …, V_C.
 func (k *HistogramIntersection) Variances() []float64 { return append([]float64(nil), k.s.v...) }
 
+// String describes the kernel in one line: histogram(variance V) for one
+// channel, histogram(variances [V₁ … V_C]) for C.
+func (k *HistogramIntersection) String() string {
+	if len(k.s.v) == 1 {
+		return kernelCall("histogram", kernelArg("variance", k.s.v[0]))
+	}
+	return kernelCall("histogram", kernelVec("variances", k.s.v))
+}
+
+// HTML returns the hyperparameters as a table, by name in θ order.
+func (k *HistogramIntersection) HTML() string { return kernelHTML(k) }
+
 // NumParams returns C.
 func (k *HistogramIntersection) NumParams() int { return len(k.s.v) }
 

@@ -1,6 +1,9 @@
 package sgp
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Spectrum is the normalised k-mer spectrum string kernel (Leslie, Eskin &
 // Noble 2002, "The spectrum kernel", PSB; normalised as in Shawe-Taylor &
@@ -47,6 +50,14 @@ func (k *Spectrum) K() int { return k.k }
 
 // Variance returns V.
 func (k *Spectrum) Variance() float64 { return k.s.v[0] }
+
+// String describes the kernel in one line, spectrum(k K, variance V).
+func (k *Spectrum) String() string {
+	return kernelCall("spectrum", "k "+strconv.Itoa(k.k), kernelArg("variance", k.s.v[0]))
+}
+
+// HTML returns the hyperparameters as a table, by name in θ order.
+func (k *Spectrum) HTML() string { return kernelHTML(k) }
 
 // NumParams returns 1.
 func (k *Spectrum) NumParams() int { return 1 }

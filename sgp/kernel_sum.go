@@ -3,6 +3,7 @@ package sgp
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 )
 
@@ -68,6 +69,24 @@ func sameKernel(a, b Kernel) (same bool) {
 // Components returns the component kernels (the kernels themselves, not
 // copies).
 func (k *Sum) Components() []Kernel { return append([]Kernel(nil), k.comps...) }
+
+// String describes the sum in one line: its components' descriptions
+// joined by " + ", e.g. wl(h 3, variance 0.5) + tanimoto(variance 1), with
+// a component that is itself a Sum in parentheses.
+func (k *Sum) String() string {
+	parts := make([]string, len(k.comps))
+	for c, kc := range k.comps {
+		parts[c] = kernelText(kc)
+		if _, ok := kc.(*Sum); ok {
+			parts[c] = "(" + parts[c] + ")"
+		}
+	}
+	return strings.Join(parts, " + ")
+}
+
+// HTML returns the hyperparameters as a table, by name ("k<c>.…") in θ
+// order.
+func (k *Sum) HTML() string { return kernelHTML(k) }
 
 // NumParams returns Σ_c NumParams_c.
 func (k *Sum) NumParams() int { return k.off[len(k.comps)] }
@@ -220,6 +239,12 @@ func NewFuncKernel(f func(x Inputs, i int, y Inputs, j int) float64, variance fl
 
 // Variance returns V.
 func (k *FuncKernel) Variance() float64 { return k.v }
+
+// String describes the kernel in one line, func(variance V).
+func (k *FuncKernel) String() string { return kernelCall("func", kernelArg("variance", k.v)) }
+
+// HTML returns the hyperparameter as a table.
+func (k *FuncKernel) HTML() string { return kernelHTML(k) }
 
 // NumParams returns 1.
 func (k *FuncKernel) NumParams() int { return 1 }

@@ -37,6 +37,12 @@ func NewTanimoto(variance float64) *Tanimoto {
 // Variance returns V.
 func (k *Tanimoto) Variance() float64 { return k.s.v[0] }
 
+// String describes the kernel in one line, tanimoto(variance V).
+func (k *Tanimoto) String() string { return kernelCall("tanimoto", kernelArg("variance", k.s.v[0])) }
+
+// HTML returns the hyperparameters as a table, by name in θ order.
+func (k *Tanimoto) HTML() string { return kernelHTML(k) }
+
 // NumParams returns 1.
 func (k *Tanimoto) NumParams() int { return 1 }
 

@@ -52,6 +52,15 @@ func (k *RBF) Variance() float64 { return k.variance }
 // Lengthscales returns a copy of ℓ.
 func (k *RBF) Lengthscales() []float64 { return append([]float64(nil), k.ls...) }
 
+// String describes the kernel in one line,
+// rbf(variance V, lengthscales [ℓ₁ … ℓ_d]).
+func (k *RBF) String() string {
+	return kernelCall("rbf", kernelArg("variance", k.variance), kernelVec("lengthscales", k.ls))
+}
+
+// HTML returns the hyperparameters as a table, by name in θ order.
+func (k *RBF) HTML() string { return kernelHTML(k) }
+
 // NumParams returns 1 + d.
 func (k *RBF) NumParams() int { return 1 + len(k.ls) }
 

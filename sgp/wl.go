@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 )
 
@@ -185,6 +186,18 @@ func (k *WL) PerDepth() bool { return k.perDepth }
 
 // Variances returns a copy of the variances: V, or V₀, …, V_h.
 func (k *WL) Variances() []float64 { return append([]float64(nil), k.s.v...) }
+
+// String describes the kernel in one line: wl(h H, variance V), or
+// wl(h H, variances [V₀ … V_h]) with a variance per depth.
+func (k *WL) String() string {
+	if k.perDepth {
+		return kernelCall("wl", "h "+strconv.Itoa(k.h), kernelVec("variances", k.s.v))
+	}
+	return kernelCall("wl", "h "+strconv.Itoa(k.h), kernelArg("variance", k.s.v[0]))
+}
+
+// HTML returns the hyperparameters as a table, by name in θ order.
+func (k *WL) HTML() string { return kernelHTML(k) }
 
 // NumParams returns 1, or h+1 with one variance per depth.
 func (k *WL) NumParams() int { return len(k.s.v) }

@@ -56,9 +56,13 @@ func (k *kernel) execute(m *message) (abort bool) {
 
 	if !req.Silent {
 		k.publish("execute_input", m, map[string]any{"code": req.Code, "execution_count": count})
+		k.progress.begin(m)
 	}
 	res, err := k.eval(ctx, req.Code)
 	k.out.sync()
+	// The progress display, if the cell showed one, ends as its value or
+	// its final state.
+	replaced := k.progress.end(res, err)
 
 	if err != nil {
 		// Before the reply: a client that sends its next request as soon
@@ -79,7 +83,7 @@ func (k *kernel) execute(m *message) (abort bool) {
 	output := ""
 	if res != nil && res.Value != nil {
 		output = res.Value.Text
-		if !req.Silent {
+		if !req.Silent && !replaced {
 			k.publish("execute_result", m, map[string]any{
 				"execution_count": count,
 				"data":            mimeBundle(*res.Value),
@@ -179,6 +183,7 @@ func (k *kernel) interrupt() {
 
 // display publishes a display.Show/PNG/SVG/HTML call of the running cell.
 func (k *kernel) display(d repl.Display) {
+	k.progress.noteDisplay()
 	k.out.sync()
 	k.publish("display_data", k.out.parentMessage(), map[string]any{
 		"data":      mimeBundle(d),

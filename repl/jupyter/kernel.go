@@ -53,9 +53,10 @@ type kernel struct {
 	session string // the kernel's session id, in the headers it sends
 	log     io.Writer
 
-	sess *repl.Session
-	out  *kernelOutput
-	in   *kernelStdin
+	sess     *repl.Session
+	out      *kernelOutput
+	in       *kernelStdin
+	progress *cellProgress
 
 	shell, control, stdin, iopub, hb zmq4.Socket
 	sendMu                           sync.Mutex // one send at a time
@@ -102,6 +103,7 @@ func newKernel(conn *connectionInfo, opts kernelOptions) (*kernel, error) {
 	}
 	k.out = newKernelOutput(k)
 	k.in = &kernelStdin{k: k}
+	k.progress = &cellProgress{k: k}
 	if err := k.newSession(); err != nil {
 		return nil, err
 	}
@@ -116,12 +118,13 @@ func (k *kernel) newSession() error {
 		formats = []string{"png", "html"}
 	}
 	s, err := repl.New(repl.Options{
-		Stdout:    stdout,
-		Stderr:    stderr,
-		Stdin:     k.in,
-		OnDisplay: k.display,
-		Formats:   formats,
-		StopGrace: k.opts.StopGrace,
+		Stdout:     stdout,
+		Stderr:     stderr,
+		Stdin:      k.in,
+		OnDisplay:  k.display,
+		OnProgress: k.progress.report,
+		Formats:    formats,
+		StopGrace:  k.opts.StopGrace,
 	})
 	if err != nil {
 		return err

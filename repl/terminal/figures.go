@@ -16,6 +16,9 @@ type figureSaver struct {
 	dir  string
 	n    int
 	temp bool // dir is a temporary folder this saver made
+	// removes is set when the caller removes a temporary folder at its end
+	// (cleanup); noted, once the first figure's line has said so.
+	removes, noted bool
 }
 
 // cleanup removes the temporary folder, if the saver made one; figures in
@@ -59,6 +62,20 @@ func (f *figureSaver) save(png []byte) (string, error) {
 		}
 		return path, err
 	}
+}
+
+// savedLine returns the line that reports a figure saved at path. In a
+// temporary folder that is removed at the end (removes), it says so: in
+// full with the first figure, "(temporary)" with the next ones.
+func (f *figureSaver) savedLine(path string) string {
+	switch {
+	case !f.temp || !f.removes:
+		return "figure saved: " + path
+	case !f.noted:
+		f.noted = true
+		return "figure saved: " + path + " (temporary: the folder is removed when sgprepl exits; to keep figures, set SGPREPL_OUT to a folder or call the figure's Save(path))"
+	}
+	return "figure saved: " + path + " (temporary)"
 }
 
 // detectInline returns the inline image protocol the terminal announces:

@@ -28,7 +28,7 @@ func RunScript(ctx context.Context, e Streams, name, src string) error {
 				fmt.Fprintf(e.Stderr, "sgprepl: cannot save a figure: %v\n", err)
 				return
 			}
-			fmt.Fprintf(e.Stdout, "figure saved: %s\n", path)
+			fmt.Fprintln(e.Stdout, figs.savedLine(path))
 		}
 	}
 	s, err := repl.New(repl.Options{Stdout: e.Stdout, Stderr: e.Stderr, OnDisplay: show, Formats: []string{"png"}})

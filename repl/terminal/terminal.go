@@ -21,9 +21,10 @@ import (
 	"github.com/cholqr/sgp/sgp"
 )
 
-// replHelp is the text of :help.
+// replHelp is the text of :help; %s is the list of imported packages
+// (importList).
 const replHelp = `sgprepl: an interactive Go session (yaegi) with sgp, gonum and gonum/plot.
-Imported: fmt, math, sgp, mat (gonum/mat), display. Import others as in Go:
+Imported: %s. Import others as in Go:
   import "gonum.org/v1/plot/plotter"
 
 Type Go statements and declarations; the value of a final expression is shown.
@@ -47,6 +48,21 @@ yaegi limits: no generics of your own in compiled APIs, no range over an int,
 no min/max/clear builtins, closures capture loop variables as before Go 1.22,
 and type switches on gonum interfaces are unreliable (use comma-ok assertions).
 `
+
+// importList lists imported packages for :help: "fmt, math, sgp, figure
+// (sgp/figure), …", with the path (shortened for sgp's and gonum's
+// packages) where it is not the name.
+func importList(imps []repl.Import) string {
+	parts := make([]string, len(imps))
+	for i, imp := range imps {
+		short := strings.TrimPrefix(strings.TrimPrefix(imp.Path, "github.com/cholqr/sgp/"), "gonum.org/v1/")
+		parts[i] = imp.Name
+		if short != imp.Name {
+			parts[i] += " (" + short + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
 
 // errAborted is returned by a lineReader when the user pressed Ctrl-C at
 // the prompt.
@@ -202,30 +218,15 @@ type terminal struct {
 // completion; otherwise it reads cells from stdin without prompts. Ctrl-C
 // stops the running cell, never the REPL; cancelling ctx ends the REPL.
 func Interactive(ctx context.Context, e Streams) error {
-	t := &terminal{e: e, figs: newFigureSaver()}
-	// The figures of a session in a temporary folder go with it; set
-	// SGPREPL_OUT (or save a figure with its Save method) to keep them.
-	defer t.figs.cleanup()
-	f, isFile := e.Stdin.(*os.File)
-	_, modeErr := liner.TerminalMode()
-	useLiner := isFile && f == os.Stdin && modeErr == nil && liner.TerminalSupported() && isTerminal(os.Stdout)
-	if out, ok := e.Stdout.(*os.File); ok && isTerminal(out) {
-		t.tty = true
-	}
-	t.inline = detectInline(os.Getenv)
-
-	s, err := repl.New(repl.Options{
-		Stdout:    lockedWriter{t, e.Stdout},
-		Stderr:    lockedWriter{t, e.Stderr},
-		OnEpoch:   t.epoch,
-		OnDisplay: func(d repl.Display) { t.display(d) },
-		Formats:   []string{"png"},
-		StopGrace: 5 * time.Second,
-	})
+	t, err := newTerminal(e)
 	if err != nil {
 		return err
 	}
-	t.s = s
+	defer t.figs.cleanup()
+	s := t.s
+	f, isFile := e.Stdin.(*os.File)
+	_, modeErr := liner.TerminalMode()
+	useLiner := isFile && f == os.Stdin && modeErr == nil && liner.TerminalSupported() && isTerminal(os.Stdout)
 
 	var r lineReader
 	if useLiner {
@@ -298,6 +299,33 @@ func Interactive(ctx context.Context, e Streams) error {
 	}
 }
 
+// newTerminal returns the REPL's state on the streams e, with a new
+// session. The caller removes its temporary figure folder at the end
+// (t.figs.cleanup).
+func newTerminal(e Streams) (*terminal, error) {
+	t := &terminal{e: e, figs: newFigureSaver()}
+	// The figures of a session in a temporary folder go with it; set
+	// SGPREPL_OUT (or save a figure with its Save method) to keep them.
+	t.figs.removes = true
+	if out, ok := e.Stdout.(*os.File); ok && isTerminal(out) {
+		t.tty = true
+	}
+	t.inline = detectInline(os.Getenv)
+	s, err := repl.New(repl.Options{
+		Stdout:    lockedWriter{t, e.Stdout},
+		Stderr:    lockedWriter{t, e.Stderr},
+		OnEpoch:   t.epoch,
+		OnDisplay: func(d repl.Display) { t.display(d) },
+		Formats:   []string{"png"},
+		StopGrace: 5 * time.Second,
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.s = s
+	return t, nil
+}
+
 // command runs a :command and reports whether the REPL should end.
 func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 	name, arg, _ := strings.Cut(line, " ")
@@ -307,7 +335,7 @@ func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 	case ":quit", ":q", ":exit":
 		return true
 	case ":help", ":h", ":?":
-		fmt.Fprint(w, replHelp)
+		fmt.Fprintf(w, replHelp, importList(t.s.Imports()))
 	case ":vars", ":v":
 		vars := t.s.Vars()
 		if len(vars) == 0 {
@@ -421,7 +449,7 @@ func (t *terminal) display(d repl.Display) {
 		fmt.Fprintf(t.e.Stderr, "cannot save the figure: %v\n", err)
 		return
 	}
-	fmt.Fprintf(w, "figure saved: %s\n", path)
+	fmt.Fprintln(w, t.figs.savedLine(path))
 	if t.tty {
 		writeInline(w, t.inline, d.PNG)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/repl"
 )
 
 // buildREPL builds cmd/sgprepl into a temporary folder and returns its
@@ -297,20 +299,87 @@ func TestDetectInline(t *testing.T) {
 }
 
 // TestInteractiveCleansUpFigures: the temporary figure folder of a REPL
-// session is removed when the session ends.
+// session is removed when the session ends, and the line of the first
+// figure saved there says so and how to keep figures; the next say
+// "(temporary)". In $SGPREPL_OUT and in a script's temporary folder,
+// which stay, the line is the path alone.
 func TestInteractiveCleansUpFigures(t *testing.T) {
 	t.Setenv("SGPREPL_OUT", "")
-	in := "train, _ := sgp.SnelsonLike(30, 1)\nm := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(4)\nfigure.Fit1D(m, \"fit\")\n"
+	in := "train, _ := sgp.SnelsonLike(30, 1)\nm := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(4)\nfigure.Fit1D(m, \"fit\")\nfigure.Fit1D(m, \"again\")\n"
 	var out, errOut bytes.Buffer
 	if err := Interactive(context.Background(), Streams{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errOut}); err != nil {
 		t.Fatal(err)
 	}
-	_, path, ok := strings.Cut(out.String(), "figure saved: ")
-	path, _, _ = strings.Cut(path, "\n")
-	if !ok || path == "" {
-		t.Fatalf("no figure saved:\n%s\n%s", out.String(), errOut.String())
+	var lines []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "figure saved: ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d figures saved, want 2:\n%s\n%s", len(lines), out.String(), errOut.String())
+	}
+	path, note, _ := strings.Cut(strings.TrimPrefix(lines[0], "figure saved: "), " (")
+	if want := "temporary: the folder is removed when sgprepl exits; to keep figures, set SGPREPL_OUT to a folder or call the figure's Save(path))"; note != want {
+		t.Errorf("first figure's line %q, want the path then (%s", lines[0], want)
+	}
+	if want := "figure saved: " + filepath.Join(filepath.Dir(path), "fig-002.png") + " (temporary)"; lines[1] != want {
+		t.Errorf("second figure's line %q, want %q", lines[1], want)
 	}
 	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
 		t.Errorf("the temporary folder %s is still there (%v)", filepath.Dir(path), err)
+	}
+
+	// A script's figures stay where they are saved.
+	out.Reset()
+	if err := RunScript(context.Background(), Streams{Stdout: &out, Stderr: &errOut}, "", in); err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(out.String(), "figure saved: ")
+	if path, _, _ := strings.Cut(rest, "\n"); strings.Contains(path, " (") || !strings.HasSuffix(path, ".png") {
+		t.Errorf("a script's figure line: %q", "figure saved: "+path)
+	} else {
+		os.RemoveAll(filepath.Dir(path))
+	}
+}
+
+// TestHelpListsImports: :help names every package a session has
+// imported, those it starts with and the user's.
+func TestHelpListsImports(t *testing.T) {
+	s, err := repl.New(repl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	in := ":help\nimport \"strings\"\n:help\n"
+	if err := Interactive(context.Background(), Streams{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errOut}); err != nil {
+		t.Fatal(err)
+	}
+	var imported []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "Imported: ") {
+			imported = append(imported, l)
+		}
+	}
+	if len(imported) != 2 {
+		t.Fatalf("%d Imported lines:\n%s%s", len(imported), out.String(), errOut.String())
+	}
+	imps := s.Imports()
+	for _, name := range []string{"figure", "mol", "sgp", "mat", "display"} {
+		found := false
+		for _, imp := range imps {
+			found = found || imp.Name == name
+		}
+		if !found {
+			t.Errorf("a session's imports %v lack %s", imps, name)
+		}
+	}
+	for _, imp := range imps {
+		if !strings.Contains(imported[0], " "+imp.Name+",") && !strings.Contains(imported[0], " "+imp.Name+" (") && !strings.Contains(imported[0], " "+imp.Name+".") {
+			t.Errorf(":help lacks the import %s (%s): %q", imp.Name, imp.Path, imported[0])
+		}
+	}
+	if !strings.Contains(imported[0], "figure (sgp/figure), mol (sgp/mol)") || strings.Contains(imported[0], "strings") || !strings.Contains(imported[1], ", strings.") {
+		t.Errorf(":help before and after import \"strings\":\n%s\n%s", imported[0], imported[1])
 	}
 }

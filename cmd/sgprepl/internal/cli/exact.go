@@ -111,7 +111,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	}
 	rep := exactReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
 		Epochs: res.Evals, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged, Restarts: res.Restarts,
-		Hyperparameters: res.Hyperparameters(), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
+		Hyperparameters: res.Hyperparameters().Map(), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
 		N: n, M: n, Jitter: res.Jitter, NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
 	var pred *predictions
 	if o.test != nil {
