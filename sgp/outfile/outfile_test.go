@@ -215,23 +215,23 @@ func TestNamedPipe(t *testing.T) {
 		t.Fatal("Write to a named pipe with no reader hangs")
 	}
 
-	want := strings.Repeat("0123456789abcdef\n", 1<<14) // more than a pipe buffer
-	got := make(chan string, 1)
-	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a reader, without waiting for a writer
+	want := strings.Repeat("0123456789abcdef\n", 1<<14)            // more than a pipe holds
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a reader, not waiting for a writer
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		b, _ := io.ReadAll(r)
-		got <- string(b)
-	}()
-	if err := Write(fifo, writeString(want)); err != nil {
+	written := make(chan struct{})
+	got := make(chan []byte, 1)
+	go func() { got <- readPipe(r, written) }()
+	err = Write(fifo, writeString(want))
+	close(written)
+	if err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case s := <-got:
-		if s != want {
-			t.Errorf("the reader got %d bytes, want %d", len(s), len(want))
+	case b := <-got:
+		if string(b) != want {
+			t.Errorf("the reader got %d bytes, want %d", len(b), len(want))
 		}
 	case <-time.After(hangLimit):
 		t.Fatal("the reader got no end of file")
@@ -239,6 +239,29 @@ func TestNamedPipe(t *testing.T) {
 	r.Close()
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		t.Errorf("the named pipe became %v (%v)", fi.Mode(), err)
+	}
+}
+
+// readPipe reads the named pipe r, opened with O_NONBLOCK so that opening
+// does not wait for a writer, until the writer has closed it (written is
+// closed after that): an end of file before then only means that no
+// writer has opened the pipe yet.
+func readPipe(r *os.File, written <-chan struct{}) []byte {
+	var b []byte
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		b = append(b, buf[:n]...)
+		if err == nil {
+			continue
+		}
+		select {
+		case <-written: // closed by the writer: what remains, then the end
+			rest, _ := io.ReadAll(r)
+			return append(b, rest...)
+		default:
+			time.Sleep(time.Millisecond)
+		}
 	}
 }
 
