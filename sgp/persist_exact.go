@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/cholqr/sgp/sgp/outfile"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
