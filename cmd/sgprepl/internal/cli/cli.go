@@ -57,6 +57,18 @@ Exit status: 0 success, 1 bad data or values, 2 usage error, 130 interrupted.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// dash, if not nil, takes the outputs named "-" (stdoutPath) in
+	// place of stdout: the standard output, when a command's report
+	// has moved to stderr to leave it to them.
+	dash io.Writer
+}
+
+// outputs returns the writer of the outputs named "-".
+func (e *env) outputs() io.Writer {
+	if e.dash != nil {
+		return e.dash
+	}
+	return e.stdout
 }
 
 // command is a subcommand: its flags are defined by flags, and run
