@@ -175,7 +175,8 @@ type Regressor interface {
 	Noise() float64
 	// Save writes the model as JSON.
 	Save(w io.Writer) error
-	// SaveFile writes the model to a file, completely or not at all.
+	// SaveFile writes the model to a file, as Predictor.SaveFile does:
+	// a regular file completely or not at all.
 	SaveFile(path string) error
 }
 
