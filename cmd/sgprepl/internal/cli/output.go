@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cholqr/sgp/sgp/outfile"
 )
@@ -129,24 +130,35 @@ func writeOutputs(stdout io.Writer, outs ...output) error {
 			return err
 		}
 	}
-	for _, o := range staged {
-		if err := o.f.Commit(); err != nil {
+	// An output that fails after others were written says which were.
+	var written []string
+	failed := func(err error) error {
+		if len(written) == 0 {
 			return err
 		}
+		return fmt.Errorf("%w (%s written)", err, strings.Join(written, " and "))
+	}
+	for _, o := range staged {
+		if err := o.f.Commit(); err != nil {
+			return failed(err)
+		}
+		written = append(written, o.path)
 	}
 	for _, o := range streamed {
 		if o.f == nil {
 			if err := o.write(stdout); err != nil {
-				return fmt.Errorf("cannot write to standard output: %w", err)
+				return failed(fmt.Errorf("cannot write to standard output: %w", err))
 			}
+			written = append(written, "standard output")
 			continue
 		}
 		if err := o.write(o.f); err != nil {
-			return err
+			return failed(err)
 		}
 		if err := o.f.Commit(); err != nil {
-			return err
+			return failed(err)
 		}
+		written = append(written, o.path)
 	}
 	return nil
 }
