@@ -272,9 +272,10 @@ func TestOutputStaleTemporary(t *testing.T) {
 
 // TestOutputStdoutDescriptor runs the binary with --output /dev/stdout
 // (and /proc/self/fd/1) whose standard output is a file opened for
-// appending and then a pipe: the file keeps what it held and gets the
-// CSV after it (it was replaced: "OLD" was gone), and the pipe carries
-// the CSV (it failed with "no such file or directory").
+// appending, a terminal and a pipe: the file keeps what it held and gets
+// the CSV after it (it was replaced: "OLD" was gone), and the terminal
+// and the pipe carry the CSV (the pipe failed with "no such file or
+// directory").
 func TestOutputStdoutDescriptor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs sgprepl")
@@ -309,6 +310,27 @@ func TestOutputStdoutDescriptor(t *testing.T) {
 			}
 			if after, _ := os.Stat(path); !os.SameFile(before, after) {
 				t.Error("out.txt was replaced")
+			}
+		})
+		t.Run(name+" tty", func(t *testing.T) {
+			master, slave := openPTY(t)
+			defer master.Close()
+			cmd := exec.Command(bin, "predict", "--model", model, "--input", input, "--output", name)
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = slave, &stderr
+			got := make(chan string, 1)
+			go func() {
+				b, _ := io.ReadAll(master) // EIO once the last slave closes
+				got <- string(b)
+			}()
+			err := cmd.Run()
+			slave.Close()
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			// The terminal turns each \n into \r\n (ONLCR).
+			if s := strings.ReplaceAll(<-got, "\r\n", "\n"); s != want {
+				t.Errorf("the terminal showed %q…", s[:min(len(s), 40)])
 			}
 		})
 		t.Run(name+" |", func(t *testing.T) {
