@@ -1,10 +1,11 @@
 // Package cli is the command line of sgprepl: the subcommands demo, fit,
 // predict, eval, experiment, version, run and -e (scripts), kernel and
 // install-kernel, their flags, and what they share — reading data
-// (data.go), staging output files (output.go), reporting errors and exit
-// statuses (this file). The work is done by package sgp and by the front
-// ends repl/terminal and repl/jupyter; cmd/sgprepl only wires the process
-// (arguments, signals, exit status) to Main.
+// (data.go), checking and writing output files by sgp/outfile's rules
+// (output.go), reporting errors and exit statuses (this file). The work is
+// done by package sgp and by the front ends repl/terminal and
+// repl/jupyter; cmd/sgprepl only wires the process (arguments, signals,
+// exit status) to Main.
 package cli
 
 import (
