@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/cholqr/sgp/sgp/outfile"
 )
 
 // modelFormat identifies the JSON layout written by Predictor.Save.
@@ -82,19 +84,13 @@ func writeModel(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// SaveFile writes the predictor to path, replacing it only once the whole
-// model has been written.
+// SaveFile writes the predictor to path by the rules of package outfile
+// (outfile.Write): a regular file, or a new one, is replaced only once
+// the whole model has been written, through symbolic links and keeping
+// its permissions; a device, named pipe or /dev/stdout is written in
+// place; a directory is an error.
 func (p *Predictor) SaveFile(path string) error {
-	return saveFile(path, p.Save)
-}
-
-func dirOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' {
-			return path[:i+1]
-		}
-	}
-	return "."
+	return outfile.Write(path, p.Save)
 }
 
 // Save writes the model's current predictor as JSON (see LoadPredictor).

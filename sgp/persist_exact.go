@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 
+	"github.com/cholqr/sgp/sgp/outfile"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -55,10 +57,10 @@ func (p *ExactPredictor) Save(w io.Writer) (err error) {
 		TrainMean: p.trainMean, TrainVar: p.trainVar})
 }
 
-// SaveFile writes the exact model to path, replacing it only once the
-// whole model has been written.
+// SaveFile writes the exact model to path by the rules of Predictor.SaveFile
+// (outfile.Write).
 func (p *ExactPredictor) SaveFile(path string) error {
-	return saveFile(path, p.Save)
+	return outfile.Write(path, p.Save)
 }
 
 // LoadExactPredictor reads a model written by ExactPredictor.Save. The
@@ -173,7 +175,8 @@ type Regressor interface {
 	Noise() float64
 	// Save writes the model as JSON.
 	Save(w io.Writer) error
-	// SaveFile writes the model to a file, completely or not at all.
+	// SaveFile writes the model to a file, as Predictor.SaveFile does:
+	// a regular file completely or not at all.
 	SaveFile(path string) error
 }
 
@@ -237,22 +240,4 @@ func loadFile[T any](path string, load func(io.Reader) (T, error)) (T, error) {
 		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
-}
-
-// saveFile writes a model to path through a temporary file in the same
-// directory, renamed over path only once save has succeeded.
-func saveFile(path string, save func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(dirOf(path), ".sgp-model-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := save(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

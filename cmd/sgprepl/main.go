@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/cholqr/sgp/cmd/sgprepl/internal/cli"
 	"github.com/cholqr/sgp/repl"
@@ -30,20 +31,38 @@ func main() {
 	os.Exit(run())
 }
 
-// run lets the deferred stop run before main exits.
+// run lets the deferred cleanup run before main exits.
 //
 // With no arguments sgprepl is the interactive REPL, which handles Ctrl-C
 // itself: it stops the running cell and never ends the REPL. Otherwise the
-// first Ctrl-C cancels the context (a running fit or script stops and
-// reports); stop then restores the default handling, so a second Ctrl-C
-// ends the process at once.
+// first SIGINT (Ctrl-C) or SIGTERM (timeout, Slurm, docker stop, systemd)
+// cancels the context with the signal as its cause (cli.Interrupt): a
+// running fit or script stops, writes what it has and reports, and Main
+// returns 130 or 143. The signals then get their default handling back,
+// so a second one ends the process at once. The Jupyter kernel (sgprepl
+// kernel) leaves SIGTERM to its default, which ends it: Jupyter sends it
+// to a kernel that does not answer a shutdown request.
 func run() int {
 	args := os.Args[1:]
 	if len(args) == 0 {
 		return cli.Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	context.AfterFunc(ctx, stop)
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if args[0] == "kernel" {
+		sigs = sigs[:1]
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	defer signal.Stop(ch)
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			cancel(cli.Interrupt{Signal: s})
+		case <-ctx.Done():
+		}
+	}()
 	return cli.Main(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 }

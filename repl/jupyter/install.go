@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+
+	"github.com/cholqr/sgp/sgp/outfile"
 )
 
 // ServeOptions configure Serve.
@@ -87,7 +89,11 @@ func Install(exe string, o InstallOptions) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kernel.json"), append(b, '\n'), 0o644); err != nil {
+	b = append(b, '\n')
+	if err := outfile.Write(filepath.Join(dir, "kernel.json"), func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	}); err != nil {
 		return "", err
 	}
 	return dir, nil

@@ -2,11 +2,15 @@ package terminal
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cholqr/sgp/sgp/outfile"
 )
 
 // figureSaver writes the figures of a REPL or script run as numbered PNG
@@ -34,7 +38,10 @@ func newFigureSaver() *figureSaver {
 	return &figureSaver{dir: os.Getenv("SGPREPL_OUT")}
 }
 
-// save writes png as the next figure and returns its path.
+// save writes png as the next figure and returns its path. Each figure
+// is a new file, written complete or not at all (outfile.WriteNew); the
+// numbers of files already in the folder, from an earlier run in
+// $SGPREPL_OUT, are skipped.
 func (f *figureSaver) save(png []byte) (string, error) {
 	if f.dir == "" {
 		dir, err := os.MkdirTemp("", "sgprepl-")
@@ -48,17 +55,12 @@ func (f *figureSaver) save(png []byte) (string, error) {
 	for {
 		f.n++
 		path := filepath.Join(f.dir, fmt.Sprintf("fig-%03d.png", f.n))
-		// Do not overwrite figures of an earlier run in $SGPREPL_OUT.
-		file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if os.IsExist(err) {
+		err := outfile.WriteNew(path, func(w io.Writer) error {
+			_, err := w.Write(png)
+			return err
+		})
+		if errors.Is(err, fs.ErrExist) {
 			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = file.Write(png)
-		if cerr := file.Close(); err == nil {
-			err = cerr
 		}
 		return path, err
 	}

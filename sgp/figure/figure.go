@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"html"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cholqr/sgp/sgp/outfile"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -220,8 +222,11 @@ func (f *Figure) draw(dc draw.Canvas) {
 }
 
 // Save writes the figure to path in the format given by its extension:
-// .png, .svg or .pdf. The figure is rendered before the file is created,
-// so a rendering error leaves no file behind.
+// .png, .svg or .pdf, by the rules of package outfile (outfile.Write): a
+// regular file is replaced only once the whole figure is written, through
+// symbolic links; a device or named pipe is written in place. The figure
+// is rendered before the file is opened, so a rendering error leaves no
+// file behind.
 func (f *Figure) Save(path string) error {
 	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	switch ext {
@@ -233,5 +238,8 @@ func (f *Figure) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return outfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }

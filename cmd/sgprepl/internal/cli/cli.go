@@ -1,10 +1,11 @@
 // Package cli is the command line of sgprepl: the subcommands demo, fit,
 // predict, eval, experiment, version, run and -e (scripts), kernel and
 // install-kernel, their flags, and what they share — reading data
-// (data.go), staging output files (output.go), reporting errors and exit
-// statuses (this file). The work is done by package sgp and by the front
-// ends repl/terminal and repl/jupyter; cmd/sgprepl only wires the process
-// (arguments, signals, exit status) to Main.
+// (data.go), checking and writing output files by sgp/outfile's rules
+// (output.go), reporting errors and exit statuses (this file). The work is
+// done by package sgp and by the front ends repl/terminal and
+// repl/jupyter; cmd/sgprepl only wires the process (arguments, signals,
+// exit status) to Main.
 package cli
 
 import (
@@ -25,6 +26,7 @@ const (
 	exitFailure     = 1   // bad data or values: unreadable file, m out of range, …
 	exitUsage       = 2   // the command line cannot be parsed
 	exitInterrupted = 130 // the context was cancelled (Ctrl-C); 128 + SIGINT
+	exitTerminated  = 143 // the context was cancelled by SIGTERM; 128 + SIGTERM
 )
 
 // usage is the top-level help text.
@@ -50,13 +52,27 @@ usage:
 
 CSV files hold numbers, one row per point, the target in the last column; a
 header row is optional. Objectives include n/2·log 2π.
-Exit status: 0 success, 1 bad data or values, 2 usage error, 130 interrupted.
+Exit status: 0 success, 1 bad data or values, 2 usage error, 130 interrupted
+(Ctrl-C, SIGINT), 143 terminated (SIGTERM); either way a running fit stops,
+and its partial result is reported and written.
 `
 
 // env holds the streams of one Main call.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// dash, if not nil, takes the outputs named "-" (stdoutPath) in
+	// place of stdout: the standard output, when a command's report
+	// has moved to stderr to leave it to them.
+	dash io.Writer
+}
+
+// outputs returns the writer of the outputs named "-".
+func (e *env) outputs() io.Writer {
+	if e.dash != nil {
+		return e.dash
+	}
+	return e.stdout
 }
 
 // command is a subcommand: its flags are defined by flags, and run
@@ -92,10 +108,12 @@ var commands = []command{
 			"rbf kernel (CholQR, then inducing inputs refined continuously, kept only\n" +
 			"if the objective is lower), cholqr for the other kernels.\n" +
 			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +
-			"points than asked, no convergence) to both. Interrupting (Ctrl-C) stops the\n" +
-			"fit; the partial result is still reported, saved and used for predictions,\n" +
-			"and the exit status is 130. Output files are checked before the fit and\n" +
-			"never overwrite an input.",
+			"points than asked, no convergence) to both. Interrupting (Ctrl-C, SIGINT) or\n" +
+			"terminating (SIGTERM, as timeout, Slurm, docker stop and systemd send it)\n" +
+			"stops the fit at the next swap; the partial result is still reported, saved\n" +
+			"and used for predictions, and the exit status is 130 (SIGINT) or 143\n" +
+			"(SIGTERM). Output files are checked before the fit and never overwrite an\n" +
+			"input; a device, named pipe or /dev/stdout is written in place.",
 		flags: fitFlags,
 	},
 	{
@@ -166,8 +184,18 @@ var commands = []command{
 //
 // Errors are reported as one line on stderr starting with "sgprepl: ".
 // Cancelling ctx stops a running fit; its partial result is reported and
-// Main returns 130.
+// Main returns 130, or 143 if the cause of the cancellation
+// (context.Cause) is Interrupt{SIGTERM}.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code := dispatch(ctx, args, stdin, stdout, stderr)
+	if code == exitInterrupted {
+		code = interruptStatus(ctx)
+	}
+	return code
+}
+
+// dispatch runs the command args name; Main gives SIGTERM its exit status.
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
 		return report(e, terminal.Interactive(ctx, e.streams()))

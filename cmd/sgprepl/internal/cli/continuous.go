@@ -104,7 +104,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 			rep.Notes = append(rep.Notes, note)
 		}
 	}
-	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
+	if err := writeOutputs(e.outputs(), output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	// Warnings go to stderr, where they are seen with --json too.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/cholqr/sgp/sgp"
 )
@@ -21,6 +23,26 @@ func (e *exitError) Unwrap() error { return e.err }
 // usageErrorf returns an error with the usage exit status.
 func usageErrorf(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// Interrupt is the cause (context.Cause) with which cmd/sgprepl cancels
+// the context of Main when the process receives Signal: Main stops the
+// running work as for any cancellation and exits with status 130 for
+// SIGINT, 143 for SIGTERM.
+type Interrupt struct {
+	Signal os.Signal
+}
+
+func (i Interrupt) Error() string { return "signal: " + i.Signal.String() }
+
+// interruptStatus returns the exit status of a command stopped by the
+// cancellation of ctx: 143 if its cause is SIGTERM, 130 otherwise.
+func interruptStatus(ctx context.Context) int {
+	var in Interrupt
+	if errors.As(context.Cause(ctx), &in) && in.Signal == syscall.SIGTERM {
+		return exitTerminated
+	}
+	return exitInterrupted
 }
 
 // errInterrupted reports a fit stopped by cancellation whose partial result
@@ -64,7 +86,8 @@ func fitError(res *sgp.Result, err error) error {
 // noResult returns the error of a fit that returned no result (err, its
 // error): cancelled before a first evaluation succeeded (Ctrl-C while the
 // data were read, or at once), it is an interruption with exit status
-// 130, or the time budget running out; nothing has been written. parent
+// 130 (143 for SIGTERM, Main), or the time budget running out; nothing
+// has been written. parent
 // is the command's context, ctx the fit's (with the time budget).
 func noResult(parent, ctx context.Context, err error) error {
 	switch {
@@ -78,8 +101,9 @@ func noResult(parent, ctx context.Context, err error) error {
 	return err
 }
 
-// interrupted returns errInterrupted once ctx is cancelled (Ctrl-C): the
-// partial result has been reported and written; the exit status is 130.
+// interrupted returns errInterrupted once ctx is cancelled (Ctrl-C or
+// SIGTERM): the partial result has been reported and written; the exit
+// status is 130 (143 for SIGTERM, Main).
 func interrupted(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return errInterrupted

@@ -131,7 +131,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			rep.Notes = append(rep.Notes, note)
 		}
 	}
-	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
+	if err := writeOutputs(e.outputs(), output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	if o.json {

@@ -132,7 +132,7 @@ func (x *expEnv) add(r expRow) {
 // and neither does a failed write.
 func (x *expEnv) writeAll(csvPath, mdPath string) error {
 	outs := append([]output{{csvPath, x.writeCSV}, {mdPath, x.writeMarkdown}}, x.outputs...)
-	if err := writeOutputs(outs...); err != nil {
+	if err := writeOutputs(x.e.outputs(), outs...); err != nil {
 		return err
 	}
 	for _, o := range outs {

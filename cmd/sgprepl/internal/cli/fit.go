@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,8 +24,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	seed := fs.Uint64("seed", 1, "seed of the random start and of the swaps")
 	maxEpochs := fs.Int("max-epochs", 50, "maximum number of epochs")
 	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration`; the hybrid selector stops within it (0: no limit; the hybrid's continuous refinement then takes at most as long as its CholQR phase, at least 5 s)")
-	savePath := fs.String("save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights)")
-	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test")
+	savePath := fs.String("save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights); - is standard output, and the summary then goes to stderr")
+	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test; - is standard output, and the summary then goes to stderr")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	noiseFloor := fs.Float64("noise-floor", 0, "least noise `variance` σ² the fit may reach, in the target's units squared (0: 1e-6 of the target's variance around a quadratic trend in the inputs, at least 1e-9 of its variance); a fit that ends at it says so")
@@ -43,10 +42,10 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return usageErrorf("fit: --train FILE is required (run 'sgprepl help fit')")
 		case *predPath != "" && *testPath == "":
 			return usageErrorf("fit: --predictions needs --test FILE, the inputs to predict at")
-		case *predPath != "" && *savePath != "" && filepath.Clean(*predPath) == filepath.Clean(*savePath):
-			return usageErrorf("fit: --save and --predictions name the same file %s", *savePath)
 		case !(*noiseFloor >= 0) || math.IsInf(*noiseFloor, 0):
 			return usageErrorf("fit: --noise-floor %v must be a finite variance ≥ 0 (0: the default)", *noiseFloor)
+		case (*savePath == stdoutPath || *predPath == stdoutPath) && *jsonOut:
+			return usageErrorf("fit: --json prints its object on standard output, which --save - or --predictions - would share; write that output to a file")
 		}
 		blas, err := blasName()
 		if err != nil {
@@ -58,6 +57,10 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		if err := checkOutputs([]string{*trainPath, *testPath}, *savePath, *predPath); err != nil {
 			return err
+		}
+		if *savePath == stdoutPath || *predPath == stdoutPath {
+			// The output takes standard output; the summary goes to stderr.
+			e = &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr, dash: e.stdout}
 		}
 		if *selectorName == "sgpr-continuous" {
 			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf") {
@@ -169,7 +172,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			}
 			out = append(out, '\n')
 		}
-		if err := writeOutputs(output{*savePath, md.Save}, output{*predPath, pred.writeCSV}); err != nil {
+		if err := writeOutputs(e.outputs(), output{*savePath, md.Save}, output{*predPath, pred.writeCSV}); err != nil {
 			return err
 		}
 

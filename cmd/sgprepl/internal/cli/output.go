@@ -1,207 +1,164 @@
 package cli
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/cholqr/sgp/sgp/outfile"
 )
 
-// The output files of the commands (--save, --predictions, --output) are
-// checked before any work starts and written all or nothing at the end:
+// The output files of the commands (--save, --predictions, --output, the
+// experiments' tables and plots) are written by the rules of package
+// sgp/outfile, which every writer of the module follows, and are checked
+// before any work starts:
 //
-//   - an output never names an input file, nor another output (compared
-//     with os.SameFile, so other spellings and links are caught);
-//   - its directory must exist and be writable, and an existing file must
-//     be writable, so that a long fit does not end in a write error;
-//   - each output is written completely to a temporary file beside its
-//     destination and renamed over it only when every output is ready;
-//   - a symbolic link is written through (its target is replaced, the link
-//     stays); an existing file keeps its permissions, a new one gets
-//     0666 less the process's umask, as a shell redirection would.
+//   - a regular file (or a new one) is written completely to a temporary
+//     file beside it and renamed over it only when every output is ready;
+//     symbolic links are followed (the link stays), an existing file keeps
+//     its permissions, a new one gets 0666 less the umask, as a shell
+//     redirection would;
+//   - a device (/dev/null), a named pipe, a socket or a descriptor
+//     (/dev/stdout, /dev/fd/N) is written in place, after the regular
+//     files; a named pipe must have its reader by then;
+//   - "-" is the command's standard output (stdoutPath);
+//   - a directory, a missing directory or an unwritable file is an error
+//     before the work starts, and so is a regular output that names an
+//     input file or another output (compared with os.SameFile, so other
+//     spellings and links are caught).
 
-// outputTarget returns the file an output path writes to: the final target
-// of a symbolic link, or path itself.
-func outputTarget(path string) (string, error) {
-	fi, err := os.Lstat(path)
-	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		return path, nil
-	}
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		// A dangling link: write to where it points.
-		dest, rerr := os.Readlink(path)
-		if rerr != nil {
-			return "", fmt.Errorf("cannot write %s: %w", path, rerr)
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(path), dest)
-		}
-		return dest, nil
-	}
-	return target, nil
-}
+// stdoutPath is the output path that means standard output.
+const stdoutPath = "-"
 
 // checkOutputs reports an output path (empty ones are skipped) that cannot
 // be written, that is also an input, or that two outputs share.
 func checkOutputs(inputs []string, outputs ...string) error {
-	var seen []os.FileInfo
+	var seen []*outfile.Target
 	var seenPaths []string
+	dash := ""
 	for _, path := range outputs {
-		if path == "" {
+		switch {
+		case path == "":
+			continue
+		case path == stdoutPath:
+			if dash != "" {
+				return usageErrorf("two outputs are standard output (%s): give one of them a file name", stdoutPath)
+			}
+			dash = path
 			continue
 		}
-		target, err := outputTarget(path)
+		t, err := outfile.Check(path)
 		if err != nil {
 			return err
 		}
-		dir := filepath.Dir(target)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
+		if !t.Staged {
+			continue // devices and pipes are written in place, by every output that names them
 		}
-		fi, err := os.Stat(target)
-		switch {
-		case err == nil && fi.IsDir():
-			return fmt.Errorf("cannot write %s: it is a directory", path)
-		case err == nil:
+		if t.Info != nil {
 			for _, in := range inputs {
 				if in == "" {
 					continue
 				}
-				if ii, err := os.Stat(in); err == nil && os.SameFile(fi, ii) {
+				if ii, err := os.Stat(in); err == nil && os.SameFile(t.Info, ii) {
 					return usageErrorf("refusing to write %s: it is the input file %s", path, in)
 				}
 			}
-			for i, other := range seen {
-				if other != nil && os.SameFile(fi, other) {
-					return usageErrorf("two outputs name the same file: %s and %s", seenPaths[i], path)
-				}
-			}
-			// Writable? Opening for writing does not truncate.
-			f, err := os.OpenFile(target, os.O_WRONLY, 0)
-			if err != nil {
-				return fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
-			}
-			f.Close()
-		default:
-			for i, p := range seenPaths {
-				if filepath.Clean(p) == filepath.Clean(target) {
-					return usageErrorf("two outputs name the same file: %s and %s", seenPaths[i], path)
-				}
+		}
+		for i, other := range seen {
+			if t.Info != nil && other.Info != nil && os.SameFile(t.Info, other.Info) ||
+				filepath.Clean(t.Name) == filepath.Clean(other.Name) {
+				return usageErrorf("two outputs name the same file: %s and %s", seenPaths[i], path)
 			}
 		}
-		// The directory must take the temporary file.
-		probe, err := createTemp(dir, filepath.Base(target))
-		if err != nil {
-			return fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
-		}
-		probe.Close()
-		os.Remove(probe.Name())
-		seen = append(seen, fi)
-		seenPaths = append(seenPaths, target)
+		seen = append(seen, t)
+		seenPaths = append(seenPaths, path)
 	}
 	return nil
 }
 
-// createTemp creates a new hidden file beside name in dir with mode 0666
-// less the umask (os.CreateTemp would make it 0600).
-func createTemp(dir, name string) (*os.File, error) {
-	for range 100 {
-		var b [6]byte
-		rand.Read(b[:])
-		f, err := os.OpenFile(filepath.Join(dir, "."+name+".tmp-"+hex.EncodeToString(b[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, fmt.Errorf("cannot create a temporary file in %s", dir)
-}
-
-// stagedFile is an output written completely to a temporary file in the
-// destination's directory, waiting to be renamed over it.
-type stagedFile struct {
-	tmp, path, target string
-	done              bool
-}
-
-// stageFile writes the output of write to a temporary file beside path
-// (beside the target of a link), with the permissions of the file it will
-// replace, if any.
-func stageFile(path string, write func(io.Writer) error) (*stagedFile, error) {
-	target, err := outputTarget(path)
-	if err != nil {
-		return nil, err
-	}
-	tmp, err := createTemp(filepath.Dir(target), filepath.Base(target))
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	f := &stagedFile{tmp: tmp.Name(), path: path, target: target}
-	err = write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if fi, serr := os.Stat(target); err == nil && serr == nil {
-		err = os.Chmod(f.tmp, fi.Mode().Perm())
-	}
-	if err != nil {
-		f.discard()
-		return nil, fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return f, nil
-}
-
-// commit renames the temporary file over the destination.
-func (f *stagedFile) commit() error {
-	if err := os.Rename(f.tmp, f.target); err != nil {
-		return fmt.Errorf("cannot write %s: %w", f.path, err)
-	}
-	f.done = true
-	return nil
-}
-
-// discard removes the temporary file unless it was committed.
-func (f *stagedFile) discard() {
-	if !f.done {
-		os.Remove(f.tmp)
-		f.done = true
-	}
-}
-
-// output is one file to write: its path (empty: not asked for) and what
-// goes in it.
+// output is one file to write: its path (empty: not asked for; "-":
+// standard output) and what goes in it.
 type output struct {
 	path  string
 	write func(io.Writer) error
 }
 
-// writeOutputs stages every output before replacing any, so that a failure
-// leaves all of them as they were.
-func writeOutputs(outs ...output) error {
-	var files []*stagedFile
+// writeOutputs writes the outputs, stdout taking those named "-". Every
+// output is opened first, so that a named pipe with no reader or a
+// directory that lost its permissions fails before anything is written.
+// The regular files are then written to their temporary files and, once
+// all of them are complete, renamed into place: a failure among them
+// leaves all of them as they were. The outputs written in place (devices,
+// pipes, descriptors, "-") come last, so that a reader that stops early
+// cannot cost the files.
+func writeOutputs(stdout io.Writer, outs ...output) error {
+	type open struct {
+		output
+		f *outfile.File // nil for "-"
+	}
+	var staged, streamed []open
 	defer func() {
-		for _, f := range files {
-			f.discard()
+		for _, o := range append(staged, streamed...) {
+			if o.f != nil {
+				o.f.Discard()
+			}
 		}
 	}()
 	for _, o := range outs {
-		if o.path == "" {
+		switch {
+		case o.path == "":
+			continue
+		case o.path == stdoutPath:
+			streamed = append(streamed, open{output: o})
 			continue
 		}
-		f, err := stageFile(o.path, o.write)
+		f, err := outfile.Create(o.path)
 		if err != nil {
 			return err
 		}
-		files = append(files, f)
+		if f.Target().Staged {
+			staged = append(staged, open{o, f})
+		} else {
+			streamed = append(streamed, open{o, f})
+		}
 	}
-	for _, f := range files {
-		if err := f.commit(); err != nil {
+	// An *outfile.File names its path in its write errors.
+	for _, o := range staged {
+		if err := o.write(o.f); err != nil {
 			return err
 		}
+	}
+	// An output that fails after others were written says which were.
+	var written []string
+	failed := func(err error) error {
+		if len(written) == 0 {
+			return err
+		}
+		return fmt.Errorf("%w (%s written)", err, strings.Join(written, " and "))
+	}
+	for _, o := range staged {
+		if err := o.f.Commit(); err != nil {
+			return failed(err)
+		}
+		written = append(written, o.path)
+	}
+	for _, o := range streamed {
+		if o.f == nil {
+			if err := o.write(stdout); err != nil {
+				return failed(fmt.Errorf("cannot write to standard output: %w", err))
+			}
+			written = append(written, "standard output")
+			continue
+		}
+		if err := o.write(o.f); err != nil {
+			return failed(err)
+		}
+		if err := o.f.Commit(); err != nil {
+			return failed(err)
+		}
+		written = append(written, o.path)
 	}
 	return nil
 }

@@ -100,7 +100,7 @@ func formatMetric(v *float64) string {
 func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	modelPath := fs.String("model", "", "model `file` written by fit --save (required): sparse, or exact from --selector exact")
 	inputPath := fs.String("input", "", "CSV `file` of the rows to predict at (required): the model's d input columns, or d+1 with a target that is ignored")
-	outPath := fs.String("output", "", "write the predictions as CSV to `file` (mean,variance,latent_variance) instead of stdout")
+	outPath := fs.String("output", "", "write the predictions as CSV to `file` (mean,variance,latent_variance) instead of stdout; - is standard output")
 	jsonOut := fs.Bool("json", false, "print one JSON object with the predictions")
 	var inputCols stringList
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, for models of discrete inputs; needs a header row)")
@@ -110,6 +110,9 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return usageErrorf("predict: --model FILE is required (run 'sgprepl help predict')")
 		case *inputPath == "":
 			return usageErrorf("predict: --input FILE is required (run 'sgprepl help predict')")
+		}
+		if *outPath == stdoutPath && *jsonOut {
+			return usageErrorf("predict: --json prints its object on standard output, which --output - would share; give --output a file, or drop it")
 		}
 		if err := checkOutputs([]string{*modelPath, *inputPath}, *outPath); err != nil {
 			return err
@@ -135,7 +138,7 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				return err
 			}
 			if *outPath != "" {
-				if err := writeOutputs(output{*outPath, pred.writeCSV}); err != nil {
+				if err := writeOutputs(e.outputs(), output{*outPath, pred.writeCSV}); err != nil {
 					return err
 				}
 			}
@@ -143,7 +146,7 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return err
 		}
 		if *outPath != "" {
-			return writeOutputs(output{*outPath, pred.writeCSV})
+			return writeOutputs(e.outputs(), output{*outPath, pred.writeCSV})
 		}
 		return pred.writeCSV(e.stdout)
 	}

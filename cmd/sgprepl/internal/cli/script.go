@@ -21,8 +21,8 @@ runs once) in a new interactive session with fmt, math, sgp, figure, mol,
 mat and display imported, printing what it prints and the value of its final
 expression; figures are saved as PNG files ($SGPREPL_OUT chooses the
 folder). A compile error, a panic or a final expression whose last value is
-a non-nil error is one line on stderr and exit status 1; Ctrl-C stops the
-script with exit status 130.`
+a non-nil error is one line on stderr and exit status 1; Ctrl-C (SIGINT)
+stops the script with exit status 130, SIGTERM with 143.`
 
 // runFile runs `sgprepl run FILE.go`.
 func runFile(ctx context.Context, e *env, args []string) int {
@@ -53,7 +53,8 @@ func runCode(ctx context.Context, e *env, args []string) int {
 	return report(e, scriptError(terminal.RunScript(ctx, e.streams(), "", args[0])))
 }
 
-// scriptError gives an interrupted script its exit status, 130.
+// scriptError gives an interrupted script its exit status, 130 (143 for
+// SIGTERM, Main).
 func scriptError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &exitError{code: exitInterrupted, err: err}

@@ -72,6 +72,9 @@ func (l *lockedBuffer) String() string {
 // (os.Interrupt, as Ctrl-C does): plain fit and fit --selector
 // sgpr-continuous must stop and exit 130 (cli.go's exitInterrupted, which
 // the help promises) with the "interrupted" line, never 0 or a crash.
+// SIGTERM (as timeout, Slurm, docker stop and systemd send it) must do the
+// same with exit status 143 and save the partial model (it ended the
+// process at once: no model, no line).
 //
 // The test set is a named pipe: the binary blocks opening it after
 // cmd/sgprepl/main.go has installed its SIGINT handling
@@ -97,11 +100,14 @@ func TestFitSIGINT(t *testing.T) {
 		args []string
 		// waitProgress: interrupt after the first "epoch" line on stderr.
 		waitProgress bool
+		sig          syscall.Signal
+		save         bool // --save a model, which must load
 	}{
-		{"fit", []string{"--m", "300", "--max-epochs", "1000"}, true},
-		{"fit --json", []string{"--m", "300", "--max-epochs", "1000", "--json"}, true},
-		{"sgpr-continuous", []string{"--selector", "sgpr-continuous", "--m", "300", "--max-epochs", "100000"}, false},
-		{"sgpr-continuous --json", []string{"--selector", "sgpr-continuous", "--m", "300", "--max-epochs", "100000", "--json"}, false},
+		{"fit", []string{"--m", "300", "--max-epochs", "1000"}, true, syscall.SIGINT, false},
+		{"fit --json", []string{"--m", "300", "--max-epochs", "1000", "--json"}, true, syscall.SIGINT, false},
+		{"sgpr-continuous", []string{"--selector", "sgpr-continuous", "--m", "300", "--max-epochs", "100000"}, false, syscall.SIGINT, false},
+		{"sgpr-continuous --json", []string{"--selector", "sgpr-continuous", "--m", "300", "--max-epochs", "100000", "--json"}, false, syscall.SIGINT, false},
+		{"fit SIGTERM --save", []string{"--m", "300", "--max-epochs", "1000"}, true, syscall.SIGTERM, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "test.csv")
@@ -109,6 +115,10 @@ func TestFitSIGINT(t *testing.T) {
 				t.Skipf("no named pipes: %v", err)
 			}
 			args := append([]string{"fit", "--train", train, "--test", fifo}, tc.args...)
+			model := filepath.Join(t.TempDir(), "m.json")
+			if tc.save {
+				args = append(args, "--save", model)
+			}
 			cmd := exec.Command(bin, args...)
 			var stdout lockedBuffer
 			cmd.Stdout = &stdout
@@ -180,7 +190,7 @@ func TestFitSIGINT(t *testing.T) {
 			} else {
 				time.Sleep(500 * time.Millisecond)
 			}
-			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
 			var werr error
@@ -188,11 +198,11 @@ func TestFitSIGINT(t *testing.T) {
 			case werr = <-exited:
 				done = true
 			case <-time.After(60 * time.Second): // a hang, not a latency bound
-				t.Fatalf("sgprepl still running 60 s after SIGINT; stderr:\n%s", stderr.String())
+				t.Fatalf("sgprepl still running 60 s after %v; stderr:\n%s", tc.sig, stderr.String())
 			}
 			var ee *exec.ExitError
-			if !errors.As(werr, &ee) || ee.ExitCode() != exitInterrupted {
-				t.Fatalf("exit %v, want status %d; stderr:\n%s", werr, exitInterrupted, stderr.String())
+			if want := 128 + int(tc.sig); !errors.As(werr, &ee) || ee.ExitCode() != want {
+				t.Fatalf("exit %v, want status %d; stderr:\n%s", werr, want, stderr.String())
 			}
 			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
 			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "sgprepl: interrupted") {
@@ -201,6 +211,11 @@ func TestFitSIGINT(t *testing.T) {
 			if strings.Contains(stderr.String(), "goroutine ") {
 				t.Errorf("a stack trace on stderr:\n%s", stderr.String())
 			}
+			if tc.save {
+				if _, err := sgp.LoadRegressorFile(model); err != nil {
+					t.Errorf("the partial model: %v", err)
+				}
+			}
 		})
 	}
 }
@@ -208,28 +223,42 @@ func TestFitSIGINT(t *testing.T) {
 // TestFitCancelledEarly: a fit cancelled before its first evaluation (a
 // Ctrl-C while the data is read) exits 130 with the "interrupted" line,
 // for every selector, and never blames the data (the continuous fit
-// reported "kernel matrix … not positive definite" and exited 1).
+// reported "kernel matrix … not positive definite" and exited 1). With
+// SIGTERM as the cause (as cmd/sgprepl cancels on it) the status is 143,
+// for fits and scripts.
 func TestFitCancelledEarly(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	train, _ := sgp.SnelsonLike(60, 5)
 	path := writeCSV(t, dir, "train.csv", train, false)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, sel := range [][]string{
-		{"--selector", "cholqr", "--m", "6"},
-		{"--selector", "hybrid", "--m", "6"},
-		{"--selector", "sgpr-continuous", "--m", "6"},
-		{"--selector", "sgpr-continuous", "--m", "6", "--json"},
-		{"--selector", "exact"},
+	for _, tc := range []struct {
+		cause error // nil: a plain cancel
+		want  int
+	}{
+		{nil, exitInterrupted},
+		{Interrupt{Signal: os.Interrupt}, exitInterrupted},
+		{Interrupt{Signal: syscall.SIGTERM}, exitTerminated},
 	} {
-		code, _, stderr := runMain(ctx, append([]string{"fit", "--train", path, "--test", path, "--quiet"}, sel...)...)
-		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-		if code != exitInterrupted || !strings.HasPrefix(lines[len(lines)-1], "sgprepl: interrupted") {
-			t.Errorf("%v: exit %d, want %d with the interrupted line; stderr:\n%s", sel, code, exitInterrupted, stderr)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(tc.cause)
+		for _, sel := range [][]string{
+			{"--selector", "cholqr", "--m", "6"},
+			{"--selector", "hybrid", "--m", "6"},
+			{"--selector", "sgpr-continuous", "--m", "6"},
+			{"--selector", "sgpr-continuous", "--m", "6", "--json"},
+			{"--selector", "exact"},
+		} {
+			code, _, stderr := runMain(ctx, append([]string{"fit", "--train", path, "--test", path, "--quiet"}, sel...)...)
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if code != tc.want || !strings.HasPrefix(lines[len(lines)-1], "sgprepl: interrupted") {
+				t.Errorf("%v, cause %v: exit %d, want %d with the interrupted line; stderr:\n%s", sel, tc.cause, code, tc.want, stderr)
+			}
+			if strings.Contains(stderr, "positive definite") {
+				t.Errorf("%v: the cancellation is blamed on the data:\n%s", sel, stderr)
+			}
 		}
-		if strings.Contains(stderr, "positive definite") {
-			t.Errorf("%v: the cancellation is blamed on the data:\n%s", sel, stderr)
+		if code, _, stderr := runMain(ctx, "-e", "for {}"); code != tc.want {
+			t.Errorf("-e, cause %v: exit %d, want %d; stderr:\n%s", tc.cause, code, tc.want, stderr)
 		}
 	}
 }
