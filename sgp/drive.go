@@ -288,7 +288,7 @@ func (md *Model) rose(first, leftOut int) string {
 		}
 	}
 	end := md.f.Value(md.obj)
-	if !(end > best+md.tol*md.f.valueScale(best)) {
+	if !(end > best+md.riseTol()*md.f.valueScale(best)) {
 		return ""
 	}
 	if k := md.f.stats.LeftOut - leftOut; k > 0 {
@@ -340,14 +340,14 @@ func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string
 			}
 			return stopped, false, err
 		}
-		if md.f.stats.LeftOut > leftOut && rec.Objective > prev+md.tol*md.f.valueScale(prev) {
+		if md.f.stats.LeftOut > leftOut && rec.Objective > prev+md.riseTol()*md.f.valueScale(prev) {
 			// The gradient phase went where the set cannot be held (see
 			// rose); from there each further phase did the same (a 26-input
 			// set: −3854.6 to −3789.4 over 12 more epochs).
 			return "stalled: the inducing set is at the kernel's numerical rank (points left out by a rebuild)", false, nil
 		}
 		leftOut = md.f.stats.LeftOut
-		if prev-rec.Objective < md.tol*md.f.valueScale(prev) {
+		if md.tol > 0 && prev-rec.Objective < md.tol*md.f.valueScale(prev) {
 			moved := !slices.Equal(theta, md.Params())
 			if md.cgHealthy(rec, moved) {
 				return "converged", true, nil
@@ -369,6 +369,11 @@ func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string
 	}
 	return stopped, false, nil
 }
+
+// riseTol is the relative rise of the objective that counts as one (a
+// warning, a stall at the numerical rank): the tolerance, and never less
+// than rounding where the convergence test is off.
+func (md *Model) riseTol() float64 { return max(md.tol, 1e-9) }
 
 // noiseOnlyFraction is the share of the targets' variance below which a
 // fit is taken to explain everything as noise (Result.NoiseOnly).

@@ -300,7 +300,8 @@ func (md *Model) WithTimeBudget(d time.Duration) *Model {
 }
 
 // WithTolerance sets the relative decrease of the objective over an epoch
-// below which Fit stops (default 1e-4).
+// below which Fit stops (default 1e-4). A tolerance of 0 turns the test
+// off: Fit then runs to the maximum number of epochs or the time budget.
 func (md *Model) WithTolerance(tol float64) *Model {
 	if !(tol >= 0) {
 		return md.setErr(fmt.Errorf("sgp: tolerance %v must be ≥ 0", tol))

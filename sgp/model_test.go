@@ -483,3 +483,24 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestZeroToleranceRunsToTheEnd checks that WithTolerance(0) turns the
+// convergence test off (Fit runs to its maximum number of epochs, where
+// the objective stopped moving long before) and that rises of the
+// objective by rounding are not reported.
+func TestZeroToleranceRunsToTheEnd(t *testing.T) {
+	t.Parallel()
+	train, _ := SnelsonLike(400, 1)
+	res, err := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(20).WithTolerance(0).WithMaxEpochs(40).Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Epochs != 40 || res.Stopped != "max epochs" || res.Converged {
+		t.Errorf("%d epochs, stopped %q, converged %v; want 40, max epochs, not converged", res.Epochs, res.Stopped, res.Converged)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "rose") {
+			t.Errorf("warning %q", w)
+		}
+	}
+}
