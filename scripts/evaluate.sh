@@ -3,7 +3,7 @@
 # and checking sets × the selectors, writing a markdown table and a CSV
 # (by default under $SGP_EVAL_CACHE/results). Flags go to the program:
 #
-#   scripts/evaluate.sh                      # the full table, 20 s a fit (under an hour)
+#   scripts/evaluate.sh                      # the full table, 20 s a fit (about 20 min)
 #   scripts/evaluate.sh --quick              # small sets, 5 s a fit
 #   scripts/evaluate.sh --baseline docs/results/evaluation-baseline.csv
 #   scripts/evaluate.sh -help                # every flag

@@ -76,7 +76,7 @@ func run() error {
 	flag.IntVar(&c.exactMax, "exact-max", 3000, "fit the exact GP only on sets with at most this many training rows")
 	sets := flag.String("sets", "", "comma-separated set names or groups (tuning, checking, synthetic) to run (default: all)")
 	sels := flag.String("selectors", "", "comma-separated selectors to run: default, hybrid, cholqr, sgpr-continuous, random, exact (default: all that apply)")
-	flag.BoolVar(&c.quick, "quick", false, "run the quick subset: small sets only, 5 s a fit unless --budget is given (a few minutes)")
+	flag.BoolVar(&c.quick, "quick", false, "run the quick subset: small sets only, 5 s a fit unless --budget is given (about 2 min)")
 	flag.BoolVar(&c.prepare, "prepare", false, "prepare the sets in the cache and stop")
 	flag.StringVar(&c.baseline, "baseline", "", "CSV `file` of an earlier run: the table gets the change in F and SMSE against it")
 	list := flag.Bool("list", false, "list the sets and stop")
