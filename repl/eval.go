@@ -49,6 +49,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 	defer cancel()
 
 	s.mu.Lock()
+	s.gen++
 	s.cellCtx = cellCtx
 	s.out.Reset()
 	s.displays = nil
@@ -83,7 +84,15 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 			s.mu.Lock()
 			out := &Result{Output: s.out.String(), Displays: append([]Display(nil), s.displays...)}
 			s.cellCtx = nil
+			s.gen++
+			s.orphans++
 			s.mu.Unlock()
+			go func() {
+				<-done
+				s.mu.Lock()
+				s.orphans--
+				s.mu.Unlock()
+			}()
 			return out, &CellError{Msg: fmt.Sprintf("interrupted; the cell was still blocked in a call to compiled code after %v and has been abandoned: its interpreted code stops when that call returns, its variables may be incomplete, and the session goes on", s.opts.StopGrace), Err: ctx.Err()}
 		}
 	}
@@ -209,12 +218,13 @@ func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) (err e
 	s.mu.Lock()
 	s.panics = nil
 	s.mu.Unlock()
+	s.noteCaptives(c)
 	defer func() {
 		if r := recover(); r != nil {
 			err = s.panicError(cell, c, src, prefix, r)
 		}
 	}()
-	_, err = s.in.Eval(hideMain(src))
+	err = s.evalSource(hideMain(src))
 	if err == nil {
 		return nil
 	}

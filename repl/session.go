@@ -75,13 +75,17 @@ type Session struct {
 
 	// mu guards the state of the running cell, which the goroutine running
 	// it, the interpreter's writers and the callbacks share.
-	mu        sync.Mutex
-	cellCtx   context.Context // nil between cells
-	out       bytes.Buffer    // output of the current cell
-	displays  []Display
-	panics    []string // yaegi's "L:C: panic: …" trace lines of the current chunk
-	captured  []any    // the values passed to the hidden Values function
-	abandoned int      // cells interrupted while blocked in compiled code, left running
+	mu       sync.Mutex
+	cellCtx  context.Context // nil between cells
+	out      bytes.Buffer    // output of the current cell
+	displays []Display
+	panics   []string // yaegi's "L:C: panic: …" trace lines of the current chunk
+	captured []any    // the values passed to the hidden Values function
+	// gen counts the cells started and abandoned: a chunk releases frame
+	// slots only if gen is what it was when the chunk started (release).
+	gen     uint64
+	orphans int             // abandoned cells still running
+	captive map[string]bool // names that functions of the session may read (noteCaptives)
 
 	evalMu  sync.Mutex                          // one Eval at a time; guards the fields below
 	pkgs    map[string]string                   // package name in the session → import path
@@ -115,6 +119,7 @@ func New(opts Options) (*Session, error) {
 		pkgs:    map[string]string{},
 		exports: map[string]map[string]reflect.Value{},
 		decls:   map[string]bool{},
+		captive: map[string]bool{},
 	}
 	if opts.StopGrace <= 0 {
 		s.opts.StopGrace = 5 * time.Second
