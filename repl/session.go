@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,13 +115,7 @@ var preimports = []string{"fmt", "math", sgpPath, figurePath, molPath, matPath, 
 
 // New returns a Session.
 func New(opts Options) (*Session, error) {
-	s := &Session{
-		opts:    opts,
-		pkgs:    map[string]string{},
-		exports: map[string]map[string]reflect.Value{},
-		decls:   map[string]bool{},
-		captive: map[string]bool{},
-	}
+	s := &Session{opts: opts}
 	if opts.StopGrace <= 0 {
 		s.opts.StopGrace = 5 * time.Second
 	}
@@ -131,7 +126,23 @@ func New(opts Options) (*Session, error) {
 			s.formats[strings.ToLower(f)] = true
 		}
 	}
-	stdin := opts.Stdin
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// start gives the session a new interpreter, with the pre-imports and
+// nothing declared.
+func (s *Session) start() error {
+	s.pkgs = map[string]string{}
+	s.exports = map[string]map[string]reflect.Value{}
+	s.decls = map[string]bool{}
+	s.mu.Lock()
+	s.captive = map[string]bool{}
+	s.gen++
+	s.mu.Unlock()
+	stdin := s.opts.Stdin
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
@@ -156,7 +167,7 @@ func New(opts Options) (*Session, error) {
 	sgpKey := sgpPath + "/sgp"
 	sgpSyms := maps.Clone(symbols.Symbols[sgpKey])
 	if sgpSyms == nil {
-		return nil, errors.New("repl: the sgp symbol table is missing; run go generate ./symbols/...")
+		return errors.New("repl: the sgp symbol table is missing; run go generate ./symbols/...")
 	}
 	sgpSyms["NewModel"] = reflect.ValueOf(s.newModel)
 	addMovedNames(sgpSyms)
@@ -182,7 +193,7 @@ func New(opts Options) (*Session, error) {
 		show:   displayInterfaces,
 	})}
 	if err := s.in.Use(exports); err != nil {
-		return nil, fmt.Errorf("repl: loading symbols: %w", err)
+		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
 
 	var imp strings.Builder
@@ -192,12 +203,55 @@ func New(opts Options) (*Session, error) {
 	}
 	imp.WriteString(hiddenName + " " + strconv.Quote(hiddenPath) + ")")
 	if _, err := s.in.Eval(imp.String()); err != nil {
-		return nil, fmt.Errorf("repl: pre-imports: %w", err)
+		return fmt.Errorf("repl: pre-imports: %w", err)
 	}
 	for _, p := range preimports {
 		s.pkgs[pathBase(p)] = p
 	}
-	return s, nil
+	return nil
+}
+
+// ResetMessage is what front ends print after a Reset.
+const ResetMessage = "session reset: its variables, functions and types are gone; its imports stay"
+
+// Reset drops the session's variables, functions and types, and keeps
+// its imports: the session goes on in a new interpreter that imports
+// what this one did, under the same names. Goroutines that the
+// session's code started, and a cell abandoned while blocked in
+// compiled code, are stopped as an interrupted cell is.
+func (s *Session) Reset() error {
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
+	old, pkgs := s.in, s.pkgs
+	if armStop(old) == nil {
+		interpStop(old)
+	}
+	if err := s.start(); err != nil {
+		return err
+	}
+	var names []string
+	for name := range pkgs {
+		if s.pkgs[name] != pkgs[name] {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	var imp strings.Builder
+	imp.WriteString("import (")
+	for _, name := range names {
+		imp.WriteString(name + " " + strconv.Quote(pkgs[name]) + "; ")
+	}
+	imp.WriteString(")")
+	if _, err := s.in.Eval(imp.String()); err != nil {
+		return fmt.Errorf("repl: importing again after the reset: %w", err)
+	}
+	for _, name := range names {
+		s.pkgs[name] = pkgs[name]
+	}
+	return nil
 }
 
 // pathBase returns the last element of an import path.

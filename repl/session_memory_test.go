@@ -1,9 +1,11 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -111,5 +113,67 @@ func TestSessionRedefinitionKeepsReaders(t *testing.T) {
 		if res.Value == nil || strings.TrimSpace(res.Value.Text) != want {
 			t.Errorf("%s = %+v, want %s", cell, res.Value, want)
 		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
+}
+
+// TestSessionReset: Reset drops variables, functions and types, keeps the
+// imports under their names, frees what the variables held and stops the
+// goroutines the session's code started.
+func TestSessionReset(t *testing.T) {
+	out := new(syncBuffer)
+	s := newSession(t, Options{Stdout: out})
+	defer runtime.KeepAlive(s)
+	evalOK(t, s, "import \"strconv\"\nimport st \"gonum.org/v1/gonum/stat\"\nbig := make([]float64, 20<<17)\nfunc f() int { return len(big) }\ntype T struct{ A int }")
+	evalOK(t, s, "import \"time\"\ngo func() {\n\tfor {\n\t\tfmt.Print(\".\")\n\t\ttime.Sleep(time.Millisecond)\n\t}\n}()")
+	h := heapMiB()
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if freed := h - heapMiB(); freed < 15 {
+		t.Errorf("the reset freed %.1f MiB, want the 20 MiB of big", freed)
+	}
+	for _, cell := range []string{"big", "f()", "T{}"} {
+		if _, err := s.Eval(context.Background(), cell); err == nil || !strings.Contains(err.Error(), "undefined") {
+			t.Errorf("%s after the reset: error %v, want undefined", cell, err)
+		}
+	}
+	for cell, want := range map[string]string{
+		"strconv.Itoa(7)":                "7",
+		"st.Mean([]float64{1, 3}, nil)":  "2",
+		"time.Duration(0).String()":      "0s",
+		"sgp.DefaultM(10)":               "5",
+		"big := \"text\"\nbig":           "text",
+		"type T struct{ B string }\nT{}": "{B:}",
+	} {
+		res := evalOK(t, s, cell)
+		if res.Value == nil || strings.TrimSpace(res.Value.Text) != want {
+			t.Errorf("%q after the reset = %+v, want %s", cell, res.Value, want)
+		}
+	}
+	if vars := s.Vars(); len(vars) != 2 || vars[0].Name != "big" || vars[1].Name != "T" {
+		t.Errorf("Vars after the reset: %+v, want big and T", vars)
+	}
+	n := out.Len()
+	time.Sleep(200 * time.Millisecond)
+	if out.Len() != n {
+		t.Errorf("the goroutine started before the reset still prints")
 	}
 }

@@ -103,9 +103,9 @@ type frameState struct {
 	gen   uint64         // Session.gen
 }
 
-// frameBefore records the frame before an evaluation.
-func (s *Session) frameBefore() frameState {
-	f, ok := frameOf(s.in)
+// frameBefore records the frame of in before an evaluation.
+func (s *Session) frameBefore(in *interp.Interpreter) frameState {
+	f, ok := frameOf(in)
 	if !ok {
 		return frameState{}
 	}
@@ -126,11 +126,11 @@ func (s *Session) frameBefore() frameState {
 // no variable holds, and the old slots of the variables it redefined
 // that no function may read. It does nothing for a cell that Eval has
 // abandoned (see Session.gen): a later cell may be running.
-func (s *Session) release(st frameState) {
+func (s *Session) release(in *interp.Interpreter, st frameState) {
 	if !st.ok {
 		return
 	}
-	f, ok := frameOf(s.in)
+	f, ok := frameOf(in)
 	if !ok {
 		return
 	}
@@ -269,8 +269,9 @@ func identifiers(src string) []string {
 // evalSource evaluates src and then releases what the evaluation left
 // in the frame that nothing reads any more.
 func (s *Session) evalSource(src string) error {
-	st := s.frameBefore()
-	defer s.release(st)
-	_, err := s.in.Eval(src)
+	in := s.in // Reset may replace it while an abandoned cell runs
+	st := s.frameBefore(in)
+	defer s.release(in, st)
+	_, err := in.Eval(src)
 	return err
 }

@@ -1,8 +1,12 @@
 package jupyter
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/repl"
 )
 
 // heapMiB returns the live heap after two collections, in MiB.
@@ -31,5 +35,28 @@ func TestKernelDropsUnstoredValues(t *testing.T) {
 	}
 	if grown := heapMiB() - h; grown > 5 {
 		t.Errorf("a displayed 20 MiB value executed with store_history false holds %.1f MiB afterwards", grown)
+	}
+}
+
+// TestKernelReset: a cell ":reset" resets the session as :reset does in
+// the terminal: variables gone, imports kept, the message on stdout.
+func TestKernelReset(t *testing.T) {
+	t.Parallel()
+	conn := ipcConnection(t)
+	startKernel(t, conn)
+	c := newClient(t, conn)
+	c.waitReady()
+	if rep, _ := c.execute("import \"strconv\"\nx := 5", nil); rep["status"] != "ok" {
+		t.Fatalf("reply %v", rep)
+	}
+	rep, msgs := c.execute("  :reset\n", nil)
+	if rep["status"] != "ok" || !strings.Contains(streamText(t, msgs, "stdout"), repl.ResetMessage) {
+		t.Fatalf("reply %v, stdout %q", rep, streamText(t, msgs, "stdout"))
+	}
+	if rep, _ := c.execute("x", nil); rep["status"] != "error" || !strings.Contains(fmt.Sprint(rep["evalue"]), "undefined: x") {
+		t.Errorf("x after :reset: reply %v", rep)
+	}
+	if rep, msgs := c.execute("strconv.Itoa(42)", nil); rep["status"] != "ok" || len(ofType(msgs, "execute_result")) != 1 {
+		t.Errorf("strconv after :reset: reply %v", rep)
 	}
 }

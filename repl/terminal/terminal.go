@@ -33,6 +33,7 @@ Input continues on the next line while brackets are open. Tab completes names
 Commands:
   :help            this text
   :vars            the session's variables, functions and types
+  :reset           drop them all (imports stay), freeing their memory
   :load FILE       evaluate a Go file in the session
   :inline on|off   show figures in the terminal (kitty or iTerm2 protocol);
                    :inline kitty or :inline iterm forces one
@@ -320,6 +321,12 @@ func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 			}
 			fmt.Fprintf(w, "%-12s %-24s %s\n", v.Name, v.Type, v.Value)
 		}
+	case ":reset":
+		if err := t.s.Reset(); err != nil {
+			fmt.Fprintf(t.e.Stderr, "error: %v\n", err)
+			return false
+		}
+		fmt.Fprintln(w, repl.ResetMessage)
 	case ":load", ":l":
 		if arg == "" {
 			fmt.Fprintln(t.e.Stderr, "usage: :load FILE")
