@@ -88,6 +88,17 @@ type Session struct {
 	orphans int             // abandoned cells still running
 	captive map[string]bool // names that functions of the session may read (noteCaptives)
 
+	// What guards the session (guard.go).
+	armed         bool       // the interpreter can be stopped (armStop, stopLocked)
+	active        int        // running cells and goroutines of the session's code
+	monitoring    bool       // the stack monitor runs
+	cellPanics    []string   // goroutine panics while the cell runs
+	pendingPanics []string   // goroutine panics between cells
+	cellStack     bool       // the cell was stopped for the stacks' size
+	pendingStack  bool       // as cellStack, between cells
+	exit          *ExitError // os.Exit was called
+	memory        uint64     // the machine's memory in bytes, or 0 if unknown
+
 	evalMu  sync.Mutex                          // one Eval at a time; guards the fields below
 	pkgs    map[string]string                   // package name in the session → import path
 	exports map[string]map[string]reflect.Value // import path → exported symbols
@@ -126,6 +137,7 @@ func New(opts Options) (*Session, error) {
 			s.formats[strings.ToLower(f)] = true
 		}
 	}
+	s.memory = physicalMemory()
 	if err := s.start(); err != nil {
 		return nil, err
 	}
@@ -141,6 +153,8 @@ func (s *Session) start() error {
 	s.mu.Lock()
 	s.captive = map[string]bool{}
 	s.gen++
+	s.armed = false
+	s.cellPanics, s.pendingPanics, s.cellStack, s.pendingStack, s.exit = nil, nil, false, false, nil
 	s.mu.Unlock()
 	stdin := s.opts.Stdin
 	if stdin == nil {
@@ -181,7 +195,14 @@ func (s *Session) start() error {
 		"SVG":  reflect.ValueOf(s.showSVG),
 		"HTML": reflect.ValueOf(s.showHTML),
 	}
-	exports[hiddenPath+"/internal"] = map[string]reflect.Value{"Values": values}
+	exports[hiddenPath+"/internal"] = map[string]reflect.Value{
+		"Values": values,
+		"Go":     reflect.ValueOf(s.goStart),
+		"Len":    reflect.ValueOf(s.makeLen),
+	}
+	osSyms := maps.Clone(stdlib.Symbols["os/os"])
+	osSyms["Exit"] = reflect.ValueOf(s.osExit)
+	exports["os/os"] = osSyms
 	for k, v := range exports {
 		s.exports[strings.TrimSuffix(k, "/"+pathBase(k))] = v
 	}

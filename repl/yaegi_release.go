@@ -266,9 +266,9 @@ func identifiers(src string) []string {
 	}
 }
 
-// evalSource evaluates src and then releases what the evaluation left
-// in the frame that nothing reads any more.
-func (s *Session) evalSource(src string) error {
+// evalText evaluates src and then releases what the evaluation left in
+// the frame that nothing reads any more.
+func (s *Session) evalText(src string) error {
 	in := s.in // Reset may replace it while an abandoned cell runs
 	st := s.frameBefore(in)
 	defer s.release(in, st)
