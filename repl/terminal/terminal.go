@@ -196,12 +196,15 @@ type terminal struct {
 	firstRel float64    // relative decrease of the first epoch seen in the cell
 	prevObj  float64    // objective after the previous epoch seen in the cell
 	cancel   context.CancelFunc
+
+	exit *repl.ExitError // a cell called os.Exit: the REPL ends with its code
 }
 
 // Interactive runs the terminal REPL, which sgprepl starts when it is
 // given no arguments. On a terminal it edits lines with history and
 // completion; otherwise it reads cells from stdin without prompts. Ctrl-C
-// stops the running cell, never the REPL; cancelling ctx ends the REPL.
+// stops the running cell, never the REPL; cancelling ctx ends the REPL. A
+// cell that calls os.Exit ends it with that cell's *repl.ExitError.
 func Interactive(ctx context.Context, e Streams) error {
 	t := &terminal{e: e, figs: newFigureSaver()}
 	// The figures of a session in a temporary folder go with it; set
@@ -278,6 +281,9 @@ func Interactive(ctx context.Context, e Streams) error {
 			if useLiner {
 				fmt.Fprintln(e.Stdout)
 			}
+			if t.exit != nil {
+				return t.exit
+			}
 			return nil
 		case err != nil:
 			return fmt.Errorf("reading input: %w", err)
@@ -286,6 +292,9 @@ func Interactive(ctx context.Context, e Streams) error {
 		if buf.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
 			if quit := t.command(ctx, strings.TrimSpace(line)); quit {
 				return nil
+			}
+			if t.exit != nil {
+				return t.exit
 			}
 			continue
 		}
@@ -296,6 +305,9 @@ func Interactive(ctx context.Context, e Streams) error {
 		}
 		t.eval(ctx, buf.String())
 		buf.Reset()
+		if t.exit != nil {
+			return t.exit
+		}
 	}
 }
 
@@ -365,7 +377,7 @@ func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 }
 
 // eval evaluates a cell, with Ctrl-C stopping it, and prints its value or
-// error.
+// error. A cell that called os.Exit sets t.exit instead.
 func (t *terminal) eval(ctx context.Context, cell string) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -382,6 +394,11 @@ func (t *terminal) eval(ctx context.Context, cell string) {
 	t.mu.Unlock()
 	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
 		fmt.Fprintln(t.e.Stdout)
+	}
+	var exit *repl.ExitError
+	if errors.As(err, &exit) {
+		t.exit = exit
+		return
 	}
 	if err != nil {
 		fmt.Fprintln(t.e.Stderr, describeError(err, strings.Count(strings.TrimRight(cell, "\n"), "\n") > 0))
