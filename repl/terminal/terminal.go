@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cholqr/sgp/repl"
 
@@ -120,12 +121,46 @@ func newLinerReader(s *repl.Session) *linerReader {
 	})
 	lr := &linerReader{l: l, historyPath: historyPath()}
 	if lr.historyPath != "" {
-		if f, err := os.Open(lr.historyPath); err == nil {
-			l.ReadHistory(f)
-			f.Close()
-		}
+		loadHistory(l, lr.historyPath)
 	}
 	return lr
+}
+
+// maxHistoryLine is the longest history entry loaded (a pasted cell is
+// one line of the file).
+const maxHistoryLine = 1 << 20
+
+// loadHistory adds the lines of the history file at path to l's
+// history, skipping those that are longer than maxHistoryLine or not
+// UTF-8. liner's ReadHistory stops at the first such line (and at any
+// line over 4096 bytes), and the file is only appended to: one bad line
+// hid all the history after it, in every later session.
+func loadHistory(l *liner.State, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	long := false // the current line is past maxHistoryLine: skip it
+	for {
+		part, err := r.ReadSlice('\n')
+		if !long {
+			line = append(line, part...)
+			long = len(line) > maxHistoryLine+1
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if entry := strings.TrimRight(string(line), "\r\n"); !long && entry != "" && utf8.ValidString(entry) {
+			l.AppendHistory(entry)
+		}
+		line, long = line[:0], false
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (lr *linerReader) ReadLine(prompt string) (string, error) {
