@@ -22,7 +22,7 @@ import (
 //   - make(T, n) with more elements than the machine's memory holds
 //     panics in the cell (makeLen) instead of dying of "out of memory";
 //   - os.Exit stops the cell and makes Eval return an *ExitError with
-//     the code (osExit), where yaegi's restricted os.Exit panicked with
+//     the code (osExit); yaegi's restricted os.Exit panics with
 //     "os.Exit(0)".
 //
 // Not caught: recursion in compiled code (it does not check the stop),
@@ -39,9 +39,10 @@ const (
 )
 
 // stackLimit is how much memory the process's goroutine stacks may hold
-// before the session stops its interpreted code: an interpreted call
-// takes about 1.2 KB of stack, so about 200 000 nested calls; Go stops
-// the process at a stack of 1 GB (in practice 512 MiB, stacks doubling).
+// before the session stops its interpreted code: hundreds of thousands
+// of nested interpreted calls, and half of what one goroutine's stack can
+// reach before Go stops the process (a limit of 1 GB, so 512 MiB, as
+// stacks double).
 const stackLimit = 256 << 20
 
 // stackCheck is how often the monitor reads the stacks' size: the

@@ -13,7 +13,7 @@ import (
 // TestSessionGoroutinePanics: a panic in a goroutine that a cell started
 // (a plain panic, a nil-map write) is an error of that cell if it is
 // still running, and otherwise of the next cell, which does not run; the
-// session goes on. Not caught, each of these ended the process.
+// session goes on. Uncaught, each of these ends the process.
 func TestSessionGoroutinePanics(t *testing.T) {
 	t.Parallel()
 	stdin, feed := io.Pipe()
@@ -150,7 +150,7 @@ func TestSessionMakeLimit(t *testing.T) {
 }
 
 // TestSessionOsExit: os.Exit stops the cell and Eval returns its code;
-// yaegi's restricted os.Exit panicked with "os.Exit(0)".
+// yaegi's restricted os.Exit panics with "os.Exit(0)" instead.
 func TestSessionOsExit(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, Options{})

@@ -16,7 +16,7 @@ import (
 //     which recovers a panic there and reports it as an error of the
 //     cell (guard.go). yaegi v0.16.1 runs an interpreted goroutine with a
 //     bare go statement (interp/run.go, call), and Go cannot recover
-//     another goroutine's panic: it ended the process. The function value
+//     another goroutine's panic: it would end the process. The function value
 //     and the arguments are evaluated where the go statement is, as Go
 //     does, into variables of a function literal that the session's
 //     goroutine calls.

@@ -69,6 +69,13 @@ type Options struct {
 // Models built with sgp.NewModel in a session stop Step and Fit (between
 // swaps and gradient evaluations) when the running cell is cancelled, and
 // report to the session's Progress and OnEpoch.
+//
+// A cell does not end the process: a panic in a goroutine that the
+// session's code started, unbounded recursion of interpreted code, make
+// with more elements than the machine's memory holds and os.Exit end the
+// cell with an error (an *ExitError for os.Exit). The values of old
+// definitions and temporaries that nothing reads any more are freed after
+// each cell; Reset drops everything but the imports.
 type Session struct {
 	opts    Options
 	in      *interp.Interpreter

@@ -19,17 +19,16 @@ import (
 // (the old slot keeps the old value), and for each temporary of
 // top-level code (the arguments of a call, the value of a cell's final
 // expression). Nothing frees them, so a notebook that refits a model in a
-// loop kept every model: ten refits of sgp.NewModel (n = 2000, m = 256)
-// grew the heap after GC from 6 to 108 MiB.
+// loop would keep every model.
 //
-// After each evaluation the session sets to their zero value the slots
-// the evaluation added that no variable holds (its temporaries) and the
-// old slot of each variable it redefined, unless code that lives on may
-// still read that slot: a function or function literal (top-level code
-// runs once) whose body refers to the name declared outside it (capture
-// notes such names). The frame and the symbol table are unexported, so
+// After each evaluation the session gives a new zero value to the slots
+// the evaluation added that no variable holds (its temporaries) and to
+// the old slot of each variable it redefined, unless code that lives on
+// may still read that slot: a function or function literal (top-level
+// code runs once) whose body refers to the name declared outside it
+// (noteCaptives notes such names). The frame and the symbol table are unexported, so
 // this reads them by reflection (frameOf); if yaegi's layout changes the
-// session keeps everything, as before, and TestYaegiKeepsRedefinedValues
+// session keeps everything, and TestYaegiKeepsRedefinedValues
 // in yaegi_canary_test.go fails, as it does once yaegi frees the values
 // itself.
 
@@ -38,8 +37,7 @@ import (
 type yaegiFrame struct {
 	data *[]reflect.Value
 	mu   *sync.RWMutex
-	syms reflect.Value // map[string]*symbol of package main, or invalid
-	in   reflect.Value // *interp.Interpreter's struct, for srcPkg
+	in   reflect.Value // the interp.Interpreter, for srcPkg
 }
 
 // frameOf returns the global frame of in, or ok false if yaegi's layout is

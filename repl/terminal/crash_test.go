@@ -10,8 +10,8 @@ import (
 // TestTerminalRestoredAfterCrash runs sgprepl in a real pseudo-terminal
 // (tmux) and ends its session with a fatal error of the Go runtime, which
 // nothing in the process can recover: the terminal must be back in its
-// cooked mode (echo, icanon; the line editor's raw mode was left behind)
-// and the exit status 3, not the runtime's 2.
+// cooked mode (echo, icanon), not in the line editor's raw mode, and the
+// exit status 3, not the runtime's 2.
 func TestTerminalRestoredAfterCrash(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (apt-get install tmux); skipping the terminal test")

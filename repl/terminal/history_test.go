@@ -39,7 +39,7 @@ func TestHistoryFile(t *testing.T) {
 }
 
 // TestHistoryLoadsPastBadLines: a history line longer than 4096 bytes (a
-// pasted cell) or not UTF-8 no longer stops the lines after it from
+// pasted cell) or not UTF-8 does not stop the lines after it from
 // loading; the long line loads too.
 func TestHistoryLoadsPastBadLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history")

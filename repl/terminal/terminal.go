@@ -134,7 +134,7 @@ const maxHistoryLine = 1 << 20
 // history, skipping those that are longer than maxHistoryLine or not
 // UTF-8. liner's ReadHistory stops at the first such line (and at any
 // line over 4096 bytes), and the file is only appended to: one bad line
-// hid all the history after it, in every later session.
+// would hide all the history after it, in every later session.
 func loadHistory(l *liner.State, path string) {
 	f, err := os.Open(path)
 	if err != nil {

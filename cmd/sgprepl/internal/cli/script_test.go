@@ -114,8 +114,7 @@ func TestScriptInterrupted(t *testing.T) {
 }
 
 // TestScriptOsExit: os.Exit in a script or at the REPL ends it with that
-// status and prints nothing more, as a Go program does (it printed
-// "panic: os.Exit(0)" and exited 1).
+// status and prints nothing more, as a Go program does.
 func TestScriptOsExit(t *testing.T) {
 	t.Setenv("SGPREPL_OUT", t.TempDir())
 	for _, c := range []struct {

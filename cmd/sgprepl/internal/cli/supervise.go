@@ -8,11 +8,11 @@ import (
 // The REPL and scripts (run, -e) run in a child process of sgprepl, the
 // same binary, under a parent that waits for it (supervise_unix.go). A
 // Go program that dies of a fatal error (out of memory, a stack
-// overflow, a panic no one recovered) cannot clean up: the terminal stayed
-// in the line editor's raw mode (-echo -icanon), and the exit status was
-// the Go runtime's 2, which the command line documents as a usage error.
-// The parent restores the terminal's mode, and reports a crash with a
-// line on stderr and exit status 3 (exitCrash).
+// overflow, a panic no one recovers) cannot clean up: it would leave the
+// terminal in the line editor's raw mode (-echo -icanon) and exit with
+// the Go runtime's status 2, which the command line documents as a usage
+// error. The parent restores the terminal's mode, and reports a crash
+// with a line on stderr and exit status 3 (exitCrash).
 //
 // The child tells the parent its exit status on a pipe (childEnv names
 // its descriptor) before it exits; an exit without that message is a
