@@ -202,3 +202,29 @@ func TestInstrumentPositions(t *testing.T) {
 		t.Errorf("error %v (column %d), want undefined: undefinedAfterGo at column 18", err, ce.Column)
 	}
 }
+
+// TestInstrumentMakeInLoops: inside functions and loops, where a make may
+// run millions of times, the size is tested by interpreted code before
+// the statement and the session's check (a call, about 1 µs) runs only
+// for a large size; at the top level, or for a size with effects, the
+// call wraps the size.
+func TestInstrumentMakeInLoops(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, Options{})
+	for _, c := range []struct {
+		kind      chunkKind
+		src, want string
+	}{
+		{chunkDecl, "func f(n int) []float64 {\n\treturn make([]float64, n)\n}",
+			"func f(n int) []float64 {\n\tif uint64(n) >= 1048576 { __sgprepl.Len(([]float64)(nil), n) }; return make([]float64, n)\n}"},
+		{chunkBlock, blockPrefix + "for i := 0; i < 3; i++ {\n\trow := make([]int, len(xs)+i)\n\t_ = row\n}\n}()",
+			blockPrefix + "for i := 0; i < 3; i++ {\n\tif uint64(len(xs)+i) >= 1048576 { __sgprepl.Len(([]int)(nil), len(xs)+i) }; row := make([]int, len(xs)+i)\n\t_ = row\n}\n}()"},
+		{chunkStmt, ";ys := make([]int, n)", ";ys := make([]int, __sgprepl.Len(([]int)(nil), n))"},
+		{chunkDecl, "func g() []int {\n\treturn make([]int, size())\n}",
+			"func g() []int {\n\treturn make([]int, __sgprepl.Len(([]int)(nil), size()))\n}"},
+	} {
+		if got := s.instrument(c.kind, c.src).text; got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.src, got, c.want)
+		}
+	}
+}

@@ -135,6 +135,46 @@ func (s *Session) instrument(kind chunkKind, src string) source {
 		return ok
 	}
 
+	// The innermost statement of a statement list around each call, and
+	// the statements of the chunk's top level (which run once).
+	stmtOf := map[*ast.CallExpr]ast.Stmt{}
+	topLevel := map[ast.Stmt]bool{}
+	if kind != chunkDecl && len(f.Decls) == 1 {
+		if fd, ok := f.Decls[0].(*ast.FuncDecl); ok && fd.Body != nil {
+			for _, st := range fd.Body.List {
+				topLevel[st] = true
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		}
+		for _, st := range list {
+			if _, ok := st.(*ast.GoStmt); ok {
+				continue // its make calls are wrapped
+			}
+			if _, ok := st.(*ast.DeferStmt); ok {
+				continue
+			}
+			ast.Inspect(st, func(m ast.Node) bool {
+				if call, ok := m.(*ast.CallExpr); ok {
+					if old, ok := stmtOf[call]; !ok || old.Pos() <= st.Pos() && st.End() <= old.End() {
+						stmtOf[call] = st
+					}
+				}
+				return true
+			})
+		}
+		return true
+	})
+
 	goCount := 0
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -195,14 +235,23 @@ func (s *Session) instrument(kind chunkKind, src string) source {
 			}
 			for _, a := range n.Args[1:] {
 				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.INT {
-					if v, err := strconv.ParseInt(lit.Value, 0, 64); err == nil && v < 1<<20 {
+					if v, err := strconv.ParseInt(lit.Value, 0, 64); err == nil && v < smallMake {
 						continue
 					}
 				}
 				typ := n.Args[0]
-				edits = append(edits, &edit{start: off(a.Pos()), end: off(a.End()), render: func() string {
-					return makeLenCall + "(" + node(typ) + ")(nil), " + node(a) + ")"
-				}})
+				check := func() string { return makeLenCall + "(" + node(typ) + ")(nil), " + node(a) + ")" }
+				if st := stmtOf[n]; st != nil && !topLevel[st] && rereadable(a) {
+					// Inside a function or a loop: an interpreted test
+					// before the statement, and the call (about 1 µs)
+					// only for a large size.
+					at := off(st.Pos())
+					edits = append(edits, &edit{start: at, end: at, render: func() string {
+						return "if uint64(" + node(a) + ") >= " + strconv.Itoa(smallMake) + " { " + check() + " }; "
+					}})
+					continue
+				}
+				edits = append(edits, &edit{start: off(a.Pos()), end: off(a.End()), render: check})
 			}
 		}
 		return true
@@ -227,6 +276,38 @@ func (s *Session) instrument(kind chunkKind, src string) source {
 	b.WriteString(src[pos:])
 	out.text = b.String()
 	return out
+}
+
+// smallMake is the size below which make is not checked: 2²⁰ elements
+// of at most a few hundred bytes fit in any machine's memory.
+const smallMake = 1 << 20
+
+// rereadable reports whether evaluating e twice gives the same value and
+// has no effect: names, literals, fields, indexing, arithmetic, len, cap
+// and integer conversions.
+func rereadable(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case nil, *ast.Ident, *ast.BasicLit, *ast.SelectorExpr, *ast.IndexExpr, *ast.ParenExpr, *ast.BinaryExpr:
+		case *ast.UnaryExpr:
+			ok = ok && n.Op != token.ARROW
+		case *ast.CallExpr:
+			id, isIdent := n.Fun.(*ast.Ident)
+			ok = ok && isIdent && id.Obj == nil && len(n.Args) == 1 && !n.Ellipsis.IsValid()
+			if ok {
+				switch id.Name {
+				case "len", "cap", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr":
+				default:
+					ok = false
+				}
+			}
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 // constants returns the names of the session's constants.
