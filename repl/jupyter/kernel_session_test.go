@@ -60,3 +60,27 @@ func TestKernelReset(t *testing.T) {
 		t.Errorf("strconv after :reset: reply %v", rep)
 	}
 }
+
+// TestKernelSurvivesCellFailures: a panic in a goroutine the cell
+// started, unbounded recursion and os.Exit are error replies, and the
+// kernel (in this test's process) answers the next cell. Uncaught, the
+// first two end the process.
+func TestKernelSurvivesCellFailures(t *testing.T) {
+	conn := ipcConnection(t)
+	startKernel(t, conn)
+	c := newClient(t, conn)
+	c.waitReady()
+	for _, cc := range []struct{ code, evalue string }{
+		{"import \"time\"\ngo func() { panic(\"late\") }()\ntime.Sleep(200 * time.Millisecond)", "in a goroutine: late"},
+		{"func rec(n int) int { return rec(n+1) + 1 }\nrec(0)", "unbounded recursion"},
+		{"import \"os\"\nos.Exit(1)", "os.Exit(1) called"},
+	} {
+		rep, _ := c.execute(cc.code, nil)
+		if rep["status"] != "error" || !strings.Contains(fmt.Sprint(rep["evalue"]), cc.evalue) {
+			t.Errorf("%q: reply %v, want an error with %q", cc.code, rep, cc.evalue)
+		}
+		if rep, _ := c.execute("1 + 1", nil); rep["status"] != "ok" {
+			t.Errorf("after %q: reply %v", cc.code, rep)
+		}
+	}
+}
