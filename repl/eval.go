@@ -227,16 +227,16 @@ func interruptError(err error) error {
 func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) error {
 	s.noteCaptives(c)
 	if ins := s.instrument(c.kind, src); len(ins.edits) > 0 {
-		if err, compiled := s.evalSource(cell, c, ins, prefix); compiled {
+		if compiled, err := s.evalSource(cell, c, ins, prefix); compiled {
 			return err
 		}
 	}
-	err, _ := s.evalSource(cell, c, plain(src), prefix)
+	_, err := s.evalSource(cell, c, plain(src), prefix)
 	return err
 }
 
 // evalSource evaluates src for evalChunk and reports whether it compiled.
-func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (err error, compiled bool) {
+func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (compiled bool, err error) {
 	s.mu.Lock()
 	s.panics = nil
 	s.mu.Unlock()
@@ -254,18 +254,18 @@ func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (err 
 	}()
 	err = s.evalText(hideMain(src.text))
 	if err == nil {
-		return nil, true
+		return true, nil
 	}
 	var p interp.Panic
 	if errors.As(err, &p) {
-		return s.panicError(cell, c, src, prefix, p.Value), ran()
+		return ran(), s.panicError(cell, c, src, prefix, p.Value)
 	}
 	msg := strings.ReplaceAll(err.Error(), hiddenMain, "main")
 	if hint := limitHint(msg, c.src); hint != "" && builtinCall.MatchString(c.src) {
-		return &CellError{Msg: hint}, false
+		return false, &CellError{Msg: hint}
 	}
 	if ce := s.undefinedError(cell, c, msg, false); ce != nil {
-		return ce, false
+		return false, ce
 	}
 	// A scanner.ErrorList can hold several errors on several lines; the
 	// first is the one to fix.
@@ -276,5 +276,5 @@ func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (err 
 		ce.Msg = strings.TrimSuffix(ce.Msg, " (and 1 more errors)")
 		ce.Line, ce.Column = cellPos(cell, c, src, prefix, m[1], m[2])
 	}
-	return ce, false
+	return false, ce
 }
