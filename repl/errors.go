@@ -54,7 +54,7 @@ var yaegiPos = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
 
 // panicError builds the error of a panic with value r, located by the
 // innermost of yaegi's panic trace lines printed for it, if any.
-func (s *Session) panicError(cell string, c chunk, src string, prefix int, r any) error {
+func (s *Session) panicError(cell string, c chunk, src source, prefix int, r any) error {
 	ce := &CellError{Panicked: true, Value: r, Msg: fmt.Sprint(r)}
 	if e, ok := r.(error); ok {
 		ce.Msg = e.Error()
@@ -117,7 +117,7 @@ func lineCol(text string, off int) (line, col int) {
 // cellPos maps a 1-based line and column in the source yaegi parsed to the
 // cell. yaegi puts "package main;" in front of a declaration and
 // "package main; func main() {" in front of statements, on the first line.
-func cellPos(cell string, c chunk, src string, prefix int, lineStr, colStr string) (line, col int) {
+func cellPos(cell string, c chunk, src source, prefix int, lineStr, colStr string) (line, col int) {
 	off, ok := chunkOffset(c, src, prefix, lineStr, colStr)
 	if !ok {
 		return 0, 0
@@ -127,7 +127,7 @@ func cellPos(cell string, c chunk, src string, prefix int, lineStr, colStr strin
 
 // chunkOffset maps a 1-based line and column in the source yaegi parsed to
 // a byte offset in c.src (see cellPos).
-func chunkOffset(c chunk, src string, prefix int, lineStr, colStr string) (int, bool) {
+func chunkOffset(c chunk, src source, prefix int, lineStr, colStr string) (int, bool) {
 	l, _ := strconv.Atoi(lineStr)
 	k, _ := strconv.Atoi(colStr)
 	if l < 1 {
@@ -137,10 +137,10 @@ func chunkOffset(c chunk, src string, prefix int, lineStr, colStr string) (int, 
 	if c.kind == chunkImport || c.kind == chunkDecl {
 		wrap = len("package main;")
 	}
-	// Offset in src of the reported position.
+	// Offset in src.text of the reported position.
 	off := 0
 	for i := 1; i < l; i++ {
-		j := strings.IndexByte(src[off:], '\n')
+		j := strings.IndexByte(src.text[off:], '\n')
 		if j < 0 {
 			return 0, false
 		}
@@ -151,6 +151,6 @@ func chunkOffset(c chunk, src string, prefix int, lineStr, colStr string) (int, 
 	} else {
 		off += k - 1
 	}
-	off -= prefix // now an offset in c.src
+	off = src.origOffset(off) - prefix // now an offset in c.src
 	return max(0, min(off, len(c.src))), true
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/traefik/yaegi/interp"
@@ -42,6 +41,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return &Result{}, interruptError(err)
 	}
+	if err := s.pendingError(); err != nil {
+		return &Result{}, err
+	}
 	if err := armStop(s.in); err != nil {
 		return &Result{}, fmt.Errorf("repl: %w", err)
 	}
@@ -49,6 +51,8 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 	defer cancel()
 
 	s.mu.Lock()
+	s.gen++
+	s.armed = true
 	s.cellCtx = cellCtx
 	s.out.Reset()
 	s.displays = nil
@@ -60,8 +64,10 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 		res  = &Result{}
 		rerr error
 	)
+	s.enter()
 	go func() {
 		defer close(done)
+		defer s.leave()
 		defer func() {
 			// Panics in the interpreter are recovered per chunk; this is
 			// for the session's own code (rendering a value, callbacks).
@@ -72,18 +78,29 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 		rerr = s.run(cellCtx, cell, chunks, res)
 	}()
 
-	var stopOnce sync.Once
 	select {
 	case <-done:
 	case <-cellCtx.Done():
-		stopOnce.Do(func() { interpStop(s.in) })
+		s.mu.Lock()
+		s.stopLocked()
+		s.mu.Unlock()
 		select {
 		case <-done:
 		case <-time.After(s.opts.StopGrace):
 			s.mu.Lock()
 			out := &Result{Output: s.out.String(), Displays: append([]Display(nil), s.displays...)}
 			s.cellCtx = nil
+			s.gen++
+			s.orphans++
+			s.pendingPanics = append(s.pendingPanics, s.cellPanics...)
+			s.cellPanics = nil
 			s.mu.Unlock()
+			go func() {
+				<-done
+				s.mu.Lock()
+				s.orphans--
+				s.mu.Unlock()
+			}()
 			return out, &CellError{Msg: fmt.Sprintf("interrupted; the cell was still blocked in a call to compiled code after %v and has been abandoned: its interpreted code stops when that call returns, its variables may be incomplete, and the session goes on", s.opts.StopGrace), Err: ctx.Err()}
 		}
 	}
@@ -92,7 +109,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 	res.Output = s.out.String()
 	res.Displays = append([]Display(nil), s.displays...)
 	s.mu.Unlock()
-	return res, rerr
+	return res, s.cellOutcome(rerr)
 }
 
 // run evaluates the chunks of a cell in order, stopping at the first error.
@@ -204,30 +221,51 @@ func interruptError(err error) error {
 
 // evalChunk evaluates src, which is chunk c of cell with prefix bytes
 // added in front, recovering panics, and returns a *CellError positioned
-// in the cell.
-func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) (err error) {
+// in the cell. The go statements and make calls of src are rewritten
+// first (instrument); if the rewritten source does not compile, src is
+// evaluated as written.
+func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) error {
+	s.noteCaptives(c)
+	if ins := s.instrument(c.kind, src); len(ins.edits) > 0 {
+		if compiled, err := s.evalSource(cell, c, ins, prefix); compiled {
+			return err
+		}
+	}
+	_, err := s.evalSource(cell, c, plain(src), prefix)
+	return err
+}
+
+// evalSource evaluates src for evalChunk and reports whether it compiled.
+func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (compiled bool, err error) {
 	s.mu.Lock()
 	s.panics = nil
 	s.mu.Unlock()
+	// A panic without yaegi's trace lines comes from its compiler.
+	ran := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.panics) > 0
+	}
 	defer func() {
 		if r := recover(); r != nil {
+			compiled = ran()
 			err = s.panicError(cell, c, src, prefix, r)
 		}
 	}()
-	_, err = s.in.Eval(hideMain(src))
+	err = s.evalText(hideMain(src.text))
 	if err == nil {
-		return nil
+		return true, nil
 	}
 	var p interp.Panic
 	if errors.As(err, &p) {
-		return s.panicError(cell, c, src, prefix, p.Value)
+		return ran(), s.panicError(cell, c, src, prefix, p.Value)
 	}
 	msg := strings.ReplaceAll(err.Error(), hiddenMain, "main")
 	if hint := limitHint(msg, c.src); hint != "" && builtinCall.MatchString(c.src) {
-		return &CellError{Msg: hint}
+		return false, &CellError{Msg: hint}
 	}
 	if ce := s.undefinedError(cell, c, msg, false); ce != nil {
-		return ce
+		return false, ce
 	}
 	// A scanner.ErrorList can hold several errors on several lines; the
 	// first is the one to fix.
@@ -238,5 +276,5 @@ func (s *Session) evalChunk(cell string, c chunk, src string, prefix int) (err e
 		ce.Msg = strings.TrimSuffix(ce.Msg, " (and 1 more errors)")
 		ce.Line, ce.Column = cellPos(cell, c, src, prefix, m[1], m[2])
 	}
-	return ce
+	return false, ce
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,6 +74,13 @@ type Options struct {
 // Models built with sgp.NewModel in a session stop Step and Fit (between
 // swaps and gradient evaluations) when the running cell is cancelled, and
 // report to the session's Progress and OnEpoch.
+//
+// A cell does not end the process: a panic in a goroutine that the
+// session's code started, unbounded recursion of interpreted code, make
+// with more elements than the machine's memory holds and os.Exit end the
+// cell with an error (an *ExitError for os.Exit). The values of old
+// definitions and temporaries that nothing reads any more are freed after
+// each cell; Reset drops everything but the imports.
 type Session struct {
 	opts    Options
 	in      *interp.Interpreter
@@ -80,14 +88,29 @@ type Session struct {
 
 	// mu guards the state of the running cell, which the goroutine running
 	// it, the interpreter's writers and the callbacks share.
-	mu        sync.Mutex
-	cellCtx   context.Context // nil between cells
-	out       bytes.Buffer    // output of the current cell
-	displays  []Display
-	panics    []string // yaegi's "L:C: panic: …" trace lines of the current chunk
-	captured  []any    // the values passed to the hidden Values function
-	abandoned int      // cells interrupted while blocked in compiled code, left running
-	models    int      // models built by sgp.NewModel (Progress.Model)
+	mu       sync.Mutex
+	cellCtx  context.Context // nil between cells
+	out      bytes.Buffer    // output of the current cell
+	displays []Display
+	panics   []string // yaegi's "L:C: panic: …" trace lines of the current chunk
+	captured []any    // the values passed to the hidden Values function
+	// gen counts the cells started and abandoned: a chunk releases frame
+	// slots only if gen is what it was when the chunk started (release).
+	gen     uint64
+	orphans int             // abandoned cells still running
+	captive map[string]bool // names that functions of the session may read (noteCaptives)
+	models  int             // models built by sgp.NewModel (Progress.Model)
+
+	// What guards the session (guard.go).
+	armed         bool       // the interpreter can be stopped (armStop, stopLocked)
+	active        int        // running cells and goroutines of the session's code
+	monitoring    bool       // the stack monitor runs
+	cellPanics    []string   // goroutine panics while the cell runs
+	pendingPanics []string   // goroutine panics between cells
+	cellStack     bool       // the cell was stopped for the stacks' size
+	pendingStack  bool       // as cellStack, between cells
+	exit          *ExitError // os.Exit was called
+	memory        uint64     // the machine's memory in bytes, or 0 if unknown
 
 	evalMu  sync.Mutex                          // one Eval at a time; guards the fields below
 	pkgs    map[string]string                   // package name in the session → import path
@@ -116,12 +139,7 @@ var preimports = []string{"fmt", "math", sgpPath, figurePath, molPath, matPath, 
 
 // New returns a Session.
 func New(opts Options) (*Session, error) {
-	s := &Session{
-		opts:    opts,
-		pkgs:    map[string]string{},
-		exports: map[string]map[string]reflect.Value{},
-		decls:   map[string]bool{},
-	}
+	s := &Session{opts: opts}
 	if opts.StopGrace <= 0 {
 		s.opts.StopGrace = 5 * time.Second
 	}
@@ -132,7 +150,26 @@ func New(opts Options) (*Session, error) {
 			s.formats[strings.ToLower(f)] = true
 		}
 	}
-	stdin := opts.Stdin
+	s.memory = physicalMemory()
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// start gives the session a new interpreter, with the pre-imports and
+// nothing declared.
+func (s *Session) start() error {
+	s.pkgs = map[string]string{}
+	s.exports = map[string]map[string]reflect.Value{}
+	s.decls = map[string]bool{}
+	s.mu.Lock()
+	s.captive = map[string]bool{}
+	s.gen++
+	s.armed = false
+	s.cellPanics, s.pendingPanics, s.cellStack, s.pendingStack, s.exit = nil, nil, false, false, nil
+	s.mu.Unlock()
+	stdin := s.opts.Stdin
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
@@ -157,7 +194,7 @@ func New(opts Options) (*Session, error) {
 	sgpKey := sgpPath + "/sgp"
 	sgpSyms := maps.Clone(symbols.Symbols[sgpKey])
 	if sgpSyms == nil {
-		return nil, errors.New("repl: the sgp symbol table is missing; run go generate ./symbols/...")
+		return errors.New("repl: the sgp symbol table is missing; run go generate ./symbols/...")
 	}
 	sgpSyms["NewModel"] = reflect.ValueOf(s.newModel)
 	addMovedNames(sgpSyms)
@@ -171,7 +208,14 @@ func New(opts Options) (*Session, error) {
 		"SVG":  reflect.ValueOf(s.showSVG),
 		"HTML": reflect.ValueOf(s.showHTML),
 	}
-	exports[hiddenPath+"/internal"] = map[string]reflect.Value{"Values": values}
+	exports[hiddenPath+"/internal"] = map[string]reflect.Value{
+		"Values": values,
+		"Go":     reflect.ValueOf(s.goStart),
+		"Len":    reflect.ValueOf(s.makeLen),
+	}
+	osSyms := maps.Clone(stdlib.Symbols["os/os"])
+	osSyms["Exit"] = reflect.ValueOf(s.osExit)
+	exports["os/os"] = osSyms
 	for k, v := range exports {
 		s.exports[strings.TrimSuffix(k, "/"+pathBase(k))] = v
 	}
@@ -183,7 +227,7 @@ func New(opts Options) (*Session, error) {
 		show:   displayInterfaces,
 	})}
 	if err := s.in.Use(exports); err != nil {
-		return nil, fmt.Errorf("repl: loading symbols: %w", err)
+		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
 
 	var imp strings.Builder
@@ -193,12 +237,55 @@ func New(opts Options) (*Session, error) {
 	}
 	imp.WriteString(hiddenName + " " + strconv.Quote(hiddenPath) + ")")
 	if _, err := s.in.Eval(imp.String()); err != nil {
-		return nil, fmt.Errorf("repl: pre-imports: %w", err)
+		return fmt.Errorf("repl: pre-imports: %w", err)
 	}
 	for _, p := range preimports {
 		s.pkgs[pathBase(p)] = p
 	}
-	return s, nil
+	return nil
+}
+
+// ResetMessage is what front ends print after a Reset.
+const ResetMessage = "session reset: its variables, functions and types are gone; its imports stay"
+
+// Reset drops the session's variables, functions and types, and keeps
+// its imports: the session goes on in a new interpreter that imports
+// what this one did, under the same names. Goroutines that the
+// session's code started, and a cell abandoned while blocked in
+// compiled code, are stopped as an interrupted cell is.
+func (s *Session) Reset() error {
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
+	old, pkgs := s.in, s.pkgs
+	if armStop(old) == nil {
+		interpStop(old)
+	}
+	if err := s.start(); err != nil {
+		return err
+	}
+	var names []string
+	for name := range pkgs {
+		if s.pkgs[name] != pkgs[name] {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	var imp strings.Builder
+	imp.WriteString("import (")
+	for _, name := range names {
+		imp.WriteString(name + " " + strconv.Quote(pkgs[name]) + "; ")
+	}
+	imp.WriteString(")")
+	if _, err := s.in.Eval(imp.String()); err != nil {
+		return fmt.Errorf("repl: importing again after the reset: %w", err)
+	}
+	for _, name := range names {
+		s.pkgs[name] = pkgs[name]
+	}
+	return nil
 }
 
 // pathBase returns the last element of an import path.

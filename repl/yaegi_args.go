@@ -37,7 +37,7 @@ var (
 // found through the session's packages, the function's value, or for a
 // method the type of its receiver; the argument's type from its value
 // when evaluating it has no effect (a name, a literal, a field).
-func (s *Session) interfaceArgError(cell string, c chunk, src string, prefix int, lineStr, colStr, msg string) *CellError {
+func (s *Session) interfaceArgError(cell string, c chunk, src source, prefix int, lineStr, colStr, msg string) *CellError {
 	m := methodNotFound.FindStringSubmatch(msg)
 	if m == nil {
 		return nil

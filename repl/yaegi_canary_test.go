@@ -242,3 +242,43 @@ func TestYaegiLogsNilType(t *testing.T) {
 		t.Errorf("filtered output %q", out.String())
 	}
 }
+
+// Upstream yaegi issue #1678: every Eval keeps what it computed in the
+// interpreter's global frame, the old value of a redefined variable and
+// the temporaries of top-level code included. The session releases them
+// (yaegi_release.go), reading the frame by reflection: this test also
+// fails if that layout changes.
+func TestYaegiKeepsRedefinedValues(t *testing.T) {
+	in := bare(t)
+	f, ok := frameOf(in)
+	if !ok {
+		t.Fatal("yaegi's Interpreter no longer has the frame yaegi_release.go reads (frame.data, frame.mutex): the session keeps every value again; update frameOf")
+	}
+	for range 5 {
+		if _, err := in.Eval("x := make([]float64, 1000)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slots, ok := f.slots()
+	if !ok || slots["x"] <= 0 {
+		t.Fatalf("yaegi's symbol table is no longer what yaegi_release.go reads (srcPkg, symbol.index; slots %v): the session keeps every value again; update slots", slots)
+	}
+	kept := 0
+	for _, v := range *f.data {
+		if v.IsValid() && v.Kind() == reflect.Slice && v.Len() == 1000 {
+			kept++
+		}
+	}
+	if kept < 5 {
+		t.Errorf("the frame holds %d of the 5 slices assigned to x: yaegi may free redefined values now (issue #1678); yaegi_release.go may go", kept)
+	}
+	n := len(*f.data)
+	for range 10 {
+		if _, err := in.Eval("x[0] = 1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(*f.data) == n {
+		t.Error("ten assignments added no slot to the frame: yaegi may reuse its temporaries now (issue #1678); yaegi_release.go may go")
+	}
+}

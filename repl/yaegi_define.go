@@ -124,7 +124,7 @@ func (s *Session) valueType(src string) reflect.Type {
 	s.mu.Lock()
 	s.captured = nil
 	s.mu.Unlock()
-	if _, err := s.in.Eval(valuesCall + src + ")"); err != nil {
+	if err := s.evalText(valuesCall + src + ")"); err != nil {
 		return nil
 	}
 	s.mu.Lock()

@@ -3,6 +3,7 @@ package sgp
 import (
 	"runtime"
 	"sync"
+	"time"
 )
 
 // rangeTask is row-parallel work: runRange handles rows [lo, hi) as part
@@ -11,16 +12,30 @@ type rangeTask interface {
 	runRange(part, lo, hi int)
 }
 
+// workerIdle is how long a pool's goroutine waits for work before it
+// exits (it exits between one and two such periods after its last job).
+const workerIdle = time.Second
+
 // workers is a small pool of goroutines owned by one Factor that splits
 // row ranges without allocating: tasks are sent as pointers to jobs kept in
-// the pool. The pool's goroutines hold no reference to the Factor, so the
-// Factor can be collected; a cleanup then closes the channel and the
-// goroutines exit.
+// the pool. Its goroutines start when a task needs them and exit once idle
+// (workerIdle), so a Factor holds goroutines only while it works: a session
+// that keeps many models (a notebook refitting dozens of times) holds no
+// parked goroutines for them. The pool's goroutines hold no reference to
+// the Factor, so the Factor can be collected; a cleanup then closes the
+// channel and any goroutines left exit.
 type workers struct {
-	ch   chan *rangeJob
+	ch   chan *rangeJob // nil for a pool of one (the caller)
 	jobs []rangeJob
 	wg   sync.WaitGroup
 	slot panicSlot // the first panic of the running task's ranges
+
+	// mu orders the sends of runParts against a goroutine's decision to
+	// exit, so that a job is never left in ch with no goroutine to run it.
+	mu   sync.Mutex
+	live int // goroutines running loop
+
+	idle time.Duration // workerIdle; shorter in tests
 }
 
 type rangeJob struct {
@@ -30,23 +45,52 @@ type rangeJob struct {
 	slot         *panicSlot
 }
 
-func newWorkers() *workers {
-	p := runtime.GOMAXPROCS(0)
-	w := &workers{jobs: make([]rangeJob, p)}
+// newWorkers returns a pool of GOMAXPROCS goroutines, the caller's
+// included; none is started yet.
+func newWorkers() *workers { return newWorkersN(runtime.GOMAXPROCS(0)) }
+
+// newWorkersN returns a pool of p goroutines, the caller's included.
+func newWorkersN(p int) *workers {
+	p = max(1, p)
+	w := &workers{jobs: make([]rangeJob, p), idle: workerIdle}
 	if p > 1 {
 		w.ch = make(chan *rangeJob, p)
-		for range p - 1 {
-			go workerLoop(w.ch)
-		}
 	}
 	return w
 }
 
-func workerLoop(ch chan *rangeJob) {
-	for j := range ch {
-		j.run()
-		j.task = nil
-		j.wg.Done()
+// loop runs jobs until the channel is closed or no job came for a whole
+// idle period.
+func (w *workers) loop() {
+	idle := time.NewTimer(w.idle)
+	defer idle.Stop()
+	busy := false // a job ran since the timer was last set
+	for {
+		select {
+		case j, ok := <-w.ch:
+			if !ok {
+				return
+			}
+			j.run()
+			j.task = nil
+			j.wg.Done()
+			busy = true
+		case <-idle.C:
+			if busy {
+				busy = false
+				idle.Reset(w.idle)
+				continue
+			}
+			w.mu.Lock()
+			if len(w.ch) > 0 {
+				w.mu.Unlock()
+				idle.Reset(w.idle)
+				continue
+			}
+			w.live--
+			w.mu.Unlock()
+			return
+		}
 	}
 }
 
@@ -71,6 +115,14 @@ func (w *workers) close() {
 	if w.ch != nil {
 		close(w.ch)
 	}
+}
+
+// running returns the number of the pool's goroutines, the caller's not
+// included.
+func (w *workers) running() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.live
 }
 
 // parts returns how many parts n rows are split into.
@@ -104,12 +156,19 @@ func (w *workers) runParts(t rangeTask, n, p int) {
 		return
 	}
 	chunk := (n + p - 1) / p
+	// ch holds size() jobs and every earlier job has been taken, so the
+	// sends do not block; a goroutine that sees them queued stays.
+	w.mu.Lock()
+	for ; w.live < p-1; w.live++ {
+		go w.loop()
+	}
 	for part := 1; part < p; part++ {
 		j := &w.jobs[part]
 		j.task, j.part, j.lo, j.hi, j.wg, j.slot = t, part, part*chunk, min(n, (part+1)*chunk), &w.wg, &w.slot
 		w.wg.Add(1)
 		w.ch <- j
 	}
+	w.mu.Unlock()
 	j := &w.jobs[0]
 	j.task, j.part, j.lo, j.hi, j.slot = t, 0, 0, min(n, chunk), &w.slot
 	j.run()

@@ -28,7 +28,15 @@ func main() {
 		debug.SetGCPercent(20)
 	}
 	log.SetOutput(repl.YaegiLogFilter(os.Stderr))
-	os.Exit(run())
+	// The REPL and scripts run in a child process, so that the terminal
+	// is restored and the exit status says so if the Go runtime ends
+	// their session (see cli.Supervise).
+	if code, ok := cli.Supervise(os.Args[1:]); ok {
+		os.Exit(code)
+	}
+	code := run()
+	cli.Exiting(code)
+	os.Exit(code)
 }
 
 // run lets the deferred cleanup run before main exits.

@@ -58,7 +58,13 @@ func (k *kernel) execute(m *message) (abort bool) {
 		k.publish("execute_input", m, map[string]any{"code": req.Code, "execution_count": count})
 		k.progress.begin(m)
 	}
-	res, err := k.eval(ctx, req.Code)
+	var res *repl.Result
+	var err error
+	if strings.TrimSpace(req.Code) == resetCommand {
+		res, err = k.reset()
+	} else {
+		res, err = k.eval(ctx, req.Code)
+	}
 	k.out.sync()
 	// The progress display, if the cell showed one, ends as its value or
 	// its final state.
@@ -113,6 +119,19 @@ func (k *kernel) eval(ctx context.Context, code string) (res *repl.Result, err e
 		}
 	}()
 	return k.sess.Eval(ctx, code)
+}
+
+// resetCommand is a cell that resets the session (as :reset does in the
+// terminal REPL).
+const resetCommand = ":reset"
+
+// reset resets the session and says so on the cell's standard output.
+func (k *kernel) reset() (*repl.Result, error) {
+	if err := k.sess.Reset(); err != nil {
+		return &repl.Result{}, err
+	}
+	fmt.Fprintln(k.out.writer("stdout"), repl.ResetMessage)
+	return &repl.Result{}, nil
 }
 
 // userExpressions evaluates the user_expressions of an execute request.

@@ -41,7 +41,10 @@ func RunScript(ctx context.Context, e Streams, name, src string) error {
 	}
 	if err != nil {
 		var ce *repl.CellError
+		var exit *repl.ExitError
 		switch {
+		case errors.As(err, &exit):
+			return exit
 		case errors.As(err, &ce) && ce.Err != nil:
 			return fmt.Errorf("%s: %w", ce.Msg, ce.Err)
 		case errors.As(err, &ce) && ce.Line > 0 && name != "":

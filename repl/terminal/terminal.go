@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cholqr/sgp/repl"
 
@@ -34,6 +35,7 @@ Input continues on the next line while brackets are open. Tab completes names
 Commands:
   :help            this text
   :vars            the session's variables, functions and types
+  :reset           drop them all (imports stay), freeing their memory
   :load FILE       evaluate a Go file in the session
   :inline on|off   show figures in the terminal (kitty or iTerm2 protocol);
                    :inline kitty or :inline iterm forces one
@@ -135,12 +137,46 @@ func newLinerReader(s *repl.Session) *linerReader {
 	})
 	lr := &linerReader{l: l, historyPath: historyPath()}
 	if lr.historyPath != "" {
-		if f, err := os.Open(lr.historyPath); err == nil {
-			l.ReadHistory(f)
-			f.Close()
-		}
+		loadHistory(l, lr.historyPath)
 	}
 	return lr
+}
+
+// maxHistoryLine is the longest history entry loaded (a pasted cell is
+// one line of the file).
+const maxHistoryLine = 1 << 20
+
+// loadHistory adds the lines of the history file at path to l's
+// history, skipping those that are longer than maxHistoryLine or not
+// UTF-8. liner's ReadHistory stops at the first such line (and at any
+// line over 4096 bytes), and the file is only appended to: one bad line
+// would hide all the history after it, in every later session.
+func loadHistory(l *liner.State, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	long := false // the current line is past maxHistoryLine: skip it
+	for {
+		part, err := r.ReadSlice('\n')
+		if !long {
+			line = append(line, part...)
+			long = len(line) > maxHistoryLine+1
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if entry := strings.TrimRight(string(line), "\r\n"); !long && entry != "" && utf8.ValidString(entry) {
+			l.AppendHistory(entry)
+		}
+		line, long = line[:0], false
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (lr *linerReader) ReadLine(prompt string) (string, error) {
@@ -211,12 +247,15 @@ type terminal struct {
 	firstRel float64    // relative decrease of the first epoch seen in the cell
 	prevObj  float64    // objective after the previous epoch seen in the cell
 	cancel   context.CancelFunc
+
+	exit *repl.ExitError // a cell called os.Exit: the REPL ends with its code
 }
 
 // Interactive runs the terminal REPL, which sgprepl starts when it is
 // given no arguments. On a terminal it edits lines with history and
 // completion; otherwise it reads cells from stdin without prompts. Ctrl-C
-// stops the running cell, never the REPL; cancelling ctx ends the REPL.
+// stops the running cell, never the REPL; cancelling ctx ends the REPL. A
+// cell that calls os.Exit ends it with that cell's *repl.ExitError.
 func Interactive(ctx context.Context, e Streams) error {
 	t, err := newTerminal(e)
 	if err != nil {
@@ -278,6 +317,9 @@ func Interactive(ctx context.Context, e Streams) error {
 			if useLiner {
 				fmt.Fprintln(e.Stdout)
 			}
+			if t.exit != nil {
+				return t.exit
+			}
 			return nil
 		case err != nil:
 			return fmt.Errorf("reading input: %w", err)
@@ -286,6 +328,9 @@ func Interactive(ctx context.Context, e Streams) error {
 		if buf.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
 			if quit := t.command(ctx, strings.TrimSpace(line)); quit {
 				return nil
+			}
+			if t.exit != nil {
+				return t.exit
 			}
 			continue
 		}
@@ -296,6 +341,9 @@ func Interactive(ctx context.Context, e Streams) error {
 		}
 		t.eval(ctx, buf.String())
 		buf.Reset()
+		if t.exit != nil {
+			return t.exit
+		}
 	}
 }
 
@@ -348,6 +396,12 @@ func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 			}
 			fmt.Fprintf(w, "%-12s %-24s %s\n", v.Name, v.Type, v.Value)
 		}
+	case ":reset":
+		if err := t.s.Reset(); err != nil {
+			fmt.Fprintf(t.e.Stderr, "error: %v\n", err)
+			return false
+		}
+		fmt.Fprintln(w, repl.ResetMessage)
 	case ":load", ":l":
 		if arg == "" {
 			fmt.Fprintln(t.e.Stderr, "usage: :load FILE")
@@ -386,7 +440,7 @@ func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 }
 
 // eval evaluates a cell, with Ctrl-C stopping it, and prints its value or
-// error.
+// error. A cell that called os.Exit sets t.exit instead.
 func (t *terminal) eval(ctx context.Context, cell string) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -403,6 +457,11 @@ func (t *terminal) eval(ctx context.Context, cell string) {
 	t.mu.Unlock()
 	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
 		fmt.Fprintln(t.e.Stdout)
+	}
+	var exit *repl.ExitError
+	if errors.As(err, &exit) {
+		t.exit = exit
+		return
 	}
 	if err != nil {
 		fmt.Fprintln(t.e.Stderr, describeError(err, strings.Count(strings.TrimRight(cell, "\n"), "\n") > 0))

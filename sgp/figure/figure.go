@@ -84,12 +84,22 @@ func (f *Figure) Size() (w, h float64) {
 	return float64(f.width / vg.Inch), float64(f.height / vg.Inch)
 }
 
+// maxPixels bounds the PNG rendering of a figure: 2²⁶ pixels, 256 MiB
+// of RGBA image, about 85×85 in at DPI.
+const maxPixels = 1 << 26
+
 // WithSize returns a copy of the figure with size w×h inches (at DPI
 // for PNG). The copy shares the plots with f. It panics if w or h is not
-// positive and finite.
+// positive and finite, or if the PNG would have more than 2²⁶ pixels
+// (about 85×85 in): a figure of 1000×1000 in would be 96000×96000 pixels,
+// 34 GiB of image, which a REPL rendering it could not survive.
 func (f *Figure) WithSize(w, h float64) *Figure {
 	if !(w > 0) || !(h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
 		panic(fmt.Sprintf("figure: figure size %v×%v in must be positive and finite", w, h))
+	}
+	if pw, ph := math.Ceil(w*DPI), math.Ceil(h*DPI); pw*ph > maxPixels {
+		panic(fmt.Sprintf("figure: a figure of %v×%v in is %.0f×%.0f pixels at %d DPI, %.1f GiB of image; the limit is %d megapixels (about 85×85 in): give a smaller size",
+			w, h, pw, ph, DPI, pw*ph*4/(1<<30), maxPixels>>20))
 	}
 	g := *f
 	g.width, g.height = vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch

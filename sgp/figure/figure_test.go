@@ -214,10 +214,14 @@ func TestFigureWithSize(t *testing.T) {
 	if g.Plot() != f.Plot() {
 		t.Error("WithSize copy does not share the plot")
 	}
-	for _, wh := range [][2]float64{{0, 1}, {1, -1}, {math.NaN(), 1}, {1, math.Inf(1)}} {
+	// 1000×1000 in would be 96000² pixels at 96 DPI, 34 GiB to render.
+	for _, wh := range [][2]float64{{0, 1}, {1, -1}, {math.NaN(), 1}, {1, math.Inf(1)}, {1000, 1000}, {1e6, 1}, {86, 86}} {
 		if !panics(func() { f.WithSize(wh[0], wh[1]) }) {
 			t.Errorf("WithSize(%v, %v) did not panic", wh[0], wh[1])
 		}
+	}
+	if w, h := f.WithSize(80, 80).Size(); w != 80 || h != 80 {
+		t.Errorf("WithSize(80, 80) gave %g×%g", w, h)
 	}
 }
 

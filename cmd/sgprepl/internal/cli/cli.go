@@ -25,6 +25,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1   // bad data or values: unreadable file, m out of range, …
 	exitUsage       = 2   // the command line cannot be parsed
+	exitCrash       = 3   // the REPL's or a script's process died of a fatal error (Supervise)
 	exitInterrupted = 130 // the context was cancelled (Ctrl-C); 128 + SIGINT
 	exitTerminated  = 143 // the context was cancelled by SIGTERM; 128 + SIGTERM
 )
@@ -52,9 +53,10 @@ usage:
 
 CSV files hold numbers, one row per point, the target in the last column; a
 header row is optional. Objectives include n/2·log 2π.
-Exit status: 0 success, 1 bad data or values, 2 usage error, 130 interrupted
-(Ctrl-C, SIGINT), 143 terminated (SIGTERM); either way a running fit stops,
-and its partial result is reported and written.
+Exit status: 0 success, 1 bad data or values, 2 usage error, 3 the REPL or
+script crashed (a fatal error of the Go runtime), 130 interrupted (Ctrl-C,
+SIGINT), 143 terminated (SIGTERM); either way a running fit stops, and its
+partial result is reported and written.
 `
 
 // env holds the streams of one Main call.

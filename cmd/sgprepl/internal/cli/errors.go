@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cholqr/sgp/repl"
 	"github.com/cholqr/sgp/sgp"
 )
 
@@ -51,10 +52,15 @@ var errInterrupted = &exitError{code: exitInterrupted, err: errors.New("interrup
 
 // report prints err, if any, as one line on stderr and returns its exit
 // status. The "sgp: " prefix of library errors is dropped in favour of
-// "sgprepl: ".
+// "sgprepl: ". A script or REPL cell that called os.Exit gives its code,
+// silently, as a Go program does.
 func report(e *env, err error) int {
 	if err == nil {
 		return exitOK
+	}
+	var exit *repl.ExitError
+	if errors.As(err, &exit) {
+		return exit.Code
 	}
 	msg := strings.TrimPrefix(err.Error(), "sgp: ")
 	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")

@@ -22,7 +22,8 @@ mat and display imported, printing what it prints and the value of its final
 expression; figures are saved as PNG files ($SGPREPL_OUT chooses the
 folder). A compile error, a panic or a final expression whose last value is
 a non-nil error is one line on stderr and exit status 1; Ctrl-C (SIGINT)
-stops the script with exit status 130, SIGTERM with 143.`
+stops the script with exit status 130, SIGTERM with 143; os.Exit(n) ends it
+with status n.`
 
 // runFile runs `sgprepl run FILE.go`.
 func runFile(ctx context.Context, e *env, args []string) int {

@@ -112,3 +112,26 @@ func TestScriptInterrupted(t *testing.T) {
 	}
 	oneErrorLine(t, stderr)
 }
+
+// TestScriptOsExit: os.Exit in a script or at the REPL ends it with that
+// status and prints nothing more, as a Go program does.
+func TestScriptOsExit(t *testing.T) {
+	t.Setenv("SGPREPL_OUT", t.TempDir())
+	for _, c := range []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stdout string
+	}{
+		{"-e exit 0", []string{"-e", "import \"os\"\nfmt.Println(\"before\")\nos.Exit(0)\nfmt.Println(\"after\")"}, "", 0, "before\n"},
+		{"-e exit 3", []string{"-e", "import \"os\"\nos.Exit(3)"}, "", 3, ""},
+		{"REPL", nil, "import \"os\"\nfmt.Println(\"before\")\nos.Exit(4)\nfmt.Println(\"after\")\n", 4, "before\n"},
+	} {
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), c.args, strings.NewReader(c.stdin), &out, &errOut)
+		if code != c.code || out.String() != c.stdout || errOut.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q and nothing", c.name, code, out.String(), errOut.String(), c.code, c.stdout)
+		}
+	}
+}
