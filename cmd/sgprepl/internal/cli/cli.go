@@ -45,12 +45,13 @@ usage:
   sgprepl kernel CONNECTION_FILE    a Jupyter kernel (started by Jupyter)
   sgprepl install-kernel [--user | --prefix DIR]
                                     install the Jupyter kernel spec "sgp"
-  sgprepl version                   the version, Go version and BLAS in use
-  sgprepl help [COMMAND]            this help, or the flags of COMMAND
+  sgprepl version (or --version)    the version, Go version and BLAS in use
+  sgprepl help [COMMAND]            this help, or the flags of COMMAND (or COMMAND --help)
 
 CSV files hold numbers, one row per point, the target in the last column; a
 header row is optional. Objectives include n/2·log 2π.
-Exit status: 0 success, 1 bad data or values, 2 usage error, 130 interrupted.
+Exit status: 0 success, 1 bad data or values (a file that cannot be read, m ≥ n),
+2 usage error (an unknown flag, a flag value outside its range), 130 interrupted.
 `
 
 // env holds the streams of one Main call.
@@ -175,6 +176,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	switch name := args[0]; name {
 	case "help", "-h", "-help", "--help":
 		return help(e, args[1:])
+	case "--version", "-version":
+		return report(e, lookup("version").run(ctx, e, args[1:]))
 	case "run":
 		return runFile(ctx, e, args[1:])
 	case "-e":
@@ -242,8 +245,8 @@ func (c *command) printUsage(w io.Writer) {
 	fs.PrintDefaults()
 }
 
-// run parses args and runs the command. -h prints the command's usage to
-// stderr and succeeds.
+// run parses args and runs the command. -h (or --help) prints the
+// command's usage to stdout, as help COMMAND does, and succeeds.
 func (c *command) run(ctx context.Context, e *env, args []string) error {
 	fs, run := c.newFlagSet()
 	if c.args && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -253,7 +256,7 @@ func (c *command) run(ctx context.Context, e *env, args []string) error {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			c.printUsage(e.stderr)
+			c.printUsage(e.stdout)
 			return nil
 		}
 		return usageErrorf("%s: %v (run 'sgprepl help %s')", c.name, err, c.name)

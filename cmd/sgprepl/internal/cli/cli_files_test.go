@@ -265,7 +265,7 @@ func TestHelpTexts(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "snelson, kin40k, thrombin, hybrid, z") {
 		t.Errorf("experiment foo: exit %d, stderr %q", code, stderr)
 	}
-	if _, _, stderr := runMain(context.Background(), "experiment", "--help"); !strings.Contains(stderr, "thrombin") || !strings.Contains(stderr, "  z ") || !strings.Contains(stderr, "  hybrid ") {
-		t.Errorf("experiment --help does not describe every experiment:\n%s", stderr)
+	if _, stdout, _ := runMain(context.Background(), "experiment", "--help"); !strings.Contains(stdout, "thrombin") || !strings.Contains(stdout, "  z ") || !strings.Contains(stdout, "  hybrid ") {
+		t.Errorf("experiment --help does not describe every experiment:\n%s", stdout)
 	}
 }

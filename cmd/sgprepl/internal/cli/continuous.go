@@ -45,6 +45,14 @@ type contReport struct {
 // inducing inputs optimised continuously (sgp.FitContinuous, GPflow's
 // default jitter 1e-6) from m random training inputs.
 func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
+	switch {
+	case o.maxEvals < 1:
+		return usageErrorf("--max-epochs must be ≥ 1 (sgpr-continuous makes 20·max-epochs evaluations)")
+	case o.budget < 0:
+		return usageErrorf("--time-budget %v must be ≥ 0 (0: no limit)", o.budget)
+	case o.mSet && o.m < 1:
+		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", o.m)
+	}
 	if err := checkOutputs([]string{o.train, o.test}, o.save, o.pred); err != nil {
 		return err
 	}
@@ -60,8 +68,8 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if !o.mSet {
 		o.m = sgp.DefaultM(n)
 	}
-	if o.m < 1 || o.m >= n {
-		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", o.m, n)
+	if err := checkM(o.m, n); err != nil {
+		return err
 	}
 	parent := ctx
 	if o.budget > 0 {

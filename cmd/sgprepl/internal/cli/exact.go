@@ -13,16 +13,29 @@ import (
 )
 
 // selectorExact is the --selector value that fits the full GP instead of
-// a sparse one (sgp.FitExact).
-const selectorExact = "exact"
+// a sparse one (sgp.FitExact), selectorContinuous the one that moves the
+// inducing inputs continuously (sgp.FitContinuous).
+const (
+	selectorExact      = "exact"
+	selectorContinuous = "sgpr-continuous"
+)
+
+// selectorNames lists every --selector value of fit, for error messages.
+const selectorNames = "hybrid, cholqr, random, greedy-variance, titsias:S, sgpr-continuous or exact"
 
 // parseSelector is sgp.ParseSelector, accepting "exact" too (fit handles
-// it on its own path, fitExactCLI, once the data are read).
+// it on its own path, fitExactCLI, once the data are read); an unknown
+// name is answered with every selector fit takes.
 func parseSelector(name string) (sgp.Selector, error) {
-	if strings.EqualFold(strings.TrimSpace(name), selectorExact) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if n == selectorExact {
 		return sgp.Selector{}, nil
 	}
-	return sgp.ParseSelector(name)
+	sel, err := sgp.ParseSelector(n)
+	if err != nil && !strings.HasPrefix(n, "titsias:") {
+		return sel, fmt.Errorf("unknown selector %q: use %s", name, selectorNames)
+	}
+	return sel, err
 }
 
 // exactCLIOptions are the settings of `fit --selector exact`.

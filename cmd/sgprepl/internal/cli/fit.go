@@ -26,7 +26,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	maxEpochs := fs.Int("max-epochs", 50, "maximum number of epochs")
 	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration` (0: no limit)")
 	savePath := fs.String("save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights)")
-	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test")
+	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance,latent_variance (the variance of a noisy observation, then of the latent function), one row per test row; needs --test")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	var inputCols stringList
@@ -56,7 +56,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err := checkOutputs([]string{*trainPath, *testPath}, *savePath, *predPath); err != nil {
 			return err
 		}
-		if *selectorName == "sgpr-continuous" {
+		*selectorName = strings.ToLower(strings.TrimSpace(*selectorName))
+		if *selectorName == selectorContinuous {
 			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf") {
 				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and the rbf kernel")
 			}
@@ -102,7 +103,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return err
 		}
 		n := train.Len()
-		if strings.EqualFold(strings.TrimSpace(*selectorName), selectorExact) {
+		if *selectorName == selectorExact {
 			kern, err := sgp.NewKernel(spec, train.x, train.y)
 			if err != nil {
 				return err
@@ -269,19 +270,33 @@ func rowsOf(v *sgp.Vectors) [][]float64 {
 	return rows
 }
 
-// checkSettings validates the fit settings against n points.
+// checkSettings validates the fit settings against n points. A flag value
+// outside its range is a usage error (exit status 2); m ≥ n, a value that
+// does not fit the data, is not.
 func checkSettings(n, m, z, maxEpochs int, budget time.Duration) error {
 	switch {
+	case m < 1:
+		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", m)
+	case z < 0:
+		return usageErrorf("--z %d: the number of information pivots must be ≥ 0", z)
+	case maxEpochs < 1:
+		return usageErrorf("--max-epochs %d must be ≥ 1", maxEpochs)
+	case budget < 0:
+		return usageErrorf("--time-budget %v must be ≥ 0 (0: no limit)", budget)
 	case n < 2:
 		return fmt.Errorf("the training data has %d row; need at least 2 (1 ≤ m < n)", n)
-	case m < 1 || m >= n:
-		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", m, n)
-	case z < 0:
-		return fmt.Errorf("z=%d information pivots must be ≥ 0", z)
-	case maxEpochs < 1:
-		return fmt.Errorf("--max-epochs %d must be ≥ 1", maxEpochs)
-	case budget < 0:
-		return fmt.Errorf("--time-budget %v must be ≥ 0 (0: no limit)", budget)
+	}
+	return checkM(m, n)
+}
+
+// checkM checks 1 ≤ m < n for a sparse fit of n points; m ≥ n names the
+// exact GP, which uses every point.
+func checkM(m, n int) error {
+	if m < 1 {
+		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", m)
+	}
+	if m >= n {
+		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d; to use all %d points, fit the exact GP with --selector exact (without --m; n ≤ %d)", m, n, n, sgp.MaxExactN)
 	}
 	return nil
 }
