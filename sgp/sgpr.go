@@ -19,6 +19,7 @@ type ContinuousResult struct {
 	Evals     int           // objective and gradient evaluations
 	Elapsed   time.Duration // wall time
 	Params    []float64     // θ: kernel log hyperparameters, then log σ²
+	Mean      float64       // the prior mean μ at the final θ and Z (Predictor.PriorMean)
 	Z         *Vectors      // the inducing inputs
 	Predictor *Predictor    // for prediction
 	Stopped   string        // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), "abandoned" (a hybrid fit's refinement behind CholQR), or the optimiser's reason
@@ -187,8 +188,9 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	nm.grad(gθ, best[:nθ])
 	grad := max(maxAbs(gθ), maxAbs(gz))
 	stopped = stallLabel(stopped, why, grad, f)
+	p := ev.predictor()
 	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
-		Params: append([]float64(nil), theta...), Z: z, Predictor: ev.predictor(), Stopped: stopped, Restarts: restarts, Gradient: grad,
+		Params: append([]float64(nil), theta...), Mean: p.PriorMean, Z: z, Predictor: p, Stopped: stopped, Restarts: restarts, Gradient: grad,
 		Jitter: opts.Jitter}, ctx.Err()
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -21,24 +20,6 @@ type contOptions struct {
 	maxEvals    int
 	save, pred  string
 	json        bool
-}
-
-// contReport is the JSON result of a continuous fit: as fitReport, with
-// the inducing inputs themselves instead of data rows.
-type contReport struct {
-	Objective       float64            `json:"objective"`
-	ObjectiveKind   string             `json:"objective_kind"`
-	SMSE            *float64           `json:"smse"`
-	SNLP            *float64           `json:"snlp"`
-	Evaluations     int                `json:"evaluations"`
-	Seconds         float64            `json:"seconds"`
-	Stopped         string             `json:"stopped"`
-	InducingInputs  [][]float64        `json:"inducing_inputs"`
-	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	N               int                `json:"n"`
-	M               int                `json:"m"`
-	Notes           []string           `json:"notes,omitempty"`
-	BLAS            string             `json:"blas"`
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
@@ -89,9 +70,11 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return noResult(parent, ctx, err)
 	}
 	names := append(kern.ParamNames(), "noise")
-	rep := contReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Evaluations: res.Evals,
-		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: namedParams(names, res.Params), N: n, M: o.m, BLAS: blas,
-		InducingInputs: rowsOf(res.Z)}
+	rep := fitReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Selector: selectorContinuous, Evaluations: ptr(res.Evals),
+		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Stopped == "converged", Restarts: ptr(res.Restarts),
+		InducingInputs: rowsOf(res.Z), Hyperparameters: namedParams(names, res.Params),
+		Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(), N: n, M: o.m, MRequested: ptr(o.m), Jitter: ptr(res.Jitter),
+		Warnings: continuousWarnings(res, parent), BLAS: blas}
 	var pred *predictions
 	if test != nil {
 		if pred, err = predictorPredictions(res.Predictor, test.X); err != nil {
@@ -103,26 +86,50 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 			rep.Notes = append(rep.Notes, note)
 		}
 	}
+	var out []byte
+	if o.json {
+		if out, err = rep.encode(); err != nil {
+			return err
+		}
+	}
 	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	if o.json {
-		out, err := json.Marshal(rep)
-		if err != nil {
+		if _, err = e.stdout.Write(out); err != nil {
 			return err
 		}
-		if _, err = e.stdout.Write(append(out, '\n')); err != nil {
-			return err
+	} else {
+		fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
+			o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped)
+		fmt.Fprintf(e.stdout, "prior mean: %.6g (%s)\n", res.Mean, sgp.MeanConstant)
+		if test != nil {
+			fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
 		}
-		return interrupted(parent)
+		for _, msg := range rep.Notes {
+			fmt.Fprintf(e.stdout, "note: %s\n", msg)
+		}
 	}
-	fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
-		o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped)
-	if test != nil {
-		fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
-	}
-	for _, msg := range rep.Notes {
-		fmt.Fprintf(e.stdout, "note: %s\n", msg)
+	// Warnings go to stderr, seen with --json too.
+	for _, msg := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
 	}
 	return interrupted(parent)
+}
+
+// continuousWarnings says when a continuous fit is not a converged one:
+// the best point reached when it was interrupted (parent cancelled), ran
+// out of time or evaluations, or stalled.
+func continuousWarnings(res *sgp.ContinuousResult, parent context.Context) []string {
+	switch {
+	case res.Stopped == "converged":
+		return []string{}
+	case parent.Err() != nil:
+		return []string{fmt.Sprintf("interrupted after %d evaluations; the model is the best state reached", res.Evals)}
+	case res.Stopped == "cancelled":
+		return []string{fmt.Sprintf("the time budget ended the fit after %d evaluations; the model is the best state reached (give a longer --time-budget)", res.Evals)}
+	case res.Stopped == "max evaluations":
+		return []string{fmt.Sprintf("the fit did not converge in %d evaluations (20·max-epochs); the model is the best state reached (give a larger --max-epochs)", res.Evals)}
+	}
+	return []string{fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", res.Stopped)}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -51,31 +50,6 @@ type exactCLIOptions struct {
 	json, quiet         bool
 }
 
-// exactReport is the --json output of `fit --selector exact`: fit's keys
-// where they apply (epochs counts objective evaluations, m = n), plus the
-// jitter the Cholesky factorisation needed.
-type exactReport struct {
-	Objective       float64            `json:"objective"`
-	ObjectiveKind   string             `json:"objective_kind"`
-	Selector        string             `json:"selector"`
-	SMSE            *float64           `json:"smse"`
-	SNLP            *float64           `json:"snlp"`
-	Epochs          int                `json:"epochs"`
-	Seconds         float64            `json:"seconds"`
-	Stopped         string             `json:"stopped"`
-	Converged       bool               `json:"converged"`
-	Restarts        int                `json:"restarts"`
-	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	Mean            float64            `json:"mean"`
-	MeanFunction    string             `json:"mean_function"`
-	N               int                `json:"n"`
-	M               int                `json:"m"`
-	Jitter          float64            `json:"jitter"`
-	Warnings        []string           `json:"warnings"`
-	Notes           []string           `json:"notes,omitempty"`
-	BLAS            string             `json:"blas"`
-}
-
 // fitExactCLI is `fit --selector exact`: the full GP with the same kernel
 // (and starting hyperparameters) and the same estimated constant mean as
 // the sparse fit, every training point "inducing" (sgp.FitExact), as the
@@ -119,10 +93,10 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			}
 		}
 	}
-	rep := exactReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
-		Epochs: res.Evals, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged, Restarts: res.Restarts,
+	rep := fitReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
+		Evaluations: ptr(res.Evals), Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged, Restarts: ptr(res.Restarts),
 		Hyperparameters: res.Hyperparameters(), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
-		N: n, M: n, Jitter: res.Jitter, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
+		N: n, M: n, Jitter: ptr(res.Jitter), Warnings: append([]string{}, res.Warnings...), BLAS: blas}
 	var pred *predictions
 	if o.test != nil {
 		p := res.Predictor
@@ -141,15 +115,17 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			rep.Notes = append(rep.Notes, note)
 		}
 	}
+	var out []byte
+	if o.json {
+		if out, err = rep.encode(); err != nil {
+			return err
+		}
+	}
 	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	if o.json {
-		out, err := json.Marshal(rep)
-		if err != nil {
-			return fmt.Errorf("cannot encode the result as JSON: %w", err)
-		}
-		if _, err := e.stdout.Write(append(out, '\n')); err != nil {
+		if _, err := e.stdout.Write(out); err != nil {
 			return err
 		}
 	} else {

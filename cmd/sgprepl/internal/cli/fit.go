@@ -137,11 +137,11 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
-			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
-			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, Resumed: res.Resumed, SwitchedOn: append([]int{}, res.SwitchedOn...),
+			Epochs: ptr(res.Epochs), Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
+			NoiseOnly: ptr(res.NoiseOnly), Restarted: ptr(res.Restarted), Resumed: ptr(res.Resumed), SwitchedOn: append([]int{}, res.SwitchedOn...),
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
 			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
-			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
+			N: n, M: len(res.Inducing), MRequested: ptr(*m), Z: ptr(*z),
 			Warnings: append([]string{}, res.Warnings...),
 			BLAS:     blas, Selector: sel.String(),
 		}
@@ -161,10 +161,9 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		var out []byte
 		if *jsonOut {
-			if out, err = json.Marshal(rep); err != nil {
-				return fmt.Errorf("cannot encode the result as JSON: %w", err)
+			if out, err = rep.encode(); err != nil {
+				return err
 			}
-			out = append(out, '\n')
 		}
 		if err := writeOutputs(output{*savePath, md.Save}, output{*predPath, pred.writeCSV}); err != nil {
 			return err
@@ -206,36 +205,67 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	}
 }
 
-// fitReport is the --json output of fit. Metrics that are undefined (no
-// test set, or one of a single row or with constant targets) are null;
-// Notes says why. M is the number of inducing points used, MRequested the
-// number asked for.
+// fitReport is the --json output of fit, of one shape for every
+// selector: a key the selector cannot fill is present and null (epochs for
+// sgpr-continuous and exact, which count evaluations instead; inducing
+// rows for those, whose inducing inputs are not rows or are all of them;
+// z, noise_only, restarted, switched_on, refined and resumed, which only
+// CholQR's epochs fill). Metrics that are undefined (no test set, or one
+// of a single row or with constant targets) are null; Notes says why. M
+// is the number of inducing points used (n for exact), MRequested the
+// number asked for. Mean is the prior mean μ the saved model and the
+// predictions use.
 type fitReport struct {
 	Objective       float64            `json:"objective"`
 	ObjectiveKind   string             `json:"objective_kind"`
+	Selector        string             `json:"selector"`
 	SMSE            *float64           `json:"smse"`
 	SNLP            *float64           `json:"snlp"`
-	Epochs          int                `json:"epochs"`
+	Epochs          *int               `json:"epochs"`
+	Evaluations     *int               `json:"evaluations"` // objective evaluations (sgpr-continuous, exact)
 	Seconds         float64            `json:"seconds"`
 	Stopped         string             `json:"stopped"`
 	Converged       bool               `json:"converged"`
-	NoiseOnly       bool               `json:"noise_only"`
-	Restarted       bool               `json:"restarted"`
+	NoiseOnly       *bool              `json:"noise_only"`
+	Restarted       *bool              `json:"restarted"`
+	Restarts        *int               `json:"restarts"` // the optimiser's restarts (sgpr-continuous, exact)
 	SwitchedOn      []int              `json:"switched_on"`
 	Inducing        []int              `json:"inducing"`
+	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's (a hybrid fit's are under refined)
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Mean            float64            `json:"mean"`
 	MeanFunction    string             `json:"mean_function"`
 	N               int                `json:"n"`
 	M               int                `json:"m"`
-	MRequested      int                `json:"m_requested"`
-	Z               int                `json:"z"`
+	MRequested      *int               `json:"m_requested"`
+	Z               *int               `json:"z"`
+	Jitter          *float64           `json:"jitter"` // added to the diagonal of K[Z,Z] (sgpr-continuous) or K (exact)
 	Warnings        []string           `json:"warnings"`
-	Notes           []string           `json:"notes,omitempty"`
+	Notes           []string           `json:"notes"`
 	BLAS            string             `json:"blas"`
-	Selector        string             `json:"selector"`
 	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
-	Resumed         bool               `json:"resumed"` // a hybrid fit's CholQR had the rest of the budget after the refinements (Result.Resumed)
+	Resumed         *bool              `json:"resumed"` // a hybrid fit's CholQR had the rest of the budget after the refinements (Result.Resumed)
+}
+
+// ptr returns a pointer to a copy of v, for a fitReport key that is null
+// for some selectors.
+func ptr[T any](v T) *T { return &v }
+
+// encode returns the report as one line of JSON, encoded before any
+// output file is written so that a report that cannot be encoded leaves
+// none.
+func (r *fitReport) encode() ([]byte, error) {
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
+	out, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the result as JSON: %w", err)
+	}
+	return append(out, '\n'), nil
 }
 
 // refinedReport describes the continuous refinement of a hybrid fit
