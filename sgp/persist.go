@@ -23,6 +23,8 @@ type savedModel struct {
 	Kernel          savedKernel        `json:"kernel"`
 	InputKind       string             `json:"input_kind"`
 	K               int                `json:"k"`
+	InputNames      []string           `json:"input_names,omitempty"` // Predictor.InputNames; absent in files of unnamed inputs and of earlier versions
+	TargetName      string             `json:"target_name,omitempty"`
 	Noise           float64            `json:"noise"`
 	Mean            float64            `json:"mean"` // the constant prior mean μ; absent (0) in files written before it existed
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
@@ -51,7 +53,7 @@ func (p *Predictor) Save(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeModel(w, &savedModel{Format: modelFormat, Kernel: h.kernel,
+	return writeModel(w, &savedModel{Format: modelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
 		Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp,
 		Inducing: p.inducer, InducingInputs: h.inputs, InputKind: h.kind, K: len(p.a), W: p.w, R: p.r, A: p.a})
 }
@@ -187,7 +189,10 @@ func (mf *modelFields) predictor() (*Predictor, error) {
 	if len(mf.inducing) > 0 {
 		inducer = mf.inducing
 	}
-	p := &Predictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, X: x,
+	if err := mf.checkNames(x); err != nil {
+		return nil, err
+	}
+	p := &Predictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
 		w: mf.w, r: mf.r, a: mf.a, inducer: inducer}
 	p.prepare()
 	if err := finiteAt(p.PredictTo, x, "inducing inputs"); err != nil {

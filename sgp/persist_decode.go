@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // This file reads model files, which are untrusted input, as a stream of
@@ -15,11 +16,12 @@ import (
 // (k, n, the kernel's dimension) where they come first, as they do in the
 // files Save writes, and the format's limits (maxModelK inducing points,
 // MaxExactN training points, maxModelDim values in a row) where they do
-// not, as in files written before the sizes came first or whose keys a
-// tool has sorted. The factors w and r (k² values) are read only once k,
-// or a (k values), has been. Values whose size nothing declares — the
-// strings, graphs, histograms and sparse counts of the inputs, within
-// their limits — cost memory in proportion to the values present.
+// not: in the layout of earlier versions (inducing inputs before
+// input_kind and k) and in files whose keys a tool has sorted. The
+// factors w and r (k² values) are read only once k, or a (k values), has
+// been. Values whose size nothing declares — the strings, graphs,
+// histograms and sparse counts of the inputs, within their limits — cost
+// memory in proportion to the values present.
 
 // modelFields are the fields of a model file of either format.
 type modelFields struct {
@@ -27,6 +29,8 @@ type modelFields struct {
 	kernel                                    savedKernel
 	noise, mean, jitter, trainMean, trainVar  float64
 	inputKind                                 string
+	inputNames                                []string // nil when absent
+	targetName                                string
 	k, n                                      int // -1 until read
 	inducing                                  []int
 	inducingInputs, inputs                    *savedInputs
@@ -115,6 +119,10 @@ func (mf *modelFields) field(d *modelDecoder, key string) error {
 		return d.value(key, &mf.inputKind)
 	case "k":
 		return d.value(key, &mf.k)
+	case "input_names":
+		return d.strs(key, &mf.inputNames, mf.rowDim())
+	case "target_name":
+		return d.value(key, &mf.targetName)
 	case "n":
 		return d.value(key, &mf.n)
 	case "hyperparameters":
@@ -180,6 +188,29 @@ func (mf *modelFields) rowDim() int {
 		return mf.kernel.Dim
 	}
 	return maxModelDim
+}
+
+// checkNames checks the names of the input columns against the inputs x
+// the file holds: one per column for vectors, unique and non-empty, and
+// the target's another.
+func (mf *modelFields) checkNames(x Inputs) error {
+	if mf.inputNames == nil {
+		if mf.targetName != "" {
+			return fmt.Errorf("sgp: model file names its target column %q but not its input columns", shortText(mf.targetName))
+		}
+		return nil
+	}
+	d := len(mf.inputNames)
+	if v, ok := x.(*Vectors); ok {
+		d = v.Dim()
+	}
+	if err := checkColumnNames(mf.inputNames, max(d, 1)); err != nil {
+		return fmt.Errorf("sgp: model file: input_names: %w", err)
+	}
+	if slices.Contains(mf.inputNames, mf.targetName) {
+		return fmt.Errorf("sgp: model file: the target column %q is also an input", shortText(mf.targetName))
+	}
+	return nil
 }
 
 // channels returns the number of channels of histogram inputs that the

@@ -30,6 +30,8 @@ type savedExactModel struct {
 	Kernel          savedKernel        `json:"kernel"`
 	InputKind       string             `json:"input_kind"`
 	N               int                `json:"n"`
+	InputNames      []string           `json:"input_names,omitempty"`
+	TargetName      string             `json:"target_name,omitempty"`
 	Noise           float64            `json:"noise"`
 	Jitter          float64            `json:"jitter"`
 	Mean            float64            `json:"mean"`
@@ -51,7 +53,7 @@ func (p *ExactPredictor) Save(w io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	return writeModel(w, &savedExactModel{Format: exactModelFormat, Kernel: h.kernel,
+	return writeModel(w, &savedExactModel{Format: exactModelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
 		Noise: p.NoiseV, Jitter: p.Jitter, Mean: p.PriorMean,
 		Hyperparameters: h.hyp, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha,
 		TrainMean: p.trainMean, TrainVar: p.trainVar})
@@ -114,11 +116,14 @@ func (mf *modelFields) exactPredictor() (*ExactPredictor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := mf.checkNames(x); err != nil {
+		return nil, err
+	}
 	l, err := exactCholesky(x, kern, mf.noise, mf.jitter)
 	if err != nil {
 		return nil, fmt.Errorf("sgp: model file: %w", err)
 	}
-	p := &ExactPredictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, Jitter: mf.jitter, X: x,
+	p := &ExactPredictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, Jitter: mf.jitter, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
 		l: l, alpha: mf.alpha, trainMean: mf.trainMean, trainVar: mf.trainVar}
 	if err := finiteAt(p.PredictTo, x.Subset(firstRows(min(n, 16))), "training inputs"); err != nil {
 		return nil, err

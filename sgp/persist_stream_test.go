@@ -54,9 +54,9 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 // where k = 1, 50 million zeros in w, 20 million empty histograms — is
 // refused after allocating a few MiB, not gigabytes: TotalAlloc around
 // the load stays below 16 MiB, in the layout Save writes (sizes first)
-// and in files whose arrays come before their sizes (written before the
-// sizes came first, or with sorted keys), which the format's limits
-// bound (maxModelK rows, MaxExactN training points).
+// and in files whose arrays come before their sizes (the layout of
+// earlier versions, sorted keys), which the format's limits bound
+// (maxModelK rows, MaxExactN training points).
 func TestLoadHostileSizesStream(t *testing.T) {
 	const (
 		rbf       = `"kernel":{"type":"rbf","dim":1,"names":["variance","lengthscale[0]"],"log_params":[0,0]}`
@@ -122,7 +122,7 @@ func TestLoadHostileSizesStream(t *testing.T) {
 }
 
 // TestLoadKeyOrders: a model file loads whatever the order of its keys —
-// the one Save writes (the sizes first), the one of files written before
+// the one Save writes (the sizes first), the layout of earlier versions
 // (inducing inputs before input_kind and k), sorted keys — and predicts
 // bit for bit as the saved model; Save writes every size before the
 // arrays it bounds.
@@ -136,7 +136,7 @@ func TestLoadKeyOrders(t *testing.T) {
 		data   []byte
 		sizes  []string // declared before the arrays
 		arrays []string
-		old    []string // the key order of files written before the sizes came first
+		old    []string // the key order of earlier versions' files
 	}{
 		{"sparse", good, []string{`"kernel"`, `"input_kind"`, `"k"`}, []string{`"inducing"`, `"inducing_inputs"`, `"w"`, `"r"`, `"a"`},
 			[]string{"format", "kernel", "noise", "mean", "hyperparameters", "inducing", "inducing_inputs", "input_kind", "k", "w", "r", "a"}},

@@ -387,7 +387,7 @@ func (e *Evaluator) predictor() *Predictor {
 		c.SetParams(r.Params(nil))
 		kern = c
 	}
-	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq),
+	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
 		w: make([]float64, m*m), r: make([]float64, m*m), a: append([]float64(nil), e.vecM[0]...)}
 	p.trainMean, p.trainVar = MeanVar(e.yorig)
 	for i := 0; i < m; i++ {

@@ -105,11 +105,16 @@ var commands = []command{
 		doc: "Predicts with a model saved by fit --save at new rows: the predictive mean,\n" +
 			"the variance of a noisy observation and the latent variance, one CSV row per\n" +
 			"input row (header mean,variance,latent_variance), the same numbers fit\n" +
-			"--predictions writes for the same rows. Numeric models read the d input\n" +
-			"columns (a last, target, column is ignored); models of molecules or strings\n" +
-			"read the --input-column of a CSV file with a header row. An exact model\n" +
-			"(fit --selector exact --save) holds its training inputs and weights; loading\n" +
-			"it factorises its n×n kernel matrix again (about n³/3 flops).",
+			"--predictions writes for the same rows. A model fit on a file with a header\n" +
+			"row knows its columns by name: the input's header must name its input\n" +
+			"columns, in any order (a column named as the target is not read; a missing or\n" +
+			"unknown column is an error); a headerless input is read in the model's order\n" +
+			"only with --no-header. A model fit without a header row reads the d input\n" +
+			"columns by position (a last, target, column is not read). Models of molecules\n" +
+			"or strings read their input column (or --input-column) of a CSV file with a\n" +
+			"header row. An exact model (fit --selector exact --save) holds its training\n" +
+			"inputs and weights; loading it factorises its n×n kernel matrix again (about\n" +
+			"n³/3 flops).",
 		flags: predictFlags,
 	},
 	{

@@ -16,13 +16,15 @@ import (
 )
 
 // TestPredictCommand: predict with a saved model gives the same file as
-// fit --predictions for the same rows, from labelled or unlabelled rows.
+// fit --predictions for the same rows, from labelled or unlabelled rows
+// (a model fit on a file without a header row reads them by position;
+// TestPredictColumnNames covers named columns).
 func TestPredictCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	train, _ := sgp.SnelsonLike(100, 5)
 	test, _ := sgp.SnelsonLike(30, 6)
-	trainPath := writeCSV(t, dir, "train.csv", train, true)
+	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	testPath := writeCSV(t, dir, "test.csv", test, false)
 	var unlabelled strings.Builder
 	for i := range test.Len() {

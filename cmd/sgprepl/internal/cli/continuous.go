@@ -92,7 +92,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 			return err
 		}
 	}
-	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
+	if err := writeOutputs(output{o.save, namedPredictor(res.Predictor, train.X.Names(), train.TargetName).Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	if o.json {

@@ -121,7 +121,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			return err
 		}
 	}
-	if err := writeOutputs(output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
+	if err := writeOutputs(output{o.save, namedExact(res.Predictor, o.train.names, o.train.target).Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	if o.json {

@@ -165,7 +165,14 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				return err
 			}
 		}
-		if err := writeOutputs(output{*savePath, md.Save}, output{*predPath, pred.writeCSV}); err != nil {
+		save := func(w io.Writer) error {
+			p, err := md.Predictor()
+			if err != nil {
+				return err
+			}
+			return namedPredictor(p, train.names, train.target).Save(w)
+		}
+		if err := writeOutputs(output{*savePath, save}, output{*predPath, pred.writeCSV}); err != nil {
 			return err
 		}
 
