@@ -19,10 +19,14 @@ import (
 type Dataset struct {
 	// Name identifies the data set in messages and reports.
 	Name string
-	// X holds the n inputs, one row per point.
+	// X holds the n inputs, one row per point; read from a CSV file with
+	// a header row, its columns carry the header's names (Vectors.Names).
 	X *Vectors
 	// Y holds the n targets; Y[i] belongs to row i of X.
 	Y []float64
+	// TargetName is the name of the target column in the header row of
+	// the CSV file the data were read from, or "" without one.
+	TargetName string
 }
 
 // Len returns the number of points n.
@@ -35,7 +39,7 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 	for r, i := range idx {
 		y[r] = d.Y[i]
 	}
-	return &Dataset{Name: d.Name, X: d.X.Rows(idx), Y: y}
+	return &Dataset{Name: d.Name, X: d.X.Rows(idx), Y: y, TargetName: d.TargetName}
 }
 
 // DataDir returns the directory holding the shared data sets: $SGP_DATA if
@@ -55,8 +59,13 @@ const maxLine = 64 << 20
 
 // ReadCSV reads numeric CSV: every row has the same number of columns (≥2),
 // the LAST column is the target, the others are inputs. A first row that is
-// not all numbers is treated as a header (and ignored); empty cells alone do
-// not make a header, so a first data row with a missing value is an error.
+// not all numbers is treated as a header: it names the columns, the inputs'
+// in X (Vectors.Names) and the target's in TargetName, so that a model fit
+// on them knows its columns by name. Its names must be non-empty and
+// distinct, one per column; a first name that is empty is the row index
+// pandas' DataFrame.to_csv() writes, and is an error saying so rather than
+// an extra input. Empty cells alone do not make a header, so a first data
+// row with a missing value is an error.
 //
 // Cells are separated by commas; if the first data line holds no comma, cells
 // are separated by runs of spaces or tabs instead. Spaces around cells and
@@ -73,9 +82,11 @@ func ReadCSV(r io.Reader, name string) (*Dataset, error) {
 }
 
 // ReadInputsCSV reads rows of numbers without targets — the inputs to
-// predict at — in the layout of ReadCSV (a header row optional, commas or
-// white space, '#' comments), every column an input. label names the
-// source in error messages.
+// predict at — in the layout of ReadCSV (a header row optional, naming the
+// columns; commas or white space, '#' comments), every column an input.
+// label names the source in error messages. To read the columns a model
+// was fit on, by name, skipping its target column unread, use
+// ReadPredictCSV.
 func ReadInputsCSV(r io.Reader, label string) (*Vectors, error) {
 	d, err := readCSV(r, label, label, false)
 	if err != nil {
@@ -100,7 +111,7 @@ func ReadCSVFile(path string) (*Dataset, error) {
 // label prefixes every error message. The input is parsed in blocks on
 // GOMAXPROCS goroutines (see dataset_csv.go).
 func readCSV(r io.Reader, name, label string, withTarget bool) (*Dataset, error) {
-	return readCSVWith(r, name, label, withTarget, defaultCSVOptions())
+	return readCSVWith(r, name, label, withTarget, defaultCSVOptions(), nil)
 }
 
 // splitCells splits a trimmed line at commas or at runs of white space, and

@@ -45,11 +45,46 @@ func defaultCSVOptions() csvOptions {
 type csvParser struct {
 	label      string
 	withTarget bool
-	seenFirst  bool // a non-blank, non-comment line has been seen
-	headerLine int  // line of the header, 0 if none
-	cols       int  // number of columns of the data rows, 0 until the first one
-	colsLine   int  // line that fixed cols
-	comma      bool // separator of the data rows
+	sel        *csvSelect // which columns are read (ReadPredictCSV); nil: all
+	seenFirst  bool       // a non-blank, non-comment line has been seen
+	headerLine int        // line of the header, 0 if none
+	header     []string   // the header's cells, nil if none
+	cols       int        // number of columns of the data rows, 0 until the first one
+	colsLine   int        // line that fixed cols
+	comma      bool       // separator of the data rows
+	keep       []int      // with sel: column j's place among the values read, −1 for a column not read
+	dOut       int        // with sel: values read per row
+}
+
+// csvSelect chooses the columns a reader reads, and which first lines
+// are headers, for ReadPredictCSV.
+type csvSelect struct {
+	// isHeader reports whether the first line, of cells, is a header.
+	isHeader func(cells []string) bool
+	// choose returns, once the first data row has fixed the number of
+	// columns cols, the place of each column among the values read (−1
+	// for a column not read) and their number; header is nil without a
+	// header row. Its error is reported for the line of that row.
+	choose func(header []string, cols int) (keep []int, d int, err error)
+}
+
+// headerTest reports whether the first line, of cells, is a header.
+func (p *csvParser) headerTest(cells []string) bool {
+	if p.sel != nil {
+		return p.sel.isHeader(cells)
+	}
+	return isHeader(cells)
+}
+
+// outDim returns the number of input values read per row.
+func (p *csvParser) outDim() int {
+	switch {
+	case p.sel != nil:
+		return p.dOut
+	case p.withTarget:
+		return p.cols - 1
+	}
+	return p.cols
 }
 
 // csvPart holds the rows parsed from one block of lines: inputs x
@@ -103,13 +138,35 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 		}
 		if !p.seenFirst {
 			p.seenFirst = true
-			if isHeader(splitCells(line, strings.Contains(line, ","))) {
-				p.headerLine = lineNo
+			if cells := splitCells(line, strings.Contains(line, ",")); p.headerTest(cells) {
+				p.headerLine, p.header = lineNo, cells
+				if err := headerError(cells, p.sel == nil); err != nil {
+					part.err = fmt.Errorf("sgp: %s: line %d: %w", p.label, lineNo, err)
+					return lineNo - before
+				}
 				continue
 			}
 		}
 		if p.cols == 0 {
 			p.comma = strings.Contains(line, ",")
+			if p.sel != nil {
+				// The columns read are chosen before the first data
+				// row's cells are parsed.
+				n := len(strings.Fields(line))
+				if p.comma {
+					n = strings.Count(line, ",") + 1
+				}
+				if p.header != nil && n != len(p.header) {
+					part.err = p.headerCount(lineNo, n)
+					return lineNo - before
+				}
+				keep, d, err := p.sel.choose(p.header, n)
+				if err != nil {
+					part.err = fmt.Errorf("sgp: %s: %w", p.label, err)
+					return lineNo - before
+				}
+				p.keep, p.dOut = keep, d
+			}
 		}
 		// Parse the cells into row, keeping the first bad one; a wrong
 		// number of cells is reported before a bad cell.
@@ -119,22 +176,37 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 			badCol int
 		)
 		row = row[:0]
+		if p.keep != nil {
+			// Every place is set by its column, for a row without error.
+			if cap(row) < p.dOut {
+				row = make([]float64, p.dOut)
+			}
+			row = row[:p.dOut]
+		}
 		cell := func(c string) {
+			j := n
 			n++
 			if bad != nil {
 				return
 			}
+			// A column not read is not parsed; a wrong number of cells
+			// is reported below.
+			if p.keep != nil && (j >= len(p.keep) || p.keep[j] < 0) {
+				return
+			}
 			v, ok := parseDecimal(c)
-			if ok {
+			if !ok {
+				var err error
+				if v, err = parseCell(c); err != nil {
+					bad, badCol = err, n
+					return
+				}
+			}
+			if p.keep != nil {
+				row[p.keep[j]] = v
+			} else {
 				row = append(row, v)
-				return
 			}
-			v, err := parseCell(c)
-			if err != nil {
-				bad, badCol = err, n
-				return
-			}
-			row = append(row, v)
 		}
 		if p.comma {
 			for rest := line; ; {
@@ -155,7 +227,12 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 			part.err = fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
 			return lineNo - before
 		}
+		// A first data row whose cells do not match the header's is
+		// reported after a cell that is not a number (a file separated by
+		// ';' has both).
+		headerCount := false
 		if p.cols == 0 {
+			headerCount = p.header != nil && n != len(p.header)
 			p.cols, p.colsLine = n, lineNo
 		} else if n != p.cols {
 			part.err = fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", p.label, lineNo, n, p.colsLine, p.cols)
@@ -163,6 +240,10 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 		}
 		if bad != nil {
 			part.err = fmt.Errorf("sgp: %s: line %d, column %d: %w%s", p.label, lineNo, badCol, bad, separatorHint(line))
+			return lineNo - before
+		}
+		if headerCount {
+			part.err = p.headerCount(lineNo, n)
 			return lineNo - before
 		}
 		if p.withTarget {
@@ -174,6 +255,28 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 		part.rows++
 	}
 	return lineNo - before
+}
+
+// headerCount is the error for the first data row, on line lineNo, having
+// n cells where the header has another number.
+func (p *csvParser) headerCount(lineNo, n int) error {
+	return fmt.Errorf("sgp: %s: line %d has %d columns, but the header on line %d names %d; every row needs one value per named column", p.label, lineNo, n, p.headerLine, len(p.header))
+}
+
+// headerError returns what is wrong with a header row's cells as column
+// names: a first cell that is empty, the row index pandas writes, and
+// with all, any other empty or repeated name.
+func headerError(cells []string, all bool) error {
+	if len(cells) > 1 && cells[0] == "" {
+		return errors.New("the header's first column has no name: it is the row index that pandas' DataFrame.to_csv() writes; write the file with to_csv(index=False), or drop that column (cut -d, -f2-)")
+	}
+	if !all {
+		return nil
+	}
+	if err := checkColumnNames(cells, len(cells)); err != nil {
+		return fmt.Errorf("the header names its columns badly: %w", err)
+	}
+	return nil
 }
 
 // csvJob is a block of lines for a worker; the parsed part is sent on done.
@@ -244,10 +347,7 @@ func (c *csvPool) submit(text string, before, lines int, last bool) {
 
 // newPart returns a part with room for the rows of a block of lines.
 func (c *csvPool) newPart(lines int) *csvPart {
-	d := c.parser.cols
-	if c.parser.withTarget {
-		d--
-	}
+	d := c.parser.outDim()
 	part := &csvPart{x: make([]float64, 0, lines*d)}
 	if c.parser.withTarget {
 		part.y = make([]float64, 0, lines)
@@ -321,13 +421,14 @@ func countLines(text string) int {
 	return n
 }
 
-// readCSVWith implements readCSV with the work split as opt says.
-func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOptions) (*Dataset, error) {
+// readCSVWith implements readCSV with the work split as opt says, reading
+// the columns sel chooses (nil: all).
+func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOptions, sel *csvSelect) (*Dataset, error) {
 	if label == "" {
 		label = "CSV input"
 	}
 	opt.block, opt.workers = min(max(opt.block, 1), maxLine), max(opt.workers, 1)
-	c := &csvPool{opt: opt, parser: csvParser{label: label, withTarget: withTarget}}
+	c := &csvPool{opt: opt, parser: csvParser{label: label, withTarget: withTarget, sel: sel}}
 	c.failed.Store(math.MaxInt64)
 	defer c.stop()
 
@@ -418,10 +519,7 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 		}
 		return nil, fmt.Errorf("sgp: %s: no data rows: the input is empty or holds only blank and '#' comment lines", label)
 	}
-	d := c.parser.cols - 1
-	if !withTarget {
-		d = c.parser.cols
-	}
+	d := c.parser.outDim()
 	data, y := parts[0].x, parts[0].y
 	if len(parts) > 1 {
 		data = make([]float64, 0, rows*d)
@@ -438,7 +536,23 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 	if err != nil {
 		return nil, fmt.Errorf("sgp: %s: %w", label, err)
 	}
-	return &Dataset{Name: name, X: x, Y: y}, nil
+	ds := &Dataset{Name: name, X: x, Y: y}
+	if h := c.parser.header; h != nil {
+		switch {
+		case c.parser.keep != nil:
+			x.names = make([]string, d)
+			for j, at := range c.parser.keep {
+				if at >= 0 {
+					x.names[at] = h[j]
+				}
+			}
+		case withTarget:
+			x.names, ds.TargetName = h[:len(h)-1], h[len(h)-1]
+		default:
+			x.names = h
+		}
+	}
+	return ds, nil
 }
 
 // parseDecimal is a fast path of strconv.ParseFloat(s, 64) for the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 		cols, colsLine       int
 		comma, seenFirst     bool
 		headerLine, rows, ln int
+		header               []string
 	)
 	for sc.Scan() {
 		ln++
@@ -40,8 +42,11 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 		}
 		if !seenFirst {
 			seenFirst = true
-			if isHeader(splitCells(line, strings.Contains(line, ","))) {
-				headerLine = ln
+			if cells := splitCells(line, strings.Contains(line, ",")); isHeader(cells) {
+				headerLine, header = ln, cells
+				if err := headerError(cells, true); err != nil {
+					return nil, fmt.Errorf("sgp: %s: line %d: %w", label, ln, err)
+				}
 				continue
 			}
 		}
@@ -52,16 +57,25 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 		if len(cells) < 2 && withTarget {
 			return nil, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", label, ln, len(cells), separatorHint(line))
 		}
+		headerCount := false
 		if cols == 0 {
+			headerCount = header != nil && len(cells) != len(header)
 			cols, colsLine = len(cells), ln
 		} else if len(cells) != cols {
 			return nil, fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", label, ln, len(cells), colsLine, cols)
 		}
+		row := make([]float64, len(cells))
 		for j, c := range cells {
 			v, err := parseCell(c)
 			if err != nil {
 				return nil, fmt.Errorf("sgp: %s: line %d, column %d: %w%s", label, ln, j+1, err, separatorHint(line))
 			}
+			row[j] = v
+		}
+		if headerCount {
+			return nil, fmt.Errorf("sgp: %s: line %d has %d columns, but the header on line %d names %d; every row needs one value per named column", label, ln, len(cells), headerLine, len(header))
+		}
+		for j, v := range row {
 			if j == cols-1 && withTarget {
 				y = append(y, v)
 			} else {
@@ -90,7 +104,14 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 	if err != nil {
 		return nil, fmt.Errorf("sgp: %s: %w", label, err)
 	}
-	return &Dataset{Name: name, X: x, Y: y}, nil
+	ds := &Dataset{Name: name, X: x, Y: y}
+	if header != nil {
+		x.names = header[:d]
+		if withTarget {
+			ds.TargetName = header[d]
+		}
+	}
+	return ds, nil
 }
 
 // sameCSVResult returns "" if two results of reading CSV agree exactly
@@ -101,6 +122,9 @@ func sameCSVResult(a *Dataset, aErr error, b *Dataset, bErr error) string {
 	}
 	if aErr != nil {
 		return ""
+	}
+	if !slices.Equal(a.X.Names(), b.X.Names()) || a.TargetName != b.TargetName {
+		return fmt.Sprintf("column names differ: %q, target %q | %q, target %q", a.X.Names(), a.TargetName, b.X.Names(), b.TargetName)
 	}
 	if a.Name != b.Name || a.X.Len() != b.X.Len() || a.X.Dim() != b.X.Dim() || len(a.Y) != len(b.Y) || (a.Y == nil) != (b.Y == nil) {
 		return fmt.Sprintf("shapes differ: %q %d×%d, %d targets | %q %d×%d, %d targets",
@@ -140,7 +164,7 @@ func checkCSVSplits(t *testing.T, what string, in []byte) {
 	for _, withTarget := range []bool{true, false} {
 		want, wantErr := readCSVLines(bytes.NewReader(in), "n", "f.csv", withTarget)
 		for _, opt := range csvSplits() {
-			got, err := readCSVWith(bytes.NewReader(in), "n", "f.csv", withTarget, opt)
+			got, err := readCSVWith(bytes.NewReader(in), "n", "f.csv", withTarget, opt, nil)
 			if diff := sameCSVResult(want, wantErr, got, err); diff != "" {
 				t.Fatalf("%s, targets %v, blocks of %d bytes on %d workers: %s", what, withTarget, opt.block, opt.workers, diff)
 			}
@@ -246,7 +270,7 @@ func TestReadCSVSplitsBlocks(t *testing.T) {
 			t.Fatalf("reference: %v, want an error with %q", err, wantErr)
 		}
 		for _, opt := range splits {
-			got, gotErr := readCSVWith(bytes.NewReader(in), "n", "f.csv", true, opt)
+			got, gotErr := readCSVWith(bytes.NewReader(in), "n", "f.csv", true, opt, nil)
 			if diff := sameCSVResult(want, err, got, gotErr); diff != "" {
 				t.Errorf("blocks of %d bytes on %d workers: %s", opt.block, opt.workers, diff)
 			}
@@ -305,7 +329,7 @@ func TestReadCSVReadErrors(t *testing.T) {
 				return io.MultiReader(iotest.OneByteReader(strings.NewReader(in)), iotest.ErrReader(boom))
 			}
 			want, wantErr := readCSVLines(mk(), "n", "f.csv", true)
-			got, err := readCSVWith(mk(), "n", "f.csv", true, opt)
+			got, err := readCSVWith(mk(), "n", "f.csv", true, opt, nil)
 			if diff := sameCSVResult(want, wantErr, got, err); diff != "" {
 				t.Errorf("%q then an error, blocks of %d bytes: %s", in, opt.block, diff)
 			}
@@ -315,7 +339,7 @@ func TestReadCSVReadErrors(t *testing.T) {
 		}
 	}
 	// A reader that never delivers fails as bufio.Scanner does.
-	_, err := readCSVWith(iotest.ErrReader(nil), "n", "f.csv", true, defaultCSVOptions())
+	_, err := readCSVWith(iotest.ErrReader(nil), "n", "f.csv", true, defaultCSVOptions(), nil)
 	if err == nil || !errors.Is(err, io.ErrNoProgress) || !strings.Contains(err.Error(), "reading after line 0") {
 		t.Errorf("reader without progress: %v", err)
 	}
@@ -344,7 +368,7 @@ func TestReadCSVLineLimit(t *testing.T) {
 		in = append(in, bytes.Repeat([]byte(" "), tc.pad-3)...)
 		in = append(in, "2"+tc.end...)
 		for _, opt := range []csvOptions{defaultCSVOptions(), {block: 1000, workers: 2}} {
-			d, err := readCSVWith(bytes.NewReader(in), "n", "f.csv", true, opt)
+			d, err := readCSVWith(bytes.NewReader(in), "n", "f.csv", true, opt, nil)
 			switch {
 			case tc.want == "" && (err != nil || d.Len() != 2 || d.Y[1] != 2):
 				t.Errorf("line of %d bytes%q: %v", tc.pad, tc.end, err)
@@ -353,7 +377,7 @@ func TestReadCSVLineLimit(t *testing.T) {
 			}
 		}
 		want, wantErr := readCSVLines(bytes.NewReader(in), "n", "f.csv", true)
-		got, err := readCSVWith(bytes.NewReader(in), "n", "f.csv", true, defaultCSVOptions())
+		got, err := readCSVWith(bytes.NewReader(in), "n", "f.csv", true, defaultCSVOptions(), nil)
 		if diff := sameCSVResult(want, wantErr, got, err); diff != "" {
 			t.Errorf("line of %d bytes%q: %s", tc.pad, tc.end, diff)
 		}
@@ -378,7 +402,7 @@ func FuzzReadCSVSplits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, block uint16, workers uint8, withTarget bool) {
 		opt := csvOptions{block: 1 + int(block%512), workers: 1 + int(workers%4)}
 		want, wantErr := readCSVLines(bytes.NewReader(data), "n", "f", withTarget)
-		got, err := readCSVWith(bytes.NewReader(data), "n", "f", withTarget, opt)
+		got, err := readCSVWith(bytes.NewReader(data), "n", "f", withTarget, opt, nil)
 		if diff := sameCSVResult(want, wantErr, got, err); diff != "" {
 			t.Fatalf("blocks of %d bytes on %d workers: %s", opt.block, opt.workers, diff)
 		}
@@ -406,7 +430,7 @@ func BenchmarkReadCSVOneWorker(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for range b.N {
-		d, err := readCSVWith(bytes.NewReader(data), "bench", "bench", true, csvOptions{block: 1 << 20, workers: 1})
+		d, err := readCSVWith(bytes.NewReader(data), "bench", "bench", true, csvOptions{block: 1 << 20, workers: 1}, nil)
 		if err != nil || d.Len() != 200000 {
 			b.Fatal(err)
 		}

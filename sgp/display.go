@@ -289,7 +289,7 @@ func (md *Model) rows() [][2]string {
 		{"information pivots z", strconv.Itoa(md.z)},
 		{"objective", fmt.Sprintf("%v %s", md.obj, fmtG(md.f.Value(md.obj)))},
 		{"epochs", strconv.Itoa(len(md.trace))},
-		{"prior mean μ", fmtG(md.f.mu) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]},
+		{"prior mean μ", fmtG(md.predictMean()) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]},
 	}
 	if md.selector != SelectCholQR {
 		rows = append(rows, [2]string{"selector", md.selector.String()})

@@ -120,7 +120,10 @@ type Result struct {
 	Converged bool
 	Inducing  []int
 	Params    []float64
-	Mean      float64 // the prior mean μ
+	// Mean is the prior mean μ the model predicts with: for a hybrid fit
+	// that kept its refinement, the refinement's (Refined.Mean), as
+	// Objective and Params are.
+	Mean float64
 	// M is the number of inducing points asked for; len(Inducing) can be
 	// smaller (see Model.WithM).
 	M int

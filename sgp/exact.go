@@ -576,7 +576,7 @@ func (e *exactEval) predictor() *ExactPredictor {
 	for i := 0; i < n; i++ {
 		clear(e.a[i*n+i+1 : (i+1)*n])
 	}
-	return &ExactPredictor{Kern: cloneKernel(e.kern), NoiseV: e.noise, PriorMean: e.mu, Jitter: e.jitter, X: e.x,
+	return &ExactPredictor{Kern: cloneKernel(e.kern), NoiseV: e.noise, PriorMean: e.mu, Jitter: e.jitter, X: e.x, InputNames: inputNames(e.x),
 		l: e.a, alpha: append([]float64(nil), e.alpha...), trainMean: e.trainMean, trainVar: e.trainVar}
 }
 
@@ -595,6 +595,10 @@ type ExactPredictor struct {
 	PriorMean float64 // μ
 	Jitter    float64 // ε
 	X         Inputs  // the training inputs
+	// InputNames and TargetName name the columns the model was fit on,
+	// as for Predictor.
+	InputNames []string
+	TargetName string
 
 	l         []float64 // n×n row-major, lower triangular
 	alpha     []float64
@@ -614,9 +618,13 @@ func (p *ExactPredictor) Alpha() []float64 { return append([]float64(nil), p.alp
 
 // PredictTo stores the predictive mean and latent variance at the s inputs
 // xs in mean and variance (each of length s, allocated if nil) and returns
-// them.
+// them. It returns an error if the kernel does not accept xs, or if xs
+// name their columns otherwise than InputNames (see Predictor.PredictTo).
 func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
 	defer recoverTo(&err)
+	if err := checkInputNames(p.InputNames, xs); err != nil {
+		return nil, nil, err
+	}
 	if err := p.Kern.Accepts(xs); err != nil {
 		return nil, nil, err
 	}

@@ -286,6 +286,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		res.Refined, res.RefinedFrom = cr, from
 		res.Objective = cr.Objective
 		res.Params = append([]float64(nil), cr.Params...)
+		res.Mean = cr.Mean
 		// The CholQR phase's "best state reached" is not the model the
 		// predictions use: say which one is.
 		for i, w := range res.Warnings {

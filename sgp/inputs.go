@@ -3,6 +3,8 @@ package sgp
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // Inputs is an indexed set of inputs x₁…xₙ from any domain: vectors, strings,
@@ -21,9 +23,15 @@ type Inputs interface {
 
 // Vectors holds n points of ℝᵈ stored row-major in one slice: point i is
 // data[i·d : (i+1)·d]. The slice is shared, not copied.
+//
+// The d coordinates may carry names, the columns of a CSV file with a
+// header row (ReadCSV): a model fit on named inputs records them, and
+// predicts only at inputs with the same names in the same order, or
+// without names (see Predictor.InputNames).
 type Vectors struct {
-	n, d int
-	data []float64
+	n, d  int
+	data  []float64
+	names []string // the d columns' names, or nil
 }
 
 var _ Inputs = (*Vectors)(nil)
@@ -81,11 +89,90 @@ func (v *Vectors) RawData() []float64 { return v.data }
 // Subset returns a copy of the points idx in order.
 func (v *Vectors) Subset(idx []int) Inputs { return v.Rows(idx) }
 
-// Rows is Subset with the concrete type.
+// Rows is Subset with the concrete type. The copy keeps the column names.
 func (v *Vectors) Rows(idx []int) *Vectors {
-	out := &Vectors{n: len(idx), d: v.d, data: make([]float64, len(idx)*v.d)}
+	out := &Vectors{n: len(idx), d: v.d, data: make([]float64, len(idx)*v.d), names: v.names}
 	for r, i := range idx {
 		copy(out.data[r*v.d:(r+1)*v.d], v.Row(i))
 	}
 	return out
+}
+
+// Names returns the names of the d columns (shared, not copied), or nil
+// when they have none.
+func (v *Vectors) Names() []string { return v.names }
+
+// WithNames returns the points with their d columns named names (nil: no
+// names), sharing v's data. It returns an error unless there is one name
+// per column, each non-empty and different from the others.
+func (v *Vectors) WithNames(names []string) (*Vectors, error) {
+	if names != nil {
+		if err := checkColumnNames(names, v.d); err != nil {
+			return nil, fmt.Errorf("sgp: %w", err)
+		}
+		names = append([]string(nil), names...)
+	}
+	return &Vectors{n: v.n, d: v.d, data: v.data, names: names}, nil
+}
+
+// Columns returns a copy of the columns named names, in that order, with
+// those names: the inputs in the column order of a model fit on named
+// columns, x.Columns(p.InputNames), as pandas' df[names] selects them. It
+// returns an error naming a column that v does not have, or if v's columns
+// have no names.
+func (v *Vectors) Columns(names []string) (*Vectors, error) {
+	if v.names == nil {
+		return nil, fmt.Errorf("sgp: the inputs' columns have no names to select %s by", nameList(names))
+	}
+	if err := checkColumnNames(names, len(names)); err != nil {
+		return nil, fmt.Errorf("sgp: %w", err)
+	}
+	at := make([]int, len(names))
+	for j, name := range names {
+		at[j] = slices.Index(v.names, name)
+		if at[j] < 0 {
+			return nil, fmt.Errorf("sgp: the inputs have no column %q (their columns: %s)", shortText(name), nameList(v.names))
+		}
+	}
+	out := &Vectors{n: v.n, d: len(names), data: make([]float64, v.n*len(names)), names: append([]string(nil), names...)}
+	for i := 0; i < v.n; i++ {
+		row, dst := v.Row(i), out.data[i*out.d:(i+1)*out.d]
+		for j, t := range at {
+			dst[j] = row[t]
+		}
+	}
+	return out, nil
+}
+
+// checkColumnNames checks that names are d column names, each non-empty
+// and different from the others; its error has no "sgp: " prefix.
+func checkColumnNames(names []string, d int) error {
+	if len(names) != d {
+		return fmt.Errorf("%d column names for %d columns", len(names), d)
+	}
+	seen := make(map[string]int, len(names))
+	for j, name := range names {
+		if name == "" {
+			return fmt.Errorf("column %d has an empty name", j+1)
+		}
+		if i, ok := seen[name]; ok {
+			return fmt.Errorf("columns %d and %d are both named %q", i+1, j+1, shortText(name))
+		}
+		seen[name] = j
+	}
+	return nil
+}
+
+// nameList lists column names for a message: at most 8, each shortened.
+func nameList(names []string) string {
+	const most = 8
+	parts := make([]string, 0, most+1)
+	for i, name := range names {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("… (%d in all)", len(names)))
+			break
+		}
+		parts = append(parts, shortText(name))
+	}
+	return strings.Join(parts, ", ")
 }

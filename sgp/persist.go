@@ -16,16 +16,22 @@ const modelFormat = "sgp-model/1"
 // savedModel is the JSON form of a Predictor. Floats are written by
 // encoding/json in their shortest round-trip form, so a loaded model
 // predicts bit for bit as the saved one.
+//
+// The fields that declare sizes (the kernel with its dimension, the input
+// kind and k) come before the arrays, so that a reader checks each array
+// against them as it streams (readModelFile).
 type savedModel struct {
 	Format          string             `json:"format"`
 	Kernel          savedKernel        `json:"kernel"`
+	InputKind       string             `json:"input_kind"`
+	K               int                `json:"k"`
+	InputNames      []string           `json:"input_names,omitempty"` // Predictor.InputNames; absent in files of unnamed inputs and of earlier versions
+	TargetName      string             `json:"target_name,omitempty"`
 	Noise           float64            `json:"noise"`
 	Mean            float64            `json:"mean"` // the constant prior mean μ; absent (0) in files written before it existed
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Inducing        []int              `json:"inducing,omitempty"`
 	InducingInputs  json.RawMessage    `json:"inducing_inputs"`
-	InputKind       string             `json:"input_kind"`
-	K               int                `json:"k"`
 	W               []float64          `json:"w"`
 	R               []float64          `json:"r"`
 	A               []float64          `json:"a"`
@@ -49,7 +55,8 @@ func (p *Predictor) Save(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeModel(w, &savedModel{Format: modelFormat, Kernel: h.kernel, Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp,
+	return writeModel(w, &savedModel{Format: modelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
+		Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp,
 		Inducing: p.inducer, InducingInputs: h.inputs, InputKind: h.kind, K: len(p.a), W: p.w, R: p.r, A: p.a})
 }
 
@@ -104,8 +111,9 @@ func (md *Model) Save(w io.Writer) (err error) {
 }
 
 // Limits on model files, which are untrusted input: every size is checked
-// against them, and against the arrays actually present, before anything
-// is allocated from it.
+// against them, and every array against the sizes, as the file is read
+// (readModelFile), so that nothing is allocated beyond what the sizes
+// allow.
 const (
 	maxModelBytes   = 1 << 30 // the whole file
 	maxModelDim     = 1 << 20 // input dimensions or histogram channels
@@ -119,52 +127,69 @@ const (
 const knownKernels = "rbf, histogram, spectrum, wl, wl-per-depth, tanimoto, sum"
 
 // LoadPredictor reads a model written by Save. The input is not trusted:
-// sizes are validated before allocation, parameters must be finite and in
-// range, trailing data is an error, and the model must predict finite
-// values at its own inducing inputs.
+// sizes are validated before allocation and every array against them as
+// it is read, parameters must be finite and in range, trailing data is an
+// error, and the model must predict finite values at its own inducing
+// inputs.
 func LoadPredictor(r io.Reader) (*Predictor, error) {
-	var sm savedModel
-	if err := decodeModel(r, &sm); err != nil {
+	mf, err := readModelFile(r)
+	if err != nil {
 		return nil, err
 	}
-	if sm.Format == exactModelFormat {
+	return mf.predictor()
+}
+
+// predictor builds the Predictor of a sparse model file.
+func (mf *modelFields) predictor() (*Predictor, error) {
+	if mf.format == exactModelFormat {
 		return nil, errors.New("sgp: this is an exact GP model file: load it with LoadExactPredictor (or LoadRegressor, which reads both)")
 	}
-	if sm.Format != modelFormat {
-		return nil, fmt.Errorf("sgp: not an sgp model file (format %q, want %q)", shortText(sm.Format), modelFormat)
+	if mf.format != modelFormat {
+		return nil, fmt.Errorf("sgp: not an sgp model file (format %q, want %q)", shortText(mf.format), modelFormat)
 	}
-	k := sm.K
-	if k < 1 || k > maxModelK || len(sm.W) != k*k || len(sm.R) != k*k || len(sm.A) != k {
-		return nil, fmt.Errorf("sgp: model file is inconsistent: k=%d with %d, %d and %d factor entries", k, len(sm.W), len(sm.R), len(sm.A))
+	k := mf.k
+	if k < 1 || k > maxModelK || len(mf.w) != k*k || len(mf.r) != k*k || len(mf.a) != k {
+		return nil, fmt.Errorf("sgp: model file is inconsistent: k=%d with %d, %d and %d factor entries", k, len(mf.w), len(mf.r), len(mf.a))
 	}
-	if !(sm.Noise > 0) || math.IsInf(sm.Noise, 0) {
-		return nil, fmt.Errorf("sgp: model file has noise variance %v", sm.Noise)
+	if !(mf.noise > 0) || math.IsInf(mf.noise, 0) {
+		return nil, fmt.Errorf("sgp: model file has noise variance %v", mf.noise)
 	}
-	if math.IsNaN(sm.Mean) || math.IsInf(sm.Mean, 0) {
-		return nil, fmt.Errorf("sgp: model file has prior mean %v", sm.Mean)
+	if math.IsNaN(mf.mean) || math.IsInf(mf.mean, 0) {
+		return nil, fmt.Errorf("sgp: model file has prior mean %v", mf.mean)
 	}
-	for _, v := range [][]float64{sm.W, sm.R, sm.A} {
+	for _, v := range [][]float64{mf.w, mf.r, mf.a} {
 		for _, e := range v {
 			if math.IsNaN(e) || math.IsInf(e, 0) {
 				return nil, errors.New("sgp: model file has a non-finite factor entry")
 			}
 		}
 	}
-	for _, j := range sm.Inducing {
+	if len(mf.inducing) > 0 && len(mf.inducing) != k {
+		return nil, fmt.Errorf("sgp: model file is inconsistent: k=%d with %d inducing rows", k, len(mf.inducing))
+	}
+	for _, j := range mf.inducing {
 		if j < 0 {
 			return nil, fmt.Errorf("sgp: model file has inducing row %d", j)
 		}
 	}
-	x, kern, err := savedInputsKernel(sm.InputKind, sm.InducingInputs, sm.Kernel, k, "inducing inputs for k")
+	x, kern, err := savedInputsKernel(mf.inputKind, mf.inducingInputs, mf.kernel, k, "inducing inputs for k")
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < k; i++ {
-		if !(sm.W[i*k+i] > 0) || !(math.Abs(sm.R[i*k+i]) > 0) {
+		if !(mf.w[i*k+i] > 0) || !(math.Abs(mf.r[i*k+i]) > 0) {
 			return nil, fmt.Errorf("sgp: model file has a singular factor at %d", i)
 		}
 	}
-	p := &Predictor{Kern: kern, NoiseV: sm.Noise, PriorMean: sm.Mean, X: x, w: sm.W, r: sm.R, a: sm.A, inducer: sm.Inducing}
+	var inducer []int
+	if len(mf.inducing) > 0 {
+		inducer = mf.inducing
+	}
+	if err := mf.checkNames(x); err != nil {
+		return nil, err
+	}
+	p := &Predictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
+		w: mf.w, r: mf.r, a: mf.a, inducer: inducer}
 	p.prepare()
 	if err := finiteAt(p.PredictTo, x, "inducing inputs"); err != nil {
 		return nil, err
@@ -172,11 +197,14 @@ func LoadPredictor(r io.Reader) (*Predictor, error) {
 	return p, nil
 }
 
-// savedInputsKernel rebuilds a model file's n inputs (described as what,
-// "… for n", in errors) and its kernel, and checks that the kernel takes
-// the inputs.
-func savedInputsKernel(kind string, raw json.RawMessage, sk savedKernel, n int, what string) (Inputs, Kernel, error) {
-	x, err := unmarshalInputs(kind, raw)
+// savedInputsKernel rebuilds a model file's n inputs of kind (described
+// as what, "… for n", in errors) and its kernel, and checks that the
+// kernel takes the inputs.
+func savedInputsKernel(kind string, in *savedInputs, sk savedKernel, n int, what string) (Inputs, Kernel, error) {
+	if in == nil {
+		in = &savedInputs{}
+	}
+	x, err := in.build(kind)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -368,62 +396,6 @@ func marshalInputs(x Inputs) (string, json.RawMessage, error) {
 		return "sparse_counts", raw, err
 	}
 	return "", nil, fmt.Errorf("sgp: cannot save inducing inputs of type %T", x)
-}
-
-func unmarshalInputs(kind string, raw json.RawMessage) (Inputs, error) {
-	switch kind {
-	case "vectors":
-		var rows [][]float64
-		if err := json.Unmarshal(raw, &rows); err != nil {
-			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
-		}
-		return VectorsFromRows(rows)
-	case "strings":
-		var s []string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
-		}
-		return NewStrings(s)
-	case "graphs":
-		var saved []savedGraph
-		if err := json.Unmarshal(raw, &saved); err != nil {
-			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
-		}
-		gs := make([]*Graph, len(saved))
-		for i, sg := range saved {
-			edges := make([]Edge, len(sg.Edges))
-			for e, ed := range sg.Edges {
-				edges[e] = Edge{U: ed[0], V: ed[1], Label: ed[2]}
-			}
-			g, err := NewGraph(sg.Labels, edges)
-			if err != nil {
-				return nil, fmt.Errorf("sgp: model file: inducing graph %d: %w", i, err)
-			}
-			gs[i] = g
-		}
-		return NewGraphs(gs)
-	case "histograms":
-		var items [][][]float64
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
-		}
-		return NewHistograms(items)
-	case "sparse_counts":
-		var items []savedSparse
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, fmt.Errorf("sgp: model file: inducing inputs: %w", err)
-		}
-		indices := make([][]int, len(items))
-		values := make([][]float64, len(items))
-		for i, it := range items {
-			indices[i], values[i] = it.Indices, it.Values
-			if values[i] == nil {
-				values[i] = []float64{}
-			}
-		}
-		return NewSparseCounts(indices, values)
-	}
-	return nil, fmt.Errorf("sgp: model file: unknown input kind %q (known: vectors, strings, graphs, histograms, sparse_counts)", shortText(kind))
 }
 
 // savedGraph is the JSON form of a Graph: node labels and edges (u, v, label).

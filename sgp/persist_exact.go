@@ -1,7 +1,6 @@
 package sgp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,19 +25,23 @@ const exactModelFormat = "sgp-exact-model/1"
 // LoadExactPredictor computes it again from the inputs, in about n³/3
 // flops, by the same arithmetic as the fit, so the predictive means are
 // bit for bit the saved model's and the variances agree to rounding.
+// The fields that declare sizes (the kernel, the input kind and n) come
+// before the arrays, as in savedModel.
 type savedExactModel struct {
 	Format          string             `json:"format"`
 	Kernel          savedKernel        `json:"kernel"`
+	InputKind       string             `json:"input_kind"`
+	N               int                `json:"n"`
+	InputNames      []string           `json:"input_names,omitempty"`
+	TargetName      string             `json:"target_name,omitempty"`
 	Noise           float64            `json:"noise"`
 	Jitter          float64            `json:"jitter"`
 	Mean            float64            `json:"mean"`
-	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	InputKind       string             `json:"input_kind"`
-	Inputs          json.RawMessage    `json:"inputs"`
-	N               int                `json:"n"`
-	Alpha           []float64          `json:"alpha"`
 	TrainMean       float64            `json:"train_mean"`
 	TrainVar        float64            `json:"train_var"`
+	Hyperparameters map[string]float64 `json:"hyperparameters"`
+	Inputs          json.RawMessage    `json:"inputs"`
+	Alpha           []float64          `json:"alpha"`
 }
 
 // Save writes the exact model as JSON to w: its kernel and noise, the
@@ -52,7 +55,8 @@ func (p *ExactPredictor) Save(w io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	return writeModel(w, &savedExactModel{Format: exactModelFormat, Kernel: h.kernel, Noise: p.NoiseV, Jitter: p.Jitter, Mean: p.PriorMean,
+	return writeModel(w, &savedExactModel{Format: exactModelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
+		Noise: p.NoiseV, Jitter: p.Jitter, Mean: p.PriorMean,
 		Hyperparameters: h.hyp, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha,
 		TrainMean: p.trainMean, TrainVar: p.trainVar})
 }
@@ -72,49 +76,57 @@ func (p *ExactPredictor) SaveFile(path string) error {
 // MaxExactN on two cores), and refuses a model whose matrix does not
 // factorise or that predicts non-finite values at its first inputs.
 func LoadExactPredictor(r io.Reader) (*ExactPredictor, error) {
-	var sm savedExactModel
-	if err := decodeModel(r, &sm); err != nil {
+	mf, err := readModelFile(r)
+	if err != nil {
 		return nil, err
 	}
-	if sm.Format != exactModelFormat {
-		if sm.Format == modelFormat {
+	return mf.exactPredictor()
+}
+
+// exactPredictor builds the ExactPredictor of an exact model file.
+func (mf *modelFields) exactPredictor() (*ExactPredictor, error) {
+	if mf.format != exactModelFormat {
+		if mf.format == modelFormat {
 			return nil, errors.New("sgp: this is a sparse model file: load it with LoadPredictor (or LoadRegressor, which reads both)")
 		}
-		return nil, fmt.Errorf("sgp: not an sgp exact model file (format %q, want %q)", shortText(sm.Format), exactModelFormat)
+		return nil, fmt.Errorf("sgp: not an sgp exact model file (format %q, want %q)", shortText(mf.format), exactModelFormat)
 	}
-	n := sm.N
-	if n < 1 || n > MaxExactN || len(sm.Alpha) != n {
-		return nil, fmt.Errorf("sgp: model file is inconsistent: n=%d (at most %d) with %d weights", n, MaxExactN, len(sm.Alpha))
+	n := mf.n
+	if n < 1 || n > MaxExactN || len(mf.alpha) != n {
+		return nil, fmt.Errorf("sgp: model file is inconsistent: n=%d (at most %d) with %d weights", n, MaxExactN, len(mf.alpha))
 	}
-	if !(sm.Noise > 0) || math.IsInf(sm.Noise, 0) {
-		return nil, fmt.Errorf("sgp: model file has noise variance %v", sm.Noise)
+	if !(mf.noise > 0) || math.IsInf(mf.noise, 0) {
+		return nil, fmt.Errorf("sgp: model file has noise variance %v", mf.noise)
 	}
-	if !(sm.Jitter >= 0) || math.IsInf(sm.Jitter, 0) {
-		return nil, fmt.Errorf("sgp: model file has jitter %v", sm.Jitter)
+	if !(mf.jitter >= 0) || math.IsInf(mf.jitter, 0) {
+		return nil, fmt.Errorf("sgp: model file has jitter %v", mf.jitter)
 	}
-	for _, v := range []float64{sm.Mean, sm.TrainMean} {
+	for _, v := range []float64{mf.mean, mf.trainMean} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("sgp: model file has prior or training mean %v", v)
 		}
 	}
-	if !(sm.TrainVar >= 0) || math.IsInf(sm.TrainVar, 0) {
-		return nil, fmt.Errorf("sgp: model file has training variance %v", sm.TrainVar)
+	if !(mf.trainVar >= 0) || math.IsInf(mf.trainVar, 0) {
+		return nil, fmt.Errorf("sgp: model file has training variance %v", mf.trainVar)
 	}
-	for _, v := range sm.Alpha {
+	for _, v := range mf.alpha {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, errors.New("sgp: model file has a non-finite weight")
 		}
 	}
-	x, kern, err := savedInputsKernel(sm.InputKind, sm.Inputs, sm.Kernel, n, "training inputs for n")
+	x, kern, err := savedInputsKernel(mf.inputKind, mf.inputs, mf.kernel, n, "training inputs for n")
 	if err != nil {
 		return nil, err
 	}
-	l, err := exactCholesky(x, kern, sm.Noise, sm.Jitter)
+	if err := mf.checkNames(x); err != nil {
+		return nil, err
+	}
+	l, err := exactCholesky(x, kern, mf.noise, mf.jitter)
 	if err != nil {
 		return nil, fmt.Errorf("sgp: model file: %w", err)
 	}
-	p := &ExactPredictor{Kern: kern, NoiseV: sm.Noise, PriorMean: sm.Mean, Jitter: sm.Jitter, X: x,
-		l: l, alpha: sm.Alpha, trainMean: sm.TrainMean, trainVar: sm.TrainVar}
+	p := &ExactPredictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, Jitter: mf.jitter, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
+		l: l, alpha: mf.alpha, trainMean: mf.trainMean, trainVar: mf.trainVar}
 	if err := finiteAt(p.PredictTo, x.Subset(firstRows(min(n, 16))), "training inputs"); err != nil {
 		return nil, err
 	}
@@ -184,46 +196,19 @@ type Regressor interface {
 // Model or Predictor) or exact (ExactPredictor.Save), with the checks of
 // LoadPredictor and LoadExactPredictor.
 func LoadRegressor(r io.Reader) (Regressor, error) {
-	lr := &io.LimitedReader{R: r, N: maxModelBytes + 1}
-	data, err := io.ReadAll(lr)
+	mf, err := readModelFile(r)
 	if err != nil {
-		return nil, fmt.Errorf("sgp: reading model: %w", err)
+		return nil, err
 	}
-	if lr.N <= 0 {
-		return nil, fmt.Errorf("sgp: reading model: the file is larger than %d bytes", maxModelBytes)
+	if mf.format == exactModelFormat {
+		return mf.exactPredictor()
 	}
-	var probe struct {
-		Format string `json:"format"`
-	}
-	// A file that is not a JSON object fails here, or in the loader below
-	// with its own message when the object is malformed further on.
-	_ = json.Unmarshal(data, &probe)
-	if probe.Format == exactModelFormat {
-		return LoadExactPredictor(bytes.NewReader(data))
-	}
-	return LoadPredictor(bytes.NewReader(data))
+	return mf.predictor()
 }
 
 // LoadRegressorFile reads a model file of either kind (see LoadRegressor).
 func LoadRegressorFile(path string) (Regressor, error) {
 	return loadFile(path, LoadRegressor)
-}
-
-// decodeModel decodes one JSON model object of at most maxModelBytes
-// from r into v and refuses data after it.
-func decodeModel(r io.Reader, v any) error {
-	lr := &io.LimitedReader{R: r, N: maxModelBytes + 1}
-	dec := json.NewDecoder(lr)
-	if err := dec.Decode(v); err != nil {
-		if lr.N <= 0 {
-			return fmt.Errorf("sgp: reading model: the file is larger than %d bytes", maxModelBytes)
-		}
-		return fmt.Errorf("sgp: reading model: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("sgp: reading model: data after the model's JSON object")
-	}
-	return nil
 }
 
 // loadFile opens path and reads a model from it with load, naming the

@@ -3,6 +3,7 @@ package sgp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -224,7 +225,16 @@ func FuzzLoadRegressor(f *testing.F) {
 	f.Add(savedExact(f, res.Predictor))
 	f.Add(savedSnelson(f))
 	f.Add([]byte(`{"format":"sgp-exact-model/1","kernel":{"type":"rbf","dim":1,"log_params":[0,0]},"noise":1,"n":2,"alpha":[1,2],"input_kind":"vectors","inputs":[[0],[1]]}`))
+	f.Add([]byte(`{"format":"sgp-exact-model/1","kernel":{"type":"rbf","dim":1,"log_params":[0,0]},"input_kind":"vectors","n":2,"input_names":["x"],"target_name":"y","noise":1,"inputs":[[0],[1]],"alpha":[1,2]}`))
 	f.Add([]byte(`{"format":"sgp-exact-model/1","n":1e15}`))
+	// Keys sorted, as a tool may write them: arrays before their sizes.
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(savedSnelson(f), &m); err == nil {
+		sorted, _ := json.Marshal(m)
+		f.Add(sorted)
+	}
+	f.Add([]byte(`{"format":"sgp-model/1","k":1,"inducing_inputs":[[[1,2],[3]]],"input_kind":"histograms","kernel":{"type":"histogram","dim":2,"log_params":[0,0]},"noise":1,"w":[1],"r":[1],"a":[1]}`))
+	f.Add([]byte(`{"format":"sgp-model/1","k":1,"inducing_inputs":[{"labels":["C","O"],"edges":[[0,1,1]]}],"input_kind":"graphs","kernel":{"type":"wl","order":2,"log_params":[0]},"noise":1,"w":[1],"r":[1],"a":[1]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := LoadRegressor(bytes.NewReader(data))
 		if err != nil {

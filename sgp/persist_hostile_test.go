@@ -104,6 +104,13 @@ func FuzzLoadPredictor(f *testing.F) {
 	f.Add([]byte(`{"format":"sgp-model/1","kernel":{"type":"sum","components":[{"type":"wl","order":3}]}}`))
 	f.Add(append(append([]byte(nil), good...), good...))
 	f.Add([]byte(`{}`))
+	// The column names of a model fit on a CSV file with a header.
+	var m map[string]any
+	if err := json.Unmarshal(good, &m); err == nil {
+		m["input_names"], m["target_name"] = []any{"x"}, "y"
+		named, _ := json.Marshal(m)
+		f.Add(named)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := LoadPredictor(bytes.NewReader(data))
 		if err != nil {

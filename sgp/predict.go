@@ -3,6 +3,7 @@ package sgp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -36,6 +37,16 @@ type Predictor struct {
 	PriorMean float64
 	// X holds the k inducing inputs x_I, in pivot order.
 	X Inputs
+	// InputNames are the names of the input columns the model was fit
+	// on, in the model's order (the training Vectors' Names), or nil when
+	// they had none. PredictTo refuses Vectors whose columns are named
+	// otherwise (Vectors.Columns puts them in this order), and
+	// ReadPredictCSV reads a CSV file's columns by these names.
+	InputNames []string
+	// TargetName is the name of the target column, or "" when it is not
+	// known (a Model does not know it: set it before saving the
+	// Predictor). ReadPredictCSV skips a column of that name.
+	TargetName string
 
 	w    []float64 // W, k×k row-major, lower triangular
 	r    []float64 // R, k×k row-major, upper triangular
@@ -57,6 +68,7 @@ func NewPredictor(f *Factor) *Predictor {
 	k, n := f.k, f.n
 	p := &Predictor{Kern: cloneKernel(f.kern), NoiseV: f.noise, PriorMean: f.mu, w: make([]float64, k*k), r: make([]float64, k*k), a: append([]float64(nil), f.a[:k]...)}
 	p.trainMean, p.trainVar = MeanVar(f.yraw)
+	p.InputNames = inputNames(f.x)
 	p.inducer = f.Active(nil)
 	p.X = f.x.Subset(p.inducer)
 	for a, ja := range p.inducer {
@@ -90,9 +102,15 @@ func (p *Predictor) wt() blas64.Triangular {
 // PredictTo stores the predictive mean and latent variance at the s inputs
 // xs in mean and variance (each of length s, allocated if nil) and returns
 // them. Add σ² (Noise) to the variance for noisy observations. It returns
-// an error if the kernel does not accept xs.
+// an error if the kernel does not accept xs, or if xs are Vectors whose
+// columns are named and the model's InputNames are not those names in
+// that order: columns in another order, missing or unknown ones, are
+// named in the error. Unnamed inputs are taken in the model's order.
 func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
 	defer recoverTo(&err)
+	if err := checkInputNames(p.InputNames, xs); err != nil {
+		return nil, nil, err
+	}
 	if err := p.Kern.Accepts(xs); err != nil {
 		return nil, nil, err
 	}
@@ -137,6 +155,36 @@ func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float
 		}
 	}
 	return mean, variance, nil
+}
+
+// inputNames returns a copy of the column names of x, or nil when x are
+// not Vectors with named columns.
+func inputNames(x Inputs) []string {
+	if v, ok := x.(*Vectors); ok && v.names != nil {
+		return append([]string(nil), v.names...)
+	}
+	return nil
+}
+
+// checkInputNames returns an error when xs are Vectors with named columns
+// and names, the model's input columns, are not those names in that
+// order; inputs without names, or a model without them, pass.
+func checkInputNames(names []string, xs Inputs) error {
+	v, ok := xs.(*Vectors)
+	if !ok || v.names == nil || names == nil || slices.Equal(v.names, names) {
+		return nil
+	}
+	for _, name := range names {
+		if !slices.Contains(v.names, name) {
+			return fmt.Errorf("sgp: the inputs have no column %q, an input of the model (its inputs: %s)", shortText(name), nameList(names))
+		}
+	}
+	for _, name := range v.names {
+		if !slices.Contains(names, name) {
+			return fmt.Errorf("sgp: the inputs' column %q is not an input of the model (its inputs: %s); select the model's with x.Columns(p.InputNames)", shortText(name), nameList(names))
+		}
+	}
+	return fmt.Errorf("sgp: the inputs' columns (%s) are the model's in another order (%s); reorder them with x.Columns(p.InputNames)", nameList(v.names), nameList(names))
 }
 
 // kernelDiagRange sets dst[i−lo] = κ(x_i, x_i) for i in [lo, hi).

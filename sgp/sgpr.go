@@ -19,6 +19,7 @@ type ContinuousResult struct {
 	Evals     int           // objective and gradient evaluations
 	Elapsed   time.Duration // wall time
 	Params    []float64     // θ: kernel log hyperparameters, then log σ²
+	Mean      float64       // the prior mean μ at the final θ and Z (Predictor.PriorMean)
 	Z         *Vectors      // the inducing inputs
 	Predictor *Predictor    // for prediction
 	Stopped   string        // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), "abandoned" (a hybrid fit's refinement behind CholQR), or the optimiser's reason
@@ -199,8 +200,9 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	nm.grad(gθ, best[:nθ])
 	grad := max(maxAbs(gθ), maxAbs(gz))
 	stopped = stallLabel(stopped, why, grad, f)
+	p := ev.predictor()
 	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
-		Params: append([]float64(nil), theta...), Z: z, Predictor: ev.predictor(), Stopped: stopped, Restarts: restarts, Gradient: grad,
+		Params: append([]float64(nil), theta...), Mean: p.PriorMean, Z: z, Predictor: p, Stopped: stopped, Restarts: restarts, Gradient: grad,
 		Jitter: opts.Jitter, NoiseFloor: nm.floor, AtNoiseFloor: atNoiseFloor(math.Exp(theta[np]), nm.floor)}, ctx.Err()
 }
 
@@ -407,7 +409,7 @@ func (e *Evaluator) predictor() *Predictor {
 		c.SetParams(r.Params(nil))
 		kern = c
 	}
-	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq),
+	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
 		w: make([]float64, m*m), r: make([]float64, m*m), a: append([]float64(nil), e.vecM[0]...)}
 	p.trainMean, p.trainVar = MeanVar(e.yorig)
 	for i := 0; i < m; i++ {

@@ -15,13 +15,23 @@ func (md *Model) MeanFunction() Mean { return md.mean }
 func (md *Model) TimeBudget() time.Duration { return md.budget }
 
 // Mean returns the current value of the constant prior mean μ (the
-// estimate for MeanConstant).
+// estimate for MeanConstant): the μ the model predicts with and saves,
+// which after a hybrid fit that kept its continuous refinement is the
+// refinement's (Refined().Mean), not the CholQR factor's.
 func (md *Model) Mean() (mu float64, err error) {
 	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return math.NaN(), err
 	}
-	return md.f.mu, nil
+	return md.predictMean(), nil
+}
+
+// predictMean is Mean of a built model.
+func (md *Model) predictMean() float64 {
+	if md.refined != nil {
+		return md.refined.Mean
+	}
+	return md.f.mu
 }
 
 // profile sets an estimated mean to its closed-form optimum for the

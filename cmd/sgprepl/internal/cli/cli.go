@@ -48,15 +48,16 @@ usage:
   sgprepl kernel CONNECTION_FILE    a Jupyter kernel (started by Jupyter)
   sgprepl install-kernel [--user | --prefix DIR]
                                     install the Jupyter kernel spec "sgp"
-  sgprepl version                   the version, Go version and BLAS in use
-  sgprepl help [COMMAND]            this help, or the flags of COMMAND
+  sgprepl version (or --version)    the version, Go version and BLAS in use
+  sgprepl help [COMMAND]            this help, or the flags of COMMAND (or COMMAND --help)
 
 CSV files hold numbers, one row per point, the target in the last column; a
 header row is optional. Objectives include n/2·log 2π.
-Exit status: 0 success, 1 bad data or values, 2 usage error, 3 the REPL or
-script crashed (a fatal error of the Go runtime), 130 interrupted (Ctrl-C,
-SIGINT), 143 terminated (SIGTERM); either way a running fit stops, and its
-partial result is reported and written.
+Exit status: 0 success, 1 bad data or values (a file that cannot be read,
+m ≥ n), 2 usage error (an unknown flag, a flag value outside its range), 3
+the REPL or script crashed (a fatal error of the Go runtime), 130
+interrupted (Ctrl-C, SIGINT), 143 terminated (SIGTERM); either way a running
+fit stops, and its partial result is reported and written.
 `
 
 // env holds the streams of one Main call.
@@ -124,11 +125,16 @@ var commands = []command{
 		doc: "Predicts with a model saved by fit --save at new rows: the predictive mean,\n" +
 			"the variance of a noisy observation and the latent variance, one CSV row per\n" +
 			"input row (header mean,variance,latent_variance), the same numbers fit\n" +
-			"--predictions writes for the same rows. Numeric models read the d input\n" +
-			"columns (a last, target, column is ignored); models of molecules or strings\n" +
-			"read the --input-column of a CSV file with a header row. An exact model\n" +
-			"(fit --selector exact --save) holds its training inputs and weights; loading\n" +
-			"it factorises its n×n kernel matrix again (about n³/3 flops).",
+			"--predictions writes for the same rows. A model fit on a file with a header\n" +
+			"row knows its columns by name: the input's header must name its input\n" +
+			"columns, in any order (a column named as the target is not read; a missing or\n" +
+			"unknown column is an error); a headerless input is read in the model's order\n" +
+			"only with --no-header. A model fit without a header row reads the d input\n" +
+			"columns by position (a last, target, column is not read). Models of molecules\n" +
+			"or strings read their input column (or --input-column) of a CSV file with a\n" +
+			"header row. An exact model (fit --selector exact --save) holds its training\n" +
+			"inputs and weights; loading it factorises its n×n kernel matrix again (about\n" +
+			"n³/3 flops).",
 		flags: predictFlags,
 	},
 	{
@@ -205,6 +211,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	switch name := args[0]; name {
 	case "help", "-h", "-help", "--help":
 		return help(e, args[1:])
+	case "--version", "-version":
+		return report(e, lookup("version").run(ctx, e, args[1:]))
 	case "run":
 		return runFile(ctx, e, args[1:])
 	case "-e":
@@ -272,8 +280,8 @@ func (c *command) printUsage(w io.Writer) {
 	fs.PrintDefaults()
 }
 
-// run parses args and runs the command. -h prints the command's usage to
-// stderr and succeeds.
+// run parses args and runs the command. -h (or --help) prints the
+// command's usage to stdout, as help COMMAND does, and succeeds.
 func (c *command) run(ctx context.Context, e *env, args []string) error {
 	fs, run := c.newFlagSet()
 	if c.args && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -283,7 +291,7 @@ func (c *command) run(ctx context.Context, e *env, args []string) error {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			c.printUsage(e.stderr)
+			c.printUsage(e.stdout)
 			return nil
 		}
 		return usageErrorf("%s: %v (run 'sgprepl help %s')", c.name, err, c.name)

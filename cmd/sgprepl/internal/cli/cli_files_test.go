@@ -16,13 +16,15 @@ import (
 )
 
 // TestPredictCommand: predict with a saved model gives the same file as
-// fit --predictions for the same rows, from labelled or unlabelled rows.
+// fit --predictions for the same rows, from labelled or unlabelled rows
+// (a model fit on a file without a header row reads them by position;
+// TestPredictColumnNames covers named columns).
 func TestPredictCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	train, _ := sgp.SnelsonLike(100, 5)
 	test, _ := sgp.SnelsonLike(30, 6)
-	trainPath := writeCSV(t, dir, "train.csv", train, true)
+	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	testPath := writeCSV(t, dir, "test.csv", test, false)
 	var unlabelled strings.Builder
 	for i := range test.Len() {
@@ -265,7 +267,7 @@ func TestHelpTexts(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "snelson, kin40k, thrombin, hybrid, z") {
 		t.Errorf("experiment foo: exit %d, stderr %q", code, stderr)
 	}
-	if _, _, stderr := runMain(context.Background(), "experiment", "--help"); !strings.Contains(stderr, "thrombin") || !strings.Contains(stderr, "  z ") || !strings.Contains(stderr, "  hybrid ") {
-		t.Errorf("experiment --help does not describe every experiment:\n%s", stderr)
+	if _, stdout, _ := runMain(context.Background(), "experiment", "--help"); !strings.Contains(stdout, "thrombin") || !strings.Contains(stdout, "  z ") || !strings.Contains(stdout, "  hybrid ") {
+		t.Errorf("experiment --help does not describe every experiment:\n%s", stdout)
 	}
 }

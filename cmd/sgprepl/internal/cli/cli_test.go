@@ -99,9 +99,9 @@ func TestHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "-predictions") || !strings.Contains(stdout, "-time-budget") {
 		t.Errorf("help fit: exit %d, stdout:\n%s", code, stdout)
 	}
-	code, _, stderr := runMain(context.Background(), "eval", "-h")
-	if code != 0 || !strings.Contains(stderr, "-lengthscales") {
-		t.Errorf("eval -h: exit %d, stderr:\n%s", code, stderr)
+	code, stdout, stderr := runMain(context.Background(), "eval", "-h")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "-lengthscales") {
+		t.Errorf("eval -h: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 	// No arguments: the interactive session, here reading an empty stdin.
 	code, stdout, stderr = runMain(context.Background())
@@ -144,7 +144,7 @@ func TestFit(t *testing.T) {
 			}
 		}
 	})
-	wantKeys := []string{"at_noise_floor", "blas", "converged", "epochs", "hyperparameters", "inducing", "m", "m_requested", "mean", "mean_function", "n", "noise_floor", "noise_only", "objective", "objective_kind", "refined", "restarted", "resumed", "seconds", "selector", "smse", "snlp", "stopped", "switched_on", "warnings", "z"}
+	wantKeys := fitReportKeys
 	if !slices.Equal(keys, wantKeys) {
 		t.Errorf("JSON keys %v, want %v", keys, wantKeys)
 	}
@@ -454,7 +454,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown command", []string{"frobnicate"}, 2},
 		{"help unknown command", []string{"help", "frobnicate"}, 2},
-		{"demo m=0", []string{"demo", "--m", "0"}, 1},
+		{"demo m=0", []string{"demo", "--m", "0"}, 2},
 		{"demo m=n", []string{"demo", "--m", "200"}, 1},
 		{"demo objective", []string{"demo", "--objective", "bic"}, 2},
 		{"demo unknown flag", []string{"demo", "--plot", "x.png"}, 2},
@@ -470,11 +470,11 @@ func TestBadInput(t *testing.T) {
 		{"fit NaN in test", []string{"fit", "--train", good, "--test", nan}, 1},
 		{"fit m=n", []string{"fit", "--train", good, "--test", good, "--m", "30"}, 1},
 		{"fit m>n", []string{"fit", "--train", good, "--test", good, "--m", "31"}, 1},
-		{"fit m=0", []string{"fit", "--train", good, "--test", good, "--m", "0"}, 1},
-		{"fit m<0", []string{"fit", "--train", good, "--test", good, "--m", "-3"}, 1},
-		{"fit z<0", []string{"fit", "--train", good, "--test", good, "--z", "-1"}, 1},
-		{"fit max-epochs=0", []string{"fit", "--train", good, "--test", good, "--max-epochs", "0"}, 1},
-		{"fit negative time budget", []string{"fit", "--train", good, "--test", good, "--time-budget", "-1s"}, 1},
+		{"fit m=0", []string{"fit", "--train", good, "--test", good, "--m", "0"}, 2},
+		{"fit m<0", []string{"fit", "--train", good, "--test", good, "--m", "-3"}, 2},
+		{"fit z<0", []string{"fit", "--train", good, "--test", good, "--z", "-1"}, 2},
+		{"fit max-epochs=0", []string{"fit", "--train", good, "--test", good, "--max-epochs", "0"}, 2},
+		{"fit negative time budget", []string{"fit", "--train", good, "--test", good, "--time-budget", "-1s"}, 2},
 		{"fit unknown objective", []string{"fit", "--train", good, "--test", good, "--objective", "bic"}, 2},
 		{"fit test columns", []string{"fit", "--train", good, "--test", good2d}, 1},
 		{"fit predictions without test", []string{"fit", "--train", good}, 2},
@@ -493,20 +493,20 @@ func TestBadInput(t *testing.T) {
 		{"eval inducing out of range", evalArgs("--inducing", "1,30"), 1},
 		{"eval inducing negative", evalArgs("--inducing", "-1,3"), 1},
 		{"eval inducing repeated", evalArgs("--inducing", "4,2,4"), 1},
-		{"eval inducing empty", evalArgs("--inducing", ""), 1},
+		{"eval inducing empty", evalArgs("--inducing", ""), 2},
 		{"eval inducing malformed", evalArgs("--inducing", "1,two"), 2},
 		{"eval inducing duplicate input", evalArgs("--train", dup, "--inducing", "0,1"), 1},
-		{"eval variance zero", evalArgs("--variance", "0"), 1},
-		{"eval variance negative", evalArgs("--variance", "-2"), 1},
-		{"eval variance NaN", evalArgs("--variance", "NaN"), 1},
-		{"eval variance Inf", evalArgs("--variance", "+Inf"), 1},
-		{"eval lengthscale zero", evalArgs("--lengthscales", "0"), 1},
-		{"eval lengthscale negative", evalArgs("--train", good2d, "--inducing", "0", "--lengthscales", "1,-2"), 1},
+		{"eval variance zero", evalArgs("--variance", "0"), 2},
+		{"eval variance negative", evalArgs("--variance", "-2"), 2},
+		{"eval variance NaN", evalArgs("--variance", "NaN"), 2},
+		{"eval variance Inf", evalArgs("--variance", "+Inf"), 2},
+		{"eval lengthscale zero", evalArgs("--lengthscales", "0"), 2},
+		{"eval lengthscale negative", evalArgs("--train", good2d, "--inducing", "0", "--lengthscales", "1,-2"), 2},
 		{"eval lengthscales count", evalArgs("--lengthscales", "1,2"), 1},
-		{"eval lengthscales empty", evalArgs("--lengthscales", ""), 1},
+		{"eval lengthscales empty", evalArgs("--lengthscales", ""), 2},
 		{"eval lengthscales malformed", evalArgs("--lengthscales", "1,x"), 2},
-		{"eval noise zero", evalArgs("--noise", "0"), 1},
-		{"eval noise negative", evalArgs("--noise", "-0.1"), 1},
+		{"eval noise zero", evalArgs("--noise", "0"), 2},
+		{"eval noise negative", evalArgs("--noise", "-0.1"), 2},
 		{"eval unknown objective", evalArgs("--objective", "bic"), 2},
 		{"eval unknown flag", evalArgs("--plot", "x.png"), 2},
 	} {

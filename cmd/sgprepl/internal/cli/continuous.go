@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -25,31 +24,18 @@ type contOptions struct {
 	noiseFloor  float64
 }
 
-// contReport is the JSON result of a continuous fit: as fitReport, with
-// the inducing inputs themselves instead of data rows.
-type contReport struct {
-	Objective       float64            `json:"objective"`
-	ObjectiveKind   string             `json:"objective_kind"`
-	SMSE            *float64           `json:"smse"`
-	SNLP            *float64           `json:"snlp"`
-	Evaluations     int                `json:"evaluations"`
-	Seconds         float64            `json:"seconds"`
-	Stopped         string             `json:"stopped"`
-	InducingInputs  [][]float64        `json:"inducing_inputs"`
-	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	N               int                `json:"n"`
-	M               int                `json:"m"`
-	NoiseFloor      float64            `json:"noise_floor"`
-	AtNoiseFloor    bool               `json:"at_noise_floor"`
-	Warnings        []string           `json:"warnings"`
-	Notes           []string           `json:"notes,omitempty"`
-	BLAS            string             `json:"blas"`
-}
-
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
 // inducing inputs optimised continuously (sgp.FitContinuous, GPflow's
 // default jitter 1e-6) from m random training inputs.
 func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
+	switch {
+	case o.maxEvals < 1:
+		return usageErrorf("--max-epochs must be ≥ 1 (sgpr-continuous makes 20·max-epochs evaluations)")
+	case o.budget < 0:
+		return usageErrorf("--time-budget %v must be ≥ 0 (0: no limit)", o.budget)
+	case o.mSet && o.m < 1:
+		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", o.m)
+	}
 	if err := checkOutputs([]string{o.train, o.test}, o.save, o.pred); err != nil {
 		return err
 	}
@@ -65,8 +51,8 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if !o.mSet {
 		o.m = sgp.DefaultM(n)
 	}
-	if o.m < 1 || o.m >= n {
-		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", o.m, n)
+	if err := checkM(o.m, n); err != nil {
+		return err
 	}
 	parent := ctx
 	if o.budget > 0 {
@@ -86,9 +72,11 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return noResult(parent, ctx, err)
 	}
 	names := append(kern.ParamNames(), "noise")
-	rep := contReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Evaluations: res.Evals,
-		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Hyperparameters: namedParams(names, res.Params), N: n, M: o.m, BLAS: blas,
-		InducingInputs: rowsOf(res.Z), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: []string{}}
+	rep := fitReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Selector: selectorContinuous, Evaluations: ptr(res.Evals),
+		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Stopped == "converged", Restarts: ptr(res.Restarts),
+		InducingInputs: rowsOf(res.Z), Hyperparameters: namedParams(names, res.Params),
+		Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(), N: n, M: o.m, MRequested: ptr(o.m), Jitter: ptr(res.Jitter), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor,
+		Warnings: continuousWarnings(res, parent), BLAS: blas}
 	if res.AtNoiseFloor {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the noise variance ended at its floor: σ² = %.4g, floor %.4g; the floor, not the data, decided σ² (see --noise-floor)",
 			math.Exp(res.Params[len(res.Params)-1]), res.NoiseFloor))
@@ -104,7 +92,13 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 			rep.Notes = append(rep.Notes, note)
 		}
 	}
-	if err := writeOutputs(e.outputs(), output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
+	var out []byte
+	if o.json {
+		if out, err = rep.encode(); err != nil {
+			return err
+		}
+	}
+	if err := writeOutputs(e.outputs(), output{o.save, namedPredictor(res.Predictor, train.X.Names(), train.TargetName).Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	// Warnings go to stderr, where they are seen with --json too.
@@ -112,22 +106,40 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
 	}
 	if o.json {
-		out, err := json.Marshal(rep)
-		if err != nil {
+		if _, err = e.stdout.Write(out); err != nil {
 			return err
 		}
-		if _, err = e.stdout.Write(append(out, '\n')); err != nil {
-			return err
+	} else {
+		fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
+			o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped)
+		fmt.Fprintf(e.stdout, "prior mean: %.6g (%s)\n", res.Mean, sgp.MeanConstant)
+		if test != nil {
+			fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
 		}
-		return interrupted(parent)
+		for _, msg := range rep.Notes {
+			fmt.Fprintf(e.stdout, "note: %s\n", msg)
+		}
 	}
-	fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
-		o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped)
-	if test != nil {
-		fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
-	}
-	for _, msg := range rep.Notes {
-		fmt.Fprintf(e.stdout, "note: %s\n", msg)
+	// Warnings go to stderr, seen with --json too.
+	for _, msg := range rep.Warnings {
+		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
 	}
 	return interrupted(parent)
+}
+
+// continuousWarnings says when a continuous fit is not a converged one:
+// the best point reached when it was interrupted (parent cancelled), ran
+// out of time or evaluations, or stalled.
+func continuousWarnings(res *sgp.ContinuousResult, parent context.Context) []string {
+	switch {
+	case res.Stopped == "converged":
+		return []string{}
+	case parent.Err() != nil:
+		return []string{fmt.Sprintf("interrupted after %d evaluations; the model is the best state reached", res.Evals)}
+	case res.Stopped == "cancelled":
+		return []string{fmt.Sprintf("the time budget ended the fit after %d evaluations; the model is the best state reached (give a longer --time-budget)", res.Evals)}
+	case res.Stopped == "max evaluations":
+		return []string{fmt.Sprintf("the fit did not converge in %d evaluations (20·max-epochs); the model is the best state reached (give a larger --max-epochs)", res.Evals)}
+	}
+	return []string{fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", res.Stopped)}
 }

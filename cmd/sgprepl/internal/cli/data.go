@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,9 @@ import (
 )
 
 // readData reads the training file and, if testPath is not empty, the test
-// file, which must have the same number of columns.
+// file, which must have the same number of columns. When both have header
+// rows, the test file's input columns are matched to the training file's
+// by name (and read in the training file's order).
 func readData(trainPath, testPath string) (train, test *sgp.Dataset, err error) {
 	return readDataProgress(trainPath, testPath, nil)
 }
@@ -35,6 +38,14 @@ func readDataProgress(trainPath, testPath string, progress io.Writer) (train, te
 	if test, err = readCSVProgress(testPath, progress, readProgressEvery); err != nil {
 		return nil, nil, err
 	}
+	if names, testNames := train.X.Names(), test.X.Names(); names != nil && testNames != nil {
+		if err := sameColumns(names, testNames, testPath+"'s header"); err != nil {
+			return nil, nil, fmt.Errorf("%w; the test file needs the training file's input columns %s", err, trainPath)
+		}
+		if test.X, err = test.X.Columns(names); err != nil {
+			return nil, nil, err
+		}
+	}
 	if test.X.Dim() != train.X.Dim() {
 		return nil, nil, fmt.Errorf("test file %s has %d columns but training file %s has %d; both need the same inputs, then the target",
 			testPath, test.X.Dim()+1, trainPath, train.X.Dim()+1)
@@ -42,12 +53,44 @@ func readDataProgress(trainPath, testPath string, progress io.Writer) (train, te
 	return train, test, nil
 }
 
+// sameColumns returns an error naming the columns of want (a model's
+// inputs) that got (described as where) lacks, and those it has beyond
+// them.
+func sameColumns(want, got []string, where string) error {
+	var missing, unknown []string
+	for _, name := range want {
+		if !slices.Contains(got, name) {
+			missing = append(missing, strconv.Quote(shorten(name)))
+		}
+	}
+	for _, name := range got {
+		if !slices.Contains(want, name) {
+			unknown = append(unknown, strconv.Quote(shorten(name)))
+		}
+	}
+	var msgs []string
+	if len(missing) == 1 {
+		msgs = append(msgs, fmt.Sprintf("%s lacks the model's input %s", where, missing[0]))
+	} else if len(missing) > 1 {
+		msgs = append(msgs, fmt.Sprintf("%s lacks the model's inputs %s", where, strings.Join(missing, ", ")))
+	}
+	if len(unknown) > 0 {
+		msgs = append(msgs, fmt.Sprintf("%s names %s, not among the model's inputs", where, strings.Join(unknown, ", ")))
+	}
+	if msgs == nil {
+		return nil
+	}
+	return fmt.Errorf("%s (its inputs: %s)", strings.Join(msgs, "; "), columnNames(want))
+}
+
 // fitData is a training or test table read for `sgprepl fit`.
 type fitData struct {
-	x    sgp.Inputs
-	y    []float64
-	path string
-	dim  int // input columns
+	x      sgp.Inputs
+	y      []float64
+	path   string
+	dim    int      // input columns
+	names  []string // the input columns' names, nil for a file without a header row
+	target string   // the target column's name, "" without a header row
 }
 
 func (d *fitData) Len() int { return len(d.y) }
@@ -113,6 +156,9 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 			if i != ti {
 				in = append(in, i)
 			}
+		}
+		if len(header) > 1 && strings.TrimSpace(header[0]) == "" && ti != 0 {
+			return nil, fmt.Errorf("%s: the header's first column has no name: it is the row index that pandas' DataFrame.to_csv() writes; write the file with to_csv(index=False), drop that column, or name the inputs with --input-column", path)
 		}
 	}
 	for _, name := range inputCols {
@@ -193,7 +239,14 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &fitData{x: x, y: y, path: path, dim: len(in)}, nil
+	fd := &fitData{x: x, y: y, path: path, dim: len(in)}
+	for _, i := range in {
+		fd.names = append(fd.names, strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff")))
+	}
+	if ti >= 0 {
+		fd.target = strings.TrimSpace(strings.TrimPrefix(header[ti], "\ufeff"))
+	}
+	return fd, nil
 }
 
 // columnNames lists a header row's names for an error message: at most
@@ -271,11 +324,27 @@ func readNumericData(trainPath, testPath string, progress io.Writer) (train, tes
 	if err != nil {
 		return nil, nil, err
 	}
-	train = &fitData{x: tr.X, y: tr.Y, path: trainPath, dim: tr.X.Dim()}
+	train = &fitData{x: tr.X, y: tr.Y, path: trainPath, dim: tr.X.Dim(), names: tr.X.Names(), target: tr.TargetName}
 	if te != nil {
-		test = &fitData{x: te.X, y: te.Y, path: testPath, dim: te.X.Dim()}
+		test = &fitData{x: te.X, y: te.Y, path: testPath, dim: te.X.Dim(), names: te.X.Names(), target: te.TargetName}
 	}
 	return train, test, nil
+}
+
+// namedPredictor returns a copy of p with the input and target column
+// names given.
+func namedPredictor(p *sgp.Predictor, names []string, target string) *sgp.Predictor {
+	q := *p
+	q.InputNames, q.TargetName = names, target
+	return &q
+}
+
+// namedExact returns a copy of p with the input and target column names
+// given.
+func namedExact(p *sgp.ExactPredictor, names []string, target string) *sgp.ExactPredictor {
+	q := *p
+	q.InputNames, q.TargetName = names, target
+	return &q
 }
 
 // evaluateInputs scores md on test inputs of any kind: SMSE and SNLP with

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -38,21 +37,21 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 		if !positive(*variance) {
-			return fmt.Errorf("--variance %v must be positive and finite", *variance)
+			return usageErrorf("--variance %v must be positive and finite", *variance)
 		}
 		if !positive(*noise) {
-			return fmt.Errorf("--noise %v must be positive and finite", *noise)
+			return usageErrorf("--noise %v must be positive and finite", *noise)
 		}
 		for _, l := range ls {
 			if !positive(l) {
-				return fmt.Errorf("--lengthscales: %v must be positive and finite", l)
+				return usageErrorf("--lengthscales: %v must be positive and finite", l)
 			}
 		}
 		if len(ls) == 0 {
-			return errors.New("--lengthscales is empty; give one lengthscale, or one per input dimension")
+			return usageErrorf("--lengthscales is empty; give one lengthscale, or one per input dimension")
 		}
 		if len(inducing) == 0 {
-			return errors.New("--inducing is empty; give at least one 0-based data row")
+			return usageErrorf("--inducing is empty; give at least one 0-based data row")
 		}
 		train, _, err := readData(*trainPath, "")
 		if err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -13,16 +12,29 @@ import (
 )
 
 // selectorExact is the --selector value that fits the full GP instead of
-// a sparse one (sgp.FitExact).
-const selectorExact = "exact"
+// a sparse one (sgp.FitExact), selectorContinuous the one that moves the
+// inducing inputs continuously (sgp.FitContinuous).
+const (
+	selectorExact      = "exact"
+	selectorContinuous = "sgpr-continuous"
+)
+
+// selectorNames lists every --selector value of fit, for error messages.
+const selectorNames = "hybrid, cholqr, random, greedy-variance, titsias:S, sgpr-continuous or exact"
 
 // parseSelector is sgp.ParseSelector, accepting "exact" too (fit handles
-// it on its own path, fitExactCLI, once the data are read).
+// it on its own path, fitExactCLI, once the data are read); an unknown
+// name is answered with every selector fit takes.
 func parseSelector(name string) (sgp.Selector, error) {
-	if strings.EqualFold(strings.TrimSpace(name), selectorExact) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if n == selectorExact {
 		return sgp.Selector{}, nil
 	}
-	return sgp.ParseSelector(name)
+	sel, err := sgp.ParseSelector(n)
+	if err != nil && !strings.HasPrefix(n, "titsias:") {
+		return sel, fmt.Errorf("unknown selector %q: use %s", name, selectorNames)
+	}
+	return sel, err
 }
 
 // exactCLIOptions are the settings of `fit --selector exact`.
@@ -37,33 +49,6 @@ type exactCLIOptions struct {
 	save, pred          string
 	json, quiet         bool
 	noiseFloor          float64
-}
-
-// exactReport is the --json output of `fit --selector exact`: fit's keys
-// where they apply (epochs counts objective evaluations, m = n), plus the
-// jitter the Cholesky factorisation needed.
-type exactReport struct {
-	Objective       float64            `json:"objective"`
-	ObjectiveKind   string             `json:"objective_kind"`
-	Selector        string             `json:"selector"`
-	SMSE            *float64           `json:"smse"`
-	SNLP            *float64           `json:"snlp"`
-	Epochs          int                `json:"epochs"`
-	Seconds         float64            `json:"seconds"`
-	Stopped         string             `json:"stopped"`
-	Converged       bool               `json:"converged"`
-	Restarts        int                `json:"restarts"`
-	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	Mean            float64            `json:"mean"`
-	MeanFunction    string             `json:"mean_function"`
-	N               int                `json:"n"`
-	M               int                `json:"m"`
-	Jitter          float64            `json:"jitter"`
-	NoiseFloor      float64            `json:"noise_floor"`
-	AtNoiseFloor    bool               `json:"at_noise_floor"`
-	Warnings        []string           `json:"warnings"`
-	Notes           []string           `json:"notes,omitempty"`
-	BLAS            string             `json:"blas"`
 }
 
 // fitExactCLI is `fit --selector exact`: the full GP with the same kernel
@@ -109,10 +94,10 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			}
 		}
 	}
-	rep := exactReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
-		Epochs: res.Evals, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged, Restarts: res.Restarts,
+	rep := fitReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
+		Evaluations: ptr(res.Evals), Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged, Restarts: ptr(res.Restarts),
 		Hyperparameters: res.Hyperparameters().Map(), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
-		N: n, M: n, Jitter: res.Jitter, NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
+		N: n, M: n, Jitter: ptr(res.Jitter), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
 	var pred *predictions
 	if o.test != nil {
 		p := res.Predictor
@@ -131,15 +116,17 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			rep.Notes = append(rep.Notes, note)
 		}
 	}
-	if err := writeOutputs(e.outputs(), output{o.save, res.Predictor.Save}, output{o.pred, pred.writeCSV}); err != nil {
+	var out []byte
+	if o.json {
+		if out, err = rep.encode(); err != nil {
+			return err
+		}
+	}
+	if err := writeOutputs(e.outputs(), output{o.save, namedExact(res.Predictor, o.train.names, o.train.target).Save}, output{o.pred, pred.writeCSV}); err != nil {
 		return err
 	}
 	if o.json {
-		out, err := json.Marshal(rep)
-		if err != nil {
-			return fmt.Errorf("cannot encode the result as JSON: %w", err)
-		}
-		if _, err := e.stdout.Write(append(out, '\n')); err != nil {
+		if _, err := e.stdout.Write(out); err != nil {
 			return err
 		}
 	} else {

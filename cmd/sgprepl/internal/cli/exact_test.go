@@ -31,13 +31,13 @@ func TestFitExact(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout)
 	}
-	for _, key := range []string{"objective", "smse", "snlp", "epochs", "seconds", "stopped", "converged", "hyperparameters", "mean", "n", "m", "warnings", "blas", "jitter"} {
+	for _, key := range []string{"objective", "smse", "snlp", "evaluations", "seconds", "stopped", "converged", "hyperparameters", "mean", "n", "m", "warnings", "blas", "jitter"} {
 		if _, ok := rep[key]; !ok {
 			t.Errorf("report lacks %q: %s", key, stdout)
 		}
 	}
 	if rep["n"].(float64) != 60 || rep["m"].(float64) != 60 || rep["objective_kind"] != "exact" || rep["converged"] != true ||
-		rep["smse"] == nil || !(rep["smse"].(float64) < 0.5) || !(rep["epochs"].(float64) > 1) {
+		rep["smse"] == nil || !(rep["smse"].(float64) < 0.5) || !(rep["evaluations"].(float64) > 1) || rep["epochs"] != nil {
 		t.Errorf("report %s", stdout)
 	}
 	hyp := rep["hyperparameters"].(map[string]any)

@@ -25,7 +25,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	maxEpochs := fs.Int("max-epochs", 50, "maximum number of epochs")
 	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration`; the hybrid selector stops within it (0: no limit; the hybrid's continuous refinement then takes at most as long as its CholQR phase, at least 5 s)")
 	savePath := fs.String("save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights); - is standard output, and the summary then goes to stderr")
-	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance (noisy variance), one row per test row; needs --test; - is standard output, and the summary then goes to stderr")
+	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance,latent_variance (the variance of a noisy observation, then of the latent function), one row per test row; needs --test; - is standard output, and the summary then goes to stderr")
 	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	noiseFloor := fs.Float64("noise-floor", 0, "least noise `variance` σ² the fit may reach, in the target's units squared (0: 1e-6 of the target's variance around a quadratic trend in the inputs, at least 1e-9 of its variance); a fit that ends at it says so")
@@ -62,7 +62,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			// The output takes standard output; the summary goes to stderr.
 			e = &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr, dash: e.stdout}
 		}
-		if *selectorName == "sgpr-continuous" {
+		*selectorName = strings.ToLower(strings.TrimSpace(*selectorName))
+		if *selectorName == selectorContinuous {
 			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf") {
 				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and the rbf kernel")
 			}
@@ -108,7 +109,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return err
 		}
 		n := train.Len()
-		if strings.EqualFold(strings.TrimSpace(*selectorName), selectorExact) {
+		if *selectorName == selectorExact {
 			kern, err := sgp.NewKernel(spec, train.x, train.y)
 			if err != nil {
 				return err
@@ -143,11 +144,11 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
-			Epochs: res.Epochs, Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
-			NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Resumed: res.Resumed, SwitchedOn: append([]int{}, res.SwitchedOn...),
+			Epochs: ptr(res.Epochs), Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
+			NoiseOnly: ptr(res.NoiseOnly), Restarted: ptr(res.Restarted), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Resumed: ptr(res.Resumed), SwitchedOn: append([]int{}, res.SwitchedOn...),
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
 			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
-			N: n, M: len(res.Inducing), MRequested: *m, Z: *z,
+			N: n, M: len(res.Inducing), MRequested: ptr(*m), Z: ptr(*z),
 			Warnings: append([]string{}, res.Warnings...),
 			BLAS:     blas, Selector: sel.String(),
 		}
@@ -167,12 +168,18 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		var out []byte
 		if *jsonOut {
-			if out, err = json.Marshal(rep); err != nil {
-				return fmt.Errorf("cannot encode the result as JSON: %w", err)
+			if out, err = rep.encode(); err != nil {
+				return err
 			}
-			out = append(out, '\n')
 		}
-		if err := writeOutputs(e.outputs(), output{*savePath, md.Save}, output{*predPath, pred.writeCSV}); err != nil {
+		save := func(w io.Writer) error {
+			p, err := md.Predictor()
+			if err != nil {
+				return err
+			}
+			return namedPredictor(p, train.names, train.target).Save(w)
+		}
+		if err := writeOutputs(e.outputs(), output{*savePath, save}, output{*predPath, pred.writeCSV}); err != nil {
 			return err
 		}
 
@@ -212,38 +219,69 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	}
 }
 
-// fitReport is the --json output of fit. Metrics that are undefined (no
-// test set, or one of a single row or with constant targets) are null;
-// Notes says why. M is the number of inducing points used, MRequested the
-// number asked for.
+// fitReport is the --json output of fit, of one shape for every
+// selector: a key the selector cannot fill is present and null (epochs for
+// sgpr-continuous and exact, which count evaluations instead; inducing
+// rows for those, whose inducing inputs are not rows or are all of them;
+// z, noise_only, restarted, switched_on, refined and resumed, which only
+// CholQR's epochs fill). Metrics that are undefined (no test set, or one
+// of a single row or with constant targets) are null; Notes says why. M
+// is the number of inducing points used (n for exact), MRequested the
+// number asked for. Mean is the prior mean μ the saved model and the
+// predictions use.
 type fitReport struct {
 	Objective       float64            `json:"objective"`
 	ObjectiveKind   string             `json:"objective_kind"`
+	Selector        string             `json:"selector"`
 	SMSE            *float64           `json:"smse"`
 	SNLP            *float64           `json:"snlp"`
-	Epochs          int                `json:"epochs"`
+	Epochs          *int               `json:"epochs"`
+	Evaluations     *int               `json:"evaluations"` // objective evaluations (sgpr-continuous, exact)
 	Seconds         float64            `json:"seconds"`
 	Stopped         string             `json:"stopped"`
 	Converged       bool               `json:"converged"`
-	NoiseOnly       bool               `json:"noise_only"`
-	Restarted       bool               `json:"restarted"`
+	NoiseOnly       *bool              `json:"noise_only"`
+	Restarted       *bool              `json:"restarted"`
+	Restarts        *int               `json:"restarts"`       // the optimiser's restarts (sgpr-continuous, exact)
 	NoiseFloor      float64            `json:"noise_floor"`    // the least σ² the fit could reach (--noise-floor or the default)
 	AtNoiseFloor    bool               `json:"at_noise_floor"` // σ² ended at the floor: the floor, not the data, decided it
 	SwitchedOn      []int              `json:"switched_on"`
 	Inducing        []int              `json:"inducing"`
+	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's (a hybrid fit's are under refined)
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Mean            float64            `json:"mean"`
 	MeanFunction    string             `json:"mean_function"`
 	N               int                `json:"n"`
 	M               int                `json:"m"`
-	MRequested      int                `json:"m_requested"`
-	Z               int                `json:"z"`
+	MRequested      *int               `json:"m_requested"`
+	Z               *int               `json:"z"`
+	Jitter          *float64           `json:"jitter"` // added to the diagonal of K[Z,Z] (sgpr-continuous) or K (exact)
 	Warnings        []string           `json:"warnings"`
-	Notes           []string           `json:"notes,omitempty"`
+	Notes           []string           `json:"notes"`
 	BLAS            string             `json:"blas"`
-	Selector        string             `json:"selector"`
 	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
-	Resumed         bool               `json:"resumed"` // a hybrid fit's CholQR had the rest of the budget after the refinements (Result.Resumed)
+	Resumed         *bool              `json:"resumed"` // a hybrid fit's CholQR had the rest of the budget after the refinements (Result.Resumed)
+}
+
+// ptr returns a pointer to a copy of v, for a fitReport key that is null
+// for some selectors.
+func ptr[T any](v T) *T { return &v }
+
+// encode returns the report as one line of JSON, encoded before any
+// output file is written so that a report that cannot be encoded leaves
+// none.
+func (r *fitReport) encode() ([]byte, error) {
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
+	out, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the result as JSON: %w", err)
+	}
+	return append(out, '\n'), nil
 }
 
 // refinedReport describes the continuous refinement of a hybrid fit
@@ -287,19 +325,33 @@ func progressTo(e *env, quiet bool) io.Writer {
 	return e.stderr
 }
 
-// checkSettings validates the fit settings against n points.
+// checkSettings validates the fit settings against n points. A flag value
+// outside its range is a usage error (exit status 2); m ≥ n, a value that
+// does not fit the data, is not.
 func checkSettings(n, m, z, maxEpochs int, budget time.Duration) error {
 	switch {
+	case m < 1:
+		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", m)
+	case z < 0:
+		return usageErrorf("--z %d: the number of information pivots must be ≥ 0", z)
+	case maxEpochs < 1:
+		return usageErrorf("--max-epochs %d must be ≥ 1", maxEpochs)
+	case budget < 0:
+		return usageErrorf("--time-budget %v must be ≥ 0 (0: no limit)", budget)
 	case n < 2:
 		return fmt.Errorf("the training data has %d row; need at least 2 (1 ≤ m < n)", n)
-	case m < 1 || m >= n:
-		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d", m, n)
-	case z < 0:
-		return fmt.Errorf("z=%d information pivots must be ≥ 0", z)
-	case maxEpochs < 1:
-		return fmt.Errorf("--max-epochs %d must be ≥ 1", maxEpochs)
-	case budget < 0:
-		return fmt.Errorf("--time-budget %v must be ≥ 0 (0: no limit)", budget)
+	}
+	return checkM(m, n)
+}
+
+// checkM checks 1 ≤ m < n for a sparse fit of n points; m ≥ n names the
+// exact GP, which uses every point.
+func checkM(m, n int) error {
+	if m < 1 {
+		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", m)
+	}
+	if m >= n {
+		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d; to use all %d points, fit the exact GP with --selector exact (without --m; n ≤ %d)", m, n, n, sgp.MaxExactN)
 	}
 	return nil
 }

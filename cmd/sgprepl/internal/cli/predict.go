@@ -99,7 +99,8 @@ func formatMetric(v *float64) string {
 
 func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	modelPath := fs.String("model", "", "model `file` written by fit --save (required): sparse, or exact from --selector exact")
-	inputPath := fs.String("input", "", "CSV `file` of the rows to predict at (required): the model's d input columns, or d+1 with a target that is ignored")
+	inputPath := fs.String("input", "", "CSV `file` of the rows to predict at (required): for a model fit on a file with a header row, a header naming the model's input columns, in any order (a column named as the target is not read); otherwise the model's d input columns, or d+1 whose last, a target, is not read")
+	noHeader := fs.Bool("no-header", false, "the input file has no header row: read its columns as the model's inputs, in the model's order, also for a model fit on named columns")
 	outPath := fs.String("output", "", "write the predictions as CSV to `file` (mean,variance,latent_variance) instead of stdout; - is standard output")
 	jsonOut := fs.Bool("json", false, "print one JSON object with the predictions")
 	var inputCols stringList
@@ -121,7 +122,7 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err != nil {
 			return err
 		}
-		x, err := readPredictInputs(*inputPath, p, inputCols)
+		x, err := readPredictInputs(*inputPath, p, inputCols, *noHeader)
 		if err != nil {
 			return err
 		}
@@ -160,26 +161,38 @@ func modelKind(p sgp.Regressor) string {
 	return "sparse"
 }
 
-// modelParts returns a loaded model's kernel and the inputs it keeps
-// (inducing inputs, or the training inputs of an exact model).
-func modelParts(p sgp.Regressor) (sgp.Kernel, sgp.Inputs) {
+// modelParts returns a loaded model's kernel, the inputs it keeps
+// (inducing inputs, or the training inputs of an exact model) and the
+// columns it was fit on.
+func modelParts(p sgp.Regressor) (sgp.Kernel, sgp.Inputs, sgp.InputColumns) {
 	switch m := p.(type) {
 	case *sgp.Predictor:
-		return m.Kern, m.X
+		return m.Kern, m.X, m.InputColumns()
 	case *sgp.ExactPredictor:
-		return m.Kern, m.X
+		return m.Kern, m.X, m.InputColumns()
 	}
 	panic(fmt.Sprintf("predict: unknown model type %T", p))
 }
 
 // readPredictInputs reads the rows to predict at: numbers for a model of
-// vectors (d columns, or d+1 whose last, a target, is ignored), a named
-// column for other models (SMILES, strings, …, featurised as in fit).
-func readPredictInputs(path string, p sgp.Regressor, inputCols []string) (sgp.Inputs, error) {
-	kern, kept := modelParts(p)
+// vectors, matched to the model's input columns by name where both have
+// names (sgp.ReadPredictCSV), by position otherwise (byPosition allows
+// that for a named model); named columns for other models (SMILES,
+// strings, …, featurised as in fit), by default the model's own.
+func readPredictInputs(path string, p sgp.Regressor, inputCols []string, byPosition bool) (sgp.Inputs, error) {
+	kern, kept, cols := modelParts(p)
 	if _, ok := kept.(*sgp.Vectors); !ok || len(inputCols) > 0 {
-		if len(inputCols) == 0 {
+		switch {
+		case len(inputCols) == 0 && cols.Names == nil:
 			return nil, usageErrorf("predict: this model's inputs are not numbers: name the input column with --input-column (the file needs a header row)")
+		case len(inputCols) == 0:
+			inputCols = cols.Names
+		case cols.Names != nil:
+			// The columns named must be the model's, read in its order.
+			if err := sameColumns(cols.Names, inputCols, "--input-column"); err != nil {
+				return nil, fmt.Errorf("predict: %w", err)
+			}
+			inputCols = cols.Names
 		}
 		spec, err := kernelSpecOf(kern)
 		if err != nil {
@@ -191,28 +204,20 @@ func readPredictInputs(path string, p sgp.Regressor, inputCols []string) (sgp.In
 		}
 		return d.x, nil
 	}
-	dim := kept.(*sgp.Vectors).Dim()
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, errors.Unwrap(err))
 	}
 	defer fh.Close()
-	x, err := sgp.ReadInputsCSV(fh, path)
-	if err != nil {
-		return nil, err
+	cols.ByPosition = byPosition
+	x, err := sgp.ReadPredictCSV(fh, path, cols)
+	switch {
+	case errors.Is(err, sgp.ErrNoHeader):
+		return nil, fmt.Errorf("%s has no header row, but the model was fit on named columns (%s): add a header row naming them, or pass --no-header to read the columns in the model's order", path, columnNames(cols.Names))
+	case errors.Is(err, sgp.ErrUnknownColumn):
+		return nil, fmt.Errorf("%w; or read only the model's inputs by naming each with --input-column", err)
 	}
-	switch x.Dim() {
-	case dim:
-		return x, nil
-	case dim + 1: // a last, target, column: ignored
-		n := x.Len()
-		data := make([]float64, 0, n*dim)
-		for i := range n {
-			data = append(data, x.Row(i)[:dim]...)
-		}
-		return sgp.NewVectors(n, dim, data)
-	}
-	return nil, fmt.Errorf("%s: %d columns, but the model takes %d inputs (and a last, target, column may follow)", path, x.Dim(), dim)
+	return x, err
 }
 
 // kernelSpecOf returns the --kernel spec that featurises inputs for k.
