@@ -120,10 +120,6 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 			fmt.Fprintf(e.stdout, "note: %s\n", msg)
 		}
 	}
-	// Warnings go to stderr, seen with --json too.
-	for _, msg := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
-	}
 	return interrupted(parent)
 }
 
