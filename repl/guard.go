@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"runtime/metrics"
 	"time"
 )
@@ -130,13 +131,21 @@ func (s *Session) leave() {
 }
 
 // monitor stops the session's interpreted code if the goroutine stacks
-// pass stackLimit, while a cell or a goroutine of the session's code
-// runs. The measure is the process's: it cannot tell the session's
-// goroutines from others, which hold little.
+// grow by more than stackLimit while a cell or a goroutine of the
+// session's code runs. The measure is the process's: it cannot tell the
+// session's goroutines from others, which hold little, and it counts
+// from what the stacks held when the monitor started, so that a stack
+// still large from an earlier stop (a goroutine's stack shrinks only at
+// garbage collections) does not stop the next cell.
 func (s *Session) monitor() {
 	t := time.NewTicker(stackCheck)
 	defer t.Stop()
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/stacks:bytes"}}
+	metrics.Read(sample)
+	limit := uint64(stackLimit)
+	if sample[0].Value.Kind() == metrics.KindUint64 {
+		limit += sample[0].Value.Uint64()
+	}
 	for range t.C {
 		s.mu.Lock()
 		if s.active == 0 {
@@ -146,7 +155,7 @@ func (s *Session) monitor() {
 		}
 		s.mu.Unlock()
 		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > stackLimit {
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > limit {
 			s.mu.Lock()
 			if s.stopLocked() {
 				if s.cellCtx != nil {
@@ -169,6 +178,23 @@ func (s *Session) stopLocked() bool {
 	s.armed = false
 	interpStop(s.in)
 	return true
+}
+
+// shrinkStacks runs garbage collections, each of which halves the stack
+// of a goroutine that uses less than a quarter of it, until the stacks
+// hold less than a quarter of stackLimit (at most 8 times): a goroutine
+// that served a runaway recursion and lives on keeps its large stack
+// otherwise, and a new recursion on it would fill that stack without
+// growing it, unseen by the monitor, up to Go's limit.
+func shrinkStacks() {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/stacks:bytes"}}
+	for range 8 {
+		runtime.GC()
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 || sample[0].Value.Uint64() < stackLimit/4 {
+			return
+		}
+	}
 }
 
 // stackError is the error of a cell whose code was stopped for its
@@ -212,6 +238,7 @@ func (s *Session) cellOutcome(err error) error {
 	case exit != nil:
 		return exit
 	case stack:
+		shrinkStacks()
 		return stackError(false)
 	case len(panics) > 0 && err == nil:
 		return &CellError{Panicked: true, Msg: "in a goroutine: " + panics[0]}

@@ -110,6 +110,16 @@ func TestSessionRecursion(t *testing.T) {
 	if res.Value == nil || res.Value.Text != "20000" {
 		t.Errorf("down(20000) = %+v", res.Value)
 	}
+	// A cell that runs for a while after the stop is not stopped for the
+	// stack the stopped recursion left, and a second runaway recursion is
+	// stopped again.
+	res = evalOK(t, s, "import \"time\"\nfor i := 0; i < 20; i++ {\n\ttime.Sleep(5 * time.Millisecond)\n}\n\"slept\"")
+	if res.Value == nil || !strings.Contains(res.Value.Text, "slept") {
+		t.Errorf("the cell after the stop: %+v", res.Value)
+	}
+	if _, err := s.Eval(context.Background(), "rec(0)"); err == nil || !strings.Contains(err.Error(), "unbounded recursion") {
+		t.Errorf("second recursion: error %v, want the stop for the stack", err)
+	}
 }
 
 // TestSessionMakeLimit: make with more elements than the machine's memory
