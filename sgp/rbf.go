@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/cholqr/sgp/sgp/internal/asm"
 )
 
 // RBF is the squared-exponential kernel with automatic relevance
@@ -258,7 +260,7 @@ func (k *RBF) scaledT(x *Vectors, rows []int) (xs, norms []float64) {
 // each load of a scaled input serves four differences (n = 10⁴, m = 512:
 // 29 ms for the block instead of 34). Each value is computed by the same
 // operations in the same order either way. The distances' inner loop
-// (sqacc4) and the exponential (expRow, within a few units in the last
+// (asm.SqAcc4) and the exponential (asm.ExpRow, within a few units in the last
 // place of math.Exp) run four lanes at a time where the CPU has AVX and
 // AVX2, with the same bits as their Go loops.
 func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
@@ -281,10 +283,10 @@ func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
 				clear(r2)
 				clear(r3)
 				for t := 0; t < d; t++ {
-					sqacc4(xs[t*n+i0:t*n+i1], zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3], r0, r1, r2, r3)
+					asm.SqAcc4(xs[t*n+i0:t*n+i1], zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3], r0, r1, r2, r3)
 				}
 				for q, rq := range [4][]float64{r0, r1, r2, r3} {
-					expRow(dst[(c+q)*n+i0:(c+q)*n+i1], rq, v)
+					asm.ExpRow(dst[(c+q)*n+i0:(c+q)*n+i1], rq, v)
 				}
 			}
 			for ; c < m; c++ {
@@ -298,7 +300,7 @@ func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
 						r2[i] += diff * diff
 					}
 				}
-				expRow(dst[c*n+i0:c*n+i1], r2, v)
+				asm.ExpRow(dst[c*n+i0:c*n+i1], r2, v)
 			}
 		}
 	})
@@ -315,7 +317,7 @@ const rbfTile = 256
 //
 // The inducing points are taken four at a time, so that four sums share
 // each load of x̃_t, and each sum over the rows is formed in four lanes
-// (wsqdot4, AVX where the CPU has it), which overlaps the additions whose
+// (asm.WSqDot4, AVX where the CPU has it), which overlaps the additions whose
 // latency bounds a single running sum (a KIN40K continuous evaluation at
 // m = 64 went from 8.05 to 7.4 ms). A point left over from the groups of
 // four is summed in the same lane order, so the bits do not depend on how
@@ -355,7 +357,7 @@ func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []in
 			parts[(c+3)*(1+d)] += s3
 			for t := 0; t < d; t++ {
 				z0, z1, z2, z3 := zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3]
-				st0, st1, st2, st3 := wsqdot4(xs[t*n:(t+1)*n], h0, h1, h2, h3, z0, z1, z2, z3)
+				st0, st1, st2, st3 := asm.WSqDot4(xs[t*n:(t+1)*n], h0, h1, h2, h3, z0, z1, z2, z3)
 				parts[c*(1+d)+1+t] += st0
 				parts[(c+1)*(1+d)+1+t] += st1
 				parts[(c+2)*(1+d)+1+t] += st2
@@ -377,7 +379,7 @@ func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []in
 				// that the split of the points over goroutines, which
 				// decides the groups, does not change the bits.
 				z := zs[t*m+c]
-				st, _, _, _ := wsqdot4(xs[t*n:(t+1)*n], h, h, h, h, z, z, z, z)
+				st, _, _, _ := asm.WSqDot4(xs[t*n:(t+1)*n], h, h, h, h, z, z, z, z)
 				acc[1+t] += st
 			}
 		}

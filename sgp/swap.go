@@ -2,6 +2,8 @@ package sgp
 
 import (
 	"math"
+
+	"github.com/cholqr/sgp/sgp/internal/asm"
 )
 
 // move moves the pivot at position from to position to; the pivots in
@@ -293,14 +295,14 @@ func (t *rotTask) runRange(_, lo, hi int) {
 // rotPair sets (u, v) ← (s·u + c·v, c·u − s·v) elementwise: the symmetric
 // reflection X = [s c; c −s] applied to a pair of columns.
 func rotPair(u, v []float64, s, c float64) {
-	rot2(u, v[:len(u)], s, c, c, -s)
+	asm.Rot2(u, v[:len(u)], s, c, c, -s)
 }
 
 // givensPair sets (u, v) ← (ch·u + sh·v, sg·(ch·v − sh·u)) elementwise: a
 // Givens rotation followed by an optional sign flip of the second output.
 func givensPair(u, v []float64, ch, sh, sg float64) {
 	// sg = ±1, so sg·(ch·y − sh·x) = (−sg·sh)·x + (sg·ch)·y exactly.
-	rot2(u, v[:len(u)], ch, sh, -sg*sh, sg*ch)
+	asm.Rot2(u, v[:len(u)], ch, sh, -sg*sh, sg*ch)
 }
 
 // removeToPark removes the active point at position p: it is moved to the

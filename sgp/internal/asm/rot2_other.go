@@ -1,11 +1,11 @@
 //go:build !amd64
 
-package sgp
+package asm
 
-// rot2 sets (u[i], v[i]) ← (a·u[i] + b·v[i], c·u[i] + d·v[i]) for
+// Rot2 sets (u[i], v[i]) ← (a·u[i] + b·v[i], c·u[i] + d·v[i]) for
 // i < len(u); len(v) ≥ len(u). The conversions round each product, as
 // rot2_amd64.s does, where the compiler would otherwise fuse them.
-func rot2(u, v []float64, a, b, c, d float64) {
+func Rot2(u, v []float64, a, b, c, d float64) {
 	v = v[:len(u)]
 	for i, x := range u {
 		y := v[i]

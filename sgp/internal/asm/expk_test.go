@@ -1,4 +1,4 @@
-package sgp
+package asm
 
 import (
 	"math"
@@ -38,10 +38,10 @@ func TestExpNegAccuracy(t *testing.T) {
 		t.Errorf("expNeg(NaN) = %v, want NaN", got)
 	}
 	dst := make([]float64, 3)
-	expRow(dst, []float64{0, 2, 4}, 1.5)
+	ExpRow(dst, []float64{0, 2, 4}, 1.5)
 	for i, s := range []float64{0, 2, 4} {
 		if want := 1.5 * math.Exp(-s/2); math.Abs(dst[i]-want) > 3e-16*want {
-			t.Errorf("expRow: %v at s = %v, want %v", dst[i], s, want)
+			t.Errorf("ExpRow: %v at s = %v, want %v", dst[i], s, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package sgp
+package asm
 
 import (
 	"math"
@@ -11,10 +11,10 @@ import (
 // TestExpRowKernelsAgree checks the AVX2 exponential against the Go loop
 // bit for bit: random squared distances over the whole range, the cut-off
 // expMin and its neighbours, zeros, infinities and NaNs, at every length
-// that expRow splits between the two.
+// that ExpRow splits between the two.
 func TestExpRowKernelsAgree(t *testing.T) {
 	if !cpu.X86.HasAVX2 {
-		t.Skip("no AVX2 here: expRow runs the Go loop")
+		t.Skip("no AVX2 here: ExpRow runs the Go loop")
 	}
 	rng := rand.New(rand.NewPCG(4, 7))
 	special := []float64{0, math.Copysign(0, -1), 1e-300, 2, -2 * expMin, math.Nextafter(-2*expMin, 0), math.Nextafter(-2*expMin, 2000),
@@ -34,7 +34,7 @@ func TestExpRowKernelsAgree(t *testing.T) {
 		for _, v := range []float64{1, 0.37, 1e5} {
 			want, got := make([]float64, n), make([]float64, n)
 			expRowGo(want, s, v)
-			expRow(got, s, v)
+			ExpRow(got, s, v)
 			for i := range want {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
 					t.Fatalf("n=%d, v=%v, s=%v: AVX2 %v (%#x), Go %v (%#x)", n, v, s[i], got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))

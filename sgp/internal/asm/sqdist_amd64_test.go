@@ -1,4 +1,4 @@
-package sgp
+package asm
 
 import (
 	"math"
@@ -14,7 +14,7 @@ import (
 // after the first input dimension) and inputs of mixed scales and signs.
 func TestSqacc4Agree(t *testing.T) {
 	if !cpu.X86.HasAVX {
-		t.Skip("no AVX here: sqacc4 runs the Go loop")
+		t.Skip("no AVX here: SqAcc4 runs the Go loop")
 	}
 	rng := rand.New(rand.NewPCG(5, 9))
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 256, 259} {
@@ -64,11 +64,11 @@ func TestWsqdot4Agree(t *testing.T) {
 		}
 		z := [4]float64{0.3, -2, 0, 7}
 		w0, w1, w2, w3 := wsqdot4Go(x, h[0], h[1], h[2], h[3], z[0], z[1], z[2], z[3])
-		g0, g1, g2, g3 := wsqdot4(x, h[0], h[1], h[2], h[3], z[0], z[1], z[2], z[3])
+		g0, g1, g2, g3 := WSqDot4(x, h[0], h[1], h[2], h[3], z[0], z[1], z[2], z[3])
 		want, got := [4]float64{w0, w1, w2, w3}, [4]float64{g0, g1, g2, g3}
 		for q := range want {
 			if math.Float64bits(got[q]) != math.Float64bits(want[q]) {
-				t.Fatalf("n=%d, centre %d: wsqdot4 %v, Go loops %v", n, q, got[q], want[q])
+				t.Fatalf("n=%d, centre %d: WSqDot4 %v, Go loops %v", n, q, got[q], want[q])
 			}
 			var plain, scale float64
 			for i, v := range x {
@@ -82,6 +82,6 @@ func TestWsqdot4Agree(t *testing.T) {
 		}
 	}
 	if !cpu.X86.HasAVX {
-		t.Log("no AVX here: wsqdot4 ran the Go loops")
+		t.Log("no AVX here: WSqDot4 ran the Go loops")
 	}
 }

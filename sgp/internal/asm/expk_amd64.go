@@ -1,15 +1,15 @@
-package sgp
+package asm
 
 import "golang.org/x/sys/cpu"
 
-// expRow sets dst[i] = v·exp(−s[i]/2) for i < len(s), the RBF kernel's
+// ExpRow sets dst[i] = v·exp(−s[i]/2) for i < len(s), the RBF kernel's
 // values from the squared scaled distances s (see expNeg): four at a time
 // with AVX2 where the CPU has it (expk_amd64.s, the same bits as expNeg),
 // the rest in Go. math.Exp took about 4.6 ns a value here, most of the
 // time of the kernel block at d = 8 (BenchmarkRBFBlock).
-func expRow(dst, s []float64, v float64) {
+func ExpRow(dst, s []float64, v float64) {
 	if len(dst) < len(s) {
-		panic("sgp: internal error: expRow destination shorter than its input")
+		panic("sgp: internal error: ExpRow destination shorter than its input")
 	}
 	done := 0
 	if cpu.X86.HasAVX2 {
@@ -19,7 +19,7 @@ func expRow(dst, s []float64, v float64) {
 	expRowGo(dst[done:len(s)], s[done:], v)
 }
 
-// expRowAVX2 is expRow for len(s) a multiple of 4.
+// expRowAVX2 is ExpRow for len(s) a multiple of 4.
 //
 //go:noescape
 func expRowAVX2(dst, s []float64, v float64)

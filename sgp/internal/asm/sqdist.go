@@ -1,6 +1,6 @@
-package sgp
+package asm
 
-// sqacc4Go is sqacc4 as a Go loop: r_q[i] += (x[i] − z_q)² for the four
+// sqacc4Go is SqAcc4 as a Go loop: r_q[i] += (x[i] − z_q)² for the four
 // centres z_0 … z_3 and i < len(x), one load of x[i] for all four.
 func sqacc4Go(x []float64, z0, z1, z2, z3 float64, r0, r1, r2, r3 []float64) {
 	r0, r1, r2, r3 = r0[:len(x)], r1[:len(x)], r2[:len(x)], r3[:len(x)]
@@ -13,7 +13,7 @@ func sqacc4Go(x []float64, z0, z1, z2, z3 float64, r0, r1, r2, r3 []float64) {
 	}
 }
 
-// wsqdot4Go is wsqdot4 as Go loops, in the same order: four lanes per
+// wsqdot4Go is WSqDot4 as Go loops, in the same order: four lanes per
 // centre (lane l takes the elements i ≡ l mod 4 of the first len(x)&^3),
 // the lanes added as (l₀ + l₁) + (l₂ + l₃), then the last len(x) mod 4
 // elements in order. Each term is (h·δ)·δ.
@@ -35,7 +35,7 @@ func wsqdot4Go(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2,
 	return wsqdot4Tail(x, h0, h1, h2, h3, z0, z1, z2, z3, s0, s1, s2, s3)
 }
 
-// wsqdot4Tail adds wsqdot4's terms for the last len(x) mod 4 elements, in
+// wsqdot4Tail adds WSqDot4's terms for the last len(x) mod 4 elements, in
 // order, to the lanes' sums s0 … s3.
 func wsqdot4Tail(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3, s0, s1, s2, s3 float64) (float64, float64, float64, float64) {
 	for i := len(x) &^ 3; i < len(x); i++ {

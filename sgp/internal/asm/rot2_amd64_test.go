@@ -1,4 +1,4 @@
-package sgp
+package asm
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 
 // TestRot2KernelsAgree checks the SSE2 and AVX rotation kernels against
 // the scalar expressions, bit for bit, at every length of both unrolled
-// loops' tails, whichever one rot2 picks on this CPU.
+// loops' tails, whichever one Rot2 picks on this CPU.
 func TestRot2KernelsAgree(t *testing.T) {
 	checkRot2(t, "sse2", rot2sse2, 20)
 	if !cpu.X86.HasAVX {

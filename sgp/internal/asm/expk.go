@@ -1,4 +1,4 @@
-package sgp
+package asm
 
 import "math"
 
@@ -46,7 +46,7 @@ func expNeg(x float64) float64 {
 	return float64(p * scale)
 }
 
-// expRowGo is expRow as a Go loop.
+// expRowGo is ExpRow as a Go loop.
 func expRowGo(dst, s []float64, v float64) {
 	dst = dst[:len(s)]
 	for i, si := range s {
