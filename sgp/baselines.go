@@ -167,7 +167,7 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 	scored := 0
 	// At most exactBatchMax candidates are scored at a time: the batch
 	// holds one n-vector per candidate.
-	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax), f.pool.size())
+	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax), f.pool.Size())
 	cands := make([]int, 0, s+1)
 	vals := make([]float64, s+1)
 	// CholQR's forward start (pivots) is factorised again by build, so it

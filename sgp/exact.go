@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // MaxExactN is the largest number of training points FitExact accepts.
@@ -434,7 +436,7 @@ func fillKernelMatrix(a, diag []float64, k Kernel, x Inputs) error {
 	row := func(j int) {
 		k.Column(a[j*n:j*n+j+1], x, 0, j+1, x, j)
 	}
-	parallelFor((n+1)/2, max(1, minRowsPerTask*4/max(1, n)), func(t0, t1 int) {
+	par.For((n+1)/2, max(1, par.MinRows*4/max(1, n)), func(t0, t1 int) {
 		for t := t0; t < t1; t++ {
 			row(t)
 			if j := n - 1 - t; j != t {
@@ -641,7 +643,7 @@ func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []
 		hi := min(s, lo+block)
 		b := hi - lo
 		// Row c of ks = K[X, xs_{lo+c}]ᵀ, then L⁻¹ of it (B ← B·L⁻ᵀ).
-		parallelFor(b, max(1, minRowsPerTask/max(1, n)), func(c0, c1 int) {
+		par.For(b, max(1, par.MinRows/max(1, n)), func(c0, c1 int) {
 			for c := c0; c < c1; c++ {
 				row := ks[c*n : (c+1)*n]
 				p.Kern.Column(row, p.X, 0, n, xs, lo+c)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // Factor is the CholQR factored state of Cao et al. (2013) for an ordered
@@ -63,7 +65,7 @@ type Factor struct {
 	yy    float64   // ‖y − μ‖²
 	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
 
-	pool *workers
+	pool *par.Pool
 
 	// A removed point is parked here until its removal is confirmed, so
 	// that a rejected swap can restore it without a kernel evaluation.
@@ -178,8 +180,8 @@ func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *
 	f.approx.init(n, m, z)
 	f.gsParts = make([]float64, maxChunks*f.partWidth())
 	f.gram = make([]float64, f.tcap*f.tcap)
-	f.pool = newWorkers()
-	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)
+	f.pool = par.NewPool()
+	runtime.AddCleanup(f, func(w *par.Pool) { w.Close() }, f.pool)
 	f.approx.task.f = f
 	f.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, m), v: make([]float64, f.tcap)}
 	f.yy = sumSquares(f.y)
@@ -406,7 +408,7 @@ func (f *Factor) clone() *Factor {
 	c.approx.init(f.n, f.mcap, f.zcap)
 	c.approx.task.f = &c
 	c.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, f.mcap), v: make([]float64, f.tcap)}
-	c.pool = newWorkers()
-	runtime.AddCleanup(&c, func(w *workers) { w.close() }, c.pool)
+	c.pool = par.NewPool()
+	runtime.AddCleanup(&c, func(w *par.Pool) { w.Close() }, c.pool)
 	return &c
 }

@@ -417,7 +417,7 @@ func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 
 	t := &f.gsTask
 	t.f, t.mode, t.coef, t.scale, t.chunk = f, mode, coef, scale, size
 	f.qSweeps[mode]++
-	f.pool.runParts(t, chunks, f.pool.size())
+	f.pool.RunParts(t, chunks, f.pool.Size())
 	t.coef = nil
 	if mode == gsFinish {
 		return 0, 0, 0
@@ -437,7 +437,7 @@ func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 
 	return ww, wy, w1
 }
 
-func (t *gsTask) runRange(_, lo, hi int) {
+func (t *gsTask) RunRange(_, lo, hi int) {
 	f := t.f
 	n, k, ldq := f.n, f.k, f.ldq
 	rows := n + k + 1

@@ -1,9 +1,6 @@
 package sgp
 
-import (
-	"runtime"
-	"sync"
-)
+import "github.com/cholqr/sgp/sgp/internal/par"
 
 // Kernel is a positive semi-definite covariance function κ(x, x′) with
 // positive hyperparameters, seen through their logarithms θ.
@@ -40,95 +37,31 @@ type Kernel interface {
 	AddDiagGrad(grad, w []float64, x Inputs, lo, hi int)
 }
 
-// minRowsPerTask is the smallest row range given to one goroutine: below
-// it the goroutine start-up costs more than the kernel evaluations.
-const minRowsPerTask = 512
-
-// parallelRows calls fn on disjoint ranges covering [0, n), concurrently
-// when n is large enough. It returns after every call has returned.
-func parallelRows(n int, fn func(lo, hi int)) {
-	parallelFor(n, minRowsPerTask, fn)
-}
-
-// parallelFor calls fn on disjoint ranges covering [0, n), each of at
-// least minPer items, concurrently on up to GOMAXPROCS goroutines.
-func parallelFor(n, minPer int, fn func(lo, hi int)) {
-	tasks := runtime.GOMAXPROCS(0)
-	if maxTasks := n / max(1, minPer); maxTasks < tasks {
-		tasks = maxTasks
-	}
-	if tasks <= 1 {
-		fn(0, n)
-		return
-	}
-	var (
-		wg   sync.WaitGroup
-		slot panicSlot
-	)
-	chunk := (n + tasks - 1) / tasks
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slot.guard(lo, hi, fn)
-		}()
-	}
-	wg.Wait()
-	// A panic on one goroutine (a user's kernel failing on some rows) is
-	// raised again here, on the caller's, where the public methods turn
-	// it into an error; unrecovered it would end the process.
-	slot.rethrow()
-}
-
 // kernelColumn sets dst[i] = κ(x_i, y_j) for all i, in parallel.
 func kernelColumn(k Kernel, dst []float64, x Inputs, y Inputs, j int) {
-	parallelRows(x.Len(), func(lo, hi int) {
+	par.Rows(x.Len(), func(lo, hi int) {
 		k.Column(dst[lo:hi], x, lo, hi, y, j)
 	})
 }
 
 // kernelDiag sets dst[i] = κ(x_i, x_i) for all i, in parallel.
 func kernelDiag(k Kernel, dst []float64, x Inputs) {
-	parallelRows(x.Len(), func(lo, hi int) {
+	par.Rows(x.Len(), func(lo, hi int) {
 		k.Diag(dst[lo:hi], x, lo, hi)
 	})
-}
-
-// reduceChunk is the number of rows per partial sum in reduceRows.
-const reduceChunk = 1024
-
-// reduceRows splits [0, n) into fixed chunks of reduceChunk rows, calls
-// fn(lo, hi, acc) on each with its own zeroed acc of length width, on up
-// to GOMAXPROCS goroutines, and adds the chunk results to out in chunk
-// order. The result is therefore the same bit for bit whatever the
-// scheduling and the number of cores.
-func reduceRows(n, width int, out []float64, fn func(lo, hi int, acc []float64)) {
-	chunks := max(1, (n+reduceChunk-1)/reduceChunk)
-	parts := make([]float64, chunks*width)
-	parallelFor(chunks, 1, func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			fn(c*reduceChunk, min(n, (c+1)*reduceChunk), parts[c*width:(c+1)*width])
-		}
-	})
-	for c := 0; c < chunks; c++ {
-		for p, v := range parts[c*width : (c+1)*width] {
-			out[p] += v
-		}
-	}
 }
 
 // kernelAddGrad adds Σ_{i,c} w[i·len(cols)+c] ∂κ(x_i, y_cols[c])/∂θ to
 // grad, splitting the rows of x across goroutines.
 func kernelAddGrad(k Kernel, grad, w []float64, x Inputs, y Inputs, cols []int) {
-	reduceRows(x.Len(), k.NumParams(), grad, func(lo, hi int, acc []float64) {
+	par.Reduce(x.Len(), k.NumParams(), grad, func(lo, hi int, acc []float64) {
 		k.AddGrad(acc, w[lo*len(cols):hi*len(cols)], x, lo, hi, y, cols)
 	})
 }
 
 // kernelAddDiagGrad adds Σ_i w[i] ∂κ(x_i, x_i)/∂θ to grad.
 func kernelAddDiagGrad(k Kernel, grad, w []float64, x Inputs) {
-	reduceRows(x.Len(), k.NumParams(), grad, func(lo, hi int, acc []float64) {
+	par.Reduce(x.Len(), k.NumParams(), grad, func(lo, hi int, acc []float64) {
 		k.AddDiagGrad(acc, w[lo:hi], x, lo, hi)
 	})
 }

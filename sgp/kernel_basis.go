@@ -1,6 +1,10 @@
 package sgp
 
-import "math"
+import (
+	"math"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+)
 
 // scaledSum is implemented by the built-in kernels that are sums of fixed
 // kernels with one variance each,
@@ -40,7 +44,7 @@ func unitBasisT(k blockKernel, v float64, dst []float64, x Inputs, y Inputs, col
 	n := x.Len()
 	k.crossT(dst[:n*len(cols)], x, y, cols)
 	inv := 1 / v
-	parallelFor(len(dst), 1<<14, func(lo, hi int) {
+	par.For(len(dst), 1<<14, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dst[i] *= inv
 		}
@@ -66,7 +70,7 @@ func (k *WL) basisT(dst []float64, x Inputs, y Inputs, cols []int) {
 	fx, fy := k.features(x), k.features(y)
 	n, m := x.Len(), len(cols)
 	if !k.perDepth {
-		parallelFor(m, max(1, minRowsPerTask/max(1, n)), func(c0, c1 int) {
+		par.For(m, max(1, par.MinRows/max(1, n)), func(c0, c1 int) {
 			for c := c0; c < c1; c++ {
 				normalisedColumn(dst[c*n:(c+1)*n], 1, fx.sp, 0, n, fy.sp, cols[c])
 			}
@@ -74,7 +78,7 @@ func (k *WL) basisT(dst []float64, x Inputs, y Inputs, cols []int) {
 		return
 	}
 	D := k.h + 1
-	parallelFor(m, max(1, minRowsPerTask/max(1, n)), func(c0, c1 int) {
+	par.For(m, max(1, par.MinRows/max(1, n)), func(c0, c1 int) {
 		p := k.scratch(D * n)
 		defer k.pool.Put(p)
 		acc := *p
@@ -111,7 +115,7 @@ func (k *WL) basisT(dst []float64, x Inputs, y Inputs, cols []int) {
 func (k *HistogramIntersection) basisT(dst []float64, x Inputs, y Inputs, cols []int) {
 	xh, yh := x.(*Histograms), y.(*Histograms)
 	n, m, C := x.Len(), len(cols), len(k.s.v)
-	parallelFor(m, max(1, minRowsPerTask/max(1, n)), func(c0, c1 int) {
+	par.For(m, max(1, par.MinRows/max(1, n)), func(c0, c1 int) {
 		acc := make([]float64, C)
 		for c := c0; c < c1; c++ {
 			z := yh.item(cols[c])

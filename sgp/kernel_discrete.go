@@ -3,6 +3,8 @@ package sgp
 import (
 	"fmt"
 	"math"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // The kernels on histograms, strings and sparse counts (the kernels of
@@ -79,7 +81,7 @@ func (s *logScales) names(prefix string) []string {
 func addGradColumns(k Kernel, grad, w []float64, x Inputs, y Inputs, cols []int) {
 	n, m, np := x.Len(), len(cols), k.NumParams()
 	parts := make([]float64, m*np)
-	parallelFor(m, max(1, minRowsPerTask/max(1, n)), func(c0, c1 int) {
+	par.For(m, max(1, par.MinRows/max(1, n)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			k.AddGrad(parts[c*np:(c+1)*np], w[c*n:(c+1)*n], x, 0, n, y, cols[c:c+1])
 		}

@@ -3,6 +3,8 @@ package sgp
 import (
 	"slices"
 	"sync"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // sparseSet holds n sparse non-negative vectors in compressed-row form, the
@@ -86,7 +88,7 @@ func (b *sparseBuilder) done() sparseSet { return b.s }
 func countRows(n int, ids func(i int, buf []uint64) []uint64) sparseSet {
 	rowIdx := make([][]uint64, n)
 	rowVal := make([][]float64, n)
-	parallelFor(n, 32, func(lo, hi int) {
+	par.For(n, 32, func(lo, hi int) {
 		var buf []uint64
 		for i := lo; i < hi; i++ {
 			buf = ids(i, buf[:0])
@@ -320,7 +322,7 @@ func (ix *invIndex) scatterMinSum(acc []float64, lo, hi int, bi []uint64, bv []f
 // crossT of the discrete kernels whose derivatives follow from their values.
 func crossColumns(k Kernel, dst []float64, x Inputs, y Inputs, cols []int) {
 	n := x.Len()
-	parallelFor(len(cols), max(1, minRowsPerTask/max(1, n)), func(c0, c1 int) {
+	par.For(len(cols), max(1, par.MinRows/max(1, n)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			k.Column(dst[c*n:(c+1)*n], x, 0, n, y, cols[c])
 		}
@@ -350,7 +352,7 @@ func addGradByColumns(k Kernel, g *float64, w []float64, x Inputs, lo, hi int, y
 // on the scheduling.
 func addGradScaled(g *float64, w, kv []float64, n, m int) {
 	parts := make([]float64, m)
-	parallelFor(m, max(1, 4*minRowsPerTask/max(1, n)), func(c0, c1 int) {
+	par.For(m, max(1, 4*par.MinRows/max(1, n)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			wr, kr := w[c*n:(c+1)*n], kv[c*n:(c+1)*n]
 			var s float64

@@ -3,6 +3,8 @@ package sgp
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // kmeansIters bounds the Lloyd iterations of kmeansCentres.
@@ -108,7 +110,7 @@ func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) []int {
 			break
 		}
 		z := cent[c*d : (c+1)*d]
-		parallelFor(nb, 1, func(lo, hi int) {
+		par.For(nb, 1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				s := 0.0
 				for i := b * size; i < min(rows, (b+1)*size); i++ {
@@ -150,7 +152,7 @@ func lloydStep(xs []float64, d int, cent []float64, assign []int32) bool {
 	sums := make([]float64, nb*m*d)
 	counts := make([]int, nb*m)
 	moved := make([]bool, nb)
-	parallelFor(nb, 1, func(lo, hi int) {
+	par.For(nb, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			s, cnt := sums[b*m*d:(b+1)*m*d], counts[b*m:(b+1)*m]
 			for i := b * size; i < min(rows, (b+1)*size); i++ {

@@ -8,6 +8,8 @@ import (
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // ErrNotPD is returned when K[I,I] or GᵀG + σ²I is not numerically
@@ -248,7 +250,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 		e.combineBasis(kmn, theta[:np])
 	} else if block && e.kval != nil {
 		bk.crossT(e.kval, e.x, e.xI, e.seq)
-		parallelFor(len(kmn), 1<<16, func(lo, hi int) { copy(kmn[lo:hi], e.kval[lo:hi]) })
+		par.For(len(kmn), 1<<16, func(lo, hi int) { copy(kmn[lo:hi], e.kval[lo:hi]) })
 	} else if block {
 		bk.crossT(kmn, e.x, e.xI, e.seq)
 	} else {
@@ -513,7 +515,7 @@ func (e *Evaluator) combineBasis(dst, theta []float64) {
 	for p, t := range theta {
 		e.scales[p] = math.Exp(t)
 	}
-	parallelFor(mn, 1<<14, func(lo, hi int) {
+	par.For(mn, 1<<14, func(lo, hi int) {
 		d := dst[lo:hi]
 		v0 := e.scales[0]
 		for i, b := range e.basis[lo:hi] {
@@ -534,7 +536,7 @@ func (e *Evaluator) combineBasis(dst, theta []float64) {
 // so the result does not depend on the scheduling.
 func (e *Evaluator) addBasisGrad(w []float64, lo, hi int) {
 	n, m, np, b := e.n, e.m, e.np, hi-lo
-	parallelFor(m, max(1, 4*minRowsPerTask/max(1, b)), func(c0, c1 int) {
+	par.For(m, max(1, 4*par.MinRows/max(1, b)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			wc := w[c*b : (c+1)*b]
 			for p := 0; p < np; p++ {
@@ -554,7 +556,7 @@ func (e *Evaluator) addBasisGrad(w []float64, lo, hi int) {
 // B_p(z_i, z_c) is row active[i] of B_p's column c.
 func (e *Evaluator) addBasisGradMM(T []float64) {
 	n, m, np := e.n, e.m, e.np
-	parallelFor(m, max(1, 4*minRowsPerTask/max(1, m)), func(c0, c1 int) {
+	par.For(m, max(1, 4*par.MinRows/max(1, m)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			tc := T[c*m : (c+1)*m]
 			for p := 0; p < np; p++ {

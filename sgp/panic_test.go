@@ -58,46 +58,6 @@ func TestKernelPanicBecomesError(t *testing.T) {
 	}
 }
 
-// TestWorkersPanic checks the pool directly: a panic on a worker
-// goroutine reaches the caller once every range has ended, with its rows,
-// and the pool runs the next task normally.
-func TestWorkersPanic(t *testing.T) {
-	w := newWorkers()
-	defer w.close()
-	n := 8 * minRowsPerTask
-	task := &panicTask{bad: n - 1}
-	func() {
-		defer func() {
-			r := recover()
-			pe, ok := r.(*PanicError)
-			if !ok || pe.Lo > n-1 || pe.Hi < n {
-				t.Errorf("recovered %v, want a PanicError covering row %d", r, n-1)
-			}
-		}()
-		w.run(task, n)
-	}()
-	task.bad = -1
-	task.done.Store(0)
-	w.run(task, n)
-	if got := task.done.Load(); got != int64(n) {
-		t.Errorf("after the panic the pool ran %d of %d rows", got, n)
-	}
-}
-
-type panicTask struct {
-	bad  int
-	done atomic.Int64
-}
-
-func (p *panicTask) runRange(_, lo, hi int) {
-	for i := lo; i < hi; i++ {
-		if i == p.bad {
-			panic("row failed")
-		}
-	}
-	p.done.Add(int64(hi - lo))
-}
-
 // TestInterruptPanicBecomesError: an interrupt function that panics in
 // the middle of a fit — in the gradient phase, where it runs on
 // gonum/optimize's goroutine, and between swaps — makes Fit return a

@@ -34,7 +34,7 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 	size, chunks := f.rowChunks(n)
 	at := &f.appendTask
 	at.f, at.j, at.dj, at.chunk = f, j, dj, size
-	f.pool.runParts(at, chunks, f.pool.size())
+	f.pool.RunParts(at, chunks, f.pool.Size())
 	f.stats.KernelEvals += n
 	for i, v := range col {
 		if f.d[i]-v*v < -f.clampTol(i) {
@@ -71,7 +71,7 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 }
 
 // appendTask is the pass of appendPivot over rows [0, n) of G, on a range
-// of chunks (see rowChunks; runRange gets chunk numbers): the kernel
+// of chunks (see rowChunks; RunRange gets chunk numbers): the kernel
 // column, g = (K[:, j] − G[:, :t]·G[j, :]ᵀ)/√d_j with exact zeros at the
 // pivot rows and √d_j at row j, in one sweep over G[:, :t] of the whole
 // range, then a second sweep by chunks for each chunk's part of
@@ -85,7 +85,7 @@ type appendTask struct {
 	chunk int // rows per chunk
 }
 
-func (a *appendTask) runRange(_, lo, hi int) {
+func (a *appendTask) RunRange(_, lo, hi int) {
 	f := a.f
 	n, t, j := f.n, f.t, a.j
 	cs := a.chunk

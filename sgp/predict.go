@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // Predictor holds what prediction needs from a fitted model, independent
@@ -127,7 +129,7 @@ func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float
 		hi := min(s, lo+block)
 		b := hi - lo
 		// Row c of gs = κ(xs[lo:hi], x_I[c]).
-		parallelFor(k, max(1, minRowsPerTask/b), func(c0, c1 int) {
+		par.For(k, max(1, par.MinRows/b), func(c0, c1 int) {
 			for c := c0; c < c1; c++ {
 				p.Kern.Column(gs[c*b:(c+1)*b], xs, lo, hi, p.X, c)
 			}

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/cholqr/sgp/sgp/internal/asm"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // RBF is the squared-exponential kernel with automatic relevance
@@ -269,7 +271,7 @@ func (k *RBF) crossT(dst []float64, x Inputs, y Inputs, cols []int) {
 	xs, _ := k.scaledT(xv, nil)
 	zs, _ := k.scaledT(yv, cols)
 	v := k.variance
-	parallelFor(n, max(rbfTile, minRowsPerTask*4/max(1, m)), func(lo, hi int) {
+	par.For(n, max(rbfTile, par.MinRows*4/max(1, m)), func(lo, hi int) {
 		var buf [4][rbfTile]float64
 		for i0 := lo; i0 < hi; i0 += rbfTile {
 			i1 := min(hi, i0+rbfTile)
@@ -329,7 +331,7 @@ func (k *RBF) addGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []in
 	zs, _ := k.scaledT(yv, cols)
 	// One partial sum per inducing point, added in order (deterministic).
 	parts := make([]float64, m*(1+d))
-	parallelFor(m, max(1, minRowsPerTask*4/max(1, n)), func(c0, c1 int) {
+	par.For(m, max(1, par.MinRows*4/max(1, n)), func(c0, c1 int) {
 		h := make([]float64, 4*n)
 		c := c0
 		for ; c+4 <= c1; c += 4 {

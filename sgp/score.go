@@ -142,12 +142,12 @@ func (f *Factor) approxScores(dst []float64, o Objective) {
 		blas64.Gemv(blas.NoTrans, 1, bt, blas64.Vector{N: k, Data: f.a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: w, Inc: 1})
 	}
 	aw.task.dst, aw.task.o = dst, o
-	f.pool.run(&aw.task, n)
+	f.pool.Run(&aw.task, n)
 	aw.task.dst = nil
 }
 
-// runRange scores candidates lo..hi−1.
-func (t *scoreTask) runRange(_, lo, hi int) {
+// RunRange scores candidates lo..hi−1.
+func (t *scoreTask) RunRange(_, lo, hi int) {
 	f := t.f
 	n, k, z := f.n, f.k, f.t-f.k
 	aw := &f.approx

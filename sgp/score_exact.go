@@ -136,7 +136,7 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 	per := (chunks + exactGroups - 1) / exactGroups
 	groups := (chunks + per - 1) / per
 	w.task = exactTask{f: f, w: w, cands: cands, k: k, per: per}
-	f.pool.runParts(&w.task, groups, f.pool.size())
+	f.pool.RunParts(&w.task, groups, f.pool.Size())
 	w.task = exactTask{}
 	// The groups' sums, in order.
 	u, gg, gy := w.u[:k*s], w.gg[:s], w.gy[:s]
@@ -192,7 +192,7 @@ type exactTask struct {
 	per   int // chunks per group
 }
 
-func (t *exactTask) runRange(part, lo, hi int) {
+func (t *exactTask) RunRange(part, lo, hi int) {
 	f, w, k, s := t.f, t.w, t.k, len(t.cands)
 	n, chunk := f.n, w.chunk
 	rows := w.rows[part*s*chunk : (part+1)*s*chunk]

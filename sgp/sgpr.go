@@ -9,6 +9,8 @@ import (
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // ContinuousResult reports a fit of the sparse GP whose inducing inputs
@@ -344,7 +346,7 @@ func (e *Evaluator) zGradRBF(gz []float64) {
 	n, m, d := e.n, e.m, len(k.ls)
 	T := e.tmat
 	groups := (m + zGroup - 1) / zGroup
-	parallelFor(groups, 1, func(g0, g1 int) {
+	par.For(groups, 1, func(g0, g1 int) {
 		ht := make([]float64, zBlock*zGroup)
 		prod := make([]float64, zGroup*d)
 		var hs [zGroup]float64

@@ -250,9 +250,9 @@ func (f *Factor) rotatePanels(refl []reflection, giv []givens) {
 	t := &f.rot.task
 	t.f, t.refl, t.giv = f, refl, giv
 	if rows >= moveSplitRows {
-		f.pool.runParts(t, rows, 2)
+		f.pool.RunParts(t, rows, 2)
 	} else {
-		t.runRange(0, 0, rows)
+		t.RunRange(0, 0, rows)
 	}
 	t.refl, t.giv = nil, nil
 }
@@ -268,7 +268,7 @@ type rotTask struct {
 	giv  []givens
 }
 
-func (t *rotTask) runRange(_, lo, hi int) {
+func (t *rotTask) RunRange(_, lo, hi int) {
 	f := t.f
 	n, ldq := f.n, f.ldq
 	for r0 := lo; r0 < hi; r0 += movePanel {

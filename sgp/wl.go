@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // wlMaxDepth is the largest number of Weisfeiler–Lehman iterations h. The
@@ -407,7 +409,7 @@ func WLFingerprints(gs *Graphs, h int) *SparseCounts {
 	checkWLDepth(h)
 	indices := make([][]int, len(gs.g))
 	counts := make([][]float64, len(gs.g))
-	parallelFor(len(gs.g), 32, func(lo, hi int) {
+	par.For(len(gs.g), 32, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			indices[i], counts[i] = WLFingerprint(gs.g[i], h)
 		}

@@ -1,4 +1,4 @@
-package sgp
+package par
 
 import (
 	"runtime"
@@ -6,29 +6,29 @@ import (
 	"time"
 )
 
-// rangeTask is row-parallel work: runRange handles rows [lo, hi) as part
+// Task is row-parallel work: RunRange handles rows [lo, hi) as part
 // number part.
-type rangeTask interface {
-	runRange(part, lo, hi int)
+type Task interface {
+	RunRange(part, lo, hi int)
 }
 
 // workerIdle is how long a pool's goroutine waits for work before it
 // exits (it exits between one and two such periods after its last job).
 const workerIdle = time.Second
 
-// workers is a small pool of goroutines owned by one Factor that splits
-// row ranges without allocating: tasks are sent as pointers to jobs kept in
-// the pool. Its goroutines start when a task needs them and exit once idle
-// (workerIdle), so a Factor holds goroutines only while it works: a session
-// that keeps many models (a notebook refitting dozens of times) holds no
-// parked goroutines for them. The pool's goroutines hold no reference to
-// the Factor, so the Factor can be collected; a cleanup then closes the
-// channel and any goroutines left exit.
-type workers struct {
+// Pool is a small pool of goroutines, owned by one factorisation, that
+// splits row ranges without allocating: tasks are sent as pointers to
+// jobs kept in the pool. Its goroutines start when a task needs them and
+// exit once idle (workerIdle), so an owner holds goroutines only while it
+// works: a session that keeps many models (a notebook refitting dozens of
+// times) holds no parked goroutines for them. The pool's goroutines hold
+// no reference to their owner, so the owner can be collected; a cleanup
+// that calls Close then ends any goroutines left.
+type Pool struct {
 	ch   chan *rangeJob // nil for a pool of one (the caller)
 	jobs []rangeJob
 	wg   sync.WaitGroup
-	slot panicSlot // the first panic of the running task's ranges
+	slot slot // the first panic of the running task's ranges
 
 	// mu orders the sends of runParts against a goroutine's decision to
 	// exit, so that a job is never left in ch with no goroutine to run it.
@@ -39,20 +39,20 @@ type workers struct {
 }
 
 type rangeJob struct {
-	task         rangeTask
+	task         Task
 	part, lo, hi int
 	wg           *sync.WaitGroup
-	slot         *panicSlot
+	slot         *slot
 }
 
-// newWorkers returns a pool of GOMAXPROCS goroutines, the caller's
+// NewPool returns a pool of GOMAXPROCS goroutines, the caller's
 // included; none is started yet.
-func newWorkers() *workers { return newWorkersN(runtime.GOMAXPROCS(0)) }
+func NewPool() *Pool { return NewPoolN(runtime.GOMAXPROCS(0)) }
 
-// newWorkersN returns a pool of p goroutines, the caller's included.
-func newWorkersN(p int) *workers {
+// NewPoolN returns a pool of p goroutines, the caller's included.
+func NewPoolN(p int) *Pool {
 	p = max(1, p)
-	w := &workers{jobs: make([]rangeJob, p), idle: workerIdle}
+	w := &Pool{jobs: make([]rangeJob, p), idle: workerIdle}
 	if p > 1 {
 		w.ch = make(chan *rangeJob, p)
 	}
@@ -61,7 +61,7 @@ func newWorkersN(p int) *workers {
 
 // loop runs jobs until the channel is closed or no job came for a whole
 // idle period.
-func (w *workers) loop() {
+func (w *Pool) loop() {
 	idle := time.NewTimer(w.idle)
 	defer idle.Stop()
 	busy := false // a job ran since the timer was last set
@@ -95,23 +95,18 @@ func (w *workers) loop() {
 }
 
 // run runs the job's range, recording a panic in the job's slot so that
-// the goroutine lives on and the caller of workers.run raises it.
+// the goroutine lives on and the caller of Pool.Run raises it.
 func (j *rangeJob) run() {
 	defer func() {
 		if r := recover(); r != nil {
-			pe := newPanicError(r, j.lo, j.hi)
-			j.slot.mu.Lock()
-			if j.slot.err == nil {
-				j.slot.err = pe
-			}
-			j.slot.mu.Unlock()
+			j.slot.keep(Capture(r, j.lo, j.hi))
 		}
 	}()
-	j.task.runRange(j.part, j.lo, j.hi)
+	j.task.RunRange(j.part, j.lo, j.hi)
 }
 
-// close stops the goroutines.
-func (w *workers) close() {
+// Close stops the goroutines.
+func (w *Pool) Close() {
 	if w.ch != nil {
 		close(w.ch)
 	}
@@ -119,44 +114,44 @@ func (w *workers) close() {
 
 // running returns the number of the pool's goroutines, the caller's not
 // included.
-func (w *workers) running() int {
+func (w *Pool) running() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.live
 }
 
-// parts returns how many parts n rows are split into.
-func (w *workers) parts(n int) int {
+// Parts returns how many parts Run splits n rows into.
+func (w *Pool) Parts(n int) int {
 	p := len(w.jobs)
 	if w.ch == nil {
 		p = 1
 	}
-	return max(1, min(p, n/minRowsPerTask))
+	return max(1, min(p, n/MinRows))
 }
 
-// run calls t.runRange on disjoint ranges covering [0, n), one of them on
+// Run calls t.RunRange on disjoint ranges covering [0, n), one of them on
 // the calling goroutine, and returns when all are done. A panic in any
-// range is raised on the calling goroutine once every range has ended
-// (see PanicError); the pool stays usable.
-func (w *workers) run(t rangeTask, n int) { w.runParts(t, n, w.parts(n)) }
+// range is raised on the calling goroutine, as a *Panic, once every range
+// has ended; the pool stays usable.
+func (w *Pool) Run(t Task, n int) { w.RunParts(t, n, w.Parts(n)) }
 
-// size returns the number of goroutines of the pool, the caller's included.
-func (w *workers) size() int {
+// Size returns the number of goroutines of the pool, the caller's included.
+func (w *Pool) Size() int {
 	if w.ch == nil {
 		return 1
 	}
 	return len(w.jobs)
 }
 
-// runParts is run with p ≤ size() parts of at least one row each.
-func (w *workers) runParts(t rangeTask, n, p int) {
-	p = max(1, min(p, w.size(), n))
+// RunParts is Run with p ≤ Size() parts of at least one row each.
+func (w *Pool) RunParts(t Task, n, p int) {
+	p = max(1, min(p, w.Size(), n))
 	if p == 1 {
-		t.runRange(0, 0, n)
+		t.RunRange(0, 0, n)
 		return
 	}
 	chunk := (n + p - 1) / p
-	// ch holds size() jobs and every earlier job has been taken, so the
+	// ch holds Size() jobs and every earlier job has been taken, so the
 	// sends do not block; a goroutine that sees them queued stays.
 	w.mu.Lock()
 	for ; w.live < p-1; w.live++ {

@@ -1,4 +1,4 @@
-package sgp
+package par
 
 import (
 	"math/rand/v2"
@@ -10,12 +10,12 @@ import (
 // countTask counts the rows it has run.
 type countTask struct{ done atomic.Int64 }
 
-func (c *countTask) runRange(_, lo, hi int) { c.done.Add(int64(hi - lo)) }
+func (c *countTask) RunRange(_, lo, hi int) { c.done.Add(int64(hi - lo)) }
 
 // waitRunning polls until the pool runs want goroutines, for at most 30 s
 // (a budget: the pool's timers fire late on a loaded machine, never
 // early).
-func waitRunning(t *testing.T, w *workers, want int) {
+func waitRunning(t *testing.T, w *Pool, want int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for w.running() != want {
@@ -30,13 +30,13 @@ func waitRunning(t *testing.T, w *workers, want int) {
 // once idle, and the next task starts them again and runs every row.
 func TestWorkersIdleExit(t *testing.T) {
 	t.Parallel()
-	w := newWorkersN(4)
-	defer w.close()
+	w := NewPoolN(4)
+	defer w.Close()
 	w.idle = 20 * time.Millisecond
-	n := 8 * minRowsPerTask
+	n := 8 * MinRows
 	for round := range 3 {
 		var task countTask
-		w.run(&task, n)
+		w.Run(&task, n)
 		if got := task.done.Load(); got != int64(n) {
 			t.Fatalf("round %d: %d of %d rows ran", round, got, n)
 		}
@@ -53,17 +53,17 @@ func TestWorkersIdleExit(t *testing.T) {
 // goroutine would hang run).
 func TestWorkersIdleRace(t *testing.T) {
 	t.Parallel()
-	w := newWorkersN(3)
-	defer w.close()
+	w := NewPoolN(3)
+	defer w.Close()
 	w.idle = 200 * time.Microsecond
 	rng := rand.New(rand.NewPCG(1, 1))
-	n := 6 * minRowsPerTask
+	n := 6 * MinRows
 	for i := range 1500 {
 		var task countTask
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			w.run(&task, n)
+			w.Run(&task, n)
 		}()
 		select {
 		case <-done:
