@@ -12,7 +12,7 @@ import (
 // panicKernelSetup defines, in a session, a model on 3000 points whose
 // kernel is an interpreted function (sgp.NewFuncKernel) that indexes out of
 // range for row 1500 while bad is true: the library evaluates it on its
-// worker goroutines (sgp/workers.go), from compiled code.
+// worker goroutines (sgp/internal/par), from compiled code.
 const panicKernelSetup = `train, test := sgp.SnelsonLike(3000, 4)
 bad := true
 short := []float64{1, 2, 3}

@@ -35,7 +35,7 @@ const gsOrthTol = 1e-14
 // appendPivot) splits them into at most maxChunks chunks of at least
 // minChunk rows, a number that depends on the row count only, and each
 // chunk has its own partial sums, added in chunk order: the result is the
-// same bit for bit whatever the number of cores (as in reduceRows). The
+// same bit for bit whatever the number of cores (as in par.Reduce). The
 // chunks are few and long: every chunk restarts the hardware prefetcher on
 // every column, which at n = 10⁴, k = 512 cost about 80 µs per chunk. Two
 // chunks suit the two cores this was measured on (a Q sweep took 2.25 ms
