@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/internal/table"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // Comparison puts fitted models side by side, as a text table in a
@@ -18,7 +22,7 @@ import (
 //	c := sgp.NewComparison(test).Add("VAR", mVAR, resVAR).Add("MLE", mMLE, resMLE)
 //	c // one row per model
 type Comparison struct {
-	Test *Dataset // the test set the models are scored on; nil for none
+	Test *data.Dataset // the test set the models are scored on; nil for none
 	Rows []ComparisonRow
 }
 
@@ -44,7 +48,7 @@ type ComparisonRow struct {
 
 // NewComparison returns an empty comparison whose models will be scored
 // on test (nil: no scores).
-func NewComparison(test *Dataset) *Comparison { return &Comparison{Test: test} }
+func NewComparison(test *data.Dataset) *Comparison { return &Comparison{Test: test} }
 
 // Add appends the fitted model md under name, with res the Result of its
 // Fit (nil: the epochs and seconds are read from md's trace and the stop
@@ -116,7 +120,7 @@ func (c *Comparison) header() ([]string, []bool) {
 // cells returns the table rows and the notes on rows that failed.
 func (c *Comparison) cells() (rows [][]string, notes []string) {
 	for _, r := range c.Rows {
-		cells := []string{r.Name, r.Kind.String(), fmtG(r.Objective), fmt.Sprintf("%d/%d", r.M, r.MRequested),
+		cells := []string{r.Name, r.Kind.String(), table.G(r.Objective), fmt.Sprintf("%d/%d", r.M, r.MRequested),
 			r.Selector.String(), strconv.Itoa(r.Epochs), fmt.Sprintf("%.3g", r.Elapsed.Seconds()), r.Stopped}
 		if r.Exact {
 			cells[1], cells[4] = "exact", "all (m = n)"
@@ -126,7 +130,7 @@ func (c *Comparison) cells() (rows [][]string, notes []string) {
 		}
 		if c.Test != nil {
 			if e := r.Eval; e != nil {
-				cells = append(cells, fmtG(e.SMSE), fmtG(e.SNLP), fmtG(e.MAE), fmt.Sprintf("%.3f", e.Coverage95))
+				cells = append(cells, table.G(e.SMSE), table.G(e.SNLP), table.G(e.MAE), fmt.Sprintf("%.3f", e.Coverage95))
 			} else {
 				cells = append(cells, "–", "–", "–", "–")
 			}
@@ -163,7 +167,7 @@ func (c *Comparison) String() string {
 	}
 	h, right := c.header()
 	rows, notes := c.cells()
-	s := c.title() + "\n" + textTable(h, rows, right)
+	s := c.title() + "\n" + table.Text(h, rows, right)
 	for _, n := range notes {
 		s += "\nerror: " + n
 	}
@@ -179,7 +183,7 @@ func (c *Comparison) HTML() string {
 	h, _ := c.header()
 	rows, notes := c.cells()
 	var b strings.Builder
-	b.WriteString(htmlGrid(c.title(), h, rows))
+	b.WriteString(table.Grid(c.title(), h, rows))
 	if len(notes) > 0 {
 		b.WriteString("<ul>")
 		for _, n := range notes {

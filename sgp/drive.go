@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Swap performs one swap: it removes the inducing point that has gone
@@ -143,8 +145,8 @@ type Result struct {
 	// set back after its gradient phases had switched them off (grown
 	// far beyond the inputs' spread, where no gradient step brings them
 	// back) because the objective was lower there; the epochs that
-	// followed are part of the fit (RBF kernel only; see
-	// Model.switchBackSubset). nil when none was.
+	// followed are part of the fit (kernels with lengthscales only,
+	// kernel.Lengthscaled). nil when none was.
 	SwitchedOn []int
 	// Refined is, for the hybrid selector, the continuous refinement
 	// that the model predicts with (its inducing
@@ -248,8 +250,8 @@ func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, e
 		stopped, converged, restarted, runErr = md.restartFromMLE(ctx, start, theta0, stopped, converged)
 	}
 	var on []int
-	if rbf, ok := md.kern.(*RBF); ok && runErr == nil && !md.fixHyper {
-		ls0 := make([]float64, rbf.Dim())
+	if lk, ok := md.kern.(kernel.Lengthscaled); ok && runErr == nil && !md.fixHyper {
+		ls0 := make([]float64, len(lk.Lengthscales()))
 		for j := range ls0 {
 			ls0[j] = math.Exp(theta0[1+j])
 		}

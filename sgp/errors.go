@@ -43,7 +43,7 @@ func (e *DegenerateError) Error() string {
 }
 
 // PanicError reports a panic in code sgp called — typically a user's
-// kernel function (NewFuncKernel) failing on some rows — on the calling
+// kernel function (kernel.NewFunc) failing on some rows — on the calling
 // goroutine or on one of the goroutines sgp evaluates kernels on. The
 // public methods return it instead of letting the panic end the process;
 // a Model then refactorises from scratch before its next use, so nothing

@@ -14,6 +14,10 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // MaxExactN is the largest number of training points FitExact accepts.
@@ -128,19 +132,19 @@ func (r *ExactResult) Hyperparameters() Hyperparameters {
 // positive definite in exact arithmetic.
 //
 // k is not modified: the fit works on a copy of a built-in kernel (a
-// FuncKernel or user type is used as it is, and its hyperparameters are
+// kernel.Func or user type is used as it is, and its hyperparameters are
 // left at the fitted values). Linear algebra is gonum's LAPACK in Go
 // (dpotrf, dpotri), not the SGP_BLAS backend. FitExact stops at the next
 // evaluation once ctx is done, returning the best state reached and ctx's
 // error.
-func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOptions) (res *ExactResult, err error) {
+func FitExact(ctx context.Context, x kernel.Inputs, y []float64, k kernel.Kernel, opts ExactOptions) (res *ExactResult, err error) {
 	defer recoverTo(&err)
 	start := time.Now()
 	if err := checkExact(x, y, k, opts); err != nil {
 		return nil, err
 	}
 	n := x.Len()
-	k = cloneKernel(k)
+	k = kernel.Clone(k)
 	noise := opts.Noise
 	if noise == 0 {
 		if noise = variance(y) / 4; !(noise > 0) || math.IsInf(noise, 0) {
@@ -216,7 +220,7 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 }
 
 // checkExact validates FitExact's arguments.
-func checkExact(x Inputs, y []float64, k Kernel, opts ExactOptions) error {
+func checkExact(x kernel.Inputs, y []float64, k kernel.Kernel, opts ExactOptions) error {
 	switch {
 	case x == nil || x.Len() == 0 || len(y) == 0:
 		return ErrEmpty
@@ -365,11 +369,11 @@ func (r *exactRun) minimize(p0 []float64) (stopped string, restarts int) {
 // buffer: K (lower triangle, with a copy above the diagonal for jittered
 // retries), then its Cholesky factor, then Σ⁻¹ − ααᵀ.
 type exactEval struct {
-	x     Inputs
+	x     kernel.Inputs
 	yc    []float64 // y − ȳ: ȳ the sample mean (estimated mean) or the fixed mean
 	ybar  float64
 	mean  Mean
-	kern  Kernel
+	kern  kernel.Kernel
 	n, np int
 
 	a      []float64 // n×n row-major
@@ -388,7 +392,7 @@ type exactEval struct {
 	trainVar  float64
 }
 
-func newExactEval(x Inputs, y []float64, k Kernel, mn Mean) *exactEval {
+func newExactEval(x kernel.Inputs, y []float64, k kernel.Kernel, mn Mean) *exactEval {
 	n := x.Len()
 	e := &exactEval{x: x, mean: mn, kern: k, n: n, np: k.NumParams(),
 		a: make([]float64, n*n), diag: make([]float64, n), u: make([]float64, n), v: make([]float64, n),
@@ -431,7 +435,7 @@ func (e *exactEval) buildK(p []float64) error {
 // K(x, x), mirrored above the diagonal, and diag with its diagonal, and
 // fails on a non-finite value. Rows are paired (j, n−1−j) so that the
 // triangle splits evenly across goroutines.
-func fillKernelMatrix(a, diag []float64, k Kernel, x Inputs) error {
+func fillKernelMatrix(a, diag []float64, k kernel.Kernel, x kernel.Inputs) error {
 	n := x.Len()
 	row := func(j int) {
 		k.Column(a[j*n:j*n+j+1], x, 0, j+1, x, j)
@@ -578,7 +582,7 @@ func (e *exactEval) predictor() *ExactPredictor {
 	for i := 0; i < n; i++ {
 		clear(e.a[i*n+i+1 : (i+1)*n])
 	}
-	return &ExactPredictor{Kern: cloneKernel(e.kern), NoiseV: e.noise, PriorMean: e.mu, Jitter: e.jitter, X: e.x, InputNames: inputNames(e.x),
+	return &ExactPredictor{Kern: kernel.Clone(e.kern), NoiseV: e.noise, PriorMean: e.mu, Jitter: e.jitter, X: e.x, InputNames: inputNames(e.x),
 		l: e.a, alpha: append([]float64(nil), e.alpha...), trainMean: e.trainMean, trainVar: e.trainVar}
 }
 
@@ -592,11 +596,11 @@ func (e *exactEval) predictor() *ExactPredictor {
 // evaluations. It holds the training inputs (shared, not copied) and the
 // n×n factor.
 type ExactPredictor struct {
-	Kern      Kernel
-	NoiseV    float64 // σ²
-	PriorMean float64 // μ
-	Jitter    float64 // ε
-	X         Inputs  // the training inputs
+	Kern      kernel.Kernel
+	NoiseV    float64       // σ²
+	PriorMean float64       // μ
+	Jitter    float64       // ε
+	X         kernel.Inputs // the training inputs
 	// InputNames and TargetName name the columns the model was fit on,
 	// as for Predictor.
 	InputNames []string
@@ -622,7 +626,7 @@ func (p *ExactPredictor) Alpha() []float64 { return append([]float64(nil), p.alp
 // xs in mean and variance (each of length s, allocated if nil) and returns
 // them. It returns an error if the kernel does not accept xs, or if xs
 // name their columns otherwise than InputNames (see Predictor.PredictTo).
-func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
+func (p *ExactPredictor) PredictTo(mean, variance []float64, xs kernel.Inputs) (_, _ []float64, err error) {
 	defer recoverTo(&err)
 	if err := checkInputNames(p.InputNames, xs); err != nil {
 		return nil, nil, err
@@ -668,13 +672,13 @@ func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []
 }
 
 // Predict returns the predictive mean and latent variance at xs.
-func (p *ExactPredictor) Predict(xs Inputs) (mean, variance []float64, err error) {
+func (p *ExactPredictor) Predict(xs kernel.Inputs) (mean, variance []float64, err error) {
 	return p.PredictTo(nil, nil, xs)
 }
 
 // PredictNoisy returns the predictive mean and the variance of a noisy
 // observation y* = f* + ε at xs.
-func (p *ExactPredictor) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
+func (p *ExactPredictor) PredictNoisy(xs kernel.Inputs) (mean, variance []float64, err error) {
 	mean, variance, err = p.PredictTo(nil, nil, xs)
 	return withNoise(mean, variance, err, p.NoiseV)
 }
@@ -682,7 +686,7 @@ func (p *ExactPredictor) PredictNoisy(xs Inputs) (mean, variance []float64, err 
 // Evaluate predicts at test.X with noisy variances and scores the
 // predictions against test.Y, with the training targets as the trivial
 // model, as Model.Evaluate does.
-func (p *ExactPredictor) Evaluate(test *Dataset) (*Evaluation, error) {
+func (p *ExactPredictor) Evaluate(test *data.Dataset) (*Evaluation, error) {
 	if test == nil || test.Len() == 0 {
 		return nil, fmt.Errorf("sgp: no test data")
 	}
@@ -691,7 +695,7 @@ func (p *ExactPredictor) Evaluate(test *Dataset) (*Evaluation, error) {
 
 // EvaluateInputs is Evaluate for test inputs of any kind (graphs,
 // strings) and their targets y.
-func (p *ExactPredictor) EvaluateInputs(x Inputs, y []float64) (*Evaluation, error) {
+func (p *ExactPredictor) EvaluateInputs(x kernel.Inputs, y []float64) (*Evaluation, error) {
 	if x == nil || x.Len() == 0 || len(y) == 0 {
 		return nil, fmt.Errorf("sgp: no test data")
 	}

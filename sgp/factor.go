@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Factor is the CholQR factored state of Cao et al. (2013) for an ordered
@@ -32,14 +34,14 @@ import (
 // A Factor is not safe for concurrent use. Its methods panic with an sgp:
 // message if called before a successful Factorize.
 type Factor struct {
-	x    Inputs
+	x    kernel.Inputs
 	yraw []float64 // the targets, not modified
 	y    []float64 // y − μ
 	mu   float64   // μ, the constant prior mean
 	// logScale is n·log sd(y) (0 for constant targets), the amount by which
 	// changing the units of y shifts the objectives; see valueScale.
 	logScale float64
-	kern     Kernel
+	kern     kernel.Kernel
 	noise    float64 // σ²
 	n        int
 	mcap     int // maximum active points m
@@ -125,7 +127,7 @@ type tentative struct {
 // It returns an error for empty data, mismatched lengths, non-finite
 // targets, a noise variance that is not positive and finite, m < 1, m > n,
 // z < 0, or inputs the kernel does not accept.
-func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *Factor, err error) {
+func NewFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, m, z int) (_ *Factor, err error) {
 	defer recoverTo(&err)
 	if x == nil || x.Len() == 0 || len(y) == 0 {
 		return nil, ErrEmpty
@@ -227,7 +229,7 @@ func (f *Factor) NumInfo() int { f.check(); return f.t - f.k }
 func (f *Factor) Noise() float64 { return f.noise }
 
 // Kernel returns the kernel.
-func (f *Factor) Kernel() Kernel { return f.kern }
+func (f *Factor) Kernel() kernel.Kernel { return f.kern }
 
 // Stats returns the counters.
 func (f *Factor) Stats() Stats { return f.stats }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
+	"github.com/cholqr/sgp/sgp/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -30,8 +31,8 @@ func (f *Factor) factorizeBlocked(active []int) bool {
 		return true
 	}
 	gt := f.g[:k*n]
-	if bk, ok := f.kern.(blockKernel); ok {
-		bk.crossT(gt, f.x, f.x, active)
+	if bk, ok := f.kern.(kernel.BlockEvaluator); ok {
+		bk.CrossT(gt, f.x, f.x, active)
 	} else {
 		for c, j := range active {
 			kernelColumn(f.kern, gt[c*n:(c+1)*n], f.x, f.x, j)

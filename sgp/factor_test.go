@@ -9,15 +9,17 @@ import (
 	"github.com/cholqr/sgp/sgp/internal/naive"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // problem is a small random regression problem with its dense kernel
 // matrix for the oracle.
 type problem struct {
-	x     *Vectors
+	x     *kernel.Vectors
 	rows  [][]float64
 	y     []float64
-	kern  *RBF
+	kern  *kernel.RBF
 	noise float64
 	K     *mat.SymDense
 }
@@ -42,11 +44,11 @@ func newProblem(rng *rand.Rand, n, dim int, variance, ls, noise float64) *proble
 		}
 		y[i] = s + 0.3*rng.NormFloat64()
 	}
-	x, err := VectorsFromRows(rows)
+	x, err := kernel.VectorsFromRows(rows)
 	if err != nil {
 		panic(err)
 	}
-	return &problem{x: x, rows: rows, y: y, kern: NewRBF(variance, lss), noise: noise,
+	return &problem{x: x, rows: rows, y: y, kern: kernel.NewRBF(variance, lss), noise: noise,
 		K: naive.RBF(rows, variance, lss)}
 }
 
@@ -352,13 +354,13 @@ func TestSwapsKeepFactorExact(t *testing.T) {
 
 func TestNewFactorRejectsBadInput(t *testing.T) {
 	t.Parallel()
-	x, _ := NewVectors(3, 1, []float64{0, 1, 2})
+	x, _ := kernel.NewVectors(3, 1, []float64{0, 1, 2})
 	y := []float64{1, 2, 3}
-	k := NewRBF(1, []float64{1})
-	x2, _ := NewVectors(3, 2, []float64{0, 1, 2, 3, 4, 5})
+	k := kernel.NewRBF(1, []float64{1})
+	x2, _ := kernel.NewVectors(3, 2, []float64{0, 1, 2, 3, 4, 5})
 	for _, tc := range []struct {
 		name  string
-		x     Inputs
+		x     kernel.Inputs
 		y     []float64
 		noise float64
 		m, z  int
@@ -379,7 +381,7 @@ func TestNewFactorRejectsBadInput(t *testing.T) {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
-	if _, err := NewVectors(2, 1, []float64{0, math.NaN()}); err == nil {
+	if _, err := kernel.NewVectors(2, 1, []float64{0, math.NaN()}); err == nil {
 		t.Error("NaN input accepted")
 	}
 }
@@ -388,9 +390,9 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 	t.Parallel()
 	// Duplicate inputs: the second copy cannot be inducing, and is never
 	// proposed by a swap.
-	x, _ := NewVectors(6, 1, []float64{0, 1, 1, 2, 3, 3})
+	x, _ := kernel.NewVectors(6, 1, []float64{0, 1, 1, 2, 3, 3})
 	y := []float64{0.1, 0.5, 0.6, -0.2, 0.3, 0.2}
-	k := NewRBF(1, []float64{0.7})
+	k := kernel.NewRBF(1, []float64{0.7})
 	f, err := NewFactor(x, y, k, 1e-8, 3, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -488,12 +490,12 @@ func TestSwapsNearDegenerate(t *testing.T) {
 		rows[i] = []float64{6 * rng.Float64()}
 		y[i] = math.Sin(2*rows[i][0]) + 0.2*rng.NormFloat64()
 	}
-	x, _ := VectorsFromRows(rows)
+	x, _ := kernel.VectorsFromRows(rows)
 	for _, tc := range []struct {
 		ls, noise float64
 		m, z      int
 	}{{1.5, 0.05, 10, 3}, {0.8, 1e-6, 12, 6}, {2.5, 0.01, 6, 1}} {
-		kern := NewRBF(1.3, []float64{tc.ls})
+		kern := kernel.NewRBF(1.3, []float64{tc.ls})
 		p := &problem{x: x, rows: rows, y: y, kern: kern, noise: tc.noise, K: naive.RBF(rows, 1.3, []float64{tc.ls})}
 		f := p.factor(t, tc.m, tc.z)
 		if err := f.Factorize(nil); err != nil {

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestCGLendsFactorStorage: during the gradient phase the factor's G and Q
@@ -15,11 +19,11 @@ import (
 // from scratch at the parameters reached.
 func TestCGLendsFactorStorage(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(400, 12)
+	train, _ := data.SnelsonLike(400, 12)
 	stop := errors.New("interrupted")
 	var md *Model
 	calls, invalid := 0, 0
-	md = NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(15).WithMaxEpochs(1).
+	md = NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(15).WithMaxEpochs(1).
 		WithInterrupt(func() error {
 			calls++
 			if !md.f.ok {
@@ -67,17 +71,17 @@ func TestCGLendsFactorStorage(t *testing.T) {
 // rebuilt on its next use.
 func TestCGPanicRestoresStart(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(400, 13)
+	train, _ := data.SnelsonLike(400, 13)
 	var fail atomic.Bool
-	f := func(x Inputs, i int, y Inputs, j int) float64 {
+	f := func(x kernel.Inputs, i int, y kernel.Inputs, j int) float64 {
 		if fail.Load() {
 			panic("kernel failed")
 		}
-		a, b := x.(*Vectors).Row(i)[0], y.(*Vectors).Row(j)[0]
+		a, b := x.(*kernel.Vectors).Row(i)[0], y.(*kernel.Vectors).Row(j)[0]
 		return math.Exp(-0.5 * (a - b) * (a - b))
 	}
 	calls := 0
-	md := NewModel(train.X, train.Y, NewFuncKernel(f, 1)).WithM(15).WithMaxEpochs(1).
+	md := NewModel(train.X, train.Y, kernel.NewFunc(f, 1)).WithM(15).WithMaxEpochs(1).
 		WithInterrupt(func() error {
 			if calls++; calls == 14 {
 				fail.Store(true)

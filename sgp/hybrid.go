@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // hybridShare is the part of a hybrid fit's time budget given to the
@@ -39,6 +41,14 @@ const subsetStream = 0x737562736574
 // lower the objective, and after any later change to the model (Swap,
 // Step, SetParams, another Fit).
 func (md *Model) Refined() *ContinuousResult { return md.refined }
+
+// hybridKernel is what the hybrid selector needs of a kernel: its
+// lengthscales, to place the k-means centres and to find inputs switched
+// off, and its input gradient, to move the inducing inputs.
+type hybridKernel interface {
+	kernel.Lengthscaled
+	kernel.InputGradient
+}
 
 // fitHybrid fits with the hybrid selector: CholQR's epochs (Cao et al.
 // 2013, §3–4) from the fit's starting set (CholQR's forward start unless
@@ -89,11 +99,11 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // CholQR's 8426 at m = 64, 3617 against 5339 at m = 256), so nothing
 // changes there.
 func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error) {
-	kern, ok := md.kern.(*RBF)
-	if !ok {
-		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs the RBF kernel on vector inputs; use cholqr for other kernels")
+	kern, ok := md.kern.(hybridKernel)
+	if !ok || kernel.Clone(md.kern) == md.kern {
+		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (RBF) on vector inputs; use cholqr for other kernels")
 	}
-	xv, ok := md.x.(*Vectors)
+	xv, ok := md.x.(*kernel.Vectors)
 	if !ok {
 		return nil, errors.New("sgp: the hybrid selector needs vector inputs; use cholqr for discrete inputs")
 	}
@@ -157,11 +167,11 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	k := len(md.f.Active(nil))
 	type startPoint struct {
 		name string
-		z    func() *Vectors
+		z    func() *kernel.Vectors
 	}
-	first := startPoint{"the k-means centres", func() *Vectors { return centres }}
-	second := startPoint{"the k-means++ seeds", func() *Vectors { return seeds }}
-	n, need := md.refinementEvals(left, opts.MaxEvals, centres, theta0, ls0, opts.Jitter), spreadStartEvals*float64(k*xv.Dim())
+	first := startPoint{"the k-means centres", func() *kernel.Vectors { return centres }}
+	second := startPoint{"the k-means++ seeds", func() *kernel.Vectors { return seeds }}
+	n, need := md.refinementEvals(left, opts.MaxEvals, centres, theta0, opts.Jitter), spreadStartEvals*float64(k*xv.Dim())
 	if float64(n) >= need {
 		first, second = second, first
 	}
@@ -181,8 +191,8 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	}
 	starts := []startPoint{
 		first, second,
-		{"CholQR's set", func() *Vectors { return xv.Rows(md.f.Active(nil)) }},
-		{"a random subset", func() *Vectors {
+		{"CholQR's set", func() *kernel.Vectors { return xv.Rows(md.f.Active(nil)) }},
+		{"a random subset", func() *kernel.Vectors {
 			return xv.Rows(rand.New(rand.NewPCG(md.seed, subsetStream)).Perm(xv.Len())[:k])
 		}},
 	}
@@ -200,7 +210,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	}
 	// refine runs one refinement from theta and z (the model's own where
 	// nil) and reports it; usable says whether its result can be kept.
-	run := func(theta []float64, z *Vectors) (c *ContinuousResult, usable bool, e error) {
+	run := func(theta []float64, z *kernel.Vectors) (c *ContinuousResult, usable bool, e error) {
 		c, e = md.refineFrom(cctx, opts, theta, z)
 		usable = c != nil && (e == nil || (cctx.Err() != nil && ctx.Err() == nil))
 		if usable && e != nil {
@@ -210,7 +220,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	}
 	// refine also brings back inputs the refinement switched off, where
 	// that lowers F (see reactivate); name says which, after it.
-	refine := func(theta []float64, z *Vectors, name string) (c *ContinuousResult, usable bool, e error, named string) {
+	refine := func(theta []float64, z *kernel.Vectors, name string) (c *ContinuousResult, usable bool, e error, named string) {
 		c, usable, e = run(theta, z)
 		md.reportRefinement(res.Objective, c, name)
 		if usable && e == nil && (endedOnItsOwn(c.Stopped) || c.Stopped == "abandoned") {
@@ -342,11 +352,11 @@ const spreadStartEvals = 2.5
 // a refinement can make in time left, at most maxEvals: it times one
 // evaluation (F, ∂F/∂θ and ∂F/∂Z, as FitContinuous makes them) at the
 // inducing inputs z and the log parameters theta.
-func (md *Model) refinementEvals(left time.Duration, maxEvals int, z *Vectors, theta, ls0 []float64, jitter float64) int {
-	ev := md.refinementEvaluator(z, ls0, jitter)
+func (md *Model) refinementEvals(left time.Duration, maxEvals int, z *kernel.Vectors, theta []float64, jitter float64) int {
+	ev := md.refinementEvaluator(z, jitter)
 	t := time.Now()
 	if _, err := ev.FuncGrad(make([]float64, len(theta)), theta); err == nil {
-		ev.zGradRBF(make([]float64, z.Len()*z.Dim()))
+		ev.zGrad(make([]float64, z.Len()*z.Dim()))
 	}
 	per := max(time.Since(t), time.Microsecond)
 	return int(min(float64(maxEvals), float64(left)/float64(per)))
@@ -354,10 +364,10 @@ func (md *Model) refinementEvals(left time.Duration, maxEvals int, z *Vectors, t
 
 // refinementEvaluator returns an evaluator of the refinement's objective
 // at inducing inputs z: the model's inputs, targets, objective and prior
-// mean, an RBF kernel with lengthscales ls0 until θ is given, and jitter
-// on K[Z,Z] (see hybridJitter).
-func (md *Model) refinementEvaluator(z *Vectors, ls0 []float64, jitter float64) *Evaluator {
-	ev := NewEvaluatorInputs(md.x.(*Vectors), md.y, NewRBF(1, ls0), md.obj, z)
+// mean, a copy of the model's kernel (its hyperparameters set by each
+// evaluation's θ), and jitter on K[Z,Z] (see hybridJitter).
+func (md *Model) refinementEvaluator(z *kernel.Vectors, jitter float64) *Evaluator {
+	ev := NewEvaluatorInputs(md.x.(*kernel.Vectors), md.y, kernel.Clone(md.kern), md.obj, z)
 	ev.jitter = jitter
 	ev.SetMean(md.mean)
 	return ev
@@ -425,10 +435,10 @@ var reactivateMults = [...]float64{1, 3, 10}
 // evaluations and time of every refinement it kept added to cr's, and the
 // inputs switched back on, in order.
 func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float64, ls0 []float64,
-	run func(theta []float64, z *Vectors) (*ContinuousResult, bool, error)) (*ContinuousResult, []int) {
+	run func(theta []float64, z *kernel.Vectors) (*ContinuousResult, bool, error)) (*ContinuousResult, []int) {
 	var on []int
 	for ctx.Err() == nil {
-		ev := md.refinementEvaluator(cr.Z, ls0, cr.Jitter)
+		ev := md.refinementEvaluator(cr.Z, cr.Jitter)
 		var pts []switchOn
 		for _, p := range switchOnCandidates(cr.Params, v0, ls0) {
 			if f, err := ev.FuncGrad(nil, p.theta); err == nil && f < cr.Objective {

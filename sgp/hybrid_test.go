@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestHybridNoWorseThanParents checks the hybrid selector against its two
@@ -23,17 +27,17 @@ import (
 // ended before its evaluations were up, one at least as good.
 func TestHybridNoWorseThanParents(t *testing.T) {
 	t.Parallel()
-	snTrain, snTest := SnelsonLike(200, 1)
-	arTrain, arTest := SyntheticARD(1000, 500, 6, 2)
+	snTrain, snTest := data.SnelsonLike(200, 1)
+	arTrain, arTest := data.SyntheticARD(1000, 500, 6, 2)
 	for _, c := range []struct {
 		name        string
-		train, test *Dataset
+		train, test *data.Dataset
 		m           int
 	}{{"snelson-like", snTrain, snTest, 10}, {"ard6", arTrain, arTest, 24}} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			fit := func(sel Selector) (*Model, *Result, *Evaluation) {
-				md := NewModel(c.train.X, c.train.Y, NewRBFFromData(c.train.X, c.train.Y)).WithM(c.m).WithSeed(1).
+				md := NewModel(c.train.X, c.train.Y, kernel.NewRBFFromData(c.train.X, c.train.Y)).WithM(c.m).WithSeed(1).
 					WithMaxEpochs(30).WithSelector(sel)
 				res, err := md.Fit()
 				if err != nil {
@@ -49,7 +53,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 			md, hyb, hybEv := fit(SelectHybrid)
 			rng := rand.New(rand.NewPCG(1, 2))
 			_, vy := MeanVar(c.train.Y)
-			cont, err := FitContinuous(context.Background(), c.train.X, c.train.Y, NewRBFFromData(c.train.X, c.train.Y),
+			cont, err := FitContinuous(context.Background(), c.train.X, c.train.Y, kernel.NewRBFFromData(c.train.X, c.train.Y),
 				c.train.X.Rows(rng.Perm(c.train.Len())[:c.m]), vy/4, VAR, ContinuousOptions{MaxEvals: 1000, Jitter: 1e-6})
 			if err != nil {
 				t.Fatal(err)
@@ -76,7 +80,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				t.Fatalf("the refinement was not kept: %+v", hyb.Refined)
 			}
 			// The jitter its objective includes is reported with it.
-			if v0 := NewRBFFromData(c.train.X, c.train.Y).Variance(); math.Abs(hyb.Refined.Jitter-hybridJitter*v0) > 1e-12*v0 {
+			if v0 := kernel.NewRBFFromData(c.train.X, c.train.Y).Variance(); math.Abs(hyb.Refined.Jitter-hybridJitter*v0) > 1e-12*v0 {
 				t.Errorf("refinement jitter %g, want %g", hyb.Refined.Jitter, hybridJitter*v0)
 			}
 			if s := hyb.String(); !strings.Contains(s, fmt.Sprintf("jitter %.3g on K[Z,Z]", hyb.Refined.Jitter)) {
@@ -87,7 +91,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				// 1000 evaluations are above spreadStartEvals·m·d = 360);
 				// only if that one ends before its evaluations are up may
 				// the hybrid keep a better one from another start instead.
-				k0 := NewRBFFromData(c.train.X, c.train.Y)
+				k0 := kernel.NewRBFFromData(c.train.X, c.train.Y)
 				_, z0 := kmeansCentres(c.train.X, k0.Lengthscales(), c.m, rand.New(rand.NewPCG(1, kmeansStream)))
 				fromSeeds, err := FitContinuous(context.Background(), c.train.X, c.train.Y, k0, z0, vy/4, VAR,
 					ContinuousOptions{MaxEvals: hybridEvals, Jitter: hybridJitter * k0.Variance()})
@@ -146,12 +150,12 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 // whose inputs cannot move continuously.
 func TestHybridNeedsVectors(t *testing.T) {
 	t.Parallel()
-	x, err := NewStrings([]string{"abcab", "bcabc", "cabca", "aabbc", "abcca", "bbcaa"})
+	x, err := kernel.NewStrings([]string{"abcab", "bcabc", "cabca", "aabbc", "abcca", "bbcaa"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	y := []float64{1, 2, 3, 2, 1, 0}
-	md := NewModel(x, y, NewSpectrum(2, 1)).WithM(2).WithSelector(SelectHybrid)
+	md := NewModel(x, y, kernel.NewSpectrum(2, 1)).WithM(2).WithSelector(SelectHybrid)
 	if _, err := md.Fit(); err == nil || !strings.Contains(err.Error(), "hybrid") {
 		t.Errorf("hybrid on strings: error %v", err)
 	}
@@ -174,12 +178,12 @@ func TestHybridFewDistinctInputs(t *testing.T) {
 		xs[i] = float64(i % 6)
 		y[i] = math.Sin(xs[i]) + 0.1*rng.NormFloat64()
 	}
-	x, err := NewVectors(n, 1, xs)
+	x, err := kernel.NewVectors(n, 1, xs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fit := func(sel Selector) *Result {
-		md := NewModel(x, y, NewRBFFromData(x, y)).WithM(10).WithSeed(1).WithMaxEpochs(10).WithSelector(sel)
+		md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(10).WithSeed(1).WithMaxEpochs(10).WithSelector(sel)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
@@ -201,9 +205,9 @@ func TestHybridFewDistinctInputs(t *testing.T) {
 // without it the budget is checked between epochs, so one epoch runs.
 func TestHardEndStopsMidEpoch(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 1)
+	train, _ := data.SnelsonLike(200, 1)
 	for _, hard := range []bool{false, true} {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).WithTimeBudget(time.Nanosecond)
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).WithTimeBudget(time.Nanosecond)
 		if _, err := md.Inducing(); err != nil {
 			t.Fatal(err)
 		}
@@ -235,10 +239,10 @@ func TestHardEndStopsMidEpoch(t *testing.T) {
 // optimum than the subsets of the data.
 func TestHybridStarts(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 5)
+	train, _ := data.SnelsonLike(200, 5)
 	const m = 10
 	var progress bytes.Buffer
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(m).WithSeed(3).
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(m).WithSeed(3).
 		WithMaxEpochs(30).WithSelector(SelectHybrid).WithProgress(&progress)
 	res, err := md.Fit()
 	if err != nil {
@@ -252,7 +256,7 @@ func TestHybridStarts(t *testing.T) {
 	if !strings.Contains(progress.String(), "needed to start from the seeds): first from the k-means++ seeds") {
 		t.Errorf("the progress does not say why the refinement starts from the seeds:\n%s", progress.String())
 	}
-	k0 := NewRBFFromData(train.X, train.Y)
+	k0 := kernel.NewRBFFromData(train.X, train.Y)
 	_, vy := MeanVar(train.Y)
 	z0 := train.X.Rows(rand.New(rand.NewPCG(3, subsetStream)).Perm(train.Len())[:m])
 	alone, err := FitContinuous(context.Background(), train.X, train.Y, k0, z0, vy/4, VAR,
@@ -275,9 +279,9 @@ func TestHybridStarts(t *testing.T) {
 // for a refinement at all: it did not, once, with the pure-Go BLAS).
 func TestHybridCentresFirstWhenShort(t *testing.T) {
 	t.Parallel()
-	train, _ := SyntheticARD(1000, 10, 8, 1)
+	train, _ := data.SyntheticARD(1000, 10, 8, 1)
 	var progress bytes.Buffer
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(64).WithSeed(1).
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(64).WithSeed(1).
 		WithMaxEpochs(5).WithSelector(SelectHybrid).WithProgress(&progress)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
@@ -309,7 +313,7 @@ func TestHybridBehindCholQR(t *testing.T) {
 	}
 	data := discreteInputs(2000, 5)
 	model := func(sel Selector, budget time.Duration, progress *bytes.Buffer) *Model {
-		md := NewModel(data.X, data.Y, NewRBFFromData(data.X, data.Y)).WithM(64).WithInfoPivots(16).
+		md := NewModel(data.X, data.Y, kernel.NewRBFFromData(data.X, data.Y)).WithM(64).WithInfoPivots(16).
 			WithSeed(5).WithMaxEpochs(70).WithSelector(sel).WithTimeBudget(budget)
 		if progress != nil {
 			md = md.WithProgress(progress)
@@ -358,8 +362,8 @@ func TestHybridBehindCholQR(t *testing.T) {
 // predictions use.
 func TestHybridWarningNamesTheModel(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 1)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+	train, _ := data.SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
 		WithMaxEpochs(2).WithSelector(SelectHybrid)
 	res, err := md.Fit()
 	if err != nil {
@@ -393,8 +397,8 @@ func refinementStarts(progress string) []string {
 // not converged and without a refinement.
 func TestHybridTinyBudgetIsALimit(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 1)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+	train, _ := data.SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
 		WithSelector(SelectHybrid).WithTimeBudget(time.Nanosecond)
 	res, err := md.Fit()
 	if err != nil {

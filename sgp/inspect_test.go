@@ -4,14 +4,18 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // walkthroughModel is the README's REPL walkthrough up to its Fit:
 // SnelsonLike(200, 1), m = 10, z = 3, seed 1, six swaps by hand, Fit.
 func walkthroughModel(t *testing.T) *Model {
 	t.Helper()
-	train, _ := SnelsonLike(200, 1)
-	md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(10).WithInfoPivots(3).WithSeed(1)
+	train, _ := data.SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(10).WithInfoPivots(3).WithSeed(1)
 	for range 6 {
 		if _, err := md.Swap(); err != nil {
 			t.Fatal(err)

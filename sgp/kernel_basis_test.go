@@ -5,13 +5,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // randomGraphs returns n random labelled trees of 3–9 nodes over three
 // labels and two bond types; every ninth repeats an earlier one.
-func randomGraphs(t *testing.T, rng *rand.Rand, n int) *Graphs {
+func randomGraphs(t *testing.T, rng *rand.Rand, n int) *kernel.Graphs {
 	t.Helper()
-	gs := make([]*Graph, n)
+	gs := make([]*kernel.Graph, n)
 	for i := range gs {
 		if i > 2 && i%9 == 0 {
 			gs[i] = gs[i-3]
@@ -19,20 +21,20 @@ func randomGraphs(t *testing.T, rng *rand.Rand, n int) *Graphs {
 		}
 		size := 3 + rng.IntN(7)
 		labels := make([]string, size)
-		var edges []Edge
+		var edges []kernel.Edge
 		for v := range labels {
 			labels[v] = string(rune('a' + rng.IntN(3)))
 			if v > 0 {
-				edges = append(edges, Edge{U: rng.IntN(v), V: v, Label: 1 + rng.IntN(2)})
+				edges = append(edges, kernel.Edge{U: rng.IntN(v), V: v, Label: 1 + rng.IntN(2)})
 			}
 		}
-		g, err := NewGraph(labels, edges)
+		g, err := kernel.NewGraph(labels, edges)
 		if err != nil {
 			t.Fatal(err)
 		}
 		gs[i] = g
 	}
-	x, err := NewGraphs(gs)
+	x, err := kernel.NewGraphs(gs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func randomGraphs(t *testing.T, rng *rand.Rand, n int) *Graphs {
 func TestEvaluatorBasis(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 9))
-	strs, err := NewStrings([]string{"abca", "bca", "", "aab", "cabcab", "bbb", "acacac", "ab", "ca", "cab", "abc", "bcbcb", "aaaa", "c", "ba", "cba", "abab", "bcab", "caab", "ccc"})
+	strs, err := kernel.NewStrings([]string{"abca", "bca", "", "aab", "cabcab", "bbb", "acacac", "ab", "ca", "cab", "abc", "bcbcb", "aaaa", "c", "ba", "cba", "abab", "bcab", "caab", "ccc"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestEvaluatorBasis(t *testing.T) {
 	for i := range items {
 		items[i] = map[int]float64{rng.IntN(9): 1 + float64(rng.IntN(3)), 9 + rng.IntN(5): 0.5 + rng.Float64()}
 	}
-	counts, err := SparseCountsFromMaps(items)
+	counts, err := kernel.SparseCountsFromMaps(items)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,24 +66,24 @@ func TestEvaluatorBasis(t *testing.T) {
 	for i := range hist {
 		hist[i] = [][]float64{{rng.Float64(), 2 * rng.Float64(), 0}, {rng.Float64()}, {rng.Float64(), rng.Float64()}}
 	}
-	histograms, err := NewHistograms(hist)
+	histograms, err := kernel.NewHistograms(hist)
 	if err != nil {
 		t.Fatal(err)
 	}
 	graphs, few := randomGraphs(t, rng, 41), randomGraphs(t, rng, 12) // few: below invMinRows
 	for _, tc := range []struct {
 		name string
-		k    Kernel
-		x    Inputs
+		k    kernel.Kernel
+		x    kernel.Inputs
 	}{
-		{"wl-per-depth", NewWLPerDepth([]float64{0.3, 0.2, 0.5, 0.1}), graphs},
-		{"wl-per-depth,n<16", NewWLPerDepth([]float64{0.3, 0.2, 0.5}), few},
-		{"wl", NewWL(2, 0.8), graphs},
-		{"histogram,C=3", NewHistogramIntersection([]float64{0.3, 1.2, 0.6}), histograms},
-		{"spectrum", NewSpectrum(2, 0.9), strs},
-		{"tanimoto", NewTanimoto(1.1), counts},
-		{"func", NewFuncKernel(func(x Inputs, i int, y Inputs, j int) float64 {
-			return math.Exp(-math.Abs(stringCode(x.(*Strings).s[i])-stringCode(y.(*Strings).s[j])) / 3)
+		{"wl-per-depth", kernel.NewWLPerDepth([]float64{0.3, 0.2, 0.5, 0.1}), graphs},
+		{"wl-per-depth,n<16", kernel.NewWLPerDepth([]float64{0.3, 0.2, 0.5}), few},
+		{"wl", kernel.NewWL(2, 0.8), graphs},
+		{"histogram,C=3", kernel.NewHistogramIntersection([]float64{0.3, 1.2, 0.6}), histograms},
+		{"spectrum", kernel.NewSpectrum(2, 0.9), strs},
+		{"tanimoto", kernel.NewTanimoto(1.1), counts},
+		{"func", kernel.NewFunc(func(x kernel.Inputs, i int, y kernel.Inputs, j int) float64 {
+			return math.Exp(-math.Abs(stringCode(x.(*kernel.Strings).At(i))-stringCode(y.(*kernel.Strings).At(j))) / 3)
 		}, 0.7), strs},
 	} {
 		n := tc.x.Len()

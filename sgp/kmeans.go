@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // kmeansIters bounds the Lloyd iterations of kmeansCentres.
@@ -41,8 +43,9 @@ const kmeansRows = 10000
 // first and can end lower from the second (see fitHybrid). It draws from
 // rng only and gives the same bits on any number of cores; x is not
 // modified. Space O((n+m)·d).
-func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) (centres, seeds *Vectors) {
-	n, d := x.n, x.d
+func kmeansCentres(x *kernel.Vectors, ls []float64, m int, rng *rand.Rand) (centres, seeds *kernel.Vectors) {
+	n, d := x.Len(), x.Dim()
+	xd := x.RawData()
 	rows := n
 	if limit := max(kmeansRows, 40*m); n > limit {
 		rows = limit
@@ -59,7 +62,7 @@ func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) (centres, se
 			i = pick[r]
 		}
 		for t := range d {
-			xs[r*d+t] = x.data[i*d+t] / ls[t]
+			xs[r*d+t] = xd[i*d+t] / ls[t]
 		}
 	}
 	m = min(m, rows)
@@ -85,7 +88,11 @@ func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) (centres, se
 			cent[c*d+t] *= ls[t]
 		}
 	}
-	return &Vectors{n: m, d: d, data: cent}, seeds
+	centres, err := kernel.NewVectors(m, d, cent)
+	if err != nil {
+		panic("sgp: internal error: k-means centres: " + err.Error()) // means of finite inputs are finite
+	}
+	return centres, seeds
 }
 
 // kmeansSeed fills cent (m×d) with rows of xs chosen by D² sampling: the

@@ -5,6 +5,10 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/cholqr/sgp/sgp/internal/table"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // SMSE returns the standardised mean squared error of predictions mean
@@ -92,21 +96,21 @@ type Evaluation struct {
 // String prints the scores with their names.
 func (e Evaluation) String() string {
 	return fmt.Sprintf("SMSE %s  SNLP %s  MAE %s  RMSE %s  95%% coverage %.3f  (%d test points)",
-		fmtG(e.SMSE), fmtG(e.SNLP), fmtG(e.MAE), fmtG(e.RMSE), e.Coverage95, e.N)
+		table.G(e.SMSE), table.G(e.SNLP), table.G(e.MAE), table.G(e.RMSE), e.Coverage95, e.N)
 }
 
 // HTML returns the scores as a table.
 func (e Evaluation) HTML() string {
-	return htmlTable("test scores", [][2]string{
-		{"test points", strconv.Itoa(e.N)}, {"SMSE", fmtG(e.SMSE)}, {"SNLP", fmtG(e.SNLP)},
-		{"MAE", fmtG(e.MAE)}, {"RMSE", fmtG(e.RMSE)}, {"95% coverage", fmt.Sprintf("%.3f", e.Coverage95)},
+	return table.HTML("test scores", [][2]string{
+		{"test points", strconv.Itoa(e.N)}, {"SMSE", table.G(e.SMSE)}, {"SNLP", table.G(e.SNLP)},
+		{"MAE", table.G(e.MAE)}, {"RMSE", table.G(e.RMSE)}, {"95% coverage", fmt.Sprintf("%.3f", e.Coverage95)},
 	})
 }
 
 // Evaluate predicts at test.X with noisy variances and scores the
 // predictions against test.Y (see Evaluation). SMSE is undefined (an
 // error) for constant test targets.
-func (md *Model) Evaluate(test *Dataset) (ev *Evaluation, err error) {
+func (md *Model) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
 	defer md.recoverPanic(&err)
 	if test == nil || test.Len() == 0 {
 		return nil, fmt.Errorf("sgp: no test data")

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Init selects how the initial inducing set is chosen. Unless WithInit
@@ -52,7 +54,7 @@ const (
 //
 // A Model is configured fluently and built on first use:
 //
-//	m := sgp.NewModel(x, y, sgp.NewRBF(1, []float64{1})).WithM(10).WithObjective(sgp.VAR)
+//	m := sgp.NewModel(x, y, kernel.NewRBF(1, []float64{1})).WithM(10).WithObjective(sgp.VAR)
 //	res, err := m.Fit()
 //	mean, variance, err := m.Predict(xTest)
 //
@@ -61,9 +63,9 @@ const (
 // method that returns an error (see Err). A Model is not safe for
 // concurrent use.
 type Model struct {
-	x    Inputs
+	x    kernel.Inputs
 	y    []float64
-	kern Kernel
+	kern kernel.Kernel
 
 	m, z  int
 	obj   Objective
@@ -122,11 +124,11 @@ type Model struct {
 // A built-in kernel is copied: the model optimises its own hyperparameters,
 // so two models made from one kernel value do not change each other (read
 // the fitted ones with Kernel, Params or Hyperparameters). A kernel that
-// cannot be copied (FuncKernel, user types) is shared and must not be given
+// cannot be copied (kernel.Func, user types) is shared and must not be given
 // to two models that are used at the same time.
-func NewModel(x Inputs, y []float64, k Kernel) *Model {
+func NewModel(x kernel.Inputs, y []float64, k kernel.Kernel) *Model {
 	if k != nil {
-		k = cloneKernel(k)
+		k = kernel.Clone(k)
 	}
 	md := &Model{x: x, y: y, kern: k, z: 16, tol: 1e-4, maxEpochs: 50, seed: 1, warm: 3}
 	switch {

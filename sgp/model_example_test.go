@@ -5,13 +5,17 @@ import (
 	"math"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // ExampleModel fits CholQR to the embedded Snelson-like problem and
 // predicts on its test grid.
 func ExampleModel() {
-	train, test := sgp.SnelsonLike(200, 1)
-	m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(10).WithObjective(sgp.VAR)
+	train, test := data.SnelsonLike(200, 1)
+	m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithObjective(sgp.VAR)
 	start, _ := m.Value()
 	res, err := m.Fit()
 	if err != nil {
@@ -31,9 +35,9 @@ func ExampleModel() {
 // ExampleFactor drives the engine by hand: an exact score, a swap, and the
 // objective read off the factors.
 func ExampleFactor() {
-	x, _ := sgp.NewVectors(6, 1, []float64{0, 1, 2, 3, 4, 5})
+	x, _ := kernel.NewVectors(6, 1, []float64{0, 1, 2, 3, 4, 5})
 	y := []float64{0, 0.8, 0.9, 0.1, -0.8, -1}
-	f, err := sgp.NewFactor(x, y, sgp.NewRBF(1, []float64{1}), 0.01, 2, 2)
+	f, err := sgp.NewFactor(x, y, kernel.NewRBF(1, []float64{1}), 0.01, 2, 2)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestKernelPanicBecomesError: a user's kernel function that indexes out
@@ -18,18 +22,18 @@ func TestKernelPanicBecomesError(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Log("one CPU: the panic happens on the calling goroutine only")
 	}
-	train, test := SnelsonLike(3000, 4)
+	train, test := data.SnelsonLike(3000, 4)
 	var bad atomic.Int64
 	bad.Store(-1)
 	short := []float64{1, 2, 3}
-	f := func(x Inputs, i int, y Inputs, j int) float64 {
+	f := func(x kernel.Inputs, i int, y kernel.Inputs, j int) float64 {
 		if int64(i) == bad.Load() || int64(j) == bad.Load() {
 			return short[i] // index out of range
 		}
-		a, b := x.(*Vectors).Row(i)[0], y.(*Vectors).Row(j)[0]
+		a, b := x.(*kernel.Vectors).Row(i)[0], y.(*kernel.Vectors).Row(j)[0]
 		return math.Exp(-0.5 * (a - b) * (a - b))
 	}
-	md := NewModel(train.X, train.Y, NewFuncKernel(f, 1)).WithM(8).WithSeed(3).WithMaxEpochs(2).WithFixedHyperparameters(true)
+	md := NewModel(train.X, train.Y, kernel.NewFunc(f, 1)).WithM(8).WithSeed(3).WithMaxEpochs(2).WithFixedHyperparameters(true)
 	if _, err := md.Value(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +68,10 @@ func TestKernelPanicBecomesError(t *testing.T) {
 // *PanicError instead of ending the process, and the model fits again
 // once the function behaves.
 func TestInterruptPanicBecomesError(t *testing.T) {
-	train, _ := SnelsonLike(300, 5)
+	train, _ := data.SnelsonLike(300, 5)
 	for _, after := range []int64{3, 40} { // inside the first CG phase; later, between swaps or evaluations
 		var calls atomic.Int64
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(15).WithSeed(1).WithMaxEpochs(5).
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(15).WithSeed(1).WithMaxEpochs(5).
 			WithInterrupt(func() error {
 				if calls.Add(1) == after {
 					panic("interrupt handler failed")

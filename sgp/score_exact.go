@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
+	"github.com/cholqr/sgp/sgp/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -101,9 +102,9 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 	}
 	// The kernel columns: all at once for a block kernel (RBF: four
 	// columns share each pass over the inputs), else one at a time.
-	bk, block := f.kern.(blockKernel)
+	bk, block := f.kern.(kernel.BlockEvaluator)
 	if block {
-		bk.crossT(w.kv[:s*n], f.x, f.x, cands)
+		bk.CrossT(w.kv[:s*n], f.x, f.x, cands)
 		f.stats.KernelEvals += s * n
 	}
 	for q, j := range cands {

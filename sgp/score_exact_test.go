@@ -9,6 +9,10 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestExactDeltasMatchExactDelta checks the batched exact scores of the
@@ -70,9 +74,9 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 // and ends below a random subset's objective.
 func TestTitsiasLargePool(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(400, 3)
+	train, _ := data.SnelsonLike(400, 3)
 	fit := func(sel Selector) *Result {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(12).WithSeed(2).
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(12).WithSeed(2).
 			WithMaxEpochs(3).WithSelector(sel)
 		res, err := md.Fit()
 		if err != nil {

@@ -7,27 +7,26 @@ import (
 	"math"
 	"time"
 
-	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/optimize"
 
-	"github.com/cholqr/sgp/sgp/internal/par"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // ContinuousResult reports a fit of the sparse GP whose inducing inputs
 // move continuously in ℝᵈ.
 type ContinuousResult struct {
-	Objective float64       // final objective, including n/2·log 2π
-	Start     float64       // objective at the start
-	Evals     int           // objective and gradient evaluations
-	Elapsed   time.Duration // wall time
-	Params    []float64     // θ: kernel log hyperparameters, then log σ²
-	Mean      float64       // the prior mean μ at the final θ and Z (Predictor.PriorMean)
-	Z         *Vectors      // the inducing inputs
-	Predictor *Predictor    // for prediction
-	Stopped   string        // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), "abandoned" (a hybrid fit's refinement behind CholQR), or the optimiser's reason
-	Restarts  int           // L-BFGS restarts from the best point after a failed line search
-	Gradient  float64       // max |∂F/∂p| over θ and Z where the fit ended
-	Jitter    float64       // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
+	Objective float64         // final objective, including n/2·log 2π
+	Start     float64         // objective at the start
+	Evals     int             // objective and gradient evaluations
+	Elapsed   time.Duration   // wall time
+	Params    []float64       // θ: kernel log hyperparameters, then log σ²
+	Mean      float64         // the prior mean μ at the final θ and Z (Predictor.PriorMean)
+	Z         *kernel.Vectors // the inducing inputs
+	Predictor *Predictor      // for prediction
+	Stopped   string          // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), "abandoned" (a hybrid fit's refinement behind CholQR), or the optimiser's reason
+	Restarts  int             // L-BFGS restarts from the best point after a failed line search
+	Gradient  float64         // max |∂F/∂p| over θ and Z where the fit ended
+	Jitter    float64         // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
 	// NoiseFloor is the least noise variance the fit could reach
 	// (ContinuousOptions.NoiseFloor or the default); AtNoiseFloor is true
 	// when σ² ended there, so that the floor, not the data, decided it.
@@ -46,7 +45,7 @@ type ContinuousResult struct {
 // selection (Model.RefineContinuous), a hybrid of the two.
 //
 // Each evaluation costs O(n·m² + n·m·d).
-func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *Vectors, noise float64, o Objective, opts ContinuousOptions) (cr *ContinuousResult, err error) {
+func FitContinuous(ctx context.Context, x *kernel.Vectors, y []float64, kern kernel.InputGradient, z0 *kernel.Vectors, noise float64, o Objective, opts ContinuousOptions) (cr *ContinuousResult, err error) {
 	defer recoverTo(&err)
 	maxEvals := opts.MaxEvals
 	if x == nil || z0 == nil || x.Len() == 0 || z0.Len() == 0 || len(y) != x.Len() {
@@ -72,7 +71,11 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	}
 	start := time.Now()
 	m, d, np := z0.Len(), z0.Dim(), kern.NumParams()
-	z := &Vectors{n: m, d: d, data: append([]float64(nil), z0.data...)}
+	zdata := append([]float64(nil), z0.RawData()...)
+	z, err := kernel.NewVectors(m, d, zdata)
+	if err != nil {
+		return nil, err
+	}
 	ev := NewEvaluatorInputs(x, y, kern, o, z)
 	ev.jitter = opts.Jitter
 	ev.SetMean(opts.Mean)
@@ -81,7 +84,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	// noise floor), then Z.
 	nm := newNoiseMap(x, y, opts.NoiseFloor)
 	theta := append(kern.Params(nil), math.Log(noise))
-	p0 := append(nm.toX(make([]float64, nθ), theta), z.data...)
+	p0 := append(nm.toX(make([]float64, nθ), theta), zdata...)
 	gθ := make([]float64, nθ)
 	var (
 		evals    int
@@ -102,7 +105,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 				clear(lastG)
 				return
 			}
-			copy(z.data, p[nθ:])
+			copy(zdata, p[nθ:])
 			f, err := ev.FuncGrad(gθ, nm.toTheta(theta, p[:nθ]))
 			evals++
 			if err != nil || math.IsNaN(f) {
@@ -112,7 +115,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 			}
 			nm.grad(gθ, p[:nθ])
 			copy(lastG, gθ)
-			ev.zGradRBF(lastG[nθ:])
+			ev.zGrad(lastG[nθ:])
 			lastF = f
 			if evals == 1 {
 				startF = f
@@ -192,13 +195,13 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	}
 	// Evaluate once more at the best point to leave the factors there, and
 	// to report the gradient where the fit ended.
-	copy(z.data, best[nθ:])
+	copy(zdata, best[nθ:])
 	f, err := ev.FuncGrad(gθ, nm.toTheta(theta, best[:nθ]))
 	if err != nil {
 		return nil, err
 	}
 	gz := make([]float64, len(best)-nθ)
-	ev.zGradRBF(gz)
+	ev.zGrad(gz)
 	nm.grad(gθ, best[:nθ])
 	grad := max(maxAbs(gθ), maxAbs(gz))
 	stopped = stallLabel(stopped, why, grad, f)
@@ -301,21 +304,25 @@ func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (
 // refineFrom is RefineContinuous from the hyperparameters theta (kernel
 // log parameters, then log σ²) and the inducing inputs z0, or from the
 // model's own hyperparameters and inducing set where they are nil.
-func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, z0 *Vectors) (cr *ContinuousResult, err error) {
+func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, z0 *kernel.Vectors) (cr *ContinuousResult, err error) {
 	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}
-	kern, ok := md.kern.(*RBF)
-	xv, ok2 := md.x.(*Vectors)
+	_, ok := md.kern.(kernel.InputGradient)
+	xv, ok2 := md.x.(*kernel.Vectors)
 	if !ok || !ok2 {
-		return nil, errors.New("sgp: continuous refinement needs vector inputs and the RBF kernel")
+		return nil, errors.New("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient, as RBF)")
 	}
 	if theta == nil {
 		theta = md.Params()
 	}
-	np := kern.NumParams()
-	k2 := NewRBF(1, kern.Lengthscales())
+	// A copy, so that the model's kernel keeps its hyperparameters.
+	k2, ok := kernel.Clone(md.kern).(kernel.InputGradient)
+	if !ok || k2 == md.kern {
+		return nil, errors.New("sgp: continuous refinement needs a built-in kernel, which it can copy (kernel.Clone)")
+	}
+	np := k2.NumParams()
 	k2.SetParams(theta[:np])
 	if z0 == nil {
 		z0 = xv.Rows(md.f.Active(nil))
@@ -327,91 +334,19 @@ func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta [
 	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
 }
 
-// zGradRBF stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
-// gradient, for the RBF kernel: with H = W_mn∘K_mn and W_mm the weights of
-// dK_mm,
-//
-//	∂F/∂z_ct = Σ_i H_ci (x_it − z_ct)/ℓ_t² + Σ_b (W_cb + W_bc) K_cb (z_bt − z_ct)/ℓ_t²
-//
-// since ∂κ(x, z)/∂z_t = κ·(x_t − z_t)/ℓ_t². The sums Σ_i H_ci x_it are the
-// level-3 product H·X, taken by groups of zGroup inducing points and
-// blocks of zBlock rows (Hᵀ of a block formed, then multiplied with its
-// rows of X) and added block by block in order: each group's result is
-// the same whichever goroutine computes it. As one loop per point and
-// row (d multiply–adds for each of the m·n entries of H) it took 17% of a
-// KIN40K continuous evaluation at m = 64.
-func (e *Evaluator) zGradRBF(gz []float64) {
-	k := e.kern.(*RBF)
-	xv, zv := e.x.(*Vectors), e.xI.(*Vectors)
-	n, m, d := e.n, e.m, len(k.ls)
-	T := e.tmat
-	groups := (m + zGroup - 1) / zGroup
-	par.For(groups, 1, func(g0, g1 int) {
-		ht := make([]float64, zBlock*zGroup)
-		prod := make([]float64, zGroup*d)
-		var hs [zGroup]float64
-		for grp := g0; grp < g1; grp++ {
-			c0, c1 := grp*zGroup, min(m, (grp+1)*zGroup)
-			gc := c1 - c0
-			clear(gz[c0*d : c1*d])
-			clear(hs[:])
-			for i0 := 0; i0 < n; i0 += zBlock {
-				bl := min(zBlock, n-i0)
-				for c := c0; c < c1; c++ {
-					wr, kr := e.wmn[c*n+i0:c*n+i0+bl], e.kraw[c*n+i0:c*n+i0+bl]
-					kr = kr[:len(wr)]
-					q := c - c0
-					var s float64
-					for i, w := range wr {
-						h := w * kr[i]
-						ht[i*gc+q] = h
-						s += h
-					}
-					hs[q] += s
-				}
-				linalg.GemmTN(gc, d, bl, ht, gc, xv.data[i0*d:], d, prod, d)
-				for q, v := range prod[:gc*d] {
-					gz[c0*d+q] += v
-				}
-			}
-			for c := c0; c < c1; c++ {
-				g := gz[c*d : (c+1)*d]
-				zc := zv.Row(c)
-				for t := 0; t < d; t++ {
-					g[t] -= hs[c-c0] * zc[t]
-				}
-				for b := 0; b < m; b++ {
-					w := (T[c*m+b] + T[b*m+c]) * e.kmm[c*m+b]
-					zb := zv.Row(b)
-					for t := 0; t < d; t++ {
-						g[t] += w * (zb[t] - zc[t])
-					}
-				}
-				for t := 0; t < d; t++ {
-					g[t] *= k.invLS[t] * k.invLS[t]
-				}
-			}
-		}
-	})
+// zGrad stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
+// gradient: with W_mn and W_mm the weights of dK_mn and dK_mm in F's
+// differential (see Evaluator), the kernel's input gradient of
+// Σ W_mn∘K_mn + Σ W_mm∘K_mm.
+func (e *Evaluator) zGrad(gz []float64) {
+	k := e.kern.(kernel.InputGradient)
+	k.InputGradT(gz, e.wmn, e.kraw, e.tmat, e.kmm, e.x.(*kernel.Vectors), e.xI.(*kernel.Vectors))
 }
-
-// zGroup and zBlock are zGradRBF's groups of inducing points and blocks
-// of rows: a block's Hᵀ is zBlock·zGroup values (128 KiB).
-const (
-	zGroup = 16
-	zBlock = 1024
-)
 
 // predictor returns a Predictor for the state of the last FuncGrad call.
 func (e *Evaluator) predictor() *Predictor {
 	m := e.m
-	kern := e.kern
-	if r, ok := kern.(*RBF); ok {
-		c := NewRBF(1, r.Lengthscales())
-		c.SetParams(r.Params(nil))
-		kern = c
-	}
-	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
+	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
 		w: make([]float64, m*m), r: make([]float64, m*m), a: append([]float64(nil), e.vecM[0]...)}
 	p.trainMean, p.trainVar = MeanVar(e.yorig)
 	for i := 0; i < m; i++ {

@@ -5,27 +5,31 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // faultyKernel is an RBF kernel (held, not embedded, so that only the
 // Kernel methods below are seen) that goes wrong in one way, to force the
 // gradient phase to fail.
 type faultyKernel struct {
-	inner  *RBF
+	inner  *kernel.RBF
 	theta0 []float64
 	off    bool // θ differs from theta0
 	fault  string
 }
 
 func newFaultyKernel(fault string) *faultyKernel {
-	k := NewRBF(1, []float64{0.5})
+	k := kernel.NewRBF(1, []float64{0.5})
 	return &faultyKernel{inner: k, theta0: k.Params(nil), fault: fault}
 }
 
 func (k *faultyKernel) NumParams() int                 { return k.inner.NumParams() }
 func (k *faultyKernel) ParamNames() []string           { return k.inner.ParamNames() }
 func (k *faultyKernel) Params(dst []float64) []float64 { return k.inner.Params(dst) }
-func (k *faultyKernel) Accepts(x Inputs) error         { return k.inner.Accepts(x) }
+func (k *faultyKernel) Accepts(x kernel.Inputs) error  { return k.inner.Accepts(x) }
 func (k *faultyKernel) SetParams(theta []float64) {
 	k.inner.SetParams(theta)
 	k.off = !slices.Equal(theta, k.theta0)
@@ -36,14 +40,14 @@ func (k *faultyKernel) fill(dst []float64, v float64) {
 		dst[i] = v
 	}
 }
-func (k *faultyKernel) Diag(dst []float64, x Inputs, lo, hi int) {
+func (k *faultyKernel) Diag(dst []float64, x kernel.Inputs, lo, hi int) {
 	k.inner.Diag(dst, x, lo, hi)
 	if k.nanValues() {
 		k.fill(dst[:hi-lo], math.NaN())
 	}
 }
 
-func (k *faultyKernel) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
+func (k *faultyKernel) Column(dst []float64, x kernel.Inputs, lo, hi int, y kernel.Inputs, j int) {
 	k.inner.Column(dst, x, lo, hi, y, j)
 	if k.nanValues() {
 		k.fill(dst[:hi-lo], math.NaN())
@@ -67,11 +71,11 @@ func (k *faultyKernel) addGrad(grad []float64, add func(g []float64)) {
 	}
 }
 
-func (k *faultyKernel) AddGrad(grad, w []float64, x Inputs, lo, hi int, y Inputs, cols []int) {
+func (k *faultyKernel) AddGrad(grad, w []float64, x kernel.Inputs, lo, hi int, y kernel.Inputs, cols []int) {
 	k.addGrad(grad, func(g []float64) { k.inner.AddGrad(g, w, x, lo, hi, y, cols) })
 }
 
-func (k *faultyKernel) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
+func (k *faultyKernel) AddDiagGrad(grad, w []float64, x kernel.Inputs, lo, hi int) {
 	k.addGrad(grad, func(g []float64) { k.inner.AddDiagGrad(g, w, x, lo, hi) })
 }
 
@@ -84,7 +88,7 @@ func (k *faultyKernel) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 // model still usable.
 func TestFitStalls(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(300, 2)
+	train, test := data.SnelsonLike(300, 2)
 	for _, fault := range []string{"NaN values off the start", "NaN gradient", "wrong-sign gradient"} {
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()

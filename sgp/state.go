@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // MeanFunction returns the prior mean function.
@@ -59,10 +61,10 @@ func (md *Model) Factor() (f *Factor, err error) {
 func (md *Model) ReplacedInit() int { return md.replaced }
 
 // Kernel returns the kernel (its hyperparameters are the model's).
-func (md *Model) Kernel() Kernel { return md.kern }
+func (md *Model) Kernel() kernel.Kernel { return md.kern }
 
 // Inputs returns the training inputs.
-func (md *Model) Inputs() Inputs { return md.x }
+func (md *Model) Inputs() kernel.Inputs { return md.x }
 
 // Targets returns the training targets.
 func (md *Model) Targets() []float64 { return md.y }

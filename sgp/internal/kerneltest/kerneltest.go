@@ -1,15 +1,15 @@
 // Package kerneltest is a conformance suite for implementations of
-// sgp.Kernel. Every kernel of the project runs it from its own test:
+// kernel.Kernel. Every kernel of the project runs it from its own test:
 //
 //	func TestRBF(t *testing.T) {
-//		k := sgp.NewRBF(1, []float64{0.5, 2})
+//		k := kernel.NewRBF(1, []float64{0.5, 2})
 //		kerneltest.Test(t, k, x)
 //	}
 //
 // in the style of gonum's testlapack (DpstrfTest(t, impl)), GPyTorch's
 // BaseKernelTestCase and scikit-learn's test_kernel_diag and
 // test_kernel_gradient. The suite checks the Kernel contract of
-// sgp/kernel.go: hyperparameter bookkeeping, agreement of Column and Diag over
+// sgp/kernel/kernel.go: hyperparameter bookkeeping, agreement of Column and Diag over
 // sub-ranges, symmetry, positive semi-definiteness, and the gradients AddGrad
 // and AddDiagGrad against central finite differences in θ, the log
 // hyperparameters.
@@ -33,7 +33,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 const (
@@ -80,7 +80,7 @@ const sentinel = -123456.789
 
 // Test runs the conformance suite on kernel k with inputs x (at least 2 points k accepts).
 // It restores k's hyperparameters before returning.
-func Test(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
+func Test(t *testing.T, k kernel.Kernel, x kernel.Inputs) {
 	t.Helper()
 	if x.Len() < 2 {
 		t.Fatalf("kerneltest: need at least 2 inputs, got %d", x.Len())
@@ -89,7 +89,7 @@ func Test(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
 		x = x.Subset(seq(0, maxInputs))
 	}
 	var snapshot []float64
-	if v, ok := x.(*sgp.Vectors); ok {
+	if v, ok := x.(*kernel.Vectors); ok {
 		snapshot = slices.Clone(v.RawData())
 	}
 	theta0 := k.Params(nil)
@@ -136,7 +136,7 @@ func Test(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
 		if snapshot == nil {
 			t.Skipf("inputs of type %T expose no raw data to compare", x)
 		}
-		data := x.(*sgp.Vectors).RawData()
+		data := x.(*kernel.Vectors).RawData()
 		if len(data) != len(snapshot) {
 			t.Fatalf("len(RawData) = %d, was %d", len(data), len(snapshot))
 		}
@@ -162,7 +162,7 @@ func Panics(fn func()) (panicked bool) {
 
 // gram returns the dense matrix K[i][j] = κ(x_i, x_j), built column by
 // column with Column.
-func gram(k sgp.Kernel, x sgp.Inputs) *mat.Dense {
+func gram(k kernel.Kernel, x kernel.Inputs) *mat.Dense {
 	n := x.Len()
 	K := mat.NewDense(n, n, nil)
 	col := make([]float64, n)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // contOptions are the fit settings used by fitContinuousCLI.
@@ -61,7 +63,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		defer cancel()
 	}
 	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
-	kern := sgp.NewRBFFromData(train.X, train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	_, vy := sgp.MeanVar(train.Y)
 	if !(vy > 0) {
 		vy = 1

@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -84,7 +86,7 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				y[i] = v - *meanC
 			}
 		}
-		f, err := sgp.NewFactor(train.X, y, sgp.NewRBF(*variance, ls), *noise, m, 0)
+		f, err := sgp.NewFactor(train.X, y, kernel.NewRBF(*variance, ls), *noise, m, 0)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // selectorExact is the --selector value that fits the full GP instead of
@@ -42,7 +44,7 @@ type exactCLIOptions struct {
 	train, test         *fitData
 	trainPath, testPath string
 	spec                string
-	kern                sgp.Kernel
+	kern                kernel.Kernel
 	mSet                bool
 	maxEvals            int
 	budget              time.Duration

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -92,7 +94,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if spec == "" {
 			spec = "rbf"
 		}
-		if _, _, err := sgp.ParseKernelSpec(spec); err != nil {
+		if _, _, err := kernel.SplitSpec(spec); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 		var train, test *fitData
@@ -110,7 +112,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		n := train.Len()
 		if *selectorName == selectorExact {
-			kern, err := sgp.NewKernel(spec, train.x, train.y)
+			kern, err := kernel.Parse(spec, train.x, train.y)
 			if err != nil {
 				return err
 			}
@@ -124,7 +126,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err := checkSettings(n, *m, *z, *maxEpochs, *budget); err != nil {
 			return err
 		}
-		kern, err := sgp.NewKernel(spec, train.x, train.y)
+		kern, err := kernel.Parse(spec, train.x, train.y)
 		if err != nil {
 			return err
 		}
@@ -308,7 +310,7 @@ func namedParams(names []string, theta []float64) map[string]float64 {
 }
 
 // rowsOf returns the rows of v.
-func rowsOf(v *sgp.Vectors) [][]float64 {
+func rowsOf(v *kernel.Vectors) [][]float64 {
 	rows := make([][]float64, v.Len())
 	for i := range rows {
 		rows[i] = append([]float64(nil), v.Row(i)...)

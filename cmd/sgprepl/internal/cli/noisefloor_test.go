@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestFitNoiseFloor: --noise-floor sets the least σ², and a fit that ends
@@ -16,7 +18,7 @@ import (
 func TestFitNoiseFloor(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(120, 3)
+	train, _ := data.SnelsonLike(120, 3)
 	trainPath := writeCSV(t, dir, "train.csv", train, true)
 	for _, sel := range []string{"cholqr", "exact", "sgpr-continuous"} {
 		args := []string{"fit", "--train", trainPath, "--max-epochs", "5", "--selector", sel, "--noise-floor", "1", "--json"}
@@ -73,14 +75,14 @@ func TestEpochsLine(t *testing.T) {
 func TestReadProgress(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(120, 3)
+	train, _ := data.SnelsonLike(120, 3)
 	path := writeCSV(t, dir, "train.csv", train, true)
 	var buf strings.Builder
 	d, err := readCSVProgress(path, &buf, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := sgp.ReadCSVFile(path)
+	want, err := data.ReadCSVFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
