@@ -34,7 +34,7 @@ func TestCGPhaseTerminates(t *testing.T) {
 	select {
 	case res := <-done:
 		if res != nil {
-			t.Logf("%d epochs, %s", res.Epochs, res.Stopped)
+			t.Logf("%d epochs, %s", res.Epochs, stopText(res.Status, res.Reason))
 		}
 	case <-time.After(10 * time.Minute): // a hang, not a slow machine
 		t.Fatal("the fit did not finish: a gradient phase that never ends")

@@ -36,7 +36,8 @@ type ComparisonRow struct {
 	Selector   Selector
 	Epochs     int
 	Elapsed    time.Duration // the fit's wall time (summed over epochs without a Result)
-	Stopped    string        // why the fit stopped; "" without a Result
+	Status     Status        // why the fit stopped; NotStopped without a Result
+	Reason     string        // the detail of a Stalled or Failed fit
 	// Exact marks the full GP (AddExact): Objective is its exact negative
 	// log marginal likelihood, M = MRequested = n, Epochs its evaluations.
 	Exact bool
@@ -64,7 +65,7 @@ func (c *Comparison) Add(name string, md *Model, res *Result) *Comparison {
 	}
 	row.Kind, row.MRequested, row.Selector = md.ObjectiveKind(), md.m, md.Selector()
 	if res != nil {
-		row.Objective, row.M, row.Epochs, row.Elapsed, row.Stopped = res.Objective, len(res.Inducing), res.Epochs, res.Elapsed, res.Stopped
+		row.Objective, row.M, row.Epochs, row.Elapsed, row.Status, row.Reason = res.Objective, len(res.Inducing), res.Epochs, res.Elapsed, res.Status, res.Reason
 	} else {
 		v, err := md.Value()
 		if err != nil {
@@ -99,7 +100,7 @@ func (c *Comparison) AddExact(name string, res *ExactResult) *Comparison {
 		row.Err = fmt.Errorf("sgp: no exact fit")
 		return c
 	}
-	row.Objective, row.M, row.MRequested, row.Epochs, row.Elapsed, row.Stopped = res.Objective, res.N, res.N, res.Evals, res.Elapsed, res.Stopped
+	row.Objective, row.M, row.MRequested, row.Epochs, row.Elapsed, row.Status, row.Reason = res.Objective, res.N, res.N, res.Evals, res.Elapsed, res.Status, res.Reason
 	if c.Test != nil {
 		row.Eval, row.Err = res.Predictor.Evaluate(c.Test)
 	}
@@ -121,7 +122,7 @@ func (c *Comparison) header() ([]string, []bool) {
 func (c *Comparison) cells() (rows [][]string, notes []string) {
 	for _, r := range c.Rows {
 		cells := []string{r.Name, r.Kind.String(), table.G(r.Objective), fmt.Sprintf("%d/%d", r.M, r.MRequested),
-			r.Selector.String(), strconv.Itoa(r.Epochs), fmt.Sprintf("%.3g", r.Elapsed.Seconds()), r.Stopped}
+			r.Selector.String(), strconv.Itoa(r.Epochs), fmt.Sprintf("%.3g", r.Elapsed.Seconds()), stopText(r.Status, r.Reason)}
 		if r.Exact {
 			cells[1], cells[4] = "exact", "all (m = n)"
 		}

@@ -129,7 +129,7 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 		// F ≤ F*: the noise-only model is one the objective can reach; a
 		// little lower where a faint signal is fitted.
 		if !(res.Objective <= fStar+0.5) || !(res.Objective >= fStar-10) {
-			t.Errorf("%v: F = %.6g, want within [F* − 10, F* + 0.5], F* = %.6g (epochs %d, %s)", o, res.Objective, fStar, res.Epochs, res.Stopped)
+			t.Errorf("%v: F = %.6g, want within [F* − 10, F* + 0.5], F* = %.6g (epochs %d, %s)", o, res.Objective, fStar, res.Epochs, stopText(res.Status, res.Reason))
 		}
 		if !res.NoiseOnly {
 			t.Errorf("%v: F = %.6g, the noise-only optimum was not reported (%q)", o, res.Objective, res.Warnings)
@@ -164,7 +164,7 @@ func TestUndoneBestPointTakenOnRepeat(t *testing.T) {
 		return md, res
 	}
 	if _, res := fit(1); !(res.Objective < 60) || res.NoiseOnly || !res.Converged {
-		t.Errorf("seed 1: F = %.6g, noise-only %v, %s; want F < 60, converged, with signal", res.Objective, res.NoiseOnly, res.Stopped)
+		t.Errorf("seed 1: F = %.6g, noise-only %v, %s; want F < 60, converged, with signal", res.Objective, res.NoiseOnly, stopText(res.Status, res.Reason))
 	}
 	md, res := fit(3)
 	tr := md.Trace()

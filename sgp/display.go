@@ -102,7 +102,7 @@ func (r Result) String() string {
 	if r.Refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
 	}
-	s := table.KV(fmt.Sprintf("fit %s after %d epochs (%.3gs)", r.Stopped, r.Epochs, r.Elapsed.Seconds()), rows)
+	s := table.KV(fmt.Sprintf("fit %s after %d epochs (%.3gs)", stopText(r.Status, r.Reason), r.Epochs, r.Elapsed.Seconds()), rows)
 	for _, w := range r.Warnings {
 		s += "\nwarning: " + w
 	}
@@ -113,7 +113,7 @@ func (r Result) String() string {
 // from (Result.RefinedFrom).
 func refinedText(cr *ContinuousResult, from string) string {
 	return fmt.Sprintf("continuously (hybrid, from %s): F %s → %s, %d evaluations, %s, jitter %.3g on K[Z,Z]; predictions use it",
-		from, table.G(cr.Start), table.G(cr.Objective), cr.Evals, cr.Stopped, cr.Jitter)
+		from, table.G(cr.Start), table.G(cr.Objective), cr.Evals, stopText(cr.Status, cr.Reason), cr.Jitter)
 }
 
 // floorText describes a fit whose noise variance ended at its floor.
@@ -133,7 +133,7 @@ const resumedText = "CholQR resumed after the continuous refinements (behind it,
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {
 	rows := [][2]string{
-		{"stopped", r.Stopped}, {"converged", strconv.FormatBool(r.Converged)}, {"epochs", strconv.Itoa(r.Epochs)},
+		{"stopped", stopText(r.Status, r.Reason)}, {"converged", strconv.FormatBool(r.Converged)}, {"epochs", strconv.Itoa(r.Epochs)},
 		{"seconds", fmt.Sprintf("%.3g", r.Elapsed.Seconds())}, {"objective", table.G(r.Objective)},
 		{"data fit", table.G(r.Parts.DataFit)}, {"complexity", table.G(r.Parts.Complexity)}, {"trace", table.G(r.Parts.Trace)},
 		{"prior mean μ", table.G(r.Mean)},
@@ -343,7 +343,7 @@ func (tr Trace) rows() [][]string {
 	row := func(e EpochRecord) []string {
 		return []string{strconv.Itoa(e.Epoch), e.Kind.String(), table.G(e.Objective),
 			table.G(e.Parts.DataFit), table.G(e.Parts.Complexity), table.G(e.Parts.Trace),
-			fmt.Sprintf("%d/%d", e.Accepted, e.Swaps), strconv.Itoa(e.CGEvals), e.CGStatus,
+			fmt.Sprintf("%d/%d", e.Accepted, e.Swaps), strconv.Itoa(e.CGEvals), e.CGStatus.String(),
 			fmt.Sprintf("%.3g", e.Elapsed.Seconds()), fmt.Sprintf("%.3g", e.SwapTime.Seconds())}
 	}
 	var rows [][]string

@@ -68,7 +68,7 @@ func TestTraceDisplay(t *testing.T) {
 		t.Errorf("trace text:\n%s", text)
 	}
 	columnsAligned(t, "trace", text, traceHeader)
-	for _, w := range []string{"  VAR  ", table.G(tr[2].Objective), CGBudget} {
+	for _, w := range []string{"  VAR  ", table.G(tr[2].Objective), CGBudget.String()} {
 		if !strings.Contains(text, w) {
 			t.Errorf("trace text lacks %q:\n%s", w, text)
 		}
@@ -79,21 +79,21 @@ func TestTraceDisplay(t *testing.T) {
 		t.Errorf("trace HTML: %s", h)
 	}
 
-	// A long trace with a status that needs escaping.
+	// A long trace, its statuses in words.
 	long := make(Trace, 50)
 	for i := range long {
 		long[i] = EpochRecord{Epoch: i + 1, Kind: MLE, Objective: float64(100 - i), Swaps: 4, Accepted: 1,
-			CGStatus: "line search <failed> & stopped", Elapsed: time.Millisecond, Total: time.Duration(i+1) * time.Millisecond}
+			CGStatus: CGUndone, Elapsed: time.Millisecond, Total: time.Duration(i+1) * time.Millisecond}
 	}
 	text = long.String()
 	if got := strings.Count(text, "\n"); got != 1+2*traceShown+1 || !strings.Contains(text, "(30 epochs)") ||
-		!strings.Contains(text, "<failed> & stopped") || !strings.Contains(text, "  MLE  ") {
+		!strings.Contains(text, "undone: the inducing set cannot be held") || !strings.Contains(text, "  MLE  ") {
 		t.Errorf("long trace (%d newlines):\n%s", got, text)
 	}
 	columnsAligned(t, "long trace", text, traceHeader)
 	h = long.HTML()
-	if strings.Contains(h, "<failed>") || !strings.Contains(h, "&lt;failed&gt; &amp; stopped") || strings.Count(h, "<tr>") != 2+2*traceShown {
-		t.Errorf("long trace HTML not escaped or not elided: %s", h)
+	if !strings.Contains(h, "<td>undone: the inducing set cannot be held at the best point</td>") || strings.Count(h, "<tr>") != 2+2*traceShown {
+		t.Errorf("long trace HTML without its status or not elided: %s", h)
 	}
 	if s := (Trace{}).String(); s != "sgp.Trace: no epochs yet" || (Trace(nil)).HTML() != s {
 		t.Errorf("empty trace: %q", s)
@@ -110,7 +110,7 @@ func TestModelResultText(t *testing.T) {
 		labels            []string
 	}{
 		"model":  {md.String(), md.HTML(), "sgp.Model", []string{"n", "inducing points", "objective", "prior mean μ", "lengthscale[0]", "noise"}},
-		"result": {res.String(), res.HTML(), "fit " + res.Stopped + " after 3 epochs", []string{"objective", "prior mean μ", "inducing points", "swaps accepted"}},
+		"result": {res.String(), res.HTML(), "fit " + stopText(res.Status, res.Reason) + " after 3 epochs", []string{"objective", "prior mean μ", "inducing points", "swaps accepted"}},
 	} {
 		lines := strings.Split(c.text, "\n")
 		if !strings.HasPrefix(lines[0], c.title) {
@@ -249,12 +249,12 @@ func TestComparison(t *testing.T) {
 	}
 	r0, r1 := c.Rows[0], c.Rows[1]
 	ev, _ := md.Evaluate(test)
-	if r0.Objective != res.Objective || r0.M != 6 || r0.MRequested != 6 || r0.Epochs != 3 || r0.Stopped != res.Stopped ||
+	if r0.Objective != res.Objective || r0.M != 6 || r0.MRequested != 6 || r0.Epochs != 3 || stopText(r0.Status, r0.Reason) != stopText(res.Status, res.Reason) ||
 		r0.Kind != VAR || r0.Selector != SelectCholQR || r0.Eval == nil || *r0.Eval != *ev || r0.Err != nil {
 		t.Errorf("row 0: %+v", r0)
 	}
 	v, _ := mle.Value()
-	if r1.Objective != v || r1.Kind != MLE || r1.Selector != SelectRandom || r1.Epochs != 2 || r1.Stopped != "" || r1.Elapsed <= 0 || r1.Eval == nil {
+	if r1.Objective != v || r1.Kind != MLE || r1.Selector != SelectRandom || r1.Epochs != 2 || r1.Status != NotStopped || r1.Elapsed <= 0 || r1.Eval == nil {
 		t.Errorf("row 1: %+v", r1)
 	}
 	if c.Rows[2].Err == nil || c.Rows[2].Eval != nil {

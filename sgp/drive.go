@@ -78,7 +78,7 @@ type EpochRecord struct {
 	Accepted    int
 	CGEvals     int
 	CGObjective float64 // after the continuous phase
-	CGStatus    string  // how the continuous phase ended: CGBudget, CGConverged, CGLineSearch, …
+	CGStatus    CGStop  // how the continuous phase ended: CGBudget, CGConverged, CGLineSearch, …
 	CGGradient  float64 // max |∂F/∂θ| where the continuous phase ended (+Inf if unknown)
 	Mean        float64 // the prior mean μ after the epoch
 	Drift       float64 // relative difference between the updated factor and a fresh evaluation
@@ -110,12 +110,13 @@ type Result struct {
 	Parts     Parts
 	Epochs    int
 	Elapsed   time.Duration
-	// Stopped says why Fit stopped: "converged", "max epochs", "time
-	// budget", "cancelled", "error", or "stalled: " and the reason when the
-	// objective stopped decreasing because the gradient phase failed (a
-	// line search that found no decrease, non-finite objective values)
-	// while the gradient was not small.
-	Stopped string
+	// Status says why Fit stopped: Converged, MaxEpochs, TimeBudget,
+	// Cancelled, Failed (with an error), or Stalled when the objective
+	// stopped decreasing because the gradient phase failed (a line search
+	// that found no decrease, non-finite objective values) while the
+	// gradient was not small; Reason then says how.
+	Status Status
+	Reason string
 	// Converged is true only when the relative decrease of the objective
 	// over the last epoch fell below the tolerance and the gradient phase
 	// ended normally or at a small gradient.
@@ -171,7 +172,7 @@ type Result struct {
 	// Resumed is true when CholQR had the rest of a hybrid fit's time
 	// budget after the refinements: they were all behind CholQR's objective
 	// after as long as its phase took (at least its tenth of the budget),
-	// or all ended with time left (Epochs and Stopped then describe all of
+	// or all ended with time left (Epochs and Status then describe all of
 	// CholQR's epochs).
 	Resumed bool
 	Stats
@@ -185,7 +186,7 @@ type Result struct {
 //
 // A gradient phase that fails (see EpochRecord.CGStatus) while its
 // gradient is not small does not count as convergence: Fit goes on, and
-// after two such epochs in a row it stops with Stopped = "stalled: …" and
+// after two such epochs in a row it stops with Status = Stalled and
 // Converged = false.
 //
 // The noise variance stays above a floor (σ² = floor + exp u, with u
@@ -262,7 +263,8 @@ func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, e
 		Parts:      md.f.Parts(),
 		Epochs:     len(md.trace),
 		Elapsed:    time.Since(start),
-		Stopped:    stopped,
+		Status:     stopped.status,
+		Reason:     stopped.reason,
 		Converged:  converged,
 		Inducing:   md.f.Active(nil),
 		Params:     md.Params(),
@@ -322,7 +324,7 @@ func (md *Model) announce(ws []string) {
 // The time budget is checked between epochs, unless md.hardEnd is set:
 // then it also stops an epoch at its next swap or gradient evaluation,
 // which leaves the model in the state reached, as a cancellation does.
-func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string, converged bool, err error) {
+func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped stop, converged bool, err error) {
 	user := ctx
 	if md.hardEnd && md.budget > 0 {
 		var cancel context.CancelFunc
@@ -330,18 +332,18 @@ func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string
 		defer cancel()
 	}
 	prev, leftOut := md.f.Value(md.obj), md.f.stats.LeftOut
-	stopped = "max epochs"
+	stopped = stop{status: MaxEpochs}
 	stalls := 0
 	for e := 0; e < md.maxEpochs; e++ {
 		theta := md.Params()
 		rec, err := md.epochStep(ctx)
 		if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && user.Err() == nil {
-			return "time budget", false, nil
+			return stop{status: TimeBudget}, false, nil
 		}
 		if err != nil {
-			stopped = "error"
+			stopped = stop{status: Failed}
 			if md.stopErr(ctx) != nil {
-				stopped = "cancelled"
+				stopped = stop{status: Cancelled}
 			}
 			return stopped, false, err
 		}
@@ -349,27 +351,27 @@ func (md *Model) runEpochs(ctx context.Context, start time.Time) (stopped string
 			// The gradient phase went where the set cannot be held (see
 			// rose); from there each further phase did the same (a 26-input
 			// set: −3854.6 to −3789.4 over 12 more epochs).
-			return "stalled: the inducing set is at the kernel's numerical rank (points left out by a rebuild)", false, nil
+			return stop{Stalled, "the inducing set is at the kernel's numerical rank (points left out by a rebuild)"}, false, nil
 		}
 		leftOut = md.f.stats.LeftOut
 		if md.tol > 0 && prev-rec.Objective < md.tol*md.f.valueScale(prev) {
 			moved := !slices.Equal(theta, md.Params())
 			if md.cgHealthy(rec, moved) {
-				return "converged", true, nil
+				return stop{status: Converged}, true, nil
 			}
 			if stalls++; stalls >= 2 {
-				reason := rec.CGStatus
-				if !moved && (reason == CGBudget || reason == CGConverged) {
+				reason := rec.CGStatus.String()
+				if !moved && (rec.CGStatus == CGBudget || rec.CGStatus == CGConverged) {
 					reason = fmt.Sprintf("no step of the gradient phase lowered the objective, max |∂F/∂θ| = %.3g", rec.CGGradient)
 				}
-				return "stalled: " + reason, false, nil
+				return stop{Stalled, reason}, false, nil
 			}
 		} else {
 			stalls = 0
 		}
 		prev = rec.Objective
 		if md.budget > 0 && time.Since(start) >= md.budget {
-			return "time budget", false, nil
+			return stop{status: TimeBudget}, false, nil
 		}
 	}
 	return stopped, false, nil
@@ -402,7 +404,7 @@ func (md *Model) restartWanted(start time.Time) bool {
 // (Titsias 2009, eq. 9; Cao et al. 2013, §2) that penalises a signal the
 // inducing set cannot yet represent, so from the same start it finds the
 // signal where VAR settles on σ² ≈ var(y).
-func (md *Model) restartFromMLE(ctx context.Context, start time.Time, theta0 []float64, stopped0 string, converged0 bool) (stopped string, converged, kept bool, err error) {
+func (md *Model) restartFromMLE(ctx context.Context, start time.Time, theta0 []float64, stopped0 stop, converged0 bool) (stopped stop, converged, kept bool, err error) {
 	keepTheta, keepActive := md.Params(), md.f.Active(nil)
 	keepF, keepTrace, keepEpoch := md.f.Value(VAR), len(md.trace), md.epoch
 	restore := func() {
@@ -438,9 +440,9 @@ func (md *Model) restartFromMLE(ctx context.Context, start time.Time, theta0 []f
 		md.fixHyper = false
 	}
 	if err != nil {
-		stopped = "error"
+		stopped = stop{status: Failed}
 		if md.stopErr(ctx) != nil {
-			stopped = "cancelled"
+			stopped = stop{status: Cancelled}
 		}
 		md.profile()
 	} else {
@@ -508,12 +510,12 @@ func (md *Model) warnings(res *Result, rose string) []string {
 		res.NoiseOnly = true
 	}
 	switch {
-	case res.Stopped == "cancelled":
+	case res.Status == Cancelled:
 		w = append(w, fmt.Sprintf("interrupted at epoch %d, F = %.6g; the model keeps this state", res.Epochs, res.Objective))
 	case !res.Converged && rose != "":
-		w = append(w, fmt.Sprintf("the fit did not converge (%s)", res.Stopped))
+		w = append(w, fmt.Sprintf("the fit did not converge (%s)", stopText(res.Status, res.Reason)))
 	case !res.Converged:
-		w = append(w, notConverged(res.Stopped))
+		w = append(w, notConverged(stopText(res.Status, res.Reason)))
 	}
 	if rose != "" {
 		w = append(w, rose)

@@ -62,10 +62,12 @@ type ExactResult struct {
 	Evals     int     // objective-and-gradient evaluations
 	Restarts  int     // L-BFGS restarts from the best point after a failed line search
 	Elapsed   time.Duration
-	// Stopped says why the optimisation stopped: "converged" (small
-	// gradient or no decrease over several iterations), "max evaluations",
-	// "cancelled", "fixed" (ExactOptions.Fixed) or the optimiser's failure.
-	Stopped string
+	// Status says why the optimisation stopped: Converged (small
+	// gradient or no decrease over several iterations), MaxEvaluations,
+	// Cancelled, Fixed (ExactOptions.Fixed), or Stalled or Failed with the
+	// optimiser's failure in Reason.
+	Status Status
+	Reason string
 	// Converged is true when the optimiser converged, or stopped on a
 	// failed line search at a gradient small enough that the objective is
 	// flat there (max |∂F/∂θ| ≤ 10⁻⁴ times its scale, the sparse fit's
@@ -168,7 +170,7 @@ func FitExact(ctx context.Context, x kernel.Inputs, y []float64, k kernel.Kernel
 	r := &exactRun{ex: ex, ctx: ctx, maxEvals: maxEvals, progress: opts.Progress, np: np, nm: nm, th: make([]float64, len(p0)),
 		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
 		lastG: make([]float64, len(p0)), startF: math.NaN()}
-	stopped, restarts := "fixed", 0
+	stopped, restarts := stop{status: Fixed}, 0
 	if opts.Fixed {
 		r.evaluate(p0)
 	} else {
@@ -190,11 +192,11 @@ func FitExact(ctx context.Context, x kernel.Inputs, y []float64, k kernel.Kernel
 		return nil, err
 	}
 	g := maxAbs(r.bestG)
-	converged := stopped == "converged" ||
-		(!opts.Fixed && stopped != "cancelled" && stopped != "max evaluations" && g <= 1e-4*ex.scale(r.bestF))
+	converged := stopped.status == Converged ||
+		(!opts.Fixed && stopped.status != Cancelled && stopped.status != MaxEvaluations && g <= 1e-4*ex.scale(r.bestF))
 	res = &ExactResult{
 		Objective: r.bestF, Start: r.startF, Evals: r.evals, Restarts: restarts,
-		Stopped: stopped, Converged: converged, Gradient: g,
+		Status: stopped.status, Reason: stopped.reason, Converged: converged, Gradient: g,
 		Params: best, Names: append(k.ParamNames(), "noise"),
 		Mean: ex.mu, Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
 	}
@@ -203,7 +205,7 @@ func FitExact(ctx context.Context, x kernel.Inputs, y []float64, k kernel.Kernel
 		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, math.Exp(best[np])))
 	}
 	switch {
-	case stopped == "cancelled":
+	case stopped.status == Cancelled:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", r.evals, r.bestF))
 	case !converged && !opts.Fixed:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
@@ -320,14 +322,14 @@ const exactRestarts = 3
 // objective, and says why it stopped. Convergence is a gradient below
 // 10⁻⁶ of the objective's scale, or a decrease below 10⁻⁸ of it over five
 // iterations.
-func (r *exactRun) minimize(p0 []float64) (stopped string, restarts int) {
+func (r *exactRun) minimize(p0 []float64) (stopped stop, restarts int) {
 	problem := optimize.Problem{
 		Func: func(p []float64) float64 { r.evaluate(p); return r.lastF },
 		Grad: func(g, p []float64) { r.evaluate(p); copy(g, r.lastG) },
 	}
 	r.evaluate(p0)
 	if math.IsInf(r.lastF, 1) {
-		return "error", 0
+		return stop{status: Failed}, 0
 	}
 	scale := r.ex.scale(r.lastF)
 	x0 := append([]float64(nil), p0...)
@@ -346,15 +348,15 @@ func (r *exactRun) minimize(p0 []float64) (stopped string, restarts int) {
 		res, err := optimize.Minimize(problem, x0, settings, &optimize.LBFGS{})
 		switch {
 		case r.ctx.Err() != nil:
-			return "cancelled", restarts
+			return stop{status: Cancelled}, restarts
 		case r.evals >= r.maxEvals:
-			return "max evaluations", restarts
+			return stop{status: MaxEvaluations}, restarts
 		case err == nil && res != nil && (res.Status == optimize.GradientThreshold || res.Status == optimize.FunctionConvergence):
-			return "converged", restarts
+			return stop{status: Converged}, restarts
 		case err == nil && res != nil:
-			return res.Status.String(), restarts
+			return stop{Failed, res.Status.String()}, restarts
 		}
-		stopped = "stalled: " + err.Error()
+		stopped = stop{Stalled, err.Error()}
 		if restarts >= exactRestarts || !(r.bestF < before) {
 			return stopped, restarts
 		}

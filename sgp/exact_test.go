@@ -84,8 +84,8 @@ func TestExactObjectiveOracle(t *testing.T) {
 	if want := naive.ExactNMLL(p.K, p.y, p.noise); !relClose(res.Objective, want, 1e-10) {
 		t.Errorf("zero mean: F = %.15g, oracle %.15g", res.Objective, want)
 	}
-	if res.Mean != 0 || res.Evals != 1 || res.Stopped != "fixed" || res.Jitter != 0 {
-		t.Errorf("zero mean: μ = %v, %d evaluations, stopped %q, jitter %v", res.Mean, res.Evals, res.Stopped, res.Jitter)
+	if res.Mean != 0 || res.Evals != 1 || res.Status != Fixed || res.Jitter != 0 {
+		t.Errorf("zero mean: μ = %v, %d evaluations, stopped %q, jitter %v", res.Mean, res.Evals, stopText(res.Status, res.Reason), res.Jitter)
 	}
 	res, err = FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Noise: p.noise, Fixed: true})
 	if err != nil {
@@ -234,7 +234,7 @@ func TestExactMeanInvariance(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !res.Converged {
-			t.Errorf("shift %d: not converged (%s)", s, res.Stopped)
+			t.Errorf("shift %d: not converged (%s)", s, stopText(res.Status, res.Reason))
 		}
 		if ev[s], err = res.Predictor.Evaluate(pair[1]); err != nil {
 			t.Fatal(err)
@@ -262,7 +262,7 @@ func TestExactBeatsCholQR(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !res.Converged || res.Objective > sres.Objective+1e-6*math.Abs(sres.Objective) || !(res.Objective <= res.Start) {
-		t.Errorf("exact F = %.8g (%s, start %.8g), CholQR m=10 VAR F = %.8g", res.Objective, res.Stopped, res.Start, sres.Objective)
+		t.Errorf("exact F = %.8g (%s, start %.8g), CholQR m=10 VAR F = %.8g", res.Objective, stopText(res.Status, res.Reason), res.Start, sres.Objective)
 	}
 	ev, err := res.Predictor.Evaluate(test)
 	if err != nil {
@@ -275,7 +275,7 @@ func TestExactBeatsCholQR(t *testing.T) {
 	if ev.SMSE > sev.SMSE+0.05 {
 		t.Errorf("exact test SMSE %.4g, CholQR %.4g", ev.SMSE, sev.SMSE)
 	}
-	t.Logf("exact: F %.6g in %d evaluations (%s), %v; CholQR m=10: F %.6g, %v", res.Objective, res.Evals, res.Stopped, ev, sres.Objective, sev)
+	t.Logf("exact: F %.6g in %d evaluations (%s), %v; CholQR m=10: F %.6g, %v", res.Objective, res.Evals, stopText(res.Status, res.Reason), ev, sres.Objective, sev)
 	// The caller's kernel is not modified.
 	if kern.Variance() != kernel.NewRBFFromData(train.X, train.Y).Variance() {
 		t.Error("FitExact changed the caller's kernel")
@@ -415,7 +415,7 @@ func TestExactSpectrumStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !res.Converged || !(res.Objective < res.Start) {
-		t.Errorf("spectrum fit: F %.6g from %.6g, %s", res.Objective, res.Start, res.Stopped)
+		t.Errorf("spectrum fit: F %.6g from %.6g, %s", res.Objective, res.Start, stopText(res.Status, res.Reason))
 	}
 	ts, ty := gen(30)
 	tx, _ := kernel.NewStrings(ts)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"time"
 
 	"gonum.org/v1/gonum/optimize"
@@ -122,20 +123,47 @@ func (md *Model) cgBudget() int {
 	return min(20, max(15, 2*(md.kern.NumParams()+1)))
 }
 
-// How a continuous (conjugate-gradient) phase ended, in EpochRecord.CGStatus.
+// CGStop is how a continuous (conjugate-gradient) phase ended, in
+// EpochRecord.CGStatus; String gives it in words.
+type CGStop int
+
+// The ways a continuous phase ends.
 const (
-	CGBudget     = "budget"             // the evaluation budget was used up (the normal end)
-	CGConverged  = "converged"          // the objective or gradient stopped changing
-	CGLineSearch = "line search failed" // no step along the search direction decreased F
-	CGNonFinite  = "non-finite"         // no finite objective value near the start (overflow or loss of positive definiteness)
-	CGNoDescent  = "no descent"         // the search direction was not downhill (rounding)
-	CGCancelled  = "cancelled"
-	CGSkipped    = "skipped" // fixed hyperparameters
+	cgNone       CGStop = iota // no phase (the zero EpochRecord)
+	CGBudget                   // the evaluation budget was used up (the normal end)
+	CGConverged                // the objective or gradient stopped changing
+	CGLineSearch               // no step along the search direction decreased F
+	CGNonFinite                // no finite objective value near the start (overflow or loss of positive definiteness)
+	CGNoDescent                // the search direction was not downhill (rounding)
+	CGCancelled
+	CGSkipped // fixed hyperparameters
 	// CGUndone: the phase found lower values only at hyperparameters
 	// where the inducing set cannot be factorised whole, and went back to
 	// its start so that the swaps can adapt the set first.
-	CGUndone = "undone: the inducing set cannot be held at the best point"
+	CGUndone
 )
+
+// cgWords are the CGStops' Strings.
+var cgWords = [...]string{
+	cgNone:       "",
+	CGBudget:     "budget",
+	CGConverged:  "converged",
+	CGLineSearch: "line search failed",
+	CGNonFinite:  "non-finite",
+	CGNoDescent:  "no descent",
+	CGCancelled:  "cancelled",
+	CGSkipped:    "skipped",
+	CGUndone:     "undone: the inducing set cannot be held at the best point",
+}
+
+// String returns how the phase ended in words: "budget", "converged",
+// "line search failed", ….
+func (s CGStop) String() string {
+	if s < 0 || int(s) >= len(cgWords) {
+		return "CGStop(" + strconv.Itoa(int(s)) + ")"
+	}
+	return cgWords[s]
+}
 
 // cgProblem adapts an Evaluator to gonum/optimize with a value+gradient
 // cache, remembering the best point seen.
@@ -344,7 +372,7 @@ type cgOutcome struct {
 	evals  int
 	drift  float64 // relative difference of the updated factor and a fresh evaluation at the start
 	value  float64 // the objective at the end of the phase
-	status string  // one of the CG constants
+	status CGStop
 	grad   float64 // max |∂F/∂θ| at the end point
 }
 

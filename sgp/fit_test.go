@@ -35,8 +35,8 @@ func TestCGLendsFactorStorage(t *testing.T) {
 			return nil
 		})
 	res, err := md.Fit()
-	if !errors.Is(err, stop) || res.Stopped != "cancelled" {
-		t.Fatalf("err %v, stopped %q", err, res.Stopped)
+	if !errors.Is(err, stop) || res.Status != Cancelled {
+		t.Fatalf("err %v, stopped %q", err, stopText(res.Status, res.Reason))
 	}
 	if invalid == 0 {
 		t.Error("the factor stayed valid during the gradient phase")

@@ -214,7 +214,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		c, e = md.refineFrom(cctx, opts, theta, z)
 		usable = c != nil && (e == nil || (cctx.Err() != nil && ctx.Err() == nil))
 		if usable && e != nil {
-			c.Stopped = "time limit" // the refinement's share of the time, not a cancellation
+			c.Status, c.Reason = TimeBudget, "" // the refinement's share of the time, not a cancellation
 		}
 		return c, usable, e
 	}
@@ -223,7 +223,7 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	refine := func(theta []float64, z *kernel.Vectors, name string) (c *ContinuousResult, usable bool, e error, named string) {
 		c, usable, e = run(theta, z)
 		md.reportRefinement(res.Objective, c, name)
-		if usable && e == nil && (endedOnItsOwn(c.Stopped) || c.Stopped == "abandoned") {
+		if usable && e == nil && (endedOnItsOwn(c.Status) || c.Status == Abandoned) {
 			var on []int
 			c, on = md.reactivate(cctx, c, v0, ls0, run)
 			if len(on) > 0 {
@@ -241,8 +241,8 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		} else if cr == nil && err == nil {
 			err = e
 		}
-		capped = usable && c.Stopped == "max evaluations"
-		if cctx.Err() != nil || capped || (usable && c.Stopped == "abandoned") {
+		capped = usable && c.Status == MaxEvaluations
+		if cctx.Err() != nil || capped || (usable && c.Status == Abandoned) {
 			break
 		}
 	}
@@ -300,11 +300,11 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		// The CholQR phase's "best state reached" is not the model the
 		// predictions use: say which one is.
 		for i, w := range res.Warnings {
-			if w == notConverged(res.Stopped) {
-				res.Warnings[i] = fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", res.Stopped, from, cr.Stopped)
+			if w == notConverged(stopText(res.Status, res.Reason)) {
+				res.Warnings[i] = fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", stopText(res.Status, res.Reason), from, stopText(cr.Status, cr.Reason))
 			}
 		}
-		if w := refinementWarning(cr, res.Stopped, cctx.Err() != nil); w != "" {
+		if w := refinementWarning(cr, stopText(res.Status, res.Reason), cctx.Err() != nil); w != "" {
 			res.Warnings = append(res.Warnings, w)
 			md.announce([]string{w})
 		}
@@ -316,15 +316,15 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 // ended on neither of its normal stops, or "". Converged, out of
 // evaluations, cut by its time (timeUp) and stalled endings get none: a
 // stalled refinement ended where no step lowers the objective at its
-// precision, a local optimum like a converged one (its Stopped says so),
+// precision, a local optimum like a converged one (its Status says so),
 // and the model uses it because its objective is below CholQR's. Any
 // other ending is an optimiser failure, said with what to do.
 func refinementWarning(cr *ContinuousResult, cholqrStopped string, timeUp bool) string {
-	if cr == nil || timeUp || cr.Stopped == "converged" || cr.Stopped == "max evaluations" || strings.HasPrefix(cr.Stopped, "stalled") {
+	if cr == nil || timeUp || cr.Status == Converged || cr.Status == MaxEvaluations || cr.Status == Stalled {
 		return ""
 	}
 	return fmt.Sprintf("the continuous refinement ended on an optimiser failure (%s); the predictions use the best point it reached, whose objective %.6g is below CholQR's (which %s); if the predictions look poor, compare with the CholQR fit alone (WithSelector(SelectCholQR), sgprepl fit --selector cholqr)",
-		cr.Stopped, cr.Objective, cholqrStopped)
+		stopText(cr.Status, cr.Reason), cr.Objective, cholqrStopped)
 }
 
 // spreadStartEvals decides which of the two k-means starts the hybrid's
@@ -377,7 +377,7 @@ func (md *Model) refinementEvaluator(z *kernel.Vectors, jitter float64) *Evaluat
 func (md *Model) reportRefinement(before float64, cr *ContinuousResult, from string) {
 	if md.progress != nil && cr != nil {
 		fmt.Fprintf(md.progress, "hybrid: continuous refinement from %s: %v %.6g → %.6g after %d evaluations (%s)\n",
-			from, md.obj, before, cr.Objective, cr.Evals, cr.Stopped)
+			from, md.obj, before, cr.Objective, cr.Evals, stopText(cr.Status, cr.Reason))
 	}
 }
 
@@ -458,7 +458,7 @@ func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float6
 			c, usable, _ := run(p.theta, cr.Z)
 			if md.progress != nil && c != nil {
 				fmt.Fprintf(md.progress, "hybrid: lengthscale[%d] %.3g → %.3g: %v %.6g → %.6g (%.6g before any step) after %d evaluations (%s)\n",
-					p.j, math.Exp(cr.Params[1+p.j]), math.Exp(p.theta[1+p.j]), md.obj, cr.Objective, c.Objective, p.f, c.Evals, c.Stopped)
+					p.j, math.Exp(cr.Params[1+p.j]), math.Exp(p.theta[1+p.j]), md.obj, cr.Objective, c.Objective, p.f, c.Evals, stopText(c.Status, c.Reason))
 			}
 			if usable && c.Objective < cr.Objective {
 				c.Start, c.Evals, c.Restarts = cr.Start, cr.Evals+c.Evals, cr.Restarts+c.Restarts
@@ -471,7 +471,7 @@ func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float6
 				return cr, on
 			}
 		}
-		if !kept || !endedOnItsOwn(cr.Stopped) {
+		if !kept || !endedOnItsOwn(cr.Status) {
 			return cr, on
 		}
 	}
@@ -510,8 +510,8 @@ func switchOnCandidates(theta []float64, v0 float64, ls0 []float64) []switchOn {
 // endedOnItsOwn reports whether a continuous fit that stopped with reason
 // stopped ended at a local optimum (converged, or stalled by its stop
 // rule) rather than on a limit.
-func endedOnItsOwn(stopped string) bool {
-	return stopped == "converged" || strings.HasPrefix(stopped, "stalled")
+func endedOnItsOwn(s Status) bool {
+	return s == Converged || s == Stalled
 }
 
 // inputList names the inputs js as "lengthscale[3]" or "lengthscales[3,

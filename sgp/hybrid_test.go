@@ -63,9 +63,9 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				t.Fatal(err)
 			}
 			contSMSE, _ := SMSE(mean, c.test.Y)
-			t.Logf("objective: CholQR %.4f, continuous %.4f (%s, %d evals), hybrid %.4f; test SMSE %.4f, %.4f, %.4f", chol.Objective, cont.Objective, cont.Stopped, cont.Evals, hyb.Objective, cholEv.SMSE, contSMSE, hybEv.SMSE)
+			t.Logf("objective: CholQR %.4f, continuous %.4f (%s, %d evals), hybrid %.4f; test SMSE %.4f, %.4f, %.4f", chol.Objective, cont.Objective, stopText(cont.Status, cont.Reason), cont.Evals, hyb.Objective, cholEv.SMSE, contSMSE, hybEv.SMSE)
 			if hyb.Refined != nil {
-				t.Logf("refinement: %d evaluations, %d restarts, %s", hyb.Refined.Evals, hyb.Refined.Restarts, hyb.Refined.Stopped)
+				t.Logf("refinement: %d evaluations, %d restarts, %s", hyb.Refined.Evals, hyb.Refined.Restarts, stopText(hyb.Refined.Status, hyb.Refined.Reason))
 			}
 			if hyb.Objective > chol.Objective {
 				t.Errorf("hybrid objective %.6f above CholQR's %.6f", hyb.Objective, chol.Objective)
@@ -98,9 +98,9 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("from the seeds alone: F %.6f → %.6f, %d evaluations, %s", fromSeeds.Start, fromSeeds.Objective, fromSeeds.Evals, fromSeeds.Stopped)
+				t.Logf("from the seeds alone: F %.6f → %.6f, %d evaluations, %s", fromSeeds.Start, fromSeeds.Objective, fromSeeds.Evals, stopText(fromSeeds.Status, fromSeeds.Reason))
 				switch {
-				case hyb.Refined.Stopped == "time limit":
+				case hyb.Refined.Status == TimeBudget:
 					// Without a budget the refinement still has a time
 					// limit (hybridMinRefine at least), which a slow
 					// machine can reach before the 1000 evaluations.
@@ -109,7 +109,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 					if math.Abs(hyb.Objective-fromSeeds.Objective) > 1e-9*math.Abs(fromSeeds.Objective) {
 						t.Errorf("the refinement from the seeds ended at %.10g, FitContinuous from them at %.10g", hyb.Objective, fromSeeds.Objective)
 					}
-				case fromSeeds.Stopped == "max evaluations":
+				case fromSeeds.Status == MaxEvaluations:
 					t.Errorf("the refinement started at F = %.10g, not at the k-means++ seeds' %.10g", hyb.Refined.Start, fromSeeds.Start)
 				case hyb.Objective > fromSeeds.Objective:
 					t.Errorf("the hybrid kept F = %.10g, above the refinement from the seeds (%.10g)", hyb.Objective, fromSeeds.Objective)
@@ -220,8 +220,8 @@ func TestHardEndStopsMidEpoch(t *testing.T) {
 		if hard {
 			want = 0
 		}
-		if res.Stopped != "time budget" || res.Epochs != want {
-			t.Errorf("hardEnd %v: stopped %q after %d epochs, want \"time budget\" after %d", hard, res.Stopped, res.Epochs, want)
+		if res.Status != TimeBudget || res.Epochs != want {
+			t.Errorf("hardEnd %v: stopped %q after %d epochs, want \"time budget\" after %d", hard, stopText(res.Status, res.Reason), res.Epochs, want)
 		}
 		if v, err := md.Value(); err != nil || math.IsNaN(v) {
 			t.Errorf("hardEnd %v: the model is not usable: F = %v, %v", hard, v, err)
@@ -264,7 +264,7 @@ func TestHybridStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("hybrid %.8g; from the random subset alone %.8g (%s)", res.Objective, alone.Objective, alone.Stopped)
+	t.Logf("hybrid %.8g; from the random subset alone %.8g (%s)", res.Objective, alone.Objective, stopText(alone.Status, alone.Reason))
 	if res.Objective > alone.Objective+1e-9*math.Abs(alone.Objective) {
 		t.Errorf("hybrid F %.10g above the refinement from its random subset alone (%.10g)", res.Objective, alone.Objective)
 	}
@@ -373,7 +373,7 @@ func TestHybridWarningNamesTheModel(t *testing.T) {
 		t.Fatalf("want a CholQR phase cut at 2 epochs and a kept refinement: converged %v, refined %v", res.Converged, res.Refined != nil)
 	}
 	all := strings.Join(res.Warnings, "\n")
-	want := fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", res.Stopped, res.RefinedFrom, res.Refined.Stopped)
+	want := fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", stopText(res.Status, res.Reason), res.RefinedFrom, stopText(res.Refined.Status, res.Refined.Reason))
 	if !strings.Contains(all, want) || strings.Contains(all, "best state reached") {
 		t.Errorf("warnings %q, want %q and no \"best state reached\"", res.Warnings, want)
 	}
@@ -404,9 +404,9 @@ func TestHybridTinyBudgetIsALimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stopped != "time budget" || res.Converged || res.Epochs != 0 || res.Refined != nil {
+	if res.Status != TimeBudget || res.Converged || res.Epochs != 0 || res.Refined != nil {
 		t.Errorf("stopped %q, converged %v, %d epochs, refined %v; want \"time budget\", not converged, 0 epochs, no refinement",
-			res.Stopped, res.Converged, res.Epochs, res.Refined != nil)
+			stopText(res.Status, res.Reason), res.Converged, res.Epochs, res.Refined != nil)
 	}
 }
 
@@ -417,19 +417,20 @@ func TestHybridTinyBudgetIsALimit(t *testing.T) {
 func TestRefinementWarning(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		stopped string
-		timeUp  bool
-		warn    bool
+		status Status
+		reason string
+		timeUp bool
+		warn   bool
 	}{
-		{"converged", false, false},
-		{"max evaluations", false, false},
-		{"stalled: no decrease along the search direction, also after a restart from the best point, at max |∂F| = 0.0438", false, false},
-		{"time limit", true, false},
-		{"Linesearch failed", false, true},
+		{Converged, "", false, false},
+		{MaxEvaluations, "", false, false},
+		{Stalled, "no decrease along the search direction, also after a restart from the best point, at max |∂F| = 0.0438", false, false},
+		{TimeBudget, "", true, false},
+		{Failed, "Linesearch failed", false, true},
 	} {
-		w := refinementWarning(&ContinuousResult{Stopped: c.stopped, Objective: 1}, "converged", c.timeUp)
-		if (w != "") != c.warn || (c.warn && !strings.Contains(w, "selector cholqr")) {
-			t.Errorf("%q: warning %q, want one: %v", c.stopped, w, c.warn)
+		w := refinementWarning(&ContinuousResult{Status: c.status, Reason: c.reason, Objective: 1}, "converged", c.timeUp)
+		if (w != "") != c.warn || (c.warn && (!strings.Contains(w, "selector cholqr") || !strings.Contains(w, "failed: Linesearch failed"))) {
+			t.Errorf("%v %q: warning %q, want one: %v", c.status, c.reason, w, c.warn)
 		}
 	}
 }

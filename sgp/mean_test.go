@@ -145,7 +145,7 @@ func TestModelMeanInvariance(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !res.Converged {
-			t.Errorf("a=%g b=%g: not converged: %s", a, b, res.Stopped)
+			t.Errorf("a=%g b=%g: not converged: %s", a, b, stopText(res.Status, res.Reason))
 		}
 		ev, err := md.Evaluate(&data.Dataset{X: test.X, Y: ty})
 		if err != nil {
@@ -184,7 +184,7 @@ func TestModelSmallStartNoise(t *testing.T) {
 	smse := ev.SMSE
 	noise, _ := md.Noise()
 	if !res.Converged || !(smse < 0.05) || !(noise > 1e-3) {
-		t.Fatalf("stopped %q (converged %v), SMSE %.4g, noise %.3g", res.Stopped, res.Converged, smse, noise)
+		t.Fatalf("stopped %q (converged %v), SMSE %.4g, noise %.3g", stopText(res.Status, res.Reason), res.Converged, smse, noise)
 	}
 	// The first gradient phase finds its lowest values at a lengthscale
 	// where the 8 points admitted at the start cannot all be held; it goes

@@ -212,7 +212,7 @@ func TestFitCancel(t *testing.T) {
 		}
 	})
 	res, err := md.FitContext(ctx)
-	if !errors.Is(err, context.Canceled) || res == nil || res.Stopped != "cancelled" {
+	if !errors.Is(err, context.Canceled) || res == nil || res.Status != Cancelled {
 		t.Fatalf("err %v, result %+v", err, res)
 	}
 	if epochs != 2 {
@@ -232,7 +232,7 @@ func TestModelTimeBudgetAndSwap(t *testing.T) {
 	train, _ := data.SnelsonLike(150, 6)
 	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithTimeBudget(time.Nanosecond).WithTolerance(0)
 	res, err := md.Fit()
-	if err != nil || res.Stopped != "time budget" || res.Epochs != 1 {
+	if err != nil || res.Status != TimeBudget || res.Epochs != 1 {
 		t.Fatalf("err %v, %+v", err, res)
 	}
 	before, _ := md.Value()
@@ -370,7 +370,7 @@ func TestInterruptStopsFit(t *testing.T) {
 			return nil
 		})
 	res, err := md.Fit()
-	if !errors.Is(err, stop) || res == nil || res.Stopped != "cancelled" {
+	if !errors.Is(err, stop) || res == nil || res.Status != Cancelled {
 		t.Fatalf("err %v", err)
 	}
 	if res.Epochs > 2 {
@@ -499,8 +499,8 @@ func TestZeroToleranceRunsToTheEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Epochs != 40 || res.Stopped != "max epochs" || res.Converged {
-		t.Errorf("%d epochs, stopped %q, converged %v; want 40, max epochs, not converged", res.Epochs, res.Stopped, res.Converged)
+	if res.Epochs != 40 || res.Status != MaxEpochs || res.Converged {
+		t.Errorf("%d epochs, stopped %q, converged %v; want 40, max epochs, not converged", res.Epochs, stopText(res.Status, res.Reason), res.Converged)
 	}
 	for _, w := range res.Warnings {
 		if strings.Contains(w, "rose") {

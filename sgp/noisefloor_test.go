@@ -130,11 +130,11 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("continuous: %s after %d evaluations, F %.6g, σ² %g", cr.Stopped, cr.Evals, cr.Objective, math.Exp(cr.Params[len(cr.Params)-1]))
+	t.Logf("continuous: %s after %d evaluations, F %.6g, σ² %g", stopText(cr.Status, cr.Reason), cr.Evals, cr.Objective, math.Exp(cr.Params[len(cr.Params)-1]))
 	// L-BFGS on Z and θ ends on its line search at this precision of F
 	// (max |∂F| ≈ 0.01 at F ≈ −1833), with or without the floor; what is
 	// checked is σ² and the predictions.
-	check("continuous", cr.Params[len(cr.Params)-1], cr.Stopped != "max evaluations", mean)
+	check("continuous", cr.Params[len(cr.Params)-1], cr.Status != MaxEvaluations, mean)
 	ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), ExactOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -60,8 +60,8 @@ func TestReactivateBringsBackARelevantInput(t *testing.T) {
 	if !ok {
 		t.Fatal(err)
 	}
-	if !endedOnItsOwn(off.Stopped) || off.Params[2] < math.Log(offFactor*ls0[1]) {
-		t.Fatalf("the fit with input 1 off ended %q with log ℓ₁ = %.3g: the test needs it converged on the plateau", off.Stopped, off.Params[2])
+	if !endedOnItsOwn(off.Status) || off.Params[2] < math.Log(offFactor*ls0[1]) {
+		t.Fatalf("the fit with input 1 off ended %q with log ℓ₁ = %.3g: the test needs it converged on the plateau", stopText(off.Status, off.Reason), off.Params[2])
 	}
 	smse := func(c *ContinuousResult) float64 {
 		mu, _, err := c.Predictor.Predict(test.X)
@@ -185,7 +185,7 @@ func TestSwitchBackSubset(t *testing.T) {
 	}
 	fOff := offRes.Objective
 	evOff, _ := md.Evaluate(test)
-	stopped, converged, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, "converged", true)
+	stopped, converged, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, stop{status: Converged}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestSwitchBackSubset(t *testing.T) {
 	}
 	// With nothing switched off, nothing changes and no epoch is run.
 	before, epochs := md.Params(), len(md.Trace())
-	if _, _, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, "converged", true); err != nil || on != nil ||
+	if _, _, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, stop{status: Converged}, true); err != nil || on != nil ||
 		!slices.Equal(before[:6], md.Params()[:6]) || len(md.Trace()) != epochs {
 		t.Errorf("second call: on %v, err %v, %d → %d epochs", on, err, epochs, len(md.Trace()))
 	}

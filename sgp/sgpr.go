@@ -23,7 +23,8 @@ type ContinuousResult struct {
 	Mean      float64         // the prior mean μ at the final θ and Z (Predictor.PriorMean)
 	Z         *kernel.Vectors // the inducing inputs
 	Predictor *Predictor      // for prediction
-	Stopped   string          // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), "abandoned" (a hybrid fit's refinement behind CholQR), or the optimiser's reason
+	Status    Status          // Converged, MaxEvaluations, Cancelled, Stalled (converged at a gradient that is not small), Abandoned (a hybrid fit's refinement behind CholQR), TimeBudget (a hybrid refinement's share of the time) or Failed
+	Reason    string          // for Stalled, what the stop rule saw; for Failed, the optimiser's reason
 	Restarts  int             // L-BFGS restarts from the best point after a failed line search
 	Gradient  float64         // max |∂F/∂p| over θ and Z where the fit ended
 	Jitter    float64         // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
@@ -151,8 +152,9 @@ func FitContinuous(ctx context.Context, x *kernel.Vectors, y []float64, kern ker
 	// far from it means a stale curvature model. Either way it restarts from
 	// the best point with its memory cleared; a restart that lowers F by
 	// less than a relative 1e-9 shows a minimum to the precision of F.
-	stopped, restarts := "", 0
-	why := "" // what a "converged" fit's stop rule saw, for a large gradient
+	var stopped stop
+	restarts := 0
+	why := "" // what a converged fit's stop rule saw, for a large gradient
 	cur := append([]float64(nil), p0...)
 	for {
 		before := bestF
@@ -160,28 +162,26 @@ func FitContinuous(ctx context.Context, x *kernel.Vectors, y []float64, kern ker
 			Converger: &optimize.FunctionConverge{Relative: contRelTol, Iterations: contIters}}, &optimize.LBFGS{Store: lbfgsMemory})
 		switch {
 		case ctx.Err() != nil:
-			stopped = "cancelled"
+			stopped = stop{status: Cancelled}
 		case evals >= maxEvals:
-			stopped = "max evaluations"
+			stopped = stop{status: MaxEvaluations}
 		case abandoned:
-			stopped = "abandoned"
+			stopped = stop{status: Abandoned}
 		case optErr != nil && restarts < maxRestarts && !math.IsInf(bestF, 1):
 			if before-bestF > 1e-9*math.Abs(bestF) || math.IsInf(before, 1) {
 				restarts++
 				copy(cur, best)
 				continue
 			}
-			stopped, why = "converged", "no decrease along the search direction, also after a restart from the best point"
+			stopped, why = stop{status: Converged}, "no decrease along the search direction, also after a restart from the best point"
 		case optErr != nil:
-			stopped = optErr.Error()
+			stopped = stop{Failed, optErr.Error()}
+		case res != nil && res.Status == optimize.FunctionConvergence:
+			stopped, why = stop{status: Converged}, fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
+		case res != nil && res.Status == optimize.GradientThreshold:
+			stopped = stop{status: Converged}
 		case res != nil:
-			stopped = res.Status.String()
-		}
-		if stopped == "FunctionConvergence" {
-			why = fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
-		}
-		if stopped == "FunctionConvergence" || stopped == "GradientThreshold" {
-			stopped = "converged"
+			stopped = stop{Failed, res.Status.String()}
 		}
 		break
 	}
@@ -207,7 +207,7 @@ func FitContinuous(ctx context.Context, x *kernel.Vectors, y []float64, kern ker
 	stopped = stallLabel(stopped, why, grad, f)
 	p := ev.predictor()
 	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
-		Params: append([]float64(nil), theta...), Mean: p.PriorMean, Z: z, Predictor: p, Stopped: stopped, Restarts: restarts, Gradient: grad,
+		Params: append([]float64(nil), theta...), Mean: p.PriorMean, Z: z, Predictor: p, Status: stopped.status, Reason: stopped.reason, Restarts: restarts, Gradient: grad,
 		Jitter: opts.Jitter, NoiseFloor: nm.floor, AtNoiseFloor: atNoiseFloor(math.Exp(theta[np]), nm.floor)}, ctx.Err()
 }
 
@@ -234,12 +234,12 @@ const (
 // small beside an evaluation's O(n·m²).
 const lbfgsMemory = 200
 
-// stallLabel returns FitContinuous's stop reason: a fit that its stop
-// rule counted as converged while max |∂F| = grad is not small at F = f
-// is "stalled", with what the rule saw (why).
-func stallLabel(stopped, why string, grad, f float64) string {
-	if stopped == "converged" && grad > gradTol*max(1, math.Abs(f)) {
-		return fmt.Sprintf("stalled: %s, at max |∂F| = %.3g", why, grad)
+// stallLabel returns FitContinuous's stop: a fit that its stop rule
+// counted as converged while max |∂F| = grad is not small at F = f is
+// Stalled, with what the rule saw (why).
+func stallLabel(stopped stop, why string, grad, f float64) stop {
+	if stopped.status == Converged && grad > gradTol*max(1, math.Abs(f)) {
+		return stop{Stalled, fmt.Sprintf("%s, at max |∂F| = %.3g", why, grad)}
 	}
 	return stopped
 }
@@ -273,7 +273,7 @@ type ContinuousOptions struct {
 
 	// behind, if set, is asked after each step of the optimiser, with the
 	// lowest objective reached so far, whether to give up; the fit then
-	// ends at its best point with Stopped = "abandoned". The hybrid
+	// ends at its best point with Status = Abandoned. The hybrid
 	// selector uses it to hand the time back to CholQR (see fitHybrid).
 	behind func(best float64) bool
 	// onEval, if set, is called after each evaluation with the number of

@@ -104,18 +104,19 @@ func TestFitContinuousAndRefine(t *testing.T) {
 func TestStallLabel(t *testing.T) {
 	flat := fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
 	for _, c := range []struct {
-		stopped, why string
-		grad, f      float64
-		want         string
+		stopped Status
+		why     string
+		grad, f float64
+		want    stop
 	}{
-		{"converged", flat, 0.0473, 5680.7, "stalled: F changed by less than a relative 1e-09 over 20 iterations, at max |∂F| = 0.0473"},
-		{"converged", "no decrease along the search direction", 0.01, 100, "stalled: no decrease along the search direction, at max |∂F| = 0.01"},
-		{"converged", flat, 1e-3, 5680.7, "converged"}, // below 1e-6·|F|
-		{"converged", flat, 5e-7, 0.1, "converged"},    // below 1e-6·max(1, |F|)
-		{"max evaluations", flat, 1, 1, "max evaluations"},
+		{Converged, flat, 0.0473, 5680.7, stop{Stalled, "F changed by less than a relative 1e-09 over 20 iterations, at max |∂F| = 0.0473"}},
+		{Converged, "no decrease along the search direction", 0.01, 100, stop{Stalled, "no decrease along the search direction, at max |∂F| = 0.01"}},
+		{Converged, flat, 1e-3, 5680.7, stop{status: Converged}}, // below 1e-6·|F|
+		{Converged, flat, 5e-7, 0.1, stop{status: Converged}},    // below 1e-6·max(1, |F|)
+		{MaxEvaluations, flat, 1, 1, stop{status: MaxEvaluations}},
 	} {
-		if got := stallLabel(c.stopped, c.why, c.grad, c.f); got != c.want {
-			t.Errorf("stallLabel(%q, %q, %g, %g) = %q, want %q", c.stopped, c.why, c.grad, c.f, got, c.want)
+		if got := stallLabel(stop{status: c.stopped}, c.why, c.grad, c.f); got != c.want {
+			t.Errorf("stallLabel(%v, %q, %g, %g) = %v, want %v", c.stopped, c.why, c.grad, c.f, got, c.want)
 		}
 	}
 }

@@ -93,16 +93,16 @@ func TestFitStalls(t *testing.T) {
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()
 			k := newFaultyKernel(fault)
-			var statuses []string
+			var statuses []CGStop
 			md := NewModel(train.X, train.Y, k).WithM(8).WithSeed(2).WithMaxEpochs(40).
 				WithEpochFunc(func(r EpochRecord) { statuses = append(statuses, r.CGStatus) })
 			res, err := md.Fit()
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: %d epochs, stopped %q, CG statuses %v", fault, res.Epochs, res.Stopped, statuses)
-			if !strings.HasPrefix(res.Stopped, "stalled") || res.Converged {
-				t.Errorf("stopped %q, converged %v; want stalled and not converged", res.Stopped, res.Converged)
+			t.Logf("%s: %d epochs, stopped %q, CG statuses %v", fault, res.Epochs, stopText(res.Status, res.Reason), statuses)
+			if res.Status != Stalled || res.Converged {
+				t.Errorf("stopped %q, converged %v; want stalled and not converged", stopText(res.Status, res.Reason), res.Converged)
 			}
 			if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "did not converge") }) {
 				t.Errorf("no warning that the fit did not converge: %q", res.Warnings)

@@ -35,9 +35,9 @@ import (
 // stops at the time budget and on cancellation, and returns the inputs
 // switched back on, in order, with the state and stop reason of the last
 // epochs kept (stopped0 and converged0 when none were).
-func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float64, ls0 []float64, stopped0 string, converged0 bool) (stopped string, converged bool, on []int, err error) {
+func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float64, ls0 []float64, stopped0 stop, converged0 bool) (stopped stop, converged bool, on []int, err error) {
 	stopped, converged = stopped0, converged0
-	for ctx.Err() == nil && (md.budget <= 0 || time.Since(start) < md.budget) && endedOnItsOwn(stopped) {
+	for ctx.Err() == nil && (md.budget <= 0 || time.Since(start) < md.budget) && endedOnItsOwn(stopped.status) {
 		keepTheta, keepActive := md.Params(), md.f.Active(nil)
 		keepF, keepTrace, keepEpoch := md.f.Value(md.obj), len(md.trace), md.epoch
 		restore := func() {

@@ -831,7 +831,7 @@ func TestKernelMessages(t *testing.T) {
 			"for i := 0; i < n; i++ {\n\ts := 0.0\n\tfor j := 0; j < d; j++ {\n\t\tv := rng.Float64()\n\t\tdata[i*d+j] = v\n\t\ts += v\n\t}\n\tys[i] = math.Sin(3 * s)\n}\n" +
 			"xs, _ := kernel.NewVectors(n, d, data)\n" +
 			"mb := sgp.NewModel(xs, ys, kernel.NewRBFFromData(xs, ys)).WithM(200).WithSeed(1).WithMaxEpochs(1000)\n" +
-			"res, err := mb.Fit()\nfmt.Println(\"fit returned\", res.Stopped, err)"
+			"res, err := mb.Fit()\nfmt.Println(\"fit returned\", res.Status, err)"
 		req := c.send(c.shell, "execute_request", map[string]any{"code": code, "silent": false,
 			"store_history": true, "user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": true})
 		time.Sleep(1500 * time.Millisecond)

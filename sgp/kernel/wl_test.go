@@ -164,7 +164,7 @@ func TestWLThrombinFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("n=200, m=32, WL h=3: %d epochs (%s) in %v; test SMSE %.3f, SNLP %.3f; θ %v", res.Epochs, res.Stopped, fit, smse, snlp, md.Hyperparameters())
+	t.Logf("n=200, m=32, WL h=3: %d epochs (%s) in %v; test SMSE %.3f, SNLP %.3f; θ %v", res.Epochs, res.Status, fit, smse, snlp, md.Hyperparameters())
 	if !(smse < 1) {
 		t.Errorf("test SMSE %.3f, want < 1 (better than predicting the mean)", smse)
 	}

@@ -202,7 +202,7 @@ func TestInitExperiment(t *testing.T) {
 					c.smse = append(c.smse, smse)
 					c.sec = append(c.sec, res.Elapsed.Seconds())
 					t.Logf("%-14s m=%-4d seed=%d %-15s F=%.2f SMSE=%.4f %.1fs %d epochs (%s), Titsias-16's F at %.1fs",
-						set.name, m, seed, me.name, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Stopped, match)
+						set.name, m, seed, me.name, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Status, match)
 				}
 				// CholQR from the forward start, stopped at twice the time
 				// Titsias-16 took on this seed (a hard deadline: the fit is
@@ -222,7 +222,7 @@ func TestInitExperiment(t *testing.T) {
 					c.sec = append(c.sec, res.Elapsed.Seconds())
 					c.match = append(c.match, math.NaN())
 					t.Logf("%-14s m=%-4d seed=%d %-15s F=%.2f SMSE=%.4f %.1fs %d epochs (%s)",
-						set.name, m, seed, twice, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Stopped)
+						set.name, m, seed, twice, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Status)
 				}
 			}
 			for _, name := range append(methodNames(), twice) {

@@ -241,7 +241,7 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 				return err
 			}
 			x.add(expRow{Dataset: set.name, Method: "SGPR-continuous-" + o.String(), M: 10, Objective: res.Objective, Kind: o.String(),
-				SMSE: smse, SNLP: snlp, Seconds: time.Since(t0).Seconds(), Epochs: res.Evals, Note: snelsonNote + "; epochs = evaluations; " + res.Stopped})
+				SMSE: smse, SNLP: snlp, Seconds: time.Since(t0).Seconds(), Epochs: res.Evals, Note: snelsonNote + "; epochs = evaluations; " + stopText(res.Status, res.Reason)})
 		}
 		// The hybrid (CholQR, then continuous refinement) from the same
 		// clumped start, and the exact GP: what m = 10 costs.
@@ -280,9 +280,9 @@ const snelsonNote = "SMSE, SNLP on the training set (no test targets)"
 // hybridNote describes a hybrid fit's outcome for a table.
 func hybridNote(res *sgp.Result) string {
 	if res.Refined == nil {
-		return res.Stopped + "; refinement not kept (no lower objective)"
+		return stopText(res.Status, res.Reason) + "; refinement not kept (no lower objective)"
 	}
-	return fmt.Sprintf("%s; refined from %s in %d evaluations (%s)", res.Stopped, res.RefinedFrom, res.Refined.Evals, res.Refined.Stopped)
+	return fmt.Sprintf("%s; refined from %s in %d evaluations (%s)", stopText(res.Status, res.Reason), res.RefinedFrom, res.Refined.Evals, stopText(res.Refined.Status, res.Refined.Reason))
 }
 
 // exactRow fits the exact GP with the kernel of the experiment's sparse
@@ -309,7 +309,7 @@ func (x *expEnv) exactRow(ctx context.Context, dataset string, trainX kernel.Inp
 		note += "; "
 	}
 	x.add(expRow{Dataset: dataset, Method: "Exact GP", M: res.N, Objective: res.Objective, Kind: "exact",
-		SMSE: ev.SMSE, SNLP: ev.SNLP, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + "m = n; epochs = evaluations; " + res.Stopped})
+		SMSE: ev.SMSE, SNLP: ev.SNLP, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + "m = n; epochs = evaluations; " + stopText(res.Status, res.Reason)})
 	return nil
 }
 
@@ -376,7 +376,7 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 				return err
 			}
 			smse, snlp := ev.SMSE, ev.SNLP
-			note := res.Stopped
+			note := stopText(res.Status, res.Reason)
 			if me.sel == sgp.SelectHybrid {
 				note = hybridNote(res)
 			}
@@ -514,7 +514,7 @@ func (x *expEnv) fitRowInputs(ctx context.Context, dataset, method string, md *s
 		return expRow{}, err
 	}
 	r := expRow{Dataset: dataset, Method: method, M: m, Z: z, Objective: res.Objective, Kind: md.ObjectiveKind().String(),
-		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: res.Stopped}
+		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: stopText(res.Status, res.Reason)}
 	x.add(r)
 	return r, nil
 }
@@ -575,7 +575,7 @@ func (x *expEnv) continuousFit(ctx context.Context, dataset, method string, m in
 		return expRow{}, err
 	}
 	return expRow{Dataset: dataset, Method: method, M: m, Objective: res.Objective, Kind: "VAR",
-		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + res.Stopped}, nil
+		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + stopText(res.Status, res.Reason)}, nil
 }
 
 // newRand returns a seeded generator.

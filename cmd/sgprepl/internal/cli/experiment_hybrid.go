@@ -125,7 +125,7 @@ func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, se
 		return row, err
 	}
 	row.Z, row.Objective, row.SMSE, row.SNLP = 16, res.Objective, ev.SMSE, ev.SNLP
-	row.Seconds, row.Epochs, row.Note = res.Elapsed.Seconds(), res.Epochs, prefix+res.Stopped
+	row.Seconds, row.Epochs, row.Note = res.Elapsed.Seconds(), res.Epochs, prefix+stopText(res.Status, res.Reason)
 	if sel == sgp.SelectHybrid {
 		row.Note = prefix + hybridNote(res)
 	}
