@@ -41,7 +41,7 @@ func benchProblem(n, dim int, seed uint64) (*kernel.Vectors, []float64) {
 
 // streamPass reads every value of G and Q once and returns their sum; its
 // time is the memory-bandwidth floor of a swap, which touches the same data.
-func (f *Factor) streamPass() float64 {
+func (f *factor) streamPass() float64 {
 	return sum4(f.g[:f.t*f.n]) + sum4(f.q[:f.k*f.ldq])
 }
 
@@ -72,7 +72,7 @@ func BenchmarkSwap(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d,m=%d", n, m), func(b *testing.B) {
 				x, y := benchProblem(n, 8, 1)
 				kern := kernel.NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8})
-				f, err := NewFactor(x, y, kern, 0.01, m, 16)
+				f, err := newFactor(x, y, kern, 0.01, m, 16)
 				if err != nil {
 					b.Fatal(err)
 				}

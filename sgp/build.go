@@ -37,7 +37,7 @@ func (md *Model) build() error {
 			noise = 1e-2
 		}
 	}
-	f, err := NewFactor(md.x, md.y, md.kern, noise, md.m, md.z)
+	f, err := newFactor(md.x, md.y, md.kern, noise, md.m, md.z)
 	if err != nil {
 		return err
 	}
@@ -58,6 +58,7 @@ func (md *Model) build() error {
 	}
 	md.f = f
 	md.visited = make([]int, n)
+	md.replaced = 0
 	if err := f.Factorize(active); err != nil {
 		// Keep the non-degenerate part of the requested set, in order, and
 		// fill the rest at random (a clumped start can hold more points
@@ -138,7 +139,7 @@ func (md *Model) refactorKeeping(active []int) {
 
 // greedyVariance chooses m points by a pivoted partial Cholesky: each next
 // point has the largest residual variance given the previous ones.
-func greedyVariance(f *Factor, m int) []int {
+func greedyVariance(f *factor, m int) []int {
 	saveZ := f.zcap
 	f.zcap = 0
 	_ = f.Factorize(nil)

@@ -11,6 +11,8 @@ import (
 	"github.com/cholqr/sgp/sgp/internal/table"
 
 	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/internal/rank"
 )
 
 // Text and HTML renderings of sgp values, for a REPL and for notebooks.
@@ -185,7 +187,7 @@ func (cr CostRanking) rankSummary() (n, best int, bestApproxRank, rho float64) {
 	if n == 0 {
 		return n, best, math.NaN(), rho
 	}
-	re, ra := Ranks(ex), Ranks(ap)
+	re, ra := rank.Of(ex), rank.Of(ap)
 	b := 0
 	for i := range ex {
 		if ex[i] > ex[b] {
@@ -289,34 +291,6 @@ func (md *Model) rows() [][2]string {
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// String summarises the factored state in one line.
-func (f *Factor) String() string {
-	if f == nil {
-		return "sgp.Factor(nil)"
-	}
-	if !f.ok {
-		return fmt.Sprintf("sgp.Factor: n=%d, m≤%d, z≤%d; not factorised", f.n, f.mcap, f.zcap)
-	}
-	p := f.Parts()
-	return fmt.Sprintf("sgp.Factor: n=%d, k=%d of m=%d inducing, %d information pivots, σ²=%s, μ=%s; MLE %s, VAR %s",
-		f.n, f.k, f.mcap, f.t-f.k, table.G(f.noise), table.G(f.mu), table.G(p.MLE), table.G(p.VAR))
-}
-
-// HTML returns the factored state as a table.
-func (f *Factor) HTML() string {
-	if f == nil || !f.ok {
-		return html.EscapeString(f.String())
-	}
-	p := f.Parts()
-	return table.HTML("CholQR factored state", [][2]string{
-		{"n", strconv.Itoa(f.n)}, {"inducing points k (of m)", fmt.Sprintf("%d (of %d)", f.k, f.mcap)},
-		{"information pivots", strconv.Itoa(f.t - f.k)}, {"noise σ²", table.G(f.noise)}, {"prior mean μ", table.G(f.mu)},
-		{"MLE", table.G(p.MLE)}, {"VAR", table.G(p.VAR)}, {"data fit E_D", table.G(p.DataFit)},
-		{"complexity E_C", table.G(p.Complexity)}, {"trace E_V", table.G(p.Trace)},
-		{"G, Q", fmt.Sprintf("%d×%d, %d×%d (GMatrix, QMatrix)", f.n, f.k+(f.t-f.k), f.n+f.k, f.k)},
-	})
-}
 
 // HTML returns the model as a table: its size, objective, the prior mean
 // and the hyperparameters, and any shortfall of inducing points.

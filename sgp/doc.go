@@ -49,8 +49,8 @@
 // HTML tables in notebooks.
 //
 // Beneath the Model, three exported pieces are for research rather than
-// everyday fitting: Factor, the factored state with its O(n·m) updates,
-// exposed for inspection; Evaluator, the objective and its gradient with
+// everyday fitting: Factor, a read-only view of the factored state, for
+// inspection; Evaluator, the objective and its gradient with
 // respect to θ for a fixed inducing set (gradient checks, other
 // optimisers; Fit's continuous phase uses it); and Stats, the counters
 // of work and numerical events (clamped residuals, drift) that Factor,
@@ -102,7 +102,7 @@
 // residual variance given the inducing set is r·κ(x,x) has a Cholesky
 // column known only to a relative ε/r, and such a set's objective is
 // ill-conditioned. Points join the inducing set only if r > 1e-6 (the
-// admission tolerance, see Factor's pivotTol); members are kept through
+// admission tolerance); members are kept through
 // rebuilds down to r > 1e-8. Tiny negative residuals are clamped to zero and
 // counted in Stats. The factorisation is rebuilt from scratch at every epoch
 // (the hyperparameters change) and the difference between the updated and

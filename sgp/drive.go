@@ -520,6 +520,10 @@ func (md *Model) warnings(res *Result, rose string) []string {
 	if rose != "" {
 		w = append(w, rose)
 	}
+	if md.replaced > 0 && md.inducing != nil && len(md.trace) == res.Epochs {
+		// The model's first fit: its start was changed when it was built.
+		w = append(w, fmt.Sprintf("%d of the %d points of the initial inducing set (WithInducing) had a negligible residual variance given the points before them (duplicate inputs, or a kernel that cannot tell them apart) and were replaced by random points", md.replaced, len(md.inducing)))
+	}
 	return w
 }
 

@@ -402,7 +402,7 @@ func newExactEval(x kernel.Inputs, y []float64, k kernel.Kernel, mn Mean) *exact
 	for i := range e.cols {
 		e.cols[i] = i
 	}
-	e.trainMean, e.trainVar = MeanVar(y)
+	e.trainMean, e.trainVar = meanVar(y)
 	e.ybar = mn.startValue(y)
 	for i, v := range y {
 		e.yc[i] = v - e.ybar

@@ -27,13 +27,13 @@ import (
 // equals a from-scratch Factorize of the same ordered pivots up to column
 // signs and rounding; Refactorize measures and removes the drift.
 //
-// All storage is allocated by NewFactor for at most m active points and z
+// All storage is allocated by newFactor for at most m active points and z
 // information pivots; later updates do not allocate. Memory is
 // O(n·(m+z) + m²); no n×n matrix is formed.
 //
 // A Factor is not safe for concurrent use. Its methods panic with an sgp:
 // message if called before a successful Factorize.
-type Factor struct {
+type factor struct {
 	x    kernel.Inputs
 	yraw []float64 // the targets, not modified
 	y    []float64 // y − μ
@@ -120,14 +120,14 @@ type tentative struct {
 	gg         float64 // ‖g‖²
 }
 
-// NewFactor validates a problem and allocates a Factor for at most m
+// newFactor validates a problem and allocates a factor for at most m
 // inducing points and z information pivots. x holds n inputs, y n targets,
 // noise is σ². The returned Factor is empty: call Factorize.
 //
 // It returns an error for empty data, mismatched lengths, non-finite
 // targets, a noise variance that is not positive and finite, m < 1, m > n,
 // z < 0, or inputs the kernel does not accept.
-func NewFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, m, z int) (_ *Factor, err error) {
+func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, m, z int) (_ *factor, err error) {
 	defer recoverTo(&err)
 	if x == nil || x.Len() == 0 || len(y) == 0 {
 		return nil, ErrEmpty
@@ -157,7 +157,7 @@ func NewFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, 
 		return nil, fmt.Errorf("sgp: the number of information pivots z=%d must be ≥ 0", z)
 	}
 	z = min(z, n)
-	f := &Factor{
+	f := &factor{
 		x: x, yraw: y, y: append([]float64(nil), y...), kern: kern, noise: noise, n: n,
 		mcap: m, zcap: z, tcap: m + z + 1,
 		perm:       make([]int, m+z+1),
@@ -206,61 +206,61 @@ func sumSquares(v []float64) float64 {
 // objective value v are measured: |v − n·log sd(y)|, the magnitude of the
 // objective of the standardised targets, and at least n/100. Dividing by
 // it makes tolerances independent of the units of y.
-func (f *Factor) valueScale(v float64) float64 {
+func (f *factor) valueScale(v float64) float64 {
 	return math.Max(math.Abs(v-f.logScale), float64(f.n)/100)
 }
 
 // N returns the number of training points n.
-func (f *Factor) N() int { return f.n }
+func (f *factor) N() int { return f.n }
 
 // MaxActive returns m, the capacity of the inducing set.
-func (f *Factor) MaxActive() int { return f.mcap }
+func (f *factor) MaxActive() int { return f.mcap }
 
 // MaxInfo returns the capacity of the information-pivot set.
-func (f *Factor) MaxInfo() int { return f.zcap }
+func (f *factor) MaxInfo() int { return f.zcap }
 
 // NumActive returns k, the current size of the inducing set.
-func (f *Factor) NumActive() int { f.check(); return f.k }
+func (f *factor) NumActive() int { f.check(); return f.k }
 
 // NumInfo returns the current number of information pivots.
-func (f *Factor) NumInfo() int { f.check(); return f.t - f.k }
+func (f *factor) NumInfo() int { f.check(); return f.t - f.k }
 
 // Noise returns σ².
-func (f *Factor) Noise() float64 { return f.noise }
+func (f *factor) Noise() float64 { return f.noise }
 
 // Kernel returns the kernel.
-func (f *Factor) Kernel() kernel.Kernel { return f.kern }
+func (f *factor) Kernel() kernel.Kernel { return f.kern }
 
 // Stats returns the counters.
-func (f *Factor) Stats() Stats { return f.stats }
+func (f *factor) Stats() Stats { return f.stats }
 
 // Active returns the inducing set in pivot order in dst (allocated if nil).
-func (f *Factor) Active(dst []int) []int {
+func (f *factor) Active(dst []int) []int {
 	f.check()
 	return append(dst[:0], f.perm[:f.k]...)
 }
 
 // InfoPivots returns the information pivots in pivot order in dst.
-func (f *Factor) InfoPivots(dst []int) []int {
+func (f *factor) InfoPivots(dst []int) []int {
 	f.check()
 	return append(dst[:0], f.perm[f.k:f.t]...)
 }
 
 // IsActive reports whether point i is in the inducing set.
-func (f *Factor) IsActive(i int) bool {
+func (f *factor) IsActive(i int) bool {
 	f.check()
 	p := f.pos[i]
 	return p >= 0 && p < f.k
 }
 
-func (f *Factor) check() {
+func (f *factor) check() {
 	if !f.ok {
 		panic(errBadFactor)
 	}
 }
 
 // needQ panics if Q is stale (see addNoQ).
-func (f *Factor) needQ() {
+func (f *factor) needQ() {
 	if f.qStale {
 		panic("sgp: internal error: Q is stale after addNoQ; Factorize first")
 	}
@@ -272,7 +272,7 @@ func (f *Factor) needQ() {
 // rebuilds G and Q from scratch (as after a change of hyperparameters).
 // The inducing set is kept in lastFactorized, to rebuild from. A Model's
 // gradient phase holds its n×m matrices here (see Model.continuous).
-func (f *Factor) lend() (g, q []float64) {
+func (f *factor) lend() (g, q []float64) {
 	f.check()
 	f.lastFactorized = append(f.lastFactorized[:0], f.perm[:f.k]...)
 	f.ok = false
@@ -280,10 +280,10 @@ func (f *Factor) lend() (g, q []float64) {
 }
 
 // col returns column c of G.
-func (f *Factor) col(c int) []float64 { return f.g[c*f.n : (c+1)*f.n : (c+1)*f.n] }
+func (f *factor) col(c int) []float64 { return f.g[c*f.n : (c+1)*f.n : (c+1)*f.n] }
 
 // qcol returns column c of Q (ldq rows).
-func (f *Factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1)*f.ldq] }
+func (f *factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1)*f.ldq] }
 
 // pivotTol returns the residual variance below which point i is treated
 // as already explained and cannot join the inducing set: 1e-6·κ(x_i, x_i).
@@ -302,14 +302,14 @@ func (f *Factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1
 // numerically positive definite under a 1% change of lengthscale, which
 // stalled the gradient phase. A point whose residual is below 1e-6·κ adds
 // nothing resolvable to the Nyström approximation.
-func (f *Factor) pivotTol(i int) float64 { return 1e-6 * f.kdiag[i] }
+func (f *factor) pivotTol(i int) float64 { return 1e-6 * f.kdiag[i] }
 
 // keepTol is the smaller residual below which a point already in the
 // inducing set is declared degenerate when the factor is rebuilt, e.g.
 // after a hyperparameter change. The gap to pivotTol is a hysteresis: a
 // point admitted just above pivotTol is not thrown out by the rounding of
 // a rebuild in another order.
-func (f *Factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
+func (f *factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
 
 // clampTol returns the negative residual beyond which a factorisation is
 // declared broken (a kernel that is not positive semi-definite) rather than
@@ -317,11 +317,11 @@ func (f *Factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
 // keepTol = 1e-8·κ carries a relative error of about ε/1e-8 ≈ 1e-8, which
 // reaches the other residuals as an absolute error of that order times κ;
 // the bound leaves a wide margin above it.
-func (f *Factor) clampTol(i int) float64 { return 1e-5 * f.kdiag[i] }
+func (f *factor) clampTol(i int) float64 { return 1e-5 * f.kdiag[i] }
 
 // SetNoise changes σ². The factors depend on σ², so the Factor must be
 // refactorised; SetNoise does that and returns the error of Factorize.
-func (f *Factor) SetNoise(noise float64) error {
+func (f *factor) SetNoise(noise float64) error {
 	if !(noise > 0) || math.IsInf(noise, 0) {
 		return fmt.Errorf("%w, got %v", ErrNoise, noise)
 	}
@@ -334,7 +334,7 @@ func (f *Factor) SetNoise(noise float64) error {
 
 // residualActive stores in dst the residual variances given the inducing
 // set alone, d_I = diag(K − G[:, :k]G[:, :k]ᵀ) = d + rowsum(L_z∘L_z).
-func (f *Factor) residualActive(dst []float64) []float64 {
+func (f *factor) residualActive(dst []float64) []float64 {
 	copy(dst, f.d)
 	for c := f.k; c < f.t; c++ {
 		for i, v := range f.col(c) {
@@ -346,7 +346,7 @@ func (f *Factor) residualActive(dst []float64) []float64 {
 
 // ResidualTo stores in dst (length n, allocated if nil) the residual
 // variances of all points given the inducing set, diag(K − K̂).
-func (f *Factor) ResidualTo(dst []float64) []float64 {
+func (f *factor) ResidualTo(dst []float64) []float64 {
 	f.check()
 	if dst == nil {
 		dst = make([]float64, f.n)
@@ -358,7 +358,7 @@ func (f *Factor) ResidualTo(dst []float64) []float64 {
 }
 
 // Parts returns the objective terms read off the factors in O(n·z + k).
-func (f *Factor) Parts() Parts {
+func (f *factor) Parts() Parts {
 	f.check()
 	n, k := float64(f.n), f.k
 	var aa, logR float64
@@ -387,14 +387,14 @@ func (f *Factor) Parts() Parts {
 }
 
 // Value returns the objective o of the current inducing set.
-func (f *Factor) Value(o Objective) float64 { return f.Parts().Value(o) }
+func (f *factor) Value(o Objective) float64 { return f.Parts().Value(o) }
 
 // clone returns a deep copy of f with its own scratch space and workers,
 // sharing only the inputs, the raw targets and the kernel, which neither
 // changes: a scratch Factor on which an inspection may add and remove
 // points while f stays exactly as it is (Model.CostRanking). It costs the
 // memory of f, O(n·(m+z)).
-func (f *Factor) clone() *Factor {
+func (f *factor) clone() *factor {
 	c := *f
 	c.perm, c.pos = slices.Clone(f.perm), slices.Clone(f.pos)
 	c.lastFactorized = slices.Clone(f.lastFactorized)

@@ -25,7 +25,7 @@ import (
 // to be reset again, if a pivot falls below keepTol or a Cholesky
 // factorisation breaks down; the caller then uses the rank-one path, which
 // names the degenerate point.
-func (f *Factor) factorizeBlocked(active []int) bool {
+func (f *factor) factorizeBlocked(active []int) bool {
 	n, k, mc, ldq := f.n, len(active), f.mcap, f.ldq
 	if k == 0 {
 		return true

@@ -52,9 +52,9 @@ func newProblem(rng *rand.Rand, n, dim int, variance, ls, noise float64) *proble
 		K: naive.RBF(rows, variance, lss)}
 }
 
-func (p *problem) factor(t *testing.T, m, z int) *Factor {
+func (p *problem) factor(t *testing.T, m, z int) *factor {
 	t.Helper()
-	f, err := NewFactor(p.x, p.y, p.kern, p.noise, m, z)
+	f, err := newFactor(p.x, p.y, p.kern, p.noise, m, z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ var testSizes = []int{1, 2, 3, 5, 31, 32, 33, 64}
 // checkInvariants verifies the factored state against its definition:
 // G[perm[p], c] = 0 for c > p, d = diag K − rowsum(G∘G), G Gᵀ = K at the
 // pivot block, QᵀQ = I, QR = [G_I; σI], a = Q[:n,:]ᵀ y.
-func checkInvariants(t *testing.T, f *Factor, p *problem, tol float64) {
+func checkInvariants(t *testing.T, f *factor, p *problem, tol float64) {
 	t.Helper()
 	n, k, tt := f.n, f.k, f.t
 	for pp := 0; pp < tt; pp++ {
@@ -377,7 +377,7 @@ func TestNewFactorRejectsBadInput(t *testing.T) {
 		{"z<0", x, y, 1, 1, -1},
 		{"dimension", x2, y, 1, 1, 0},
 	} {
-		if f, err := NewFactor(tc.x, tc.y, k, tc.noise, tc.m, tc.z); err == nil || f != nil {
+		if f, err := newFactor(tc.x, tc.y, k, tc.noise, tc.m, tc.z); err == nil || f != nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
@@ -393,7 +393,7 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 	x, _ := kernel.NewVectors(6, 1, []float64{0, 1, 1, 2, 3, 3})
 	y := []float64{0.1, 0.5, 0.6, -0.2, 0.3, 0.2}
 	k := kernel.NewRBF(1, []float64{0.7})
-	f, err := NewFactor(x, y, k, 1e-8, 3, 2)
+	f, err := newFactor(x, y, k, 1e-8, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +422,7 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 		t.Fatal("negative clamp count")
 	}
 	// Panics on misuse.
-	var zero Factor
+	var zero factor
 	if !panics(func() { zero.Value(VAR) }) {
 		t.Error("zero Factor did not panic")
 	}

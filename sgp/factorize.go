@@ -13,7 +13,7 @@ import (
 // It returns a *DegenerateError if a point's residual variance given the
 // earlier ones is below 1e-10·κ(x,x) (a duplicate input); the Factor is then
 // left invalid.
-func (f *Factor) Factorize(active []int) error {
+func (f *factor) Factorize(active []int) error {
 	f.validateActive(active)
 	f.reset()
 	if f.factorizeBlocked(active) {
@@ -28,7 +28,7 @@ func (f *Factor) Factorize(active []int) error {
 
 // factorizeRankOne is Factorize by k rank-one steps (appendPivot and
 // Gram–Schmidt), which names the first degenerate point.
-func (f *Factor) factorizeRankOne(active []int) error {
+func (f *factor) factorizeRankOne(active []int) error {
 	f.reset()
 	for _, j := range active {
 		if err := f.appendActive(j); err != nil {
@@ -42,7 +42,7 @@ func (f *Factor) factorizeRankOne(active []int) error {
 
 // appendActive appends point j as the next active pivot during a rebuild
 // (keepTol applies), or invalidates the Factor and names it.
-func (f *Factor) appendActive(j int) error {
+func (f *factor) appendActive(j int) error {
 	if !f.appendPivot(j, f.keepTol(j)) {
 		f.ok = false
 		return &DegenerateError{Index: j, Residual: f.d[j]}
@@ -53,7 +53,7 @@ func (f *Factor) appendActive(j int) error {
 }
 
 // validateActive panics on out-of-range or repeated indices.
-func (f *Factor) validateActive(active []int) {
+func (f *factor) validateActive(active []int) {
 	if len(active) > f.mcap {
 		panic(errFull)
 	}
@@ -76,7 +76,7 @@ func (f *Factor) validateActive(active []int) {
 }
 
 // reset empties the factorisation: no pivots, d = diag K.
-func (f *Factor) reset() {
+func (f *factor) reset() {
 	f.k, f.t, f.parked = 0, 0, -1
 	f.tent.valid = false
 	kernelDiag(f.kern, f.kdiag, f.x)
@@ -99,7 +99,7 @@ func (f *Factor) reset() {
 // with the largest residual variance given those before it. The resulting
 // objective is the same as for any order, but a near-degenerate set
 // factorises whenever any order would.
-func (f *Factor) FactorizePivoted(active []int) error {
+func (f *factor) FactorizePivoted(active []int) error {
 	_, err := f.factorizePivoted(active, false)
 	return err
 }
@@ -109,14 +109,14 @@ func (f *Factor) FactorizePivoted(active []int) error {
 // at most keepTol: numerically in the span of the others, they add
 // nothing to the Nyström approximation. It returns the points left out
 // (for a kernel that is not positive semi-definite, possibly all of them).
-func (f *Factor) factorizeSkipping(active []int) (left []int) {
+func (f *factor) factorizeSkipping(active []int) (left []int) {
 	left, _ = f.factorizePivoted(active, true)
 	f.stats.LeftOut += len(left)
 	return left
 }
 
 // factorizePivoted is FactorizePivoted, or factorizeSkipping if skip.
-func (f *Factor) factorizePivoted(active []int, skip bool) (left []int, err error) {
+func (f *factor) factorizePivoted(active []int, skip bool) (left []int, err error) {
 	f.validateActive(active)
 	f.reset()
 	rest := append([]int(nil), active...)
@@ -154,7 +154,7 @@ func (f *Factor) factorizePivoted(active []int, skip bool) (left []int, err erro
 // Stats how far the updated state had drifted from the exact one. It
 // returns the relative objective drift |F_updated − F_fresh|/|F_fresh| for
 // the VAR objective.
-func (f *Factor) Refactorize() (float64, error) {
+func (f *factor) Refactorize() (float64, error) {
 	f.check()
 	before := f.Parts().VAR
 	beforeResid := f.residualActive(f.approx.dI)

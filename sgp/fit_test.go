@@ -47,7 +47,7 @@ func TestCGLendsFactorStorage(t *testing.T) {
 	}
 	active := md.f.Active(nil)
 	g := slices.Clone(md.f.g[:md.f.k*md.f.n])
-	fresh, err := NewFactor(train.X, train.Y, md.kern, md.f.noise, 15, md.z)
+	fresh, err := newFactor(train.X, train.Y, md.kern, md.f.noise, 15, md.z)
 	if err != nil {
 		t.Fatal(err)
 	}

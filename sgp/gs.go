@@ -48,7 +48,7 @@ const (
 // rowChunks returns the chunk length and the number of chunks for rows
 // rows: minChunk rows or more, or f.minChunk if set (by tests, so that a
 // small problem has several chunks).
-func (f *Factor) rowChunks(rows int) (size, count int) {
+func (f *factor) rowChunks(rows int) (size, count int) {
 	mc := minChunk
 	if f.minChunk > 0 {
 		mc = f.minChunk
@@ -61,7 +61,7 @@ func (f *Factor) rowChunks(rows int) (size, count int) {
 // partWidth is the length of one chunk's partial sums in f.gsParts: up to
 // k coefficients and the three sums ‖w‖², wᵀy and wᵀ1 for gramSchmidt,
 // up to t+1 entries of a column of A for appendPivot.
-func (f *Factor) partWidth() int { return f.tcap + 3 }
+func (f *factor) partWidth() int { return f.tcap + 3 }
 
 // gramSchmidt orthogonalises the augmented column w = [G[:, k]; 0_k; σ]
 // against Q[:, :k] by classical Gram–Schmidt, reprojecting when needed
@@ -108,7 +108,7 @@ func (f *Factor) partWidth() int { return f.tcap + 3 }
 // 0.49 (explicit CGS2's), about a third of the swap candidates needed one
 // sweep; at gsOneSweep = ¼ a swap took 8.6–9.3 ms instead of 8.9–9.6. The
 // sweeps are split by row chunks over the Factor's workers.
-func (f *Factor) gramSchmidt() {
+func (f *factor) gramSchmidt() {
 	f.needQ()
 	n, k := f.n, f.k
 	rows := n + k + 1
@@ -216,7 +216,7 @@ const predictTol = 1e-6
 // Most swaps that are rejected are rejected by far, and skipping their
 // sweeps saved 0.3–0.5 passes over Q per rejected swap at n = 10⁴,
 // m = 512 (BenchmarkSwap).
-func (f *Factor) predictReject(o Objective, removed, before float64) (df float64, reject bool) {
+func (f *factor) predictReject(o Objective, removed, before float64) (df float64, reject bool) {
 	if f.noPredict {
 		return 0, false
 	}
@@ -264,7 +264,7 @@ type projection struct {
 // (see gramSchmidt) and the sums from which r² = ‖g‖² + σ² − ‖c₁‖²,
 // a_new = (gᵀ(y − μ) − c₁ᵀa)/r and b_new = (gᵀ1 − c₁ᵀb)/r follow, in
 // O(k² + n) and without reading Q.
-func (f *Factor) firstProjection() projection {
+func (f *factor) firstProjection() projection {
 	k := f.k
 	var p projection
 	for i, v := range f.col(k) {
@@ -283,7 +283,7 @@ func (f *Factor) firstProjection() projection {
 // firstCoefficients sets f.cvec[:k] to c₁ = R⁻ᵀA[:k, k], the first
 // Gram–Schmidt coefficients of the candidate at column k of G, and returns
 // it: O(k²), without reading Q.
-func (f *Factor) firstCoefficients() []float64 {
+func (f *factor) firstCoefficients() []float64 {
 	k := f.k
 	c := f.cvec[:k]
 	for i := range c {
@@ -307,7 +307,7 @@ func (f *Factor) firstCoefficients() []float64 {
 // can be amplified, the factor is rebuilt from scratch (Factorize, which
 // restores Q). It returns a *DegenerateError, changing nothing, if j's
 // residual variance is negligible.
-func (f *Factor) addNoQ(j int) error {
+func (f *factor) addNoQ(j int) error {
 	f.checkAdd(j)
 	wasInfo := f.pos[j] >= f.k
 	if !f.placeCandidate(j) {
@@ -343,7 +343,7 @@ func (f *Factor) addNoQ(j int) error {
 // tentOrthogonal sets the tentative column for a remainder w₁ that is
 // orthogonal to Q to working accuracy: q = w₁/‖w₁‖, R's column [c₁; ‖w₁‖],
 // given ‖w₁‖², w₁ᵀy and w₁ᵀ1; commitActive need not read Q.
-func (f *Factor) tentOrthogonal(ww, wy, w1, gg float64) {
+func (f *factor) tentOrthogonal(ww, wy, w1, gg float64) {
 	r := math.Sqrt(ww)
 	f.tent = tentative{valid: true, pending: true, orthogonal: true, r: r, anew: wy / r, bnew: w1 / r, gg: gg}
 }
@@ -351,7 +351,7 @@ func (f *Factor) tentOrthogonal(ww, wy, w1, gg float64) {
 // commitActive makes the tentative column computed by gramSchmidt the k-th
 // active column, first forming q = (w₁ − Qc₂)/r, or w₁/r if w₁ was
 // orthogonal already, in Q[:, k] if gramSchmidt left it pending.
-func (f *Factor) commitActive() {
+func (f *factor) commitActive() {
 	if !f.tent.valid {
 		panic("sgp: internal error: no tentative column")
 	}
@@ -401,7 +401,7 @@ const (
 // column k, rows [0, n+k], on a range of chunks (see rowChunks; runRange
 // gets chunk numbers), each chunk with its own partial sums.
 type gsTask struct {
-	f     *Factor
+	f     *factor
 	mode  gsMode
 	coef  []float64 // c₁ or c₂
 	scale float64
@@ -411,7 +411,7 @@ type gsTask struct {
 // gsPass runs the pass mode with coefficients coef over Q on the Factor's
 // workers. For gsProject and gsProjectMeasure it returns ‖w₁‖², w₁ᵀy and
 // w₁ᵀ1, and the latter leaves d in f.c2; gsDot leaves c₂ in f.c2. The sums are added in chunk order.
-func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
+func (f *factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
 	rows := f.n + f.k + 1
 	size, chunks := f.rowChunks(rows)
 	t := &f.gsTask

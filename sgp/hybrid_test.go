@@ -52,7 +52,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 			_, chol, cholEv := fit(SelectCholQR)
 			md, hyb, hybEv := fit(SelectHybrid)
 			rng := rand.New(rand.NewPCG(1, 2))
-			_, vy := MeanVar(c.train.Y)
+			_, vy := meanVar(c.train.Y)
 			cont, err := FitContinuous(context.Background(), c.train.X, c.train.Y, kernel.NewRBFFromData(c.train.X, c.train.Y),
 				c.train.X.Rows(rng.Perm(c.train.Len())[:c.m]), vy/4, VAR, ContinuousOptions{MaxEvals: 1000, Jitter: 1e-6})
 			if err != nil {
@@ -257,7 +257,7 @@ func TestHybridStarts(t *testing.T) {
 		t.Errorf("the progress does not say why the refinement starts from the seeds:\n%s", progress.String())
 	}
 	k0 := kernel.NewRBFFromData(train.X, train.Y)
-	_, vy := MeanVar(train.Y)
+	_, vy := meanVar(train.Y)
 	z0 := train.X.Rows(rand.New(rand.NewPCG(3, subsetStream)).Perm(train.Len())[:m])
 	alone, err := FitContinuous(context.Background(), train.X, train.Y, k0, z0, vy/4, VAR,
 		ContinuousOptions{MaxEvals: hybridEvals, Jitter: hybridJitter * k0.Variance()})

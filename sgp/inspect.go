@@ -10,19 +10,19 @@ import (
 
 // GMatrix returns a copy of the partial Cholesky factor of the inducing
 // set, G[:, :k] (n×k, rows in data order): K̂ = GGᵀ.
-func (f *Factor) GMatrix() *mat.Dense {
+func (f *factor) GMatrix() *mat.Dense {
 	f.check()
 	return f.colsMatrix(0, f.k)
 }
 
 // InfoMatrix returns a copy of L_z = G[:, k:k+z] (n×z), the partial
 // Cholesky factor of the residual K − K̂ at the information pivots.
-func (f *Factor) InfoMatrix() *mat.Dense {
+func (f *factor) InfoMatrix() *mat.Dense {
 	f.check()
 	return f.colsMatrix(f.k, f.t)
 }
 
-func (f *Factor) colsMatrix(c0, c1 int) *mat.Dense {
+func (f *factor) colsMatrix(c0, c1 int) *mat.Dense {
 	if c1 == c0 {
 		return &mat.Dense{}
 	}
@@ -36,7 +36,7 @@ func (f *Factor) colsMatrix(c0, c1 int) *mat.Dense {
 }
 
 // QMatrix returns a copy of Q ((n+k)×k): the thin QR factor of [G; σI].
-func (f *Factor) QMatrix() *mat.Dense {
+func (f *factor) QMatrix() *mat.Dense {
 	f.check()
 	k, rows := f.k, f.n+f.k
 	if k == 0 {
@@ -52,7 +52,7 @@ func (f *Factor) QMatrix() *mat.Dense {
 }
 
 // RMatrix returns a copy of R (k×k upper triangular).
-func (f *Factor) RMatrix() *mat.TriDense {
+func (f *factor) RMatrix() *mat.TriDense {
 	f.check()
 	k := f.k
 	if k == 0 {
@@ -68,7 +68,7 @@ func (f *Factor) RMatrix() *mat.TriDense {
 }
 
 // QtY returns a copy of a = Q[:n, :]ᵀy.
-func (f *Factor) QtY() []float64 {
+func (f *factor) QtY() []float64 {
 	f.check()
 	return append([]float64(nil), f.a[:f.k]...)
 }

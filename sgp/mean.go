@@ -108,7 +108,7 @@ func (mn Mean) startValue(y []float64) float64 {
 	if mn.kind != meanConstant {
 		return mn.fixedValue()
 	}
-	m, _ := MeanVar(y)
+	m, _ := meanVar(y)
 	if math.IsNaN(m) || math.IsInf(m, 0) {
 		return 0
 	}
@@ -116,12 +116,12 @@ func (mn Mean) startValue(y []float64) float64 {
 }
 
 // Mean returns μ, the constant prior mean subtracted from the targets.
-func (f *Factor) Mean() float64 { return f.mu }
+func (f *factor) Mean() float64 { return f.mu }
 
 // SetMean sets the constant prior mean μ: the model is then a zero-mean GP
 // for y − μ. It updates a = Q[:n,:]ᵀ(y − μ) through b = Q[:n,:]ᵀ1 in O(n +
 // k), without touching G, Q or R. It panics if mu is not finite.
-func (f *Factor) SetMean(mu float64) {
+func (f *factor) SetMean(mu float64) {
 	if math.IsNaN(mu) || math.IsInf(mu, 0) {
 		panic("sgp: non-finite mean")
 	}
@@ -149,7 +149,7 @@ func (f *Factor) SetMean(mu float64) {
 // depend on μ, so the estimate is the same for VAR and MLE. It returns μ
 // unchanged if the denominator is not positive (rounding only: it is
 // σ²·1ᵀΣ⁻¹1 > 0).
-func (f *Factor) GLSMean() float64 {
+func (f *factor) GLSMean() float64 {
 	f.check()
 	var sy float64
 	for _, v := range f.y {

@@ -14,6 +14,8 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // BenchmarkMeanChoice compares the treatments of the targets' mean on
@@ -78,7 +80,7 @@ func BenchmarkMeanChoice(b *testing.B) {
 					case "constant":
 						mean = sgp.MeanConstant
 					case "zscore":
-						mu, v := sgp.MeanVar(s.y)
+						mu, v := stat.PopMeanVariance(s.y, nil)
 						sd := math.Sqrt(v)
 						y, ty = standardise(s.y, mu, sd), standardise(s.ty, mu, sd)
 					}

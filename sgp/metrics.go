@@ -3,7 +3,6 @@ package sgp
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 
 	"github.com/cholqr/sgp/sgp/internal/table"
@@ -69,8 +68,8 @@ func checkMetric(mean, variance, y []float64) error {
 	return nil
 }
 
-// MeanVar returns the mean and population variance of v.
-func MeanVar(v []float64) (mean, vr float64) {
+// meanVar returns the mean and population variance of v.
+func meanVar(v []float64) (mean, vr float64) {
 	for _, x := range v {
 		mean += x
 	}
@@ -119,7 +118,7 @@ func (md *Model) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
 	if err != nil {
 		return nil, err
 	}
-	tm, tv := MeanVar(md.y)
+	tm, tv := meanVar(md.y)
 	return evaluation(mean, vr, test.Y, tm, tv)
 }
 
@@ -146,27 +145,4 @@ func evaluation(mean, vr, ys []float64, tm, tv float64) (ev *Evaluation, err err
 	n := float64(len(ys))
 	ev.MAE, ev.RMSE, ev.Coverage95 = abs/n, math.Sqrt(sq/n), in/n
 	return ev, nil
-}
-
-// Ranks returns the 1-based rank of each value, largest first; ties get
-// the mean of their ranks.
-func Ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] > v[idx[b]] })
-	r := make([]float64, len(v))
-	for a := 0; a < len(idx); {
-		b := a + 1
-		for b < len(idx) && v[idx[b]] == v[idx[a]] {
-			b++
-		}
-		mid := float64(a+b+1) / 2 // mean of ranks a+1 … b
-		for c := a; c < b; c++ {
-			r[idx[c]] = mid
-		}
-		a = b
-	}
-	return r
 }

@@ -103,7 +103,7 @@ type Model struct {
 
 	err      error
 	replaced int // initial inducing points replaced because they were degenerate
-	f        *Factor
+	f        *factor
 	stale    bool // f was left half-updated by a panic; refactorise before use
 	// undone counts the gradient phases in a row whose best point could
 	// not hold the whole inducing set and was undone (Model.continuous).
@@ -140,18 +140,15 @@ func NewModel(x kernel.Inputs, y []float64, k kernel.Kernel) *Model {
 		md.err = errors.New("sgp: no kernel")
 	}
 	if md.err == nil {
-		md.m = DefaultM(x.Len())
+		md.m = defaultM(x.Len())
 	}
 	return md
 }
 
-// DefaultM returns the default number of inducing points for n training
-// points: min(100, max(1, ⌊n/2⌋)). Measured on the Snelson-like problem
-// (n = 12…400, 8 seeds each), m = n/2 fits as well as m = n−1 (the
-// previous default) and better at n = 40 (mean test SMSE 0.40 against
-// 0.51, objective 37.1 against 39.9): with nearly every point inducing the
+// defaultM returns the default number of inducing points for n training
+// points, min(100, max(1, ⌊n/2⌋)): with nearly every point inducing, the
 // swaps have few candidates to work with.
-func DefaultM(n int) int { return min(100, max(1, n/2)) }
+func defaultM(n int) int { return min(100, max(1, n/2)) }
 
 // setErr keeps the first configuration error.
 func (md *Model) setErr(err error) *Model {
@@ -164,7 +161,7 @@ func (md *Model) setErr(err error) *Model {
 // reset discards the built state so that the next use rebuilds it.
 func (md *Model) reset() { md.f, md.refined = nil, nil }
 
-// WithM sets the number of inducing points m (default DefaultM(n)).
+// WithM sets the number of inducing points m (default min(100, max(1, ⌊n/2⌋))).
 //
 // The model can end up with fewer than m: a point joins the inducing set
 // only if its variance given the points already in it is at least 10⁻⁶ of

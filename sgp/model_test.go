@@ -550,3 +550,35 @@ func TestOutlierLengthscaleFit(t *testing.T) {
 		t.Errorf("from the central spread: F %.6g, noise-only %v; want the signal, far below %.6g", robust.Objective, robust.NoiseOnly, paper.Objective)
 	}
 }
+
+// TestReplacedStartWarns: a start (WithInducing) holding a duplicate input
+// is built with the duplicate replaced by a random point, and the first
+// fit says so in its warnings; a start without one gets no such warning.
+func TestReplacedStartWarns(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(60, 2)
+	rows := make([][]float64, train.Len())
+	for i := range rows {
+		rows[i] = train.X.Row(i)
+	}
+	rows[7] = rows[3] // a duplicate input
+	x, err := kernel.VectorsFromRows(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := func(start []int) bool {
+		res, err := NewModel(x, train.Y, kernel.NewRBF(1, []float64{0.5})).WithInducing(start).WithMaxEpochs(2).Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(res.Warnings, func(w string) bool {
+			return strings.Contains(w, "1 of the 4 points of the initial inducing set")
+		})
+	}
+	if !warned([]int{3, 10, 7, 20}) {
+		t.Error("a start with a duplicate input: no warning that a point was replaced")
+	}
+	if warned([]int{3, 10, 8, 20}) {
+		t.Error("a start without a duplicate: a warning that a point was replaced")
+	}
+}

@@ -17,7 +17,7 @@ import (
 // workers (see appendTask). It returns false, changing nothing, if d_j is
 // below tolerance or if the update would drive some residual below
 // −clampTol (a kernel that is not positive semi-definite).
-func (f *Factor) appendPivot(j int, tol float64) bool {
+func (f *factor) appendPivot(j int, tol float64) bool {
 	if f.t >= f.tcap {
 		panic(errFull)
 	}
@@ -79,7 +79,7 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 // writes only column t of G and the partial sums, so a rejected column
 // changes nothing observable.
 type appendTask struct {
-	f     *Factor
+	f     *factor
 	j     int
 	dj    float64
 	chunk int // rows per chunk
@@ -121,7 +121,7 @@ func (a *appendTask) RunRange(_, lo, hi int) {
 }
 
 // gramColumn sets row and column c of A = GᵀG from G: one pass over G.
-func (f *Factor) gramColumn(c int) {
+func (f *factor) gramColumn(c int) {
 	tc := f.tcap
 	row := f.gram[c*tc : c*tc+f.t]
 	blas64.Gemv(blas.NoTrans, 1, f.gmat(0, f.t), blas64.Vector{N: f.n, Data: f.col(c), Inc: 1}, 0, blas64.Vector{N: f.t, Data: row, Inc: 1})
@@ -132,7 +132,7 @@ func (f *Factor) gramColumn(c int) {
 
 // dropLast removes the last pivot column of G (which must not be active),
 // restoring its contribution to d, and parks it with its row of A.
-func (f *Factor) dropLast() {
+func (f *factor) dropLast() {
 	f.t--
 	c := f.t
 	f.parkedGram = f.parkedGram[:c+1]
@@ -158,7 +158,7 @@ func (f *Factor) dropLast() {
 // A[c, c] = ‖g‖², and only the entries against the information pivots,
 // which a candidate's insertion may have reordered, are recomputed from
 // G[:, k:c]: O(n·z) instead of a pass over G.
-func (f *Factor) unpark() {
+func (f *factor) unpark() {
 	j := f.parked
 	c := f.t
 	col := f.col(c)
@@ -192,12 +192,12 @@ func (f *Factor) unpark() {
 }
 
 // gmat returns columns [c0, c1) of G as a row-major (c1−c0)×n matrix Gᵀ.
-func (f *Factor) gmat(c0, c1 int) blas64.General {
+func (f *factor) gmat(c0, c1 int) blas64.General {
 	return blas64.General{Rows: c1 - c0, Cols: f.n, Stride: f.n, Data: f.g[c0*f.n : c1*f.n]}
 }
 
 // qmat returns columns [0, c) of Q, rows [0, rows), as a row-major c×rows matrix Qᵀ.
-func (f *Factor) qmat(c, rows int) blas64.General {
+func (f *factor) qmat(c, rows int) blas64.General {
 	if c == 0 {
 		return blas64.General{Rows: 0, Cols: rows, Stride: f.ldq, Data: nil}
 	}
@@ -212,7 +212,7 @@ func (f *Factor) qmat(c, rows int) blas64.General {
 //
 // Here r is the norm of the Gram–Schmidt remainder of [g; 0; σ], so
 // r² = ‖g‖² + σ² − ‖c‖² including the σ² term.
-func (f *Factor) deltaFromTentative(o Objective) float64 {
+func (f *factor) deltaFromTentative(o Objective) float64 {
 	t := f.tent
 	return gainF(o, t.anew, 2*math.Log(t.r), t.gg, f.noise)
 }
@@ -229,7 +229,7 @@ func gainF(o Objective, anew, logR2, gg, s2 float64) float64 {
 
 // dropActive removes the last active column from the QR factorisation:
 // k ← k−1. The point stays as the first non-active pivot column of G.
-func (f *Factor) dropActive() {
+func (f *factor) dropActive() {
 	f.k--
 	k := f.k
 	// Row n+k of Q belonged to the dropped point's augmentation; in the
@@ -248,7 +248,7 @@ func (f *Factor) dropActive() {
 // until there are zcap of them or no point has a residual above keepTol.
 // Information pivots only feed the approximate scores, so they may go
 // below the admission tolerance of the inducing set.
-func (f *Factor) fillInfoGreedy() {
+func (f *factor) fillInfoGreedy() {
 	for f.t-f.k < f.zcap {
 		best, bd := -1, 0.0
 		for i, v := range f.d {

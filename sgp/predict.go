@@ -70,11 +70,11 @@ type Predictor struct {
 
 // NewPredictor copies the prediction state out of a factor, including a
 // copy of a built-in kernel, so later fitting does not change it.
-func NewPredictor(f *Factor) *Predictor {
+func NewPredictor(f *factor) *Predictor {
 	f.check()
 	k, n := f.k, f.n
 	p := &Predictor{Kern: kernel.Clone(f.kern), NoiseV: f.noise, PriorMean: f.mu, w: make([]float64, k*k), r: make([]float64, k*k), a: append([]float64(nil), f.a[:k]...)}
-	p.trainMean, p.trainVar = MeanVar(f.yraw)
+	p.trainMean, p.trainVar = meanVar(f.yraw)
 	p.InputNames = inputNames(f.x)
 	p.inducer = f.Active(nil)
 	p.X = f.x.Subset(p.inducer)
@@ -247,8 +247,9 @@ func withNoise(mean, variance []float64, err error, s2 float64) ([]float64, []fl
 // predictions against test.Y, with the training targets as SNLP's trivial
 // model, as Model.Evaluate does (the same numbers for the Predictor of a
 // model). A Predictor loaded from a file does not know its training
-// targets: its SNLP is NaN (compute it with SNLP and MeanVar of the
-// training targets if needed); the other scores are as for the model.
+// targets: its SNLP is NaN (compute it with SNLP and the training
+// targets' mean and population variance, gonum's stat.PopMeanVariance, if
+// needed); the other scores are as for the model.
 func (p *Predictor) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
 	defer recoverTo(&err)
 	if test == nil || test.Len() == 0 {

@@ -32,7 +32,7 @@ func (w *approxWork) init(n, m, z int) {
 
 // scoreTask computes approximate scores for a range of candidates.
 type scoreTask struct {
-	f   *Factor
+	f   *factor
 	dst []float64
 	o   Objective
 }
@@ -55,7 +55,7 @@ type scoreTask struct {
 // With z = n−k information pivots the scores are exact. Active points get
 // NaN and points with negligible residual (duplicates of active points) get
 // −Inf. Cost O(n·z·(k+z)).
-func (f *Factor) ApproxDeltasTo(dst []float64, o Objective) []float64 {
+func (f *factor) ApproxDeltasTo(dst []float64, o Objective) []float64 {
 	f.check()
 	if dst == nil {
 		dst = make([]float64, f.n)
@@ -69,7 +69,7 @@ func (f *Factor) ApproxDeltasTo(dst []float64, o Objective) []float64 {
 
 // bestApprox returns the candidate with the largest approximate score, or
 // −1 if no candidate has a non-negligible residual.
-func (f *Factor) bestApprox(o Objective) (int, float64) {
+func (f *factor) bestApprox(o Objective) (int, float64) {
 	scores := f.approx.dIOld // reused as the score buffer
 	f.approxScores(scores, o)
 	best, bv := -1, math.Inf(-1)
@@ -87,7 +87,7 @@ func (f *Factor) bestApprox(o Objective) (int, float64) {
 // Gram matrix A = GᵀG that the Factor keeps up to date at O(t) per
 // transposition: since G_I = Q[:n,:]R,  B = R⁻ᵀ G_Iᵀ L_z = R⁻ᵀ A[:k, k:t],
 // an O(k²·z) triangular solve, and M = A[k:t, k:t].
-func (f *Factor) approxScores(dst []float64, o Objective) {
+func (f *factor) approxScores(dst []float64, o Objective) {
 	n, k, z := f.n, f.k, f.t-f.k
 	aw := &f.approx
 	f.residualActive(aw.dI)

@@ -89,7 +89,7 @@ func (w *exactBatch) setChunk(n, chunk, workers int) {
 // conditioning of R (r² ≥ σ² is enforced: the σ entry of w lies in a row
 // of the augmented matrix that no column of Q touches). Cost s kernel
 // columns and O(n·k·s + k²·s).
-func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBatch) {
+func (f *factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBatch) {
 	n, k, s := f.n, f.k, len(cands)
 	if s > w.s {
 		panic("sgp: internal error: exact batch too large")
@@ -186,7 +186,7 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 // (0 at the active points, √d_j at j_q) and adds G[I, :k]ᵀ g_q[I],
 // ‖g_q[I]‖² and g_q[I]ᵀ(y − μ)[I] to its group's sums.
 type exactTask struct {
-	f     *Factor
+	f     *factor
 	w     *exactBatch
 	cands []int
 	k     int

@@ -80,7 +80,7 @@ func TestSwapsSplitRowsMatchRebuild(t *testing.T) {
 	t.Parallel()
 	x, y := benchProblem(2*moveSplitRows, 4, 6)
 	kern := kernel.NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8})
-	f, err := NewFactor(x, y, kern, 0.05, 40, 8)
+	f, err := newFactor(x, y, kern, 0.05, 40, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestSwapsSplitRowsMatchRebuild(t *testing.T) {
 	if accepted == 0 {
 		t.Fatal("no swap accepted: the moves were not exercised")
 	}
-	g, err := NewFactor(x, y, kern, 0.05, 40, 8)
+	g, err := newFactor(x, y, kern, 0.05, 40, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

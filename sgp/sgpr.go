@@ -348,7 +348,7 @@ func (e *Evaluator) predictor() *Predictor {
 	m := e.m
 	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
 		w: make([]float64, m*m), r: make([]float64, m*m), a: append([]float64(nil), e.vecM[0]...)}
-	p.trainMean, p.trainVar = MeanVar(e.yorig)
+	p.trainMean, p.trainVar = meanVar(e.yorig)
 	for i := 0; i < m; i++ {
 		for j := 0; j <= i; j++ {
 			p.w[i*m+j] = e.lmm[i*m+j]

@@ -45,20 +45,15 @@ func (md *Model) profile() {
 	}
 }
 
-// Factor returns the factored state (building it if needed), for
-// inspection. Changing it changes the model.
+// Factor returns a read-only view of the factored state (building it if
+// needed), for inspection.
 func (md *Model) Factor() (f *Factor, err error) {
 	defer md.recoverPanic(&err)
 	if err := md.build(); err != nil {
 		return nil, err
 	}
-	return md.f, nil
+	return &Factor{f: md.f}, nil
 }
-
-// ReplacedInit returns how many points of the requested initial inducing
-// set were degenerate (indistinguishable by the kernel from earlier ones)
-// and were replaced by random points when the model was built.
-func (md *Model) ReplacedInit() int { return md.replaced }
 
 // Kernel returns the kernel (its hyperparameters are the model's).
 func (md *Model) Kernel() kernel.Kernel { return md.kern }

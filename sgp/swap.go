@@ -28,7 +28,7 @@ import (
 // and written once per move while the moving column's panel stays in
 // cache. Cost O(n·|to−from|) streamed once, plus O((k+z)·|to−from|) for A,
 // R and the pivot rows.
-func (f *Factor) move(from, to int) {
+func (f *factor) move(from, to int) {
 	var ops []reflection
 	switch {
 	case from < to:
@@ -65,7 +65,7 @@ type givens struct {
 	ch, sh, sg float64
 }
 
-// moveWork is the scratch space of move, sized once by NewFactor.
+// moveWork is the scratch space of move, sized once by newFactor.
 type moveWork struct {
 	refl []reflection // tcap−1
 	giv  []givens     // mcap−1
@@ -79,7 +79,7 @@ type moveWork struct {
 // which no earlier transposition of the move has touched, and G[p, l] of
 // the moving column after the earlier rotations. That column is tracked at
 // the rows perm[a+1 … b] only: O((b−a)²) reads of the pivot block of G.
-func (f *Factor) planForward(a, b int) []reflection {
+func (f *factor) planForward(a, b int) []reflection {
 	ops := f.rot.refl[:b-a]
 	rows := f.perm[a+1 : b+1]
 	v := f.rot.v[:b-a]
@@ -113,7 +113,7 @@ func (f *Factor) planForward(a, b int) []reflection {
 // (= a−1 … b) moves q itself to position l, so all rotations are read off
 // q's row of G, which after transposition l is rho in column l and zero in
 // column l+1.
-func (f *Factor) planBackward(a, b int) []reflection {
+func (f *factor) planBackward(a, b int) []reflection {
 	n := f.n
 	q := f.perm[a]
 	ops := f.rot.refl[:a-b]
@@ -136,7 +136,7 @@ func (f *Factor) planBackward(a, b int) []reflection {
 // rotateGram applies the reflections to A = GᵀG: A ← XᵀAX for each in turn.
 // Right and left products commute, so the column rotations run along each
 // row and then the row rotations follow, all on contiguous rows.
-func (f *Factor) rotateGram(ops []reflection) {
+func (f *factor) rotateGram(ops []reflection) {
 	tc, t := f.tcap, f.t
 	reflectRows(f.gram, tc, t, ops, t)
 	for _, o := range ops {
@@ -152,7 +152,7 @@ func (f *Factor) rotateGram(ops []reflection) {
 // is final once X_l is applied, this equals interleaving X_l and H_l. The
 // rotations keep R's diagonal positive up to the last row of the move,
 // whose sign is fixed at the end; R with positive diagonal determines Q.
-func (f *Factor) retriangularize(ops []reflection) []givens {
+func (f *factor) retriangularize(ops []reflection) []givens {
 	m, k := f.mcap, f.k
 	R := f.r
 	a, last := ops[0].l, ops[len(ops)-1].l+1
@@ -185,7 +185,7 @@ func (f *Factor) retriangularize(ops []reflection) []givens {
 
 // rotateAugmented applies Q ← diag(I_n, Xᵀ)·Q for each reflection of a move
 // within the active block: rows n+l, n+l+1 of every column of Q.
-func (f *Factor) rotateAugmented(ops []reflection) {
+func (f *factor) rotateAugmented(ops []reflection) {
 	f.needQ()
 	// Column col of Q from row n on is row col of a k×k matrix with stride
 	// ldq; the reflections act on its entries (l, l+1) as on a row of R.
@@ -242,7 +242,7 @@ const movePanel = 16384
 // them (moveSplitRows): one core does not take the memory bandwidth the
 // rotations could use (measured below). Every value is computed by the
 // same operations whatever the split.
-func (f *Factor) rotatePanels(refl []reflection, giv []givens) {
+func (f *factor) rotatePanels(refl []reflection, giv []givens) {
 	rows := f.n
 	if len(giv) > 0 {
 		rows += f.k
@@ -263,7 +263,7 @@ const moveSplitRows = 4096
 
 // rotTask applies a move's rotations to a range of rows (rotatePanels).
 type rotTask struct {
-	f    *Factor
+	f    *factor
 	refl []reflection
 	giv  []givens
 }
@@ -309,7 +309,7 @@ func givensPair(u, v []float64, ch, sh, sg float64) {
 // end of the active block, dropped from the QR factorisation, moved past the
 // information pivots and dropped from G, where it stays parked so that
 // restorePark can undo the removal. Cost O(n·(k+z)).
-func (f *Factor) removeToPark(p int) {
+func (f *factor) removeToPark(p int) {
 	f.move(p, f.k-1)
 	k, rows := f.k-1, f.n+f.k
 	copy(f.parkedQ[:rows], f.qcol(k)[:rows])
@@ -326,7 +326,7 @@ func (f *Factor) removeToPark(p int) {
 // at position k, so that G[:, k] is its Cholesky column given the active set,
 // and computes the tentative QR column. It returns false, changing nothing,
 // if j's residual variance is negligible.
-func (f *Factor) insertCandidate(j int) bool {
+func (f *factor) insertCandidate(j int) bool {
 	if !f.placeCandidate(j) {
 		return false
 	}
@@ -336,7 +336,7 @@ func (f *Factor) insertCandidate(j int) bool {
 
 // placeCandidate is insertCandidate without the Gram–Schmidt step: G[:, k]
 // and A[:, k] describe j, Q and R are unchanged.
-func (f *Factor) placeCandidate(j int) bool {
+func (f *factor) placeCandidate(j int) bool {
 	p := f.pos[j]
 	switch {
 	case p >= f.k:
@@ -382,7 +382,7 @@ func (f *Factor) placeCandidate(j int) bool {
 }
 
 // dropInfoLast discards the last information pivot without parking it.
-func (f *Factor) dropInfoLast() {
+func (f *factor) dropInfoLast() {
 	f.t--
 	col := f.col(f.t)
 	for i, v := range col {
@@ -394,10 +394,10 @@ func (f *Factor) dropInfoLast() {
 }
 
 // discardPark forgets the parked point: its removal is final.
-func (f *Factor) discardPark() { f.parked = -1 }
+func (f *factor) discardPark() { f.parked = -1 }
 
 // restorePark re-inserts the parked point as the last active point.
-func (f *Factor) restorePark() {
+func (f *factor) restorePark() {
 	if f.t >= f.tcap {
 		f.dropInfoLast()
 		f.parkStale = true
@@ -434,7 +434,7 @@ func (f *Factor) restorePark() {
 // It returns NaN if j is active and 0 if j's residual variance is
 // negligible. It panics if the inducing set is full (k = m): remove a point
 // first.
-func (f *Factor) ExactDelta(j int, o Objective) float64 {
+func (f *factor) ExactDelta(j int, o Objective) float64 {
 	f.check()
 	f.needQ()
 	if j < 0 || j >= f.n {
@@ -463,7 +463,7 @@ func (f *Factor) ExactDelta(j int, o Objective) float64 {
 // Add appends point j to the inducing set. It returns a *DegenerateError,
 // changing nothing, if j's residual variance is negligible, and panics if j
 // is already active or the set is full. Cost as ExactDelta.
-func (f *Factor) Add(j int) error {
+func (f *factor) Add(j int) error {
 	f.checkAdd(j)
 	f.needQ()
 	wasInfo := f.pos[j] >= f.k
@@ -479,7 +479,7 @@ func (f *Factor) Add(j int) error {
 
 // checkAdd panics unless point j can be added: a valid Factor, j in
 // range and room in the inducing set.
-func (f *Factor) checkAdd(j int) {
+func (f *factor) checkAdd(j int) {
 	f.check()
 	if j < 0 || j >= f.n {
 		panic(errIndex)
@@ -491,7 +491,7 @@ func (f *Factor) checkAdd(j int) {
 
 // Remove removes point j from the inducing set in O(n·(k+z)) by adjacent
 // transpositions (never refactorising). It panics if j is not active.
-func (f *Factor) Remove(j int) {
+func (f *factor) Remove(j int) {
 	f.check()
 	f.needQ()
 	if !f.IsActive(j) {
@@ -526,7 +526,7 @@ const swapThreshold = 1e-9
 //
 // If the best candidate was an information pivot, it is replaced by a new
 // one chosen by rnd (a uniform random index source, see RefreshInfo).
-func (f *Factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
+func (f *factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
 	f.check()
 	f.needQ()
 	if p < 0 || p >= f.k {
@@ -579,7 +579,7 @@ func (f *Factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
 // refreshes to work better than optimised ones). rnd(n) must return a
 // uniform integer in [0, n). It does nothing if there are no information
 // pivots.
-func (f *Factor) RefreshInfo(rnd func(n int) int) {
+func (f *factor) RefreshInfo(rnd func(n int) int) {
 	f.check()
 	z := f.t - f.k
 	if z == 0 {
@@ -593,7 +593,7 @@ func (f *Factor) RefreshInfo(rnd func(n int) int) {
 
 // RefreshInfoGreedy discards all information pivots and chooses them again
 // greedily by largest residual variance.
-func (f *Factor) RefreshInfoGreedy() {
+func (f *factor) RefreshInfoGreedy() {
 	f.check()
 	for f.t > f.k {
 		f.dropInfoLast()
@@ -604,7 +604,7 @@ func (f *Factor) RefreshInfoGreedy() {
 // refillInfoRandom adds random information pivots until there are zcap,
 // trying a bounded number of random draws and falling back to the greedy
 // choice.
-func (f *Factor) refillInfoRandom(rnd func(n int) int) {
+func (f *factor) refillInfoRandom(rnd func(n int) int) {
 	for tries := 0; f.t-f.k < f.zcap && tries < 64; tries++ {
 		j := rnd(f.n)
 		if f.pos[j] == -1 && j != f.parked && f.d[j] > f.keepTol(j) {

@@ -154,17 +154,6 @@ func TestCostRanking(t *testing.T) {
 	}
 }
 
-func TestRanks(t *testing.T) {
-	t.Parallel()
-	got := sgp.Ranks([]float64{0.5, 2, -1, 2})
-	want := []float64{3, 1.5, 4, 1.5}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("ranks = %v, want %v", got, want)
-		}
-	}
-}
-
 func TestTrace(t *testing.T) {
 	t.Parallel()
 	m := plotModel(t)

@@ -17,6 +17,8 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // moleculeTargets returns a synthetic target for the graphs: 0.1 per heavy
@@ -139,7 +141,7 @@ func TestWLThrombinFit(t *testing.T) {
 		idx[i] = i
 	}
 	tr := train.Subset(idx)
-	_, vy := sgp.MeanVar(tr.Y)
+	_, vy := stat.PopMeanVariance(tr.Y, nil)
 	md := sgp.NewModel(tr.X, tr.Y, kernel.NewWL(3, vy)).WithM(32).WithMaxEpochs(5)
 	start := time.Now()
 	res, err := md.Fit()
@@ -159,7 +161,7 @@ func TestWLThrombinFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu, v := sgp.MeanVar(tr.Y)
+	mu, v := stat.PopMeanVariance(tr.Y, nil)
 	snlp, err := sgp.SNLP(mean, vr, test.Y, mu, v)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +226,7 @@ func seqInts(n int) []int {
 }
 
 // moleculeDataDir is the folder of the shared data sets (env SGP_DATA).
-func moleculeDataDir() string { return data.Dir(filepath.Join("..", "..", "shared", "data")) }
+func moleculeDataDir() string { return data.Dir(filepath.Join("..", "..", "..", "shared", "data")) }
 
 func TestWLValues(t *testing.T) {
 	t.Parallel()

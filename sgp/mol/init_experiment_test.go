@@ -19,6 +19,8 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // initSet is one data set of the initialisation experiment.
@@ -47,7 +49,7 @@ var initMethods = []initMethod{
 // wlPerDepth is the thrombin kernel of `sgprepl experiment thrombin`: WL
 // subtree features at depths 0..3, one variance per depth, each var(y)/4.
 func wlPerDepth(y []float64) func() kernel.Kernel {
-	_, vy := sgp.MeanVar(y)
+	_, vy := stat.PopMeanVariance(y, nil)
 	return func() kernel.Kernel { return kernel.NewWLPerDepth([]float64{vy / 4, vy / 4, vy / 4, vy / 4}) }
 }
 
@@ -106,7 +108,7 @@ func initSets(dir string) []initSet {
 	s, y := motifStrings(3000, 11)
 	xs, _ := kernel.NewStrings(s[:2000])
 	xst, _ := kernel.NewStrings(s[2000:])
-	_, vy := sgp.MeanVar(y[:2000])
+	_, vy := stat.PopMeanVariance(y[:2000], nil)
 	sets = append(sets, initSet{name: "motif-strings", x: xs, y: y[:2000], xt: xst, yt: y[2000:],
 		kern: func() kernel.Kernel { return kernel.NewSpectrum(4, vy/2) }, ms: []int{32, 64}})
 	return sets

@@ -10,6 +10,8 @@ import (
 	"github.com/cholqr/sgp/sgp"
 
 	"github.com/cholqr/sgp/sgp/kernel"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // contOptions are the fit settings used by fitContinuousCLI.
@@ -51,7 +53,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	n := train.Len()
 	if !o.mSet {
-		o.m = sgp.DefaultM(n)
+		o.m = defaultM(n)
 	}
 	if err := checkM(o.m, n); err != nil {
 		return err
@@ -64,7 +66,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
 	kern := kernel.NewRBFFromData(train.X, train.Y)
-	_, vy := sgp.MeanVar(train.Y)
+	_, vy := stat.PopMeanVariance(train.Y, nil)
 	if !(vy > 0) {
 		vy = 1
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // readData reads the training file and, if testPath is not empty, the test
@@ -361,7 +363,7 @@ func evaluateInputs(md *sgp.Model, test *fitData) (smse, snlp float64, err error
 	if smse, err = sgp.SMSE(mean, test.y); err != nil {
 		return 0, 0, err
 	}
-	tm, tv := sgp.MeanVar(md.Targets())
+	tm, tv := stat.PopMeanVariance(md.Targets(), nil)
 	snlp, err = sgp.SNLP(mean, vr, test.y, tm, tv)
 	return smse, snlp, err
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // hybridSet is one data set of the hybrid experiment.
@@ -103,7 +105,7 @@ func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, se
 	}
 	if method == "SGPR-continuous" {
 		z0 := set.train.X.Rows(newRand(seed).Perm(set.train.Len())[:set.m])
-		_, vy := sgp.MeanVar(set.train.Y)
+		_, vy := stat.PopMeanVariance(set.train.Y, nil)
 		return x.continuousFit(ctx, set.name, method, set.m, set.train, set.test, prefix+"epochs = evaluations; ",
 			func(c context.Context) (*sgp.ContinuousResult, error) {
 				return sgp.FitContinuous(c, set.train.X, set.train.Y, kernel.NewRBFFromData(set.train.X, set.train.Y), z0, vy/4, sgp.VAR,

@@ -121,7 +121,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				noiseFloor: *noiseFloor})
 		}
 		if !isSet(fs, "m") {
-			*m = sgp.DefaultM(n)
+			*m = defaultM(n)
 		}
 		if err := checkSettings(n, *m, *z, *maxEpochs, *budget); err != nil {
 			return err
@@ -326,6 +326,10 @@ func progressTo(e *env, quiet bool) io.Writer {
 	}
 	return e.stderr
 }
+
+// defaultM is the number of inducing points without --m, the one
+// sgp.NewModel chooses without WithM: min(100, max(1, ⌊n/2⌋)).
+func defaultM(n int) int { return min(100, max(1, n/2)) }
 
 // checkSettings validates the fit settings against n points. A flag value
 // outside its range is a usage error (exit status 2); m ≥ n, a value that

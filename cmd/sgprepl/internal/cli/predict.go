@@ -16,6 +16,8 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // predictions are a model's predictive distribution at some inputs: the
@@ -74,7 +76,7 @@ func testMetrics(p *predictions, y, trainY []float64) (smse, snlp *float64, note
 	if err != nil {
 		return nil, nil, fmt.Sprintf("SMSE and SNLP are undefined for these %d test rows: %v", len(y), trimSGP(err))
 	}
-	tm, tv := sgp.MeanVar(trainY)
+	tm, tv := stat.PopMeanVariance(trainY, nil)
 	l, err := sgp.SNLP(p.mean, p.noisy, y, tm, tv)
 	if err != nil {
 		return &s, nil, fmt.Sprintf("SNLP is undefined: %v", trimSGP(err))
