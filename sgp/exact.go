@@ -710,3 +710,9 @@ func (p *ExactPredictor) EvaluateInputs(x kernel.Inputs, y []float64) (*Evaluati
 	}
 	return evaluation(mean, vr, y, p.trainMean, p.trainVar)
 }
+
+// InputColumns returns the columns of the model's numeric inputs, for
+// data.ReadPredictCSV; Dim is 0 when the model's inputs are not vectors.
+func (p *ExactPredictor) InputColumns() data.InputColumns {
+	return inputColumns(p.X, p.InputNames, p.TargetName)
+}

@@ -129,3 +129,68 @@ func (v *Factor) HTML() string {
 		{"G, Q", fmt.Sprintf("%d×%d, %d×%d (GMatrix, QMatrix)", f.n, f.k+(f.t-f.k), f.n+f.k, f.k)},
 	})
 }
+
+// GMatrix returns a copy of the partial Cholesky factor of the inducing
+// set, G[:, :k] (n×k, rows in data order): K̂ = GGᵀ.
+func (f *factor) GMatrix() *mat.Dense {
+	f.check()
+	return f.colsMatrix(0, f.k)
+}
+
+// InfoMatrix returns a copy of L_z = G[:, k:k+z] (n×z), the partial
+// Cholesky factor of the residual K − K̂ at the information pivots.
+func (f *factor) InfoMatrix() *mat.Dense {
+	f.check()
+	return f.colsMatrix(f.k, f.t)
+}
+
+func (f *factor) colsMatrix(c0, c1 int) *mat.Dense {
+	if c1 == c0 {
+		return &mat.Dense{}
+	}
+	out := mat.NewDense(f.n, c1-c0, nil)
+	for c := c0; c < c1; c++ {
+		for i, v := range f.col(c) {
+			out.Set(i, c-c0, v)
+		}
+	}
+	return out
+}
+
+// QMatrix returns a copy of Q ((n+k)×k): the thin QR factor of [G; σI].
+func (f *factor) QMatrix() *mat.Dense {
+	f.check()
+	k, rows := f.k, f.n+f.k
+	if k == 0 {
+		return &mat.Dense{}
+	}
+	out := mat.NewDense(rows, k, nil)
+	for c := 0; c < k; c++ {
+		for i, v := range f.qcol(c)[:rows] {
+			out.Set(i, c, v)
+		}
+	}
+	return out
+}
+
+// RMatrix returns a copy of R (k×k upper triangular).
+func (f *factor) RMatrix() *mat.TriDense {
+	f.check()
+	k := f.k
+	if k == 0 {
+		return &mat.TriDense{}
+	}
+	out := mat.NewTriDense(k, mat.Upper, nil)
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			out.SetTri(i, j, f.r[i*f.mcap+j])
+		}
+	}
+	return out
+}
+
+// QtY returns a copy of a = Q[:n, :]ᵀy.
+func (f *factor) QtY() []float64 {
+	f.check()
+	return append([]float64(nil), f.a[:f.k]...)
+}

@@ -395,16 +395,6 @@ func (md *Model) reportRefinement(before float64, cr *ContinuousResult, from str
 // the looser bound costs 0.01 nats (ARD, 6 inputs: −42.585 against −42.598).
 const hybridJitter = 1e-6
 
-// offFactor is how many times its starting lengthscale an input's
-// lengthscale must exceed for reactivate to count the input as switched
-// off: the kernel then varies along it by less than about 1/(2·30²) of its
-// variance over the half range the start assumes.
-const offFactor = 30
-
-// reactivateMults are the multiples of a switched-off input's starting
-// lengthscale at which reactivate evaluates F.
-var reactivateMults = [...]float64{1, 3, 10}
-
 // reactivate brings back inputs that the continuous fit cr switched off,
 // where that lowers the objective. With ARD lengthscales, an input whose
 // lengthscale has grown far beyond the data's range sits on a plateau:
@@ -478,42 +468,6 @@ func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float6
 	return cr, on
 }
 
-// switchOn is a point at which to evaluate F with input j switched back on:
-// theta with j's lengthscale set back, and F there once evaluated.
-type switchOn struct {
-	j     int
-	theta []float64
-	f     float64
-}
-
-// switchOnCandidates returns, for every input that the RBF kernel's log
-// parameters theta ([log V, log ℓ₁ … log ℓ_d, …]) have switched off —
-// ℓ_j above offFactor·√(max(1, V/v0)) times its start ls0[j] — a point for
-// each multiple in reactivateMults of that start times √(max(1, V/v0)),
-// with the rest of theta unchanged (see Model.reactivate).
-func switchOnCandidates(theta []float64, v0 float64, ls0 []float64) []switchOn {
-	var pts []switchOn
-	scale := max(1, math.Sqrt(math.Exp(theta[0])/v0))
-	for j, l0 := range ls0 {
-		if !(theta[1+j] > math.Log(offFactor*l0*scale)) {
-			continue
-		}
-		for _, k := range reactivateMults {
-			th := append([]float64(nil), theta...)
-			th[1+j] = math.Log(k * l0 * scale)
-			pts = append(pts, switchOn{j: j, theta: th})
-		}
-	}
-	return pts
-}
-
-// endedOnItsOwn reports whether a continuous fit that stopped with reason
-// stopped ended at a local optimum (converged, or stalled by its stop
-// rule) rather than on a limit.
-func endedOnItsOwn(s Status) bool {
-	return s == Converged || s == Stalled
-}
-
 // inputList names the inputs js as "lengthscale[3]" or "lengthscales[3,
 // 10]".
 func inputList(js []int) string {
@@ -525,4 +479,45 @@ func inputList(js []int) string {
 		s[i] = strconv.Itoa(j)
 	}
 	return "lengthscales[" + strings.Join(s, ", ") + "]"
+}
+
+// RefineContinuous starts FitContinuous from the model's inducing points
+// and hyperparameters (an RBF kernel on vector inputs): CholQR's selection
+// as the initialisation of the continuous optimisation. The model itself
+// is not changed.
+func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (cr *ContinuousResult, err error) {
+	return md.refineFrom(ctx, opts, nil, nil)
+}
+
+// refineFrom is RefineContinuous from the hyperparameters theta (kernel
+// log parameters, then log σ²) and the inducing inputs z0, or from the
+// model's own hyperparameters and inducing set where they are nil.
+func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, z0 *kernel.Vectors) (cr *ContinuousResult, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return nil, err
+	}
+	_, ok := md.kern.(kernel.InputGradient)
+	xv, ok2 := md.x.(*kernel.Vectors)
+	if !ok || !ok2 {
+		return nil, errors.New("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient, as RBF)")
+	}
+	if theta == nil {
+		theta = md.Params()
+	}
+	// A copy, so that the model's kernel keeps its hyperparameters.
+	k2, ok := kernel.Clone(md.kern).(kernel.InputGradient)
+	if !ok || k2 == md.kern {
+		return nil, errors.New("sgp: continuous refinement needs a built-in kernel, which it can copy (kernel.Clone)")
+	}
+	np := k2.NumParams()
+	k2.SetParams(theta[:np])
+	if z0 == nil {
+		z0 = xv.Rows(md.f.Active(nil))
+	}
+	opts.Mean = md.mean
+	if opts.NoiseFloor == 0 {
+		opts.NoiseFloor = md.noiseFloor
+	}
+	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
 }

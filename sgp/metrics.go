@@ -6,8 +6,6 @@ import (
 	"strconv"
 
 	"github.com/cholqr/sgp/sgp/internal/table"
-
-	"github.com/cholqr/sgp/sgp/data"
 )
 
 // SMSE returns the standardised mean squared error of predictions mean
@@ -106,22 +104,6 @@ func (e Evaluation) HTML() string {
 	})
 }
 
-// Evaluate predicts at test.X with noisy variances and scores the
-// predictions against test.Y (see Evaluation). SMSE is undefined (an
-// error) for constant test targets.
-func (md *Model) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
-	defer md.recoverPanic(&err)
-	if test == nil || test.Len() == 0 {
-		return nil, fmt.Errorf("sgp: no test data")
-	}
-	mean, vr, err := md.PredictNoisy(test.X)
-	if err != nil {
-		return nil, err
-	}
-	tm, tv := meanVar(md.y)
-	return evaluation(mean, vr, test.Y, tm, tv)
-}
-
 // evaluation scores predictions (noisy variances vr) against the test
 // targets ys, with N(tm, tv) fitted to the training targets as the
 // trivial model.
@@ -145,4 +127,18 @@ func evaluation(mean, vr, ys []float64, tm, tv float64) (ev *Evaluation, err err
 	n := float64(len(ys))
 	ev.MAE, ev.RMSE, ev.Coverage95 = abs/n, math.Sqrt(sq/n), in/n
 	return ev, nil
+}
+
+// variance returns the population variance of v.
+func variance(v []float64) float64 {
+	var mean float64
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	var s float64
+	for _, x := range v {
+		s += (x - mean) * (x - mean)
+	}
+	return s / float64(len(v))
 }

@@ -386,10 +386,69 @@ func (md *Model) WithInterrupt(fn func() error) *Model {
 	return md
 }
 
-// Err returns the first configuration or build error, or nil.
-func (md *Model) Err() error {
-	if md.err != nil {
-		return md.err
+// WithSelector sets how the inducing points are chosen (default CholQR).
+// For greedy-variance the initial set is the greedy one as well.
+func (md *Model) WithSelector(s Selector) *Model {
+	if s.kind == selTitsias && s.s < 1 {
+		return md.setErr(fmt.Errorf("sgp: titsias selector needs at least one candidate"))
 	}
-	return md.build()
+	md.selector = s
+	if s.kind == selGreedyVariance && md.inducing == nil {
+		md.init = InitGreedy
+	}
+	md.reset()
+	return md
 }
+
+// Selector returns the selection rule.
+func (md *Model) Selector() Selector { return md.selector }
+
+// recoverPanic turns a panic during a Model method (a user's kernel
+// failing, on any goroutine sgp evaluates it on) into *err, and marks the
+// factorisation stale: the next use refactorises from scratch at the
+// current inducing set and hyperparameters, so nothing half-updated is
+// kept.
+func (md *Model) recoverPanic(err *error) {
+	if r := recover(); r != nil {
+		*err = newPanicError(r, -1, -1)
+		md.stale = true
+	}
+}
+
+// progressEvery is how often a long phase without epochs (the forward
+// start, the hybrid's refinement) writes a progress line: a phase shorter
+// than that says nothing.
+const progressEvery = 5 * time.Second
+
+// progressTicker says when a phase that started at start is due to write
+// its next progress line: every md.every (progressEvery by default), and
+// never without a progress writer.
+type progressTicker struct {
+	on          bool
+	every       time.Duration
+	start, last time.Time
+}
+
+func (md *Model) ticker() *progressTicker {
+	every := md.every
+	if every == 0 {
+		every = progressEvery
+	}
+	now := time.Now()
+	return &progressTicker{on: md.progress != nil, every: every, start: now, last: now}
+}
+
+// due reports whether a line is due now, and if so starts the next period.
+func (t *progressTicker) due() bool {
+	if !t.on {
+		return false
+	}
+	if now := time.Now(); now.Sub(t.last) >= t.every {
+		t.last = now
+		return true
+	}
+	return false
+}
+
+// elapsed returns the time since the phase started.
+func (t *progressTicker) elapsed() time.Duration { return time.Since(t.start) }

@@ -101,16 +101,6 @@ func (md *Model) Save(w io.Writer) (err error) {
 	return p.Save(w)
 }
 
-// Limits on model files, which are untrusted input: every size is checked
-// against them, and every array against the sizes, as the file is read
-// (readModelFile), so that nothing is allocated beyond what the sizes
-// allow.
-const (
-	maxModelBytes = 1 << 30 // the whole file
-	maxModelDim   = 1 << 20 // input dimensions
-	maxModelK     = 1 << 14 // inducing points (W and R are k×k)
-)
-
 // LoadPredictor reads a model written by Save. The input is not trusted:
 // sizes are validated before allocation and every array against them as
 // it is read, parameters must be finite and in range, trailing data is an

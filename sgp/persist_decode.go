@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/cholqr/sgp/sgp/kernel"
@@ -220,4 +221,34 @@ func (mf *modelFields) checkNames(x kernel.Inputs) error {
 		return fmt.Errorf("sgp: model file: the target column %q is also an input", table.Short(mf.targetName))
 	}
 	return nil
+}
+
+// Limits on model files, which are untrusted input: every size is checked
+// against them, and every array against the sizes, as the file is read
+// (readModelFile), so that nothing is allocated beyond what the sizes
+// allow.
+const (
+	maxModelBytes = 1 << 30 // the whole file
+	maxModelDim   = 1 << 20 // input dimensions
+	maxModelK     = 1 << 14 // inducing points (W and R are k×k)
+)
+
+// exactModelFormat identifies the JSON layout written by
+// ExactPredictor.Save.
+const exactModelFormat = "sgp-exact-model/1"
+
+// loadFile opens path and reads a model from it with load, naming the
+// file in errors.
+func loadFile[T any](path string, load func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	fh, err := os.Open(path)
+	if err != nil {
+		return zero, err
+	}
+	defer fh.Close()
+	p, err := load(fh)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/cholqr/sgp/sgp/internal/table"
 	"github.com/cholqr/sgp/sgp/outfile"
@@ -19,10 +18,6 @@ import (
 
 	"github.com/cholqr/sgp/sgp/data"
 )
-
-// exactModelFormat identifies the JSON layout written by
-// ExactPredictor.Save.
-const exactModelFormat = "sgp-exact-model/1"
 
 // savedExactModel is the JSON form of an ExactPredictor: the kernel, σ²,
 // the jitter ε and μ, the n training inputs and α = (K + (σ² + ε)I)⁻¹(y − μ).
@@ -214,20 +209,4 @@ func LoadRegressor(r io.Reader) (Regressor, error) {
 // LoadRegressorFile reads a model file of either kind (see LoadRegressor).
 func LoadRegressorFile(path string) (Regressor, error) {
 	return loadFile(path, LoadRegressor)
-}
-
-// loadFile opens path and reads a model from it with load, naming the
-// file in errors.
-func loadFile[T any](path string, load func(io.Reader) (T, error)) (T, error) {
-	var zero T
-	fh, err := os.Open(path)
-	if err != nil {
-		return zero, err
-	}
-	defer fh.Close()
-	p, err := load(fh)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
 }

@@ -70,21 +70,6 @@ func (f *factor) appendPivot(j int, tol float64) bool {
 	return true
 }
 
-// appendTask is the pass of appendPivot over rows [0, n) of G, on a range
-// of chunks (see rowChunks; RunRange gets chunk numbers): the kernel
-// column, g = (K[:, j] − G[:, :t]·G[j, :]ᵀ)/√d_j with exact zeros at the
-// pivot rows and √d_j at row j, in one sweep over G[:, :t] of the whole
-// range, then a second sweep by chunks for each chunk's part of
-// A[:t+1, t] = G[:, :t+1]ᵀg. It
-// writes only column t of G and the partial sums, so a rejected column
-// changes nothing observable.
-type appendTask struct {
-	f     *factor
-	j     int
-	dj    float64
-	chunk int // rows per chunk
-}
-
 func (a *appendTask) RunRange(_, lo, hi int) {
 	f := a.f
 	n, t, j := f.n, f.t, a.j
@@ -194,14 +179,6 @@ func (f *factor) unpark() {
 // gmat returns columns [c0, c1) of G as a row-major (c1−c0)×n matrix Gᵀ.
 func (f *factor) gmat(c0, c1 int) blas64.General {
 	return blas64.General{Rows: c1 - c0, Cols: f.n, Stride: f.n, Data: f.g[c0*f.n : c1*f.n]}
-}
-
-// qmat returns columns [0, c) of Q, rows [0, rows), as a row-major c×rows matrix Qᵀ.
-func (f *factor) qmat(c, rows int) blas64.General {
-	if c == 0 {
-		return blas64.General{Rows: 0, Cols: rows, Stride: f.ldq, Data: nil}
-	}
-	return blas64.General{Rows: c, Cols: rows, Stride: f.ldq, Data: f.q[:(c-1)*f.ldq+rows]}
 }
 
 // deltaFromTentative returns the exact decrease of the objective o if the

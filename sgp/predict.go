@@ -269,61 +269,9 @@ func (p *Predictor) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
 	return evaluation(mean, vr, test.Y, p.trainMean, p.trainVar)
 }
 
-// PredictTo is Predict into the buffers mean and variance (each of length
-// xs.Len(), allocated if nil), as Predictor.PredictTo.
-func (md *Model) PredictTo(mean, variance []float64, xs kernel.Inputs) (_, _ []float64, err error) {
-	defer md.recoverPanic(&err)
-	p, err := md.Predictor()
-	if err != nil {
-		return nil, nil, err
-	}
-	return p.PredictTo(mean, variance, xs)
-}
-
-// Predict returns the predictive mean and latent variance at xs from the
-// model's current state. Add the noise variance (Noise) for observations.
-func (md *Model) Predict(xs kernel.Inputs) (mean, variance []float64, err error) {
-	defer md.recoverPanic(&err)
-	p, err := md.Predictor()
-	if err != nil {
-		return nil, nil, err
-	}
-	return p.PredictTo(nil, nil, xs)
-}
-
-// PredictNoisy returns the predictive mean and the variance of a noisy
-// observation y* = f* + ε at xs.
-func (md *Model) PredictNoisy(xs kernel.Inputs) (mean, variance []float64, err error) {
-	defer md.recoverPanic(&err)
-	p, err := md.Predictor()
-	if err != nil {
-		return nil, nil, err
-	}
-	return p.PredictNoisy(xs)
-}
-
-// Predictor returns a snapshot of the model for prediction: after a
-// hybrid fit (SelectHybrid) that of its continuous refinement.
-func (md *Model) Predictor() (p *Predictor, err error) {
-	defer md.recoverPanic(&err)
-	if err := md.build(); err != nil {
-		return nil, err
-	}
-	if md.refined != nil {
-		return md.refined.Predictor, nil
-	}
-	return NewPredictor(md.f), nil
-}
-
 // InputColumns returns the columns of the model's numeric inputs, for
 // data.ReadPredictCSV; Dim is 0 when the model's inputs are not vectors.
 func (p *Predictor) InputColumns() data.InputColumns {
-	return inputColumns(p.X, p.InputNames, p.TargetName)
-}
-
-// InputColumns returns the columns of the model's numeric inputs, for
-// data.ReadPredictCSV; Dim is 0 when the model's inputs are not vectors.
-func (p *ExactPredictor) InputColumns() data.InputColumns {
 	return inputColumns(p.X, p.InputNames, p.TargetName)
 }
 

@@ -7,36 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// approxWork is the scratch space of the information-pivot scores.
-type approxWork struct {
-	b     []float64 // Bᵀ, B = Q[:n,:]ᵀ L_z = R⁻ᵀ A[:k, k:t], z×k row-major
-	u, w  []float64 // u = L_zᵀ y, w = Bᵀ a
-	mm    []float64 // M = L_zᵀL_z = A[k:t, k:t], z×z
-	dd    []float64 // D = M − BᵀB, z×z
-	lrow  []float64 // L_z row-major n×z
-	dI    []float64 // residual variances given the active set
-	dIOld []float64
-	task  scoreTask
-}
-
-func (w *approxWork) init(n, m, z int) {
-	w.b = make([]float64, m*z)
-	w.u = make([]float64, z)
-	w.w = make([]float64, z)
-	w.mm = make([]float64, z*z)
-	w.dd = make([]float64, z*z)
-	w.lrow = make([]float64, n*z)
-	w.dI = make([]float64, n)
-	w.dIOld = make([]float64, n)
-}
-
-// scoreTask computes approximate scores for a range of candidates.
-type scoreTask struct {
-	f   *factor
-	dst []float64
-	o   Objective
-}
-
 // ApproxDeltasTo stores in dst (length n, allocated if nil) the approximate
 // decrease of objective o if each point joined the inducing set, computed
 // from the information pivots alone (Cao et al. 2013, §4). With

@@ -285,55 +285,6 @@ type ContinuousOptions struct {
 // errAbandoned stops FitContinuous when ContinuousOptions.behind says so.
 var errAbandoned = errors.New("sgp: continuous fit abandoned")
 
-// funcRecorder adapts a stop check to optimize.Recorder.
-type funcRecorder func() error
-
-func (r funcRecorder) Init() error { return nil }
-func (r funcRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
-	return r()
-}
-
-// RefineContinuous starts FitContinuous from the model's inducing points
-// and hyperparameters (an RBF kernel on vector inputs): CholQR's selection
-// as the initialisation of the continuous optimisation. The model itself
-// is not changed.
-func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (cr *ContinuousResult, err error) {
-	return md.refineFrom(ctx, opts, nil, nil)
-}
-
-// refineFrom is RefineContinuous from the hyperparameters theta (kernel
-// log parameters, then log σ²) and the inducing inputs z0, or from the
-// model's own hyperparameters and inducing set where they are nil.
-func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, z0 *kernel.Vectors) (cr *ContinuousResult, err error) {
-	defer md.recoverPanic(&err)
-	if err := md.build(); err != nil {
-		return nil, err
-	}
-	_, ok := md.kern.(kernel.InputGradient)
-	xv, ok2 := md.x.(*kernel.Vectors)
-	if !ok || !ok2 {
-		return nil, errors.New("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient, as RBF)")
-	}
-	if theta == nil {
-		theta = md.Params()
-	}
-	// A copy, so that the model's kernel keeps its hyperparameters.
-	k2, ok := kernel.Clone(md.kern).(kernel.InputGradient)
-	if !ok || k2 == md.kern {
-		return nil, errors.New("sgp: continuous refinement needs a built-in kernel, which it can copy (kernel.Clone)")
-	}
-	np := k2.NumParams()
-	k2.SetParams(theta[:np])
-	if z0 == nil {
-		z0 = xv.Rows(md.f.Active(nil))
-	}
-	opts.Mean = md.mean
-	if opts.NoiseFloor == 0 {
-		opts.NoiseFloor = md.noiseFloor
-	}
-	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
-}
-
 // zGrad stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
 // gradient: with W_mn and W_mm the weights of dK_mn and dK_mm in F's
 // differential (see Evaluator), the kernel's input gradient of

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
+	"github.com/cholqr/sgp/sgp/internal/table"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -702,4 +704,64 @@ func separatorHint(line string) string {
 		return "; the line holds ';', but values must be separated by commas or whitespace (with '.' as the decimal point)"
 	}
 	return ""
+}
+
+// maxLine bounds the length of one line of a text data file.
+const maxLine = 64 << 20
+
+// splitCells splits a trimmed line at commas or at runs of white space, and
+// strips spaces and enclosing double quotes from each cell.
+func splitCells(line string, comma bool) []string {
+	if !comma {
+		return strings.Fields(line)
+	}
+	cells := strings.Split(line, ",")
+	for i, c := range cells {
+		cells[i] = cleanCell(c)
+	}
+	return cells
+}
+
+// cleanCell strips spaces and enclosing double quotes from one cell of a
+// comma separated line.
+func cleanCell(c string) string {
+	if c != "" && c[0] > ' ' && c[0] != '"' && c[0] < utf8.RuneSelf && c[len(c)-1] > ' ' && c[len(c)-1] < utf8.RuneSelf {
+		return c // nothing to strip: the common case, without TrimSpace's call
+	}
+	c = strings.TrimSpace(c)
+	if len(c) >= 2 && c[0] == '"' && c[len(c)-1] == '"' {
+		c = strings.TrimSpace(c[1 : len(c)-1])
+	}
+	return c
+}
+
+// isHeader reports whether a first row is a header: some non-empty cell does
+// not parse as a float64. Empty cells alone do not make a header, so that a
+// data row with a missing value is reported rather than skipped.
+func isHeader(cells []string) bool {
+	for _, c := range cells {
+		if _, err := strconv.ParseFloat(c, 64); c != "" && err != nil && !errors.Is(err, strconv.ErrRange) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseCell parses one cell as a finite float64.
+func parseCell(c string) (float64, error) {
+	if c == "" {
+		return 0, errors.New("empty cell; every cell must hold a number")
+	}
+	v, err := strconv.ParseFloat(c, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return 0, fmt.Errorf("value %q is out of the float64 range", table.Short(c))
+		}
+		return 0, fmt.Errorf("cannot parse %q as a number", table.Short(c))
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("value %q is not finite; remove or impute NaN and ±Inf values", table.Short(c))
+	}
+	return v, nil
 }

@@ -1,9 +1,14 @@
 package data
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cholqr/sgp/sgp/kernel"
 )
@@ -150,3 +155,79 @@ func LoadKin8nm(dataDir string, split int) (train, test *Dataset, err error) {
 }
 
 // snelsonF is the noise-free function behind SnelsonLike.
+
+// readMatrixFile reads a file of white-space separated finite floats, one
+// matrix row per non-blank line, and returns the row-major data with its
+// shape. Every line must hold the same number of values. Errors name the file
+// and, where one is at fault, the 1-based line.
+func readMatrixFile(path string) (data []float64, rows, cols int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, 0, fmt.Errorf("sgp: data file %s is missing (%s): %w", path, dataHint, err)
+		}
+		return nil, 0, 0, fmt.Errorf("sgp: cannot open data file: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+	colsLine, lineNo := 0, 0
+	for sc.Scan() {
+		lineNo++
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		if cols == 0 {
+			cols, colsLine = len(fields), lineNo
+		} else if len(fields) != cols {
+			return nil, 0, 0, fmt.Errorf("sgp: %s: line %d has %d values, but line %d has %d", path, lineNo, len(fields), colsLine, cols)
+		}
+		for j, s := range fields {
+			v, err := parseCell(s)
+			if err != nil {
+				return nil, 0, 0, fmt.Errorf("sgp: %s: line %d, column %d: %w", path, lineNo, j+1, err)
+			}
+			data = append(data, v)
+		}
+		rows++
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, 0, 0, fmt.Errorf("sgp: %s: line %d is longer than %d MiB", path, lineNo+1, maxLine>>20)
+		}
+		return nil, 0, 0, fmt.Errorf("sgp: %s: reading after line %d: %w", path, lineNo, err)
+	}
+	if rows == 0 {
+		return nil, 0, 0, fmt.Errorf("sgp: %s: file holds no numbers", path)
+	}
+	return data, rows, cols, nil
+}
+
+// readColumnFile reads a file holding one number per line.
+func readColumnFile(path string) ([]float64, error) {
+	data, _, cols, err := readMatrixFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if cols != 1 {
+		return nil, fmt.Errorf("sgp: %s: expected one value per line, found %d", path, cols)
+	}
+	return data, nil
+}
+
+// readIndexFile reads a file holding one integer in [0, limit) per line.
+func readIndexFile(path string, limit int) ([]int, error) {
+	vals, err := readColumnFile(path)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(vals))
+	for i, v := range vals {
+		if v != math.Trunc(v) || v < 0 || v >= float64(limit) {
+			return nil, fmt.Errorf("sgp: %s: entry %d is %v; want an integer index in [0, %d)", path, i+1, v, limit)
+		}
+		idx[i] = int(v)
+	}
+	return idx, nil
+}

@@ -11,7 +11,6 @@ var (
 	_ ScaledSum = (*HistogramIntersection)(nil)
 	_ ScaledSum = (*Tanimoto)(nil)
 	_ ScaledSum = (*Spectrum)(nil)
-	_ ScaledSum = (*Func)(nil)
 )
 
 // unitBasisT is BasisT for a kernel V·B with one parameter, log V: the

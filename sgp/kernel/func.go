@@ -28,8 +28,8 @@ type Func struct {
 }
 
 var (
-	_ Kernel         = (*Func)(nil)
 	_ BlockEvaluator = (*Func)(nil)
+	_ ScaledSum      = (*Func)(nil)
 )
 
 // NewFunc returns the kernel V·f. It panics if f is nil or V is not
