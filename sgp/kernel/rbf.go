@@ -233,10 +233,19 @@ func NewRBFFromData(x *Vectors, y []float64) *RBF {
 	return NewRBF(v, ls)
 }
 
-// scaledT returns the inputs rows of x divided by the lengthscales,
-// transposed (d×len(rows), or d×n for rows = nil), and their squared norms.
-func (k *RBF) scaledT(x *Vectors, rows []int) (xs, norms []float64) {
-	d := len(k.ls)
+// CrossT evaluates the block as V·exp(−r²/2) of the squared distances r²
+// of the inputs scaled by 1/ℓ (scaledCrossT), four values at a time with
+// AVX2 where the CPU has it (asm.ExpRow, within a few units in the last
+// place of math.Exp, the same bits as its Go loop).
+func (k *RBF) CrossT(dst []float64, x, y Inputs, cols []int) {
+	v := k.variance
+	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, func(dst, r2 []float64) { asm.ExpRow(dst, r2, v) })
+}
+
+// scaledT returns the rows of x (all of them for rows = nil) multiplied by
+// invLS, transposed (d×len(rows), or d×n), and their squared norms.
+func scaledT(x *Vectors, rows []int, invLS []float64) (xs, norms []float64) {
+	d := len(invLS)
 	n := x.n
 	if rows != nil {
 		n = len(rows)
@@ -250,7 +259,7 @@ func (k *RBF) scaledT(x *Vectors, rows []int) (xs, norms []float64) {
 		}
 		xi := x.Row(i)
 		var s float64
-		for t, w := range k.invLS {
+		for t, w := range invLS {
 			v := xi[t] * w
 			xs[t*n+r] = v
 			s += v * v
@@ -260,30 +269,27 @@ func (k *RBF) scaledT(x *Vectors, rows []int) (xs, norms []float64) {
 	return xs, norms
 }
 
-// CrossT evaluates the block with the inputs scaled by 1/ℓ and stored
-// transposed, so that the inner loop runs over contiguous memory. The
-// distances are differenced directly: the expansion ‖x̃‖² + ‖z̃‖² − 2x̃·z̃
-// would be faster (a matrix product) but its rounding, about ε·‖x̃‖²
-// absolute, is amplified by an ill-conditioned K[I,I] (measured: 4e-4
-// relative gradient error against finite differences at k = n−1).
+// scaledCrossT is the block of a stationary kernel of the scaled distance,
+// κ(x, z) = φ(Σ_t (x_t − z_t)²·invLS_t²): it sets dst[c·n+i] to φ of the
+// squared scaled distance between x_i and y_cols[c], applying
+// profile(dst, r2) to tiles of the squared distances r2 (at most rbfTile
+// of one column at a time; profile sets dst[i] = φ(r2[i])). The inputs are
+// scaled and stored transposed, so that the inner loop runs over
+// contiguous memory. The distances are differenced directly: the
+// expansion ‖x̃‖² + ‖z̃‖² − 2x̃·z̃ would be faster (a matrix product) but its
+// rounding, about ε·‖x̃‖² absolute, is amplified by an ill-conditioned
+// K[I,I].
 //
 // The rows are taken in tiles of rbfTile, each tile against every column,
 // so that a tile's scaled inputs and squared distances stay in the L1
-// cache; column by column over all n rows they were read from memory d+2
-// times per column (at n = 2·10⁵, m = 256, 0.68 s of CPU time for the
-// full block instead of 0.58 s). Four columns are taken together so that
-// each load of a scaled input serves four differences (n = 10⁴, m = 512:
-// 29 ms for the block instead of 34). Each value is computed by the same
-// operations in the same order either way. The distances' inner loop
-// (asm.SqAcc4) and the exponential (asm.ExpRow, within a few units in the last
-// place of math.Exp) run four lanes at a time where the CPU has AVX and
-// AVX2, with the same bits as their Go loops.
-func (k *RBF) CrossT(dst []float64, x Inputs, y Inputs, cols []int) {
-	xv, yv := x.(*Vectors), y.(*Vectors)
-	n, m, d := xv.n, len(cols), len(k.ls)
-	xs, _ := k.scaledT(xv, nil)
-	zs, _ := k.scaledT(yv, cols)
-	v := k.variance
+// cache, and four columns are taken together, so that each load of a
+// scaled input serves four differences (asm.SqAcc4, four lanes at a time
+// where the CPU has AVX, the same bits as its Go loop). Each value is
+// computed by the same operations in the same order either way.
+func scaledCrossT(dst []float64, xv, yv *Vectors, cols []int, invLS []float64, profile func(dst, r2 []float64)) {
+	n, m, d := xv.n, len(cols), len(invLS)
+	xs, _ := scaledT(xv, nil, invLS)
+	zs, _ := scaledT(yv, cols, invLS)
 	par.For(n, max(rbfTile, par.MinRows*4/max(1, m)), func(lo, hi int) {
 		var buf [4][rbfTile]float64
 		for i0 := lo; i0 < hi; i0 += rbfTile {
@@ -301,7 +307,7 @@ func (k *RBF) CrossT(dst []float64, x Inputs, y Inputs, cols []int) {
 					asm.SqAcc4(xs[t*n+i0:t*n+i1], zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3], r0, r1, r2, r3)
 				}
 				for q, rq := range [4][]float64{r0, r1, r2, r3} {
-					asm.ExpRow(dst[(c+q)*n+i0:(c+q)*n+i1], rq, v)
+					profile(dst[(c+q)*n+i0:(c+q)*n+i1], rq)
 				}
 			}
 			for ; c < m; c++ {
@@ -315,13 +321,13 @@ func (k *RBF) CrossT(dst []float64, x Inputs, y Inputs, cols []int) {
 						r2[i] += diff * diff
 					}
 				}
-				asm.ExpRow(dst[c*n+i0:c*n+i1], r2, v)
+				profile(dst[c*n+i0:c*n+i1], r2)
 			}
 		}
 	})
 }
 
-// rbfTile is the number of rows CrossT takes at a time (2 KB of squared
+// rbfTile is the number of rows scaledCrossT takes at a time (2 KB of squared
 // distances, 16 KB of scaled inputs at d = 8).
 const rbfTile = 256
 
@@ -340,8 +346,8 @@ const rbfTile = 256
 func (k *RBF) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
 	n, m, d := xv.n, len(cols), len(k.ls)
-	xs, _ := k.scaledT(xv, nil)
-	zs, _ := k.scaledT(yv, cols)
+	xs, _ := scaledT(xv, nil, k.invLS)
+	zs, _ := scaledT(yv, cols, k.invLS)
 	// One partial sum per inducing point, added in order (deterministic).
 	parts := make([]float64, m*(1+d))
 	par.For(m, max(1, par.MinRows*4/max(1, n)), func(c0, c1 int) {
