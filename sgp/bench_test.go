@@ -128,7 +128,7 @@ func BenchmarkFuncGrad(b *testing.B) {
 			x, y := benchProblem(n, 8, 1)
 			kern := kernel.NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8})
 			rng := rand.New(rand.NewPCG(2, 2))
-			// As a Model's gradient phase does (fit.go): Gᵀ and the kept
+			// As a Model's gradient phase does (epoch.go): Gᵀ and the kept
 			// kernel values live in storage lent by the factor, so the
 			// row blocks read K_mn instead of evaluating it again.
 			e := newActiveEvaluator(x, y, kern, VAR, rng.Perm(n)[:m], make([]float64, m*n), make([]float64, m*n))

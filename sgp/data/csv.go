@@ -20,7 +20,7 @@ import (
 )
 
 // This file holds the parallel CSV reader behind ReadCSV, ReadCSVFile and
-// ReadInputsCSV (dataset.go). The input is read in blocks of whole lines;
+// ReadInputsCSV (read.go). The input is read in blocks of whole lines;
 // the first lines, up to the first data row (which fixes the separator and
 // the number of columns), are parsed one by one by the caller, every later
 // block by one of GOMAXPROCS workers. The blocks' rows are joined in file

@@ -62,7 +62,7 @@ func ReadCSVFile(path string) (*Dataset, error) {
 
 // readCSV implements ReadCSV and, without withTarget, ReadInputsCSV;
 // label prefixes every error message. The input is parsed in blocks on
-// GOMAXPROCS goroutines (see dataset_csv.go).
+// GOMAXPROCS goroutines (see csv.go).
 func readCSV(r io.Reader, name, label string, withTarget bool) (*Dataset, error) {
 	return readCSVWith(r, name, label, withTarget, defaultCSVOptions(), nil)
 }

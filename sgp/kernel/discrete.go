@@ -10,9 +10,10 @@ import (
 // The kernels on histograms, strings and sparse counts (the kernels of
 // Cao et al. 2013, §5) each have a file: HistogramIntersection in
 // histogram.go, Spectrum in spectrum.go, Tanimoto in tanimoto.go; the
-// graph kernel WL is in wl.go, Sum in sum.go and Func in func.go. All of them are positive semi-definite, have only variance
-// hyperparameters, seen through their logarithms, and are safe for
-// concurrent Column, Diag and AddGrad calls on disjoint row ranges. This
+// graph kernel WL is in wl.go, Sum in sum.go and Func in func.go. All of
+// them are positive semi-definite, have only variance hyperparameters,
+// seen through their logarithms, and are safe for concurrent Column, Diag
+// and AddGrad calls on disjoint row ranges. This
 // file holds what they share: the log-scale hyperparameters, the
 // column-by-column gradient, FNV hashing of labels and the normalised
 // inner product of sparse features (Spectrum and WL).
