@@ -212,7 +212,7 @@ func TestPredictorDisplay(t *testing.T) {
 		t.Errorf("function kernel: %s", h)
 	}
 	if h := table.HTML("a<b", [][2]string{{"x&y", "<i>"}}); h != `<table><caption>a&lt;b</caption><tr><th style="text-align:left">x&amp;y</th><td>&lt;i&gt;</td></tr></table>` {
-		t.Errorf("htmlTable does not escape: %s", h)
+		t.Errorf("table.HTML does not escape: %s", h)
 	}
 
 	train, _ := data.SnelsonLike(40, 2)

@@ -112,7 +112,8 @@ func TestPredictorMatchesModel(t *testing.T) {
 	}
 }
 
-// hyperHTMLRows returns the (name, value) rows of an htmlTable.
+// hyperHTMLRows returns the (name, value) rows of an HTML table of
+// hyperparameters.
 func hyperHTMLRows(h string) [][2]string {
 	var rows [][2]string
 	for _, m := range regexp.MustCompile(`<tr><th style="text-align:left">([^<]*)</th><td>([^<]*)</td></tr>`).FindAllStringSubmatch(h, -1) {

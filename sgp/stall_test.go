@@ -83,7 +83,7 @@ func (k *faultyKernel) AddDiagGrad(grad, w []float64, x kernel.Inputs, lo, hi in
 // values that turn NaN as soon as the hyperparameters move, a NaN
 // gradient, a gradient of the wrong sign — from hyperparameters far from
 // the optimum. The objective then stops decreasing while the gradient is
-// not small: Fit must end with Stopped "stalled: …" and Converged false
+// not small: Fit must end with Status Stalled and Converged false
 // (epochs.go's runEpochs and cgHealthy), never "converged", with the
 // model still usable.
 func TestFitStalls(t *testing.T) {

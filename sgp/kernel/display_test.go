@@ -28,7 +28,8 @@ func (u userKernel) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 	u.t.AddDiagGrad(grad, w, x, lo, hi)
 }
 
-// hyperHTMLRows returns the (name, value) rows of an htmlTable.
+// hyperHTMLRows returns the (name, value) rows of an HTML table of
+// hyperparameters.
 func hyperHTMLRows(h string) [][2]string {
 	var rows [][2]string
 	for _, m := range regexp.MustCompile(`<tr><th style="text-align:left">([^<]*)</th><td>([^<]*)</td></tr>`).FindAllStringSubmatch(h, -1) {

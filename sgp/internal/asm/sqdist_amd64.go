@@ -4,7 +4,7 @@ import "golang.org/x/sys/cpu"
 
 // SqAcc4 sets r_q[i] += (x[i] − z_q)² for q < 4 and i < len(x); each r_q
 // has at least len(x) elements. It is the inner loop of the RBF kernel's
-// squared distances (crossT): with AVX where the CPU has it
+// squared distances (kernel.RBF.CrossT): with AVX where the CPU has it
 // (sqdist_amd64.s; no fused multiply–add, so the same bits as the Go loop
 // sqacc4Go), the Go loop otherwise.
 func SqAcc4(x []float64, z0, z1, z2, z3 float64, r0, r1, r2, r3 []float64) {
@@ -25,7 +25,7 @@ func sqacc4avx(x []float64, z0, z1, z2, z3 float64, r0, r1, r2, r3 []float64)
 // order wsqdot4Go describes (four lanes, then the tail), with AVX where the
 // CPU has it and the same bits either way; each h_q has at least len(x)
 // elements. It is the inner loop of the RBF lengthscale gradient
-// (addGradBlockT), whose four running sums were bound by the latency of
+// (kernel.RBF.AddGradBlockT), whose four running sums were bound by the latency of
 // their additions.
 func WSqDot4(x, h0, h1, h2, h3 []float64, z0, z1, z2, z3 float64) (s0, s1, s2, s3 float64) {
 	n := len(x)

@@ -10,7 +10,7 @@ import (
 
 // TestSqacc4Agree checks the AVX squared-distance kernel against the Go
 // loop bit for bit, at every length of the unrolled loop's tail and at a
-// tile's length, with accumulators that already hold sums (as crossT's do
+// tile's length, with accumulators that already hold sums (as the RBF kernel's CrossT's do
 // after the first input dimension) and inputs of mixed scales and signs.
 func TestSqacc4Agree(t *testing.T) {
 	if !cpu.X86.HasAVX {
