@@ -107,7 +107,7 @@ func (s *Session) memberNames(path []string) []string {
 		if p, ok := s.pkgs[path[0]]; ok {
 			var names []string
 			for n := range s.exports[p] {
-				if !strings.HasPrefix(n, "_") && !(p == sgpPath && movedName(n)) {
+				if !strings.HasPrefix(n, "_") {
 					names = append(names, n)
 				}
 			}

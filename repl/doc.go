@@ -1,6 +1,6 @@
 // Package repl is the interactive Go session of sgp: a Session evaluates
-// cells of Go on the yaegi interpreter with sgp, sgp/figure, sgp/mol,
-// gonum and gonum/plot loaded, renders their values (text, PNG, SVG,
+// cells of Go on the yaegi interpreter with sgp, sgp/kernel, sgp/data,
+// sgp/figure, sgp/mol, gonum and gonum/plot loaded, renders their values (text, PNG, SVG,
 // HTML), completes and documents names, and stops a running cell —
 // interpreted loops at once, a Fit at its next swap — when asked.
 //

@@ -19,12 +19,14 @@ import (
 	"testing"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite inspect_docs_gen.go from the sgp, sgp/figure and sgp/mol sources")
+var updateDocs = flag.Bool("update-docs", false, "rewrite inspect_docs_gen.go from the sgp, sgp/kernel, sgp/data, sgp/figure and sgp/mol sources")
 
 // documented lists the packages whose doc comments the kernel's inspect
 // shows: directory and import path.
 var documented = [][2]string{
 	{filepath.Join("..", "sgp"), sgpPath},
+	{filepath.Join("..", "sgp", "kernel"), kernelPath},
+	{filepath.Join("..", "sgp", "data"), dataPath},
 	{filepath.Join("..", "sgp", "figure"), figurePath},
 	{filepath.Join("..", "sgp", "mol"), molPath},
 }

@@ -32,10 +32,10 @@ func TestProgressReports(t *testing.T) {
 		OnEpoch:  func(sgp.EpochRecord) { mu.Lock(); epochs++; mu.Unlock() },
 		Progress: &lockedBuffer{mu: &mu, b: &lines},
 	})
-	cell := "import \"time\"\ntrain, _ := sgp.SnelsonLike(60, 1)\n" +
-		"a := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(3).WithTolerance(0).WithTimeBudget(time.Minute)\n" +
+	cell := "import \"time\"\ntrain, _ := data.SnelsonLike(60, 1)\n" +
+		"a := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(3).WithTolerance(0).WithTimeBudget(time.Minute)\n" +
 		"a.Fit()\n" +
-		"b := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(2).WithTolerance(0)\n" +
+		"b := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(2).WithTolerance(0)\n" +
 		"res, _ := b.Fit()\nres.Epochs"
 	if _, err := s.Eval(context.Background(), cell); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ func TestSgpTableRendering(t *testing.T) {
 		cell, text, html string
 		png              bool
 	}{
-		{cell: "train, test := sgp.SnelsonLike(60, 1)\nm := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(2)\nres, _ := m.Fit()\nres",
+		{cell: "train, test := data.SnelsonLike(60, 1)\nm := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(2)\nres, _ := m.Fit()\nres",
 			text: "\n  inducing points  5 of m=5", html: "<table><caption>fit</caption>"},
 		{cell: "m", text: "sgp.Model\n  n ", html: "<table><caption>sgp.Model</caption>"},
 		{cell: "m.Trace()", text: "sgp.Trace: 2 epochs, ", html: "<table><caption>sgp.Trace: 2 epochs, "},
@@ -51,17 +51,17 @@ func TestSgpTableRendering(t *testing.T) {
 }
 
 // TestKernelAndHyperparametersRendering: a kernel, also one a model
-// returns as an sgp.Kernel, and a model's hyperparameters render as one
+// returns as an kernel.Kernel, and a model's hyperparameters render as one
 // line by name and as an HTML table, not as a struct or map dump.
 func TestKernelAndHyperparametersRendering(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, Options{})
 	for i, c := range []struct{ cell, text, html string }{
-		{cell: "k := sgp.NewRBF(1.5, []float64{0.5, 2})\nk", text: "rbf(variance 1.5, lengthscales [0.5 2])",
+		{cell: "k := kernel.NewRBF(1.5, []float64{0.5, 2})\nk", text: "rbf(variance 1.5, lengthscales [0.5 2])",
 			html: "<table><caption>kernel: RBF-ARD, 2 lengthscales</caption><tr><th style=\"text-align:left\">variance</th><td>1.5</td></tr>"},
-		{cell: "sgp.NewSum(sgp.NewWL(3, 0.5), sgp.NewTanimoto(1))", text: "wl(h 3, variance 0.5) + tanimoto(variance 1)",
+		{cell: "kernel.NewSum(kernel.NewWL(3, 0.5), kernel.NewTanimoto(1))", text: "wl(h 3, variance 0.5) + tanimoto(variance 1)",
 			html: "<th style=\"text-align:left\">k1.variance</th><td>1</td>"},
-		{cell: "train, _ := sgp.SnelsonLike(40, 1)\nm := sgp.NewModel(train.X, train.Y, sgp.NewRBF(2, []float64{0.25})).WithM(4)\nm.Kernel()",
+		{cell: "train, _ := data.SnelsonLike(40, 1)\nm := sgp.NewModel(train.X, train.Y, kernel.NewRBF(2, []float64{0.25})).WithM(4)\nm.Kernel()",
 			text: "rbf(variance 2, lengthscales [0.25])", html: "<caption>kernel: RBF-ARD, 1 lengthscale</caption>"},
 		{cell: "m.Hyperparameters()", text: "variance 2, lengthscale[0] 0.25, noise ",
 			html: "<table><caption>hyperparameters</caption><tr><th style=\"text-align:left\">variance</th><td>2</td></tr><tr><th style=\"text-align:left\">lengthscale[0]</th><td>0.25</td></tr><tr><th style=\"text-align:left\">noise</th>"},

@@ -20,6 +20,8 @@ import (
 
 	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/symbols"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Options configures a Session. The zero value is a session that only
@@ -121,6 +123,8 @@ type Session struct {
 // Import paths of the packages every session imports.
 const (
 	sgpPath     = "github.com/cholqr/sgp/sgp"
+	kernelPath  = "github.com/cholqr/sgp/sgp/kernel"
+	dataPath    = "github.com/cholqr/sgp/sgp/data"
 	figurePath  = "github.com/cholqr/sgp/sgp/figure"
 	molPath     = "github.com/cholqr/sgp/sgp/mol"
 	matPath     = "gonum.org/v1/gonum/mat"
@@ -135,7 +139,7 @@ const (
 const blockPrefix = ";func() {"
 
 // preimports are the packages a session starts with.
-var preimports = []string{"fmt", "math", sgpPath, figurePath, molPath, matPath, displayPath}
+var preimports = []string{"fmt", "math", sgpPath, kernelPath, dataPath, figurePath, molPath, matPath, displayPath}
 
 // New returns a Session.
 func New(opts Options) (*Session, error) {
@@ -197,7 +201,6 @@ func (s *Session) start() error {
 		return errors.New("repl: the sgp symbol table is missing; run go generate ./symbols/...")
 	}
 	sgpSyms["NewModel"] = reflect.ValueOf(s.newModel)
-	addMovedNames(sgpSyms)
 	exports[sgpKey] = sgpSyms
 
 	values := reflect.ValueOf(s.capture)
@@ -298,7 +301,7 @@ func pathBase(p string) string {
 
 // newModel is the session's sgp.NewModel: the library's, with the
 // session's interrupt, progress and epoch hooks.
-func (s *Session) newModel(x sgp.Inputs, y []float64, k sgp.Kernel) *sgp.Model {
+func (s *Session) newModel(x kernel.Inputs, y []float64, k kernel.Kernel) *sgp.Model {
 	m := sgp.NewModel(x, y, k).WithInterrupt(s.interrupted)
 	if s.opts.Progress != nil {
 		m.WithProgress(s.opts.Progress)

@@ -60,9 +60,9 @@ func TestSessionMemory(t *testing.T) {
 
 	// Refits: each model holds about 10 MiB (G and Q at n = 2000 and
 	// m = 256) and, while it works, a pool of goroutines.
-	evalOK(t, s, "train, _ := sgp.SnelsonLike(2000, 1)")
+	evalOK(t, s, "train, _ := data.SnelsonLike(2000, 1)")
 	g0, h0 := runtime.NumGoroutine(), heapMiB()
-	refit := "m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{1})).WithM(256).WithMaxEpochs(1)\nres, err := m.Fit()"
+	refit := "m := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{1})).WithM(256).WithMaxEpochs(1)\nres, err := m.Fit()"
 	evalOK(t, s, refit)
 	h1 := heapMiB()
 	for range 9 {
@@ -159,7 +159,7 @@ func TestSessionReset(t *testing.T) {
 		"strconv.Itoa(7)":                "7",
 		"st.Mean([]float64{1, 3}, nil)":  "2",
 		"time.Duration(0).String()":      "0s",
-		"sgp.DefaultM(10)":               "5",
+		"sgp.VAR.String()":               "VAR",
 		"big := \"text\"\nbig":           "text",
 		"type T struct{ B string }\nT{}": "{B:}",
 	} {

@@ -10,20 +10,20 @@ import (
 )
 
 // panicKernelSetup defines, in a session, a model on 3000 points whose
-// kernel is an interpreted function (sgp.NewFuncKernel) that indexes out of
+// kernel is an interpreted function (kernel.NewFunc) that indexes out of
 // range for row 1500 while bad is true: the library evaluates it on its
-// worker goroutines (sgp/workers.go), from compiled code.
-const panicKernelSetup = `train, test := sgp.SnelsonLike(3000, 4)
+// worker goroutines (sgp/internal/par), from compiled code.
+const panicKernelSetup = `train, test := data.SnelsonLike(3000, 4)
 bad := true
 short := []float64{1, 2, 3}
-f := func(x sgp.Inputs, i int, y sgp.Inputs, j int) float64 {
+f := func(x kernel.Inputs, i int, y kernel.Inputs, j int) float64 {
 	if bad && (i == 1500 || j == 1500) {
 		return short[i]
 	}
-	a, b := x.(*sgp.Vectors).Row(i)[0], y.(*sgp.Vectors).Row(j)[0]
+	a, b := x.(*kernel.Vectors).Row(i)[0], y.(*kernel.Vectors).Row(j)[0]
 	return math.Exp(-0.5 * (a - b) * (a - b) / 0.25)
 }
-m := sgp.NewModel(train.X, train.Y, sgp.NewFuncKernel(f, 1)).WithM(8).WithSeed(3).WithMaxEpochs(2)`
+m := sgp.NewModel(train.X, train.Y, kernel.NewFunc(f, 1)).WithM(8).WithSeed(3).WithMaxEpochs(2)`
 
 // TestSessionKernelPanic: a panic in a user's kernel function inside a
 // Fit, Value or Predict call is an error of the cell (the call's returned

@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 func newSession(t *testing.T, opts Options) *Session {
@@ -84,8 +88,8 @@ func TestSessionCells(t *testing.T) {
 		{cell: "import \"fmt\"\nimport (\n\t\"math\"; \"sort\"\n)\nfmt.Sprint(math.Pi > 3, sort.IntsAreSorted([]int{1, 2}))", value: "true true"},
 
 		// sgp values render through their String methods; figures as PNG.
-		{cell: "train, test := sgp.SnelsonLike(60, 1)\ntrain", value: "60 points"},
-		{cell: "m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(6)\nm", value: "not built yet"},
+		{cell: "train, test := data.SnelsonLike(60, 1)\ntrain", value: "60 points"},
+		{cell: "m := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(6)\nm", value: "not built yet"},
 		{cell: "m.Swap()", value: "swap:"},
 		{cell: "m.Fit()", value: "fit "},
 		{cell: "fig, _ := figure.Fit1D(m, \"fit\")\nfig", value: "Figure(\"fit\"", png: true},
@@ -212,8 +216,8 @@ func TestSessionProgressHooks(t *testing.T) {
 	var progress bytes.Buffer
 	epochs := 0
 	s := newSession(t, Options{Progress: &progress, OnEpoch: func(sgp.EpochRecord) { epochs++ }})
-	res, err := s.Eval(context.Background(), "train, _ := sgp.SnelsonLike(80, 2)\n"+
-		"m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(6).WithMaxEpochs(3)\n"+
+	res, err := s.Eval(context.Background(), "train, _ := data.SnelsonLike(80, 2)\n"+
+		"m := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(6).WithMaxEpochs(3)\n"+
 		"m.Fit()")
 	if err != nil {
 		t.Fatal(err)
@@ -291,8 +295,8 @@ func TestSessionWarnsShortfall(t *testing.T) {
 	t.Parallel()
 	var stderr bytes.Buffer
 	s := newSession(t, Options{Stderr: &stderr})
-	res, err := s.Eval(context.Background(), "train, _ := sgp.SnelsonLike(5000, 1)\n"+
-		"m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(400).WithMaxEpochs(2)\n"+
+	res, err := s.Eval(context.Background(), "train, _ := data.SnelsonLike(5000, 1)\n"+
+		"m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(400).WithMaxEpochs(2)\n"+
 		"r, err := m.Fit()\n_, _ = r, err")
 	if err != nil {
 		t.Fatal(err)
@@ -333,8 +337,8 @@ func TestSessionCancelFit(t *testing.T) {
 	t.Parallel()
 	epochs := 0
 	s := newSession(t, Options{OnEpoch: func(sgp.EpochRecord) { epochs++ }})
-	setup := "train, _ := sgp.SnelsonLike(3000, 1)\n" +
-		"m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.02})).WithM(200).WithMaxEpochs(1000).WithTolerance(0)\n" +
+	setup := "train, _ := data.SnelsonLike(3000, 1)\n" +
+		"m := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.02})).WithM(200).WithMaxEpochs(1000).WithTolerance(0)\n" +
 		"m.Err()"
 	if res, err := s.Eval(context.Background(), setup); err != nil || res.Value == nil || res.Value.Text != "<nil>" {
 		t.Fatalf("setup: %v %v", res.Value, err)
@@ -367,8 +371,8 @@ func TestComplete(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, Options{})
 	if _, err := s.Eval(context.Background(), "import \"strings\"\n"+
-		"train, _ := sgp.SnelsonLike(30, 1)\n"+
-		"m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{1})).WithM(3)\n"+
+		"train, _ := data.SnelsonLike(30, 1)\n"+
+		"m := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{1})).WithM(3)\n"+
 		"myValue := 3\nfunc myFunc() {}"); err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +382,7 @@ func TestComplete(t *testing.T) {
 		want  []string // all in the candidates
 		not   []string
 	}{
-		{"sgp.SnelsonL", 0, []string{"sgp.SnelsonLike"}, nil},
+		{"data.SnelsonL", 0, []string{"data.SnelsonLike"}, nil},
 		{"sgp.NewM", 0, []string{"sgp.NewModel"}, nil},
 		{"x := figure.", 5, []string{"figure.Fit1D", "figure.CostRanking", "figure.Trace"}, nil},
 		{"sgp.Plot", 0, nil, []string{"sgp.PlotFit1D"}},
@@ -392,7 +396,7 @@ func TestComplete(t *testing.T) {
 		{"strings.ToU", 0, []string{"strings.ToUpper"}, nil},
 		{"mat.NewDe", 0, []string{"mat.NewDense"}, nil},
 		{"fo", 0, []string{"for"}, nil},
-		{"f(sgp.Snel", 2, []string{"sgp.SnelsonLike"}, nil},
+		{"f(data.Snel", 2, []string{"data.SnelsonLike"}, nil},
 		{"sgp._", 0, nil, []string{"sgp._Kernel"}},
 		{"__", 0, nil, []string{"__sgprepl"}},
 	}
@@ -417,7 +421,7 @@ func TestComplete(t *testing.T) {
 		}
 	}
 	// In the middle of a line, the word before the cursor.
-	if start, got := s.Complete("sgp.Snel + 1", 8); start != 0 || len(got) != 1 || got[0] != "sgp.SnelsonLike" {
+	if start, got := s.Complete("data.Snel + 1", 9); start != 0 || len(got) != 1 || got[0] != "data.SnelsonLike" {
 		t.Errorf("completion before the cursor: %d %v", start, got)
 	}
 }
@@ -493,8 +497,8 @@ func TestSplitCell(t *testing.T) {
 // TestSgpDisplay checks the text and HTML renderings of sgp values (sgp/display.go).
 func TestSgpDisplay(t *testing.T) {
 	t.Parallel()
-	train, _ := sgp.SnelsonLike(60, 1)
-	m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(5).WithInfoPivots(3)
+	train, _ := data.SnelsonLike(60, 1)
+	m := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(5).WithInfoPivots(3)
 	if s := m.String(); !strings.Contains(s, "not built yet") {
 		t.Errorf("Model before building: %q", s)
 	}
@@ -543,7 +547,7 @@ func TestSgpDisplay(t *testing.T) {
 	}{
 		{"Model", m.String(), []string{"sgp.Model\n", "\n  n                     60", "\n  inducing points       5 (asked for 5)",
 			"\n  information pivots z  3", "\n  objective             VAR ", "\n  lengthscale[0]        ", "\n  noise                 "}, m.HTML()},
-		{"Result", res.String(), []string{"fit " + res.Stopped + " after ", "epochs", "\n  inducing points  5 of m=5", "\n  swaps accepted   "}, res.HTML()},
+		{"Result", res.String(), []string{"fit " + res.Status.String() + " after ", "epochs", "\n  inducing points  5 of m=5", "\n  swaps accepted   "}, res.HTML()},
 	} {
 		for _, w := range c.want {
 			if !strings.Contains(c.text, w) {
@@ -572,8 +576,8 @@ func TestSessionExactSaveLoad(t *testing.T) {
 	s := newSession(t, Options{})
 	path := t.TempDir() + "/exact.json"
 	cell := fmt.Sprintf(`import "context"
-train, test := sgp.SnelsonLike(60, 1)
-ex, err := sgp.FitExact(context.Background(), train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y), sgp.ExactOptions{MaxEvals: 40})
+train, test := data.SnelsonLike(60, 1)
+ex, err := sgp.FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), sgp.ExactOptions{MaxEvals: 40})
 if err != nil {
 	panic(err)
 }

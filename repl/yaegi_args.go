@@ -30,7 +30,7 @@ var (
 // lineStr, column colStr of src (chunk c of cell with prefix bytes in
 // front) when msg says that a call's argument lacks a method of its
 // interface parameter: "argument 3 of sgp.NewModel must be of type
-// sgp.Kernel (got int, which lacks method Accepts)"; for a value that is
+// kernel.Kernel (got int, which lacks method Accepts)"; for a value that is
 // not an argument, that it does not implement the interface it is used
 // as. It returns nil for other panics (see variadicArgError for reflect's
 // message). The function's parameter type comes from its signature,

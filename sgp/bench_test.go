@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // GlobalF keeps benchmark results alive.
 var GlobalF float64
 
-func benchProblem(n, dim int, seed uint64) (*Vectors, []float64) {
+func benchProblem(n, dim int, seed uint64) (*kernel.Vectors, []float64) {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	data := make([]float64, n*dim)
 	y := make([]float64, n)
@@ -30,7 +32,7 @@ func benchProblem(n, dim int, seed uint64) (*Vectors, []float64) {
 		}
 		y[i] = s + 0.1*rng.NormFloat64()
 	}
-	x, err := NewVectors(n, dim, data)
+	x, err := kernel.NewVectors(n, dim, data)
 	if err != nil {
 		panic(err)
 	}
@@ -39,7 +41,7 @@ func benchProblem(n, dim int, seed uint64) (*Vectors, []float64) {
 
 // streamPass reads every value of G and Q once and returns their sum; its
 // time is the memory-bandwidth floor of a swap, which touches the same data.
-func (f *Factor) streamPass() float64 {
+func (f *factor) streamPass() float64 {
 	return sum4(f.g[:f.t*f.n]) + sum4(f.q[:f.k*f.ldq])
 }
 
@@ -69,8 +71,8 @@ func BenchmarkSwap(b *testing.B) {
 		for _, m := range []int{64, 128, 256, 512} {
 			b.Run(fmt.Sprintf("n=%d,m=%d", n, m), func(b *testing.B) {
 				x, y := benchProblem(n, 8, 1)
-				kern := NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8})
-				f, err := NewFactor(x, y, kern, 0.01, m, 16)
+				kern := kernel.NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8})
+				f, err := newFactor(x, y, kern, 0.01, m, 16)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -124,9 +126,9 @@ func BenchmarkFuncGrad(b *testing.B) {
 		b.Run(fmt.Sprintf("n=10000,m=%d", m), func(b *testing.B) {
 			const n = 10000
 			x, y := benchProblem(n, 8, 1)
-			kern := NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8})
+			kern := kernel.NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8})
 			rng := rand.New(rand.NewPCG(2, 2))
-			// As a Model's gradient phase does (fit.go): Gᵀ and the kept
+			// As a Model's gradient phase does (epoch.go): Gᵀ and the kept
 			// kernel values live in storage lent by the factor, so the
 			// row blocks read K_mn instead of evaluating it again.
 			e := newActiveEvaluator(x, y, kern, VAR, rng.Perm(n)[:m], make([]float64, m*n), make([]float64, m*n))
@@ -218,14 +220,14 @@ func BenchmarkScale1M(b *testing.B) {
 		}
 		y[i] = math.Sin(s/3) + 0.1*rng.NormFloat64()
 	}
-	x, err := NewVectors(n, d, data)
+	x, err := kernel.NewVectors(n, d, data)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for range b.N {
 		// 60 swaps: the epoch of the earlier figures (BenchmarkEpoch); the
 		// default m swaps add about (m − 60) swaps' time.
-		md := NewModel(x, y, NewRBFFromData(x, y)).WithM(m).WithInfoPivots(z).WithSeed(1).WithMaxEpochs(1).WithSwapsPerEpoch(60)
+		md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(m).WithInfoPivots(z).WithSeed(1).WithMaxEpochs(1).WithSwapsPerEpoch(60)
 		start := time.Now()
 		if _, err := md.Fit(); err != nil {
 			b.Fatal(err)

@@ -3,6 +3,10 @@ package sgp
 import (
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestCGPhaseTerminates is the regression test of a gradient phase that
@@ -16,10 +20,10 @@ func TestCGPhaseTerminates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 25-epoch fit")
 	}
-	train, _ := SyntheticARD(2000, 1000, 8, 7)
+	train, _ := data.SyntheticARD(2000, 1000, 8, 7)
 	done := make(chan *Result, 1)
 	go func() {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(16).WithInfoPivots(16).
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(16).WithInfoPivots(16).
 			WithSeed(2).WithMaxEpochs(25).WithTolerance(0)
 		res, err := md.Fit()
 		if err != nil {
@@ -30,7 +34,7 @@ func TestCGPhaseTerminates(t *testing.T) {
 	select {
 	case res := <-done:
 		if res != nil {
-			t.Logf("%d epochs, %s", res.Epochs, res.Stopped)
+			t.Logf("%d epochs, %s", res.Epochs, stopText(res.Status, res.Reason))
 		}
 	case <-time.After(10 * time.Minute): // a hang, not a slow machine
 		t.Fatal("the fit did not finish: a gradient phase that never ends")

@@ -10,12 +10,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // namedCSV returns n rows of a CSV file with the header names (inputs,
 // then the target), the columns in the order given by perm (nil: as
 // named), with index a pandas-style unnamed index column first.
-func namedCSV(names []string, x *Vectors, y []float64, perm []int, index bool) string {
+func namedCSV(names []string, x *kernel.Vectors, y []float64, perm []int, index bool) string {
 	if perm == nil {
 		perm = make([]int, len(names))
 		for j := range perm {
@@ -62,16 +66,16 @@ func namedCSV(names []string, x *Vectors, y []float64, perm []int, index bool) s
 // what it is.
 func TestColumnNames(t *testing.T) {
 	t.Parallel()
-	train, test := SyntheticARD(120, 20, 4, 3)
+	train, test := data.SyntheticARD(120, 20, 4, 3)
 	names := []string{"age", "sex", "bmi", "bp", "y"}
-	ds, err := ReadCSV(strings.NewReader(namedCSV(names, train.X, train.Y, nil, false)), "train")
+	ds, err := data.ReadCSV(strings.NewReader(namedCSV(names, train.X, train.Y, nil, false)), "train")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(ds.X.Names(), names[:4]) || ds.TargetName != "y" {
 		t.Fatalf("ReadCSV: names %q, target %q", ds.X.Names(), ds.TargetName)
 	}
-	md := NewModel(ds.X, ds.Y, NewRBFFromData(ds.X, ds.Y)).WithM(8).WithMaxEpochs(3).WithSelector(SelectCholQR)
+	md := NewModel(ds.X, ds.Y, kernel.NewRBFFromData(ds.X, ds.Y)).WithM(8).WithMaxEpochs(3).WithSelector(SelectCholQR)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +155,7 @@ func TestColumnNames(t *testing.T) {
 	cols := q.InputColumns()
 	for _, perm := range [][]int{nil, {4, 2, 0, 3, 1}, {1, 0, 3, 2}} {
 		in := namedCSV(names, test.X, nil, perm, false) // the target column holds NA
-		x, err := ReadPredictCSV(strings.NewReader(in), "new.csv", cols)
+		x, err := data.ReadPredictCSV(strings.NewReader(in), "new.csv", cols)
 		if err != nil {
 			t.Fatalf("columns %v: %v", perm, err)
 		}
@@ -171,9 +175,9 @@ func TestColumnNames(t *testing.T) {
 		{"no header", "1,2,3,4\n", []string{"no header row", "age, sex, bmi, bp"}},
 		{"header row count", "age,sex,bmi,bp\n1,2,3\n", []string{"line 2", "3 columns", "header on line 1 names 4"}},
 	} {
-		_, err := ReadPredictCSV(strings.NewReader(tc.in), "new.csv", cols)
+		_, err := data.ReadPredictCSV(strings.NewReader(tc.in), "new.csv", cols)
 		wantErr(tc.name, err, tc.want...)
-		if tc.name == "no header" && !errors.Is(err, ErrNoHeader) {
+		if tc.name == "no header" && !errors.Is(err, data.ErrNoHeader) {
 			t.Errorf("no header: %v does not wrap ErrNoHeader", err)
 		}
 	}
@@ -182,15 +186,15 @@ func TestColumnNames(t *testing.T) {
 	// or nothing there is no error, on the first row too.
 	byPos := cols
 	byPos.ByPosition = true
-	unnamed := InputColumns{Dim: 4}
+	unnamed := data.InputColumns{Dim: 4}
 	for _, tail := range []string{"", ",NA", ",nan", ",", ",None"} {
 		var b strings.Builder
 		for i := 0; i < test.X.Len(); i++ {
 			r := test.X.Row(i)
 			fmt.Fprintf(&b, "%v,%v,%v,%v%s\n", r[0], r[1], r[2], r[3], tail)
 		}
-		for _, c := range []InputColumns{byPos, unnamed} {
-			x, err := ReadPredictCSV(strings.NewReader(b.String()), "new.csv", c)
+		for _, c := range []data.InputColumns{byPos, unnamed} {
+			x, err := data.ReadPredictCSV(strings.NewReader(b.String()), "new.csv", c)
 			if err != nil {
 				t.Errorf("by position, last cell %q: %v", tail, err)
 				continue
@@ -214,12 +218,12 @@ func TestColumnNames(t *testing.T) {
 		{"a,,y\n1,2,3\n", "empty name"},
 		{"a,b,y\n1,2\n", "header on line 1 names 3"},
 	} {
-		_, err := ReadCSV(strings.NewReader(tc.in), "bad.csv")
+		_, err := data.ReadCSV(strings.NewReader(tc.in), "bad.csv")
 		wantErr(tc.in, err, tc.want)
 	}
 
 	// The exact GP and a continuous fit record the names too.
-	ex, err := FitExact(context.Background(), ds.X, ds.Y, NewRBFFromData(ds.X, ds.Y), ExactOptions{MaxEvals: 5})
+	ex, err := FitExact(context.Background(), ds.X, ds.Y, kernel.NewRBFFromData(ds.X, ds.Y), ExactOptions{MaxEvals: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +233,7 @@ func TestColumnNames(t *testing.T) {
 	if _, _, err := ex.Predictor.Predict(shuffled); err == nil {
 		t.Errorf("the exact predictor predicts at reordered named inputs")
 	}
-	cr, err := FitContinuous(context.Background(), ds.X, ds.Y, NewRBFFromData(ds.X, ds.Y), ds.X.Rows([]int{0, 1, 2, 3}), 1, VAR, ContinuousOptions{MaxEvals: 5})
+	cr, err := FitContinuous(context.Background(), ds.X, ds.Y, kernel.NewRBFFromData(ds.X, ds.Y), ds.X.Rows([]int{0, 1, 2, 3}), 1, VAR, ContinuousOptions{MaxEvals: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,33 +266,6 @@ func TestColumnNames(t *testing.T) {
 		f, _ := json.Marshal(m)
 		if _, err := LoadPredictor(bytes.NewReader(f)); err == nil || !strings.Contains(err.Error(), "input_names") {
 			t.Errorf("input_names %v: %v", bad, err)
-		}
-	}
-}
-
-// TestReadPredictCSVSplits: ReadPredictCSV's reading by name, with the
-// target's column not read, gives the same rows however the parallel
-// reader splits the file (csvSplits), for d = 5 inputs in shuffled
-// columns and a target column holding NA.
-func TestReadPredictCSVSplits(t *testing.T) {
-	t.Parallel()
-	x, _ := SyntheticARD(300, 1, 5, 9)
-	names := []string{"a", "b", "c", "d", "e", "y"}
-	in := namedCSV(names, x.X, nil, []int{3, 5, 0, 4, 1, 2}, false)
-	c := InputColumns{Dim: 5, Names: names[:5], Target: "y"}
-	for _, opt := range csvSplits() {
-		got, err := readCSVWith(strings.NewReader(in), "f", "f.csv", false, opt, &csvSelect{isHeader: c.isHeader, choose: c.choose})
-		if err != nil {
-			t.Fatalf("%+v: %v", opt, err)
-		}
-		if !slices.Equal(got.X.Names(), names[:5]) || got.X.Len() != x.X.Len() {
-			t.Fatalf("%+v: %d rows named %q", opt, got.X.Len(), got.X.Names())
-		}
-		for i, v := range x.X.RawData() {
-			// namedCSV writes %v, the shortest representation: exact.
-			if got.X.RawData()[i] != v {
-				t.Fatalf("%+v: value %d is %v, want %v", opt, i, got.X.RawData()[i], v)
-			}
 		}
 	}
 }

@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/internal/table"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // Comparison puts fitted models side by side, as a text table in a
@@ -18,7 +22,7 @@ import (
 //	c := sgp.NewComparison(test).Add("VAR", mVAR, resVAR).Add("MLE", mMLE, resMLE)
 //	c // one row per model
 type Comparison struct {
-	Test *Dataset // the test set the models are scored on; nil for none
+	Test *data.Dataset // the test set the models are scored on; nil for none
 	Rows []ComparisonRow
 }
 
@@ -32,7 +36,8 @@ type ComparisonRow struct {
 	Selector   Selector
 	Epochs     int
 	Elapsed    time.Duration // the fit's wall time (summed over epochs without a Result)
-	Stopped    string        // why the fit stopped; "" without a Result
+	Status     Status        // why the fit stopped; NotStopped without a Result
+	Reason     string        // the detail of a Stalled or Failed fit
 	// Exact marks the full GP (AddExact): Objective is its exact negative
 	// log marginal likelihood, M = MRequested = n, Epochs its evaluations.
 	Exact bool
@@ -44,7 +49,7 @@ type ComparisonRow struct {
 
 // NewComparison returns an empty comparison whose models will be scored
 // on test (nil: no scores).
-func NewComparison(test *Dataset) *Comparison { return &Comparison{Test: test} }
+func NewComparison(test *data.Dataset) *Comparison { return &Comparison{Test: test} }
 
 // Add appends the fitted model md under name, with res the Result of its
 // Fit (nil: the epochs and seconds are read from md's trace and the stop
@@ -60,7 +65,7 @@ func (c *Comparison) Add(name string, md *Model, res *Result) *Comparison {
 	}
 	row.Kind, row.MRequested, row.Selector = md.ObjectiveKind(), md.m, md.Selector()
 	if res != nil {
-		row.Objective, row.M, row.Epochs, row.Elapsed, row.Stopped = res.Objective, len(res.Inducing), res.Epochs, res.Elapsed, res.Stopped
+		row.Objective, row.M, row.Epochs, row.Elapsed, row.Status, row.Reason = res.Objective, len(res.Inducing), res.Epochs, res.Elapsed, res.Status, res.Reason
 	} else {
 		v, err := md.Value()
 		if err != nil {
@@ -95,7 +100,7 @@ func (c *Comparison) AddExact(name string, res *ExactResult) *Comparison {
 		row.Err = fmt.Errorf("sgp: no exact fit")
 		return c
 	}
-	row.Objective, row.M, row.MRequested, row.Epochs, row.Elapsed, row.Stopped = res.Objective, res.N, res.N, res.Evals, res.Elapsed, res.Stopped
+	row.Objective, row.M, row.MRequested, row.Epochs, row.Elapsed, row.Status, row.Reason = res.Objective, res.N, res.N, res.Evals, res.Elapsed, res.Status, res.Reason
 	if c.Test != nil {
 		row.Eval, row.Err = res.Predictor.Evaluate(c.Test)
 	}
@@ -116,8 +121,8 @@ func (c *Comparison) header() ([]string, []bool) {
 // cells returns the table rows and the notes on rows that failed.
 func (c *Comparison) cells() (rows [][]string, notes []string) {
 	for _, r := range c.Rows {
-		cells := []string{r.Name, r.Kind.String(), fmtG(r.Objective), fmt.Sprintf("%d/%d", r.M, r.MRequested),
-			r.Selector.String(), strconv.Itoa(r.Epochs), fmt.Sprintf("%.3g", r.Elapsed.Seconds()), r.Stopped}
+		cells := []string{r.Name, r.Kind.String(), table.G(r.Objective), fmt.Sprintf("%d/%d", r.M, r.MRequested),
+			r.Selector.String(), strconv.Itoa(r.Epochs), fmt.Sprintf("%.3g", r.Elapsed.Seconds()), stopText(r.Status, r.Reason)}
 		if r.Exact {
 			cells[1], cells[4] = "exact", "all (m = n)"
 		}
@@ -126,7 +131,7 @@ func (c *Comparison) cells() (rows [][]string, notes []string) {
 		}
 		if c.Test != nil {
 			if e := r.Eval; e != nil {
-				cells = append(cells, fmtG(e.SMSE), fmtG(e.SNLP), fmtG(e.MAE), fmt.Sprintf("%.3f", e.Coverage95))
+				cells = append(cells, table.G(e.SMSE), table.G(e.SNLP), table.G(e.MAE), fmt.Sprintf("%.3f", e.Coverage95))
 			} else {
 				cells = append(cells, "–", "–", "–", "–")
 			}
@@ -163,7 +168,7 @@ func (c *Comparison) String() string {
 	}
 	h, right := c.header()
 	rows, notes := c.cells()
-	s := c.title() + "\n" + textTable(h, rows, right)
+	s := c.title() + "\n" + table.Text(h, rows, right)
 	for _, n := range notes {
 		s += "\nerror: " + n
 	}
@@ -179,7 +184,7 @@ func (c *Comparison) HTML() string {
 	h, _ := c.header()
 	rows, notes := c.cells()
 	var b strings.Builder
-	b.WriteString(htmlGrid(c.title(), h, rows))
+	b.WriteString(table.Grid(c.title(), h, rows))
 	if len(notes) > 0 {
 		b.WriteString("<ul>")
 		for _, n := range notes {

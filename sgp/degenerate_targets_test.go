@@ -6,6 +6,10 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestConstantTargetsRefused checks that fits of the hyperparameters refuse
@@ -15,7 +19,7 @@ import (
 // reported a panic from the kernel.
 func TestConstantTargetsRefused(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(60, 1)
+	train, _ := data.SnelsonLike(60, 1)
 	y := make([]float64, train.X.Len())
 	for i := range y {
 		y[i] = 2.5
@@ -26,18 +30,18 @@ func TestConstantTargetsRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		md := NewModel(train.X, y, NewRBFFromData(train.X, train.Y)).WithM(8).WithSelector(s)
+		md := NewModel(train.X, y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithSelector(s)
 		if res, err := md.Fit(); err == nil || res != nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, %v; want an error containing %q", sel, res, err, want)
 		}
 	}
-	kern := NewRBFFromData(train.X, train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	if _, err := FitContinuous(context.Background(), train.X, y, kern, train.X.Rows([]int{1, 2, 3}), 0.1, VAR, ContinuousOptions{}); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("FitContinuous: got %v, want an error containing %q", err, want)
 	}
 	// At fixed hyperparameters the swaps are well defined, and the model
 	// predicts the constant.
-	md := NewModel(train.X, y, NewRBFFromData(train.X, train.Y)).WithM(8).WithFixedHyperparameters(true)
+	md := NewModel(train.X, y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithFixedHyperparameters(true)
 	if _, err := md.Fit(); err != nil {
 		t.Fatalf("fixed hyperparameters: %v", err)
 	}
@@ -53,24 +57,24 @@ func TestConstantTargetsRefused(t *testing.T) {
 }
 
 // TestFuncGradRefusesOutOfRangeParams checks that the objective refuses a
-// log kernel parameter beyond ±maxLogParameter (F = +Inf and an error), where
+// log kernel parameter beyond ±kernel.MaxLogParameter (F = +Inf and an error), where
 // exp(θ) would overflow a kernel that can be neither built nor saved, and
 // still evaluates one just inside.
 func TestFuncGradRefusesOutOfRangeParams(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(40, 2)
-	kern := NewRBFFromData(train.X, train.Y)
+	train, _ := data.SnelsonLike(40, 2)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	for _, o := range []Objective{VAR, MLE} {
 		ev := NewEvaluator(train.X, train.Y, kern, o, []int{7}) // one point: K_mm stays positive at any lengthscale
 		for _, tc := range []struct {
 			theta []float64
 			ok    bool
 		}{
-			{[]float64{0, maxLogParameter - 1, -2}, true},
-			{[]float64{0, maxLogParameter + 1, -2}, false},
+			{[]float64{0, kernel.MaxLogParameter - 1, -2}, true},
+			{[]float64{0, kernel.MaxLogParameter + 1, -2}, false},
 			{[]float64{0, math.Inf(1), -2}, false},
 			{[]float64{0, math.NaN(), -2}, false},
-			{[]float64{-maxLogParameter - 1, 0, -2}, false},
+			{[]float64{-kernel.MaxLogParameter - 1, 0, -2}, false},
 		} {
 			g := make([]float64, 3)
 			f, err := ev.FuncGrad(g, tc.theta)
@@ -86,8 +90,8 @@ func TestFuncGradRefusesOutOfRangeParams(t *testing.T) {
 	for _, tc := range []struct {
 		ls float64
 		ok bool
-	}{{math.Exp(maxLogParameter - 1), true}, {math.Exp(maxLogParameter + 1), false}} {
-		_, err := FitExact(context.Background(), train.X, train.Y, NewRBF(1, []float64{tc.ls}), ExactOptions{Fixed: true, Noise: 0.1})
+	}{{math.Exp(kernel.MaxLogParameter - 1), true}, {math.Exp(kernel.MaxLogParameter + 1), false}} {
+		_, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{tc.ls}), ExactOptions{Fixed: true, Noise: 0.1})
 		if tc.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "out of range")) {
 			t.Errorf("exact, lengthscale %g: %v", tc.ls, err)
 		}
@@ -110,14 +114,14 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 		x[i] = 6*r.Float64() - 3
 		y[i] = r.NormFloat64()
 	}
-	xv, err := NewVectors(n, 1, x)
+	xv, err := kernel.NewVectors(n, 1, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s2 := variance(y) // about the mean, over n: the noise-only model's σ²
 	fStar := n / 2 * (math.Log(2*math.Pi*s2) + 1)
 	for _, o := range []Objective{VAR, MLE} {
-		md := NewModel(xv, y, NewRBFFromData(xv, y)).WithObjective(o).WithSeed(1)
+		md := NewModel(xv, y, kernel.NewRBFFromData(xv, y)).WithObjective(o).WithSeed(1)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
@@ -125,7 +129,7 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 		// F ≤ F*: the noise-only model is one the objective can reach; a
 		// little lower where a faint signal is fitted.
 		if !(res.Objective <= fStar+0.5) || !(res.Objective >= fStar-10) {
-			t.Errorf("%v: F = %.6g, want within [F* − 10, F* + 0.5], F* = %.6g (epochs %d, %s)", o, res.Objective, fStar, res.Epochs, res.Stopped)
+			t.Errorf("%v: F = %.6g, want within [F* − 10, F* + 0.5], F* = %.6g (epochs %d, %s)", o, res.Objective, fStar, res.Epochs, stopText(res.Status, res.Reason))
 		}
 		if !res.NoiseOnly {
 			t.Errorf("%v: F = %.6g, the noise-only optimum was not reported (%q)", o, res.Objective, res.Warnings)
@@ -151,8 +155,8 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 func TestUndoneBestPointTakenOnRepeat(t *testing.T) {
 	t.Parallel()
 	fit := func(seed uint64) (*Model, *Result) {
-		train, _ := SnelsonLike(60, seed)
-		md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(50)
+		train, _ := data.SnelsonLike(60, seed)
+		md := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(50)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
@@ -160,7 +164,7 @@ func TestUndoneBestPointTakenOnRepeat(t *testing.T) {
 		return md, res
 	}
 	if _, res := fit(1); !(res.Objective < 60) || res.NoiseOnly || !res.Converged {
-		t.Errorf("seed 1: F = %.6g, noise-only %v, %s; want F < 60, converged, with signal", res.Objective, res.NoiseOnly, res.Stopped)
+		t.Errorf("seed 1: F = %.6g, noise-only %v, %s; want F < 60, converged, with signal", res.Objective, res.NoiseOnly, stopText(res.Status, res.Reason))
 	}
 	md, res := fit(3)
 	tr := md.Trace()
@@ -177,8 +181,8 @@ func TestUndoneBestPointTakenOnRepeat(t *testing.T) {
 // left some out.
 func TestRoseNamesItsCause(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(100, 1)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
+	train, _ := data.SnelsonLike(100, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}

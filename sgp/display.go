@@ -7,7 +7,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/cholqr/sgp/sgp/internal/table"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/internal/rank"
 )
 
 // Text and HTML renderings of sgp values, for a REPL and for notebooks.
@@ -16,20 +21,17 @@ import (
 // HTML gives the same as an HTML table, the HTMLer method set that
 // notebook front ends render. Neither changes the value or builds a model.
 
-// fmtG formats a number compactly for display.
-func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-
 // String summarises the objective terms.
 func (p Parts) String() string {
 	return fmt.Sprintf("MLE %s, VAR %s (data fit %s, complexity %s, trace %s)",
-		fmtG(p.MLE), fmtG(p.VAR), fmtG(p.DataFit), fmtG(p.Complexity), fmtG(p.Trace))
+		table.G(p.MLE), table.G(p.VAR), table.G(p.DataFit), table.G(p.Complexity), table.G(p.Trace))
 }
 
 // HTML returns the objective terms as a table.
 func (p Parts) HTML() string {
-	return htmlTable("objective terms", [][2]string{
-		{"MLE", fmtG(p.MLE)}, {"VAR", fmtG(p.VAR)},
-		{"data fit E_D", fmtG(p.DataFit)}, {"complexity E_C", fmtG(p.Complexity)}, {"trace E_V", fmtG(p.Trace)},
+	return table.HTML("objective terms", [][2]string{
+		{"MLE", table.G(p.MLE)}, {"VAR", table.G(p.VAR)},
+		{"data fit E_D", table.G(p.DataFit)}, {"complexity E_C", table.G(p.Complexity)}, {"trace E_V", table.G(p.Trace)},
 	})
 }
 
@@ -39,36 +41,36 @@ func (p Parts) HTML() string {
 func (r SwapResult) String() string {
 	switch {
 	case r.Proposed < 0:
-		return fmt.Sprintf("swap: %d kept, no candidate; F %s", r.Removed, fmtG(r.Before))
+		return fmt.Sprintf("swap: %d kept, no candidate; F %s", r.Removed, table.G(r.Before))
 	case r.Accepted:
 		return fmt.Sprintf("swap: %d → %d accepted; F %s → %s (adding %d: ΔF exact %s, approx %s)",
-			r.Removed, r.Proposed, fmtG(r.Before), fmtG(r.After), r.Proposed, fmtG(r.ExactDelta), fmtG(r.ApproxDelta))
+			r.Removed, r.Proposed, table.G(r.Before), table.G(r.After), r.Proposed, table.G(r.ExactDelta), table.G(r.ApproxDelta))
 	}
 	return fmt.Sprintf("swap: %d kept, candidate %d rejected: F %s would not decrease (adding %d: ΔF exact %s, approx %s)",
-		r.Removed, r.Proposed, fmtG(r.Before), r.Proposed, fmtG(r.ExactDelta), fmtG(r.ApproxDelta))
+		r.Removed, r.Proposed, table.G(r.Before), r.Proposed, table.G(r.ExactDelta), table.G(r.ApproxDelta))
 }
 
 // HTML returns the swap as a table.
 func (r SwapResult) HTML() string {
-	return htmlTable("swap", [][2]string{
+	return table.HTML("swap", [][2]string{
 		{"removed", strconv.Itoa(r.Removed)}, {"proposed", strconv.Itoa(r.Proposed)},
 		{"accepted", strconv.FormatBool(r.Accepted)},
-		{"ΔF approximate", fmtG(r.ApproxDelta)}, {"ΔF exact", fmtG(r.ExactDelta)},
-		{"F before", fmtG(r.Before)}, {"F after", fmtG(r.After)},
+		{"ΔF approximate", table.G(r.ApproxDelta)}, {"ΔF exact", table.G(r.ExactDelta)},
+		{"F before", table.G(r.Before)}, {"F after", table.G(r.After)},
 	})
 }
 
 // String describes the epoch in one line.
 func (e EpochRecord) String() string {
 	return fmt.Sprintf("epoch %d: F %s (after CG %s), swaps %d/%d accepted, CG %d evals, %.3gs (swaps %.3gs)",
-		e.Epoch, fmtG(e.Objective), fmtG(e.CGObjective), e.Accepted, e.Swaps, e.CGEvals, e.Elapsed.Seconds(), e.SwapTime.Seconds())
+		e.Epoch, table.G(e.Objective), table.G(e.CGObjective), e.Accepted, e.Swaps, e.CGEvals, e.Elapsed.Seconds(), e.SwapTime.Seconds())
 }
 
 // HTML returns the epoch as a table.
 func (e EpochRecord) HTML() string {
-	return htmlTable(fmt.Sprintf("epoch %d", e.Epoch), [][2]string{
-		{"objective", fmtG(e.Objective)}, {"after CG", fmtG(e.CGObjective)},
-		{"data fit", fmtG(e.Parts.DataFit)}, {"complexity", fmtG(e.Parts.Complexity)}, {"trace", fmtG(e.Parts.Trace)},
+	return table.HTML(fmt.Sprintf("epoch %d", e.Epoch), [][2]string{
+		{"objective", table.G(e.Objective)}, {"after CG", table.G(e.CGObjective)},
+		{"data fit", table.G(e.Parts.DataFit)}, {"complexity", table.G(e.Parts.Complexity)}, {"trace", table.G(e.Parts.Trace)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", e.Accepted, e.Swaps)}, {"CG evaluations", strconv.Itoa(e.CGEvals)},
 		{"seconds", fmt.Sprintf("%.3g", e.Elapsed.Seconds())}, {"of which swaps", fmt.Sprintf("%.3g", e.SwapTime.Seconds())},
 	})
@@ -80,8 +82,8 @@ func (e EpochRecord) HTML() string {
 func (r Result) String() string {
 	rows := [][2]string{
 		{"objective", fmt.Sprintf("%s (data fit %s, complexity %s, trace %s)",
-			fmtG(r.Objective), fmtG(r.Parts.DataFit), fmtG(r.Parts.Complexity), fmtG(r.Parts.Trace))},
-		{"prior mean μ", fmtG(r.Mean)},
+			table.G(r.Objective), table.G(r.Parts.DataFit), table.G(r.Parts.Complexity), table.G(r.Parts.Trace))},
+		{"prior mean μ", table.G(r.Mean)},
 		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
 	}
@@ -102,7 +104,7 @@ func (r Result) String() string {
 	if r.Refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
 	}
-	s := kvText(fmt.Sprintf("fit %s after %d epochs (%.3gs)", r.Stopped, r.Epochs, r.Elapsed.Seconds()), rows)
+	s := table.KV(fmt.Sprintf("fit %s after %d epochs (%.3gs)", stopText(r.Status, r.Reason), r.Epochs, r.Elapsed.Seconds()), rows)
 	for _, w := range r.Warnings {
 		s += "\nwarning: " + w
 	}
@@ -113,13 +115,13 @@ func (r Result) String() string {
 // from (Result.RefinedFrom).
 func refinedText(cr *ContinuousResult, from string) string {
 	return fmt.Sprintf("continuously (hybrid, from %s): F %s → %s, %d evaluations, %s, jitter %.3g on K[Z,Z]; predictions use it",
-		from, fmtG(cr.Start), fmtG(cr.Objective), cr.Evals, cr.Stopped, cr.Jitter)
+		from, table.G(cr.Start), table.G(cr.Objective), cr.Evals, stopText(cr.Status, cr.Reason), cr.Jitter)
 }
 
 // floorText describes a fit whose noise variance ended at its floor.
 func floorText(r Result) string {
 	return fmt.Sprintf("σ² = %s is at its floor %s: the floor, not the data, decided it (WithNoiseFloor)",
-		fmtG(math.Exp(r.Params[len(r.Params)-1])), fmtG(r.NoiseFloor))
+		table.G(math.Exp(r.Params[len(r.Params)-1])), table.G(r.NoiseFloor))
 }
 
 // switchedOnText describes Result.SwitchedOn.
@@ -133,10 +135,10 @@ const resumedText = "CholQR resumed after the continuous refinements (behind it,
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {
 	rows := [][2]string{
-		{"stopped", r.Stopped}, {"converged", strconv.FormatBool(r.Converged)}, {"epochs", strconv.Itoa(r.Epochs)},
-		{"seconds", fmt.Sprintf("%.3g", r.Elapsed.Seconds())}, {"objective", fmtG(r.Objective)},
-		{"data fit", fmtG(r.Parts.DataFit)}, {"complexity", fmtG(r.Parts.Complexity)}, {"trace", fmtG(r.Parts.Trace)},
-		{"prior mean μ", fmtG(r.Mean)},
+		{"stopped", stopText(r.Status, r.Reason)}, {"converged", strconv.FormatBool(r.Converged)}, {"epochs", strconv.Itoa(r.Epochs)},
+		{"seconds", fmt.Sprintf("%.3g", r.Elapsed.Seconds())}, {"objective", table.G(r.Objective)},
+		{"data fit", table.G(r.Parts.DataFit)}, {"complexity", table.G(r.Parts.Complexity)}, {"trace", table.G(r.Parts.Trace)},
+		{"prior mean μ", table.G(r.Mean)},
 		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
 		{"noise-only optimum", strconv.FormatBool(r.NoiseOnly)}, {"restarted from MLE", strconv.FormatBool(r.Restarted)},
 		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
@@ -153,7 +155,7 @@ func (r Result) HTML() string {
 	if r.Refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
 	}
-	return htmlTable("fit", rows) + htmlWarnings(r.Warnings)
+	return table.HTML("fit", rows) + htmlWarnings(r.Warnings)
 }
 
 // htmlWarnings returns the warnings as a list, or nothing.
@@ -185,7 +187,7 @@ func (cr CostRanking) rankSummary() (n, best int, bestApproxRank, rho float64) {
 	if n == 0 {
 		return n, best, math.NaN(), rho
 	}
-	re, ra := Ranks(ex), Ranks(ap)
+	re, ra := rank.Of(ex), rank.Of(ap)
 	b := 0
 	for i := range ex {
 		if ex[i] > ex[b] {
@@ -216,7 +218,7 @@ func (cr CostRanking) String() string {
 	}
 	return fmt.Sprintf("cost ranking after removing point %d: %d candidates, %d information pivots; "+
 		"best by exact ΔF is point %d (ΔF %s, approximate rank %g); Spearman ρ(exact, approx) = %.3f",
-		cr.Removed, n, len(cr.InfoPivots), cr.Candidates[best], fmtG(cr.Exact[best]), rank, rho)
+		cr.Removed, n, len(cr.InfoPivots), cr.Candidates[best], table.G(cr.Exact[best]), rank, rho)
 }
 
 // HTML returns the summary and the ten best candidates by exact ΔF as
@@ -232,7 +234,7 @@ func (cr CostRanking) HTML() string {
 		rows = append(rows, [2]string{"best by exact ΔF", fmt.Sprintf("point %d (approximate rank %g)", cr.Candidates[best], rank)})
 	}
 	var b strings.Builder
-	b.WriteString(htmlTable("cost ranking", rows))
+	b.WriteString(table.HTML("cost ranking", rows))
 	order := make([]int, 0, len(cr.Exact))
 	for i := range cr.Exact {
 		if i < len(cr.Approx) && i < len(cr.Candidates) {
@@ -242,22 +244,10 @@ func (cr CostRanking) HTML() string {
 	sort.SliceStable(order, func(a, c int) bool { return cr.Exact[order[a]] > cr.Exact[order[c]] })
 	b.WriteString("<table><caption>best candidates</caption><tr><th>point</th><th>exact ΔF</th><th>approximate ΔF</th></tr>")
 	for _, i := range order[:min(10, len(order))] {
-		fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td><td>%s</td></tr>", cr.Candidates[i], fmtG(cr.Exact[i]), fmtG(cr.Approx[i]))
+		fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td><td>%s</td></tr>", cr.Candidates[i], table.G(cr.Exact[i]), table.G(cr.Approx[i]))
 	}
 	b.WriteString("</table>")
 	return b.String()
-}
-
-// String describes the data set in one line.
-func (d *Dataset) String() string {
-	if d == nil {
-		return "sgp.Dataset(nil)"
-	}
-	dim := 0
-	if d.X != nil {
-		dim = d.X.Dim()
-	}
-	return fmt.Sprintf("sgp.Dataset %q: %d points, %d input dimension(s)", d.Name, d.Len(), dim)
 }
 
 // String describes the model without building it: before it is built,
@@ -274,7 +264,7 @@ func (md *Model) String() string {
 	if md.f == nil {
 		return fmt.Sprintf("sgp.Model: n=%d, m=%d inducing points, z=%d information pivots, %v; not built yet", md.x.Len(), md.m, md.z, md.obj)
 	}
-	return kvText("sgp.Model", md.rows())
+	return table.KV("sgp.Model", md.rows())
 }
 
 // rows returns the built model's summary as label–value rows.
@@ -287,9 +277,9 @@ func (md *Model) rows() [][2]string {
 		{"n", strconv.Itoa(md.x.Len())},
 		{"inducing points", inducing},
 		{"information pivots z", strconv.Itoa(md.z)},
-		{"objective", fmt.Sprintf("%v %s", md.obj, fmtG(md.f.Value(md.obj)))},
+		{"objective", fmt.Sprintf("%v %s", md.obj, table.G(md.f.Value(md.obj)))},
 		{"epochs", strconv.Itoa(len(md.trace))},
-		{"prior mean μ", fmtG(md.predictMean()) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]},
+		{"prior mean μ", table.G(md.predictMean()) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]},
 	}
 	if md.selector != SelectCholQR {
 		rows = append(rows, [2]string{"selector", md.selector.String()})
@@ -297,174 +287,10 @@ func (md *Model) rows() [][2]string {
 	if md.refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(md.refined, md.from)})
 	}
-	return append(rows, hyperRows(md.ParamNames(), md.Params())...)
-}
-
-// hyperRows returns a row for each hyperparameter, as exp θ.
-func hyperRows(names []string, theta []float64) [][2]string {
-	rows := make([][2]string, len(theta))
-	for i, v := range theta {
-		rows[i] = [2]string{names[i], fmtG(math.Exp(v))}
-	}
-	return rows
-}
-
-// kvText returns a title line and the rows as "  label  value" lines with
-// the values aligned.
-func kvText(title string, rows [][2]string) string {
-	w := 0
-	for _, r := range rows {
-		w = max(w, utf8.RuneCountInString(r[0]))
-	}
-	var b strings.Builder
-	b.WriteString(title)
-	for _, r := range rows {
-		b.WriteString("\n  " + r[0] + strings.Repeat(" ", w-utf8.RuneCountInString(r[0])+2) + r[1])
-	}
-	return b.String()
-}
-
-// textTable returns the header and rows as columns two spaces apart,
-// indented by two spaces; the columns c with right[c] are right-aligned.
-func textTable(header []string, rows [][]string, right []bool) string {
-	w := make([]int, len(header))
-	for _, r := range append([][]string{header}, rows...) {
-		for c, cell := range r {
-			w[c] = max(w[c], utf8.RuneCountInString(cell))
-		}
-	}
-	var b strings.Builder
-	for i, r := range append([][]string{header}, rows...) {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		var line strings.Builder
-		for c, cell := range r {
-			pad := strings.Repeat(" ", w[c]-utf8.RuneCountInString(cell))
-			line.WriteString("  ")
-			if c < len(right) && right[c] {
-				line.WriteString(pad + cell)
-			} else {
-				line.WriteString(cell + pad)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " "))
-	}
-	return b.String()
-}
-
-// htmlGrid returns a table with a caption, a header row and rows.
-func htmlGrid(caption string, header []string, rows [][]string) string {
-	var b strings.Builder
-	b.WriteString("<table><caption>" + html.EscapeString(caption) + "</caption><tr>")
-	for _, h := range header {
-		b.WriteString("<th>" + html.EscapeString(h) + "</th>")
-	}
-	b.WriteString("</tr>")
-	for _, r := range rows {
-		b.WriteString("<tr>")
-		for _, cell := range r {
-			b.WriteString("<td>" + html.EscapeString(cell) + "</td>")
-		}
-		b.WriteString("</tr>")
-	}
-	b.WriteString("</table>")
-	return b.String()
-}
-
-// htmlTable returns a two-column table with a caption.
-func htmlTable(caption string, rows [][2]string) string {
-	var b strings.Builder
-	b.WriteString("<table><caption>" + html.EscapeString(caption) + "</caption>")
-	for _, r := range rows {
-		b.WriteString("<tr><th style=\"text-align:left\">" + html.EscapeString(r[0]) + "</th><td>" + html.EscapeString(r[1]) + "</td></tr>")
-	}
-	b.WriteString("</table>")
-	return b.String()
+	return append(rows, table.Hyper(md.ParamNames(), md.Params())...)
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// String describes the inputs by their shape and first rows, not their
-// whole data.
-func (v *Vectors) String() string {
-	if v == nil {
-		return "sgp.Vectors(nil)"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "sgp.Vectors %d×%d [", v.n, v.d)
-	for i := 0; i < min(v.n, 3); i++ {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString("[")
-		for t, x := range v.Row(i)[:min(v.d, 6)] {
-			if t > 0 {
-				b.WriteString(" ")
-			}
-			b.WriteString(fmtG(x))
-		}
-		if v.d > 6 {
-			b.WriteString(" …")
-		}
-		b.WriteString("]")
-	}
-	if v.n > 3 {
-		b.WriteString(" …")
-	}
-	b.WriteString("]")
-	return b.String()
-}
-
-// String summarises the factored state in one line.
-func (f *Factor) String() string {
-	if f == nil {
-		return "sgp.Factor(nil)"
-	}
-	if !f.ok {
-		return fmt.Sprintf("sgp.Factor: n=%d, m≤%d, z≤%d; not factorised", f.n, f.mcap, f.zcap)
-	}
-	p := f.Parts()
-	return fmt.Sprintf("sgp.Factor: n=%d, k=%d of m=%d inducing, %d information pivots, σ²=%s, μ=%s; MLE %s, VAR %s",
-		f.n, f.k, f.mcap, f.t-f.k, fmtG(f.noise), fmtG(f.mu), fmtG(p.MLE), fmtG(p.VAR))
-}
-
-// HTML returns the factored state as a table.
-func (f *Factor) HTML() string {
-	if f == nil || !f.ok {
-		return html.EscapeString(f.String())
-	}
-	p := f.Parts()
-	return htmlTable("CholQR factored state", [][2]string{
-		{"n", strconv.Itoa(f.n)}, {"inducing points k (of m)", fmt.Sprintf("%d (of %d)", f.k, f.mcap)},
-		{"information pivots", strconv.Itoa(f.t - f.k)}, {"noise σ²", fmtG(f.noise)}, {"prior mean μ", fmtG(f.mu)},
-		{"MLE", fmtG(p.MLE)}, {"VAR", fmtG(p.VAR)}, {"data fit E_D", fmtG(p.DataFit)},
-		{"complexity E_C", fmtG(p.Complexity)}, {"trace E_V", fmtG(p.Trace)},
-		{"G, Q", fmt.Sprintf("%d×%d, %d×%d (GMatrix, QMatrix)", f.n, f.k+(f.t-f.k), f.n+f.k, f.k)},
-	})
-}
-
-// HTML returns the data set as a table of its size and first rows.
-func (d *Dataset) HTML() string {
-	if d == nil || d.X == nil {
-		return html.EscapeString(d.String())
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "<table><caption>%s</caption><tr>", html.EscapeString(d.String()))
-	for t := 0; t < min(d.X.Dim(), 8); t++ {
-		fmt.Fprintf(&b, "<th>x%d</th>", t)
-	}
-	b.WriteString("<th>y</th></tr>")
-	for i := 0; i < min(d.Len(), 5); i++ {
-		b.WriteString("<tr>")
-		for _, x := range d.X.Row(i)[:min(d.X.Dim(), 8)] {
-			b.WriteString("<td>" + fmtG(x) + "</td>")
-		}
-		b.WriteString("<td>" + fmtG(d.Y[i]) + "</td></tr>")
-	}
-	b.WriteString("</table>")
-	return b.String()
-}
 
 // HTML returns the model as a table: its size, objective, the prior mean
 // and the hyperparameters, and any shortfall of inducing points.
@@ -472,7 +298,7 @@ func (md *Model) HTML() string {
 	if md == nil || md.err != nil || md.f == nil {
 		return html.EscapeString(md.String())
 	}
-	return htmlTable("sgp.Model", md.rows())
+	return table.HTML("sgp.Model", md.rows())
 }
 
 // traceHeader names the columns of a Trace's table.
@@ -489,9 +315,9 @@ const traceShown = 10
 // one with a row that says how many epochs it leaves out.
 func (tr Trace) rows() [][]string {
 	row := func(e EpochRecord) []string {
-		return []string{strconv.Itoa(e.Epoch), e.Kind.String(), fmtG(e.Objective),
-			fmtG(e.Parts.DataFit), fmtG(e.Parts.Complexity), fmtG(e.Parts.Trace),
-			fmt.Sprintf("%d/%d", e.Accepted, e.Swaps), strconv.Itoa(e.CGEvals), e.CGStatus,
+		return []string{strconv.Itoa(e.Epoch), e.Kind.String(), table.G(e.Objective),
+			table.G(e.Parts.DataFit), table.G(e.Parts.Complexity), table.G(e.Parts.Trace),
+			fmt.Sprintf("%d/%d", e.Accepted, e.Swaps), strconv.Itoa(e.CGEvals), e.CGStatus.String(),
 			fmt.Sprintf("%.3g", e.Elapsed.Seconds()), fmt.Sprintf("%.3g", e.SwapTime.Seconds())}
 	}
 	var rows [][]string
@@ -524,7 +350,7 @@ func (tr Trace) String() string {
 	if len(tr) == 0 {
 		return tr.title()
 	}
-	return tr.title() + "\n" + textTable(traceHeader, tr.rows(), traceRight)
+	return tr.title() + "\n" + table.Text(traceHeader, tr.rows(), traceRight)
 }
 
 // HTML returns the trace as a table, with the columns of String.
@@ -532,53 +358,15 @@ func (tr Trace) HTML() string {
 	if len(tr) == 0 {
 		return html.EscapeString(tr.title())
 	}
-	return htmlGrid(tr.title(), traceHeader, tr.rows())
+	return table.Grid(tr.title(), traceHeader, tr.rows())
 }
-
-// kernelName describes a kernel for a display: its kind and order.
-func kernelName(k Kernel) string {
-	switch kk := k.(type) {
-	case *RBF:
-		if kk.Dim() == 1 {
-			return "RBF-ARD, 1 lengthscale"
-		}
-		return fmt.Sprintf("RBF-ARD, %d lengthscales", kk.Dim())
-	case *WL:
-		if kk.PerDepth() {
-			return fmt.Sprintf("WL subtree, depth %d, a variance per depth", kk.Depth())
-		}
-		return fmt.Sprintf("WL subtree, depth %d", kk.Depth())
-	case *Spectrum:
-		return fmt.Sprintf("spectrum, %d-mers", kk.K())
-	case *Tanimoto:
-		return "Tanimoto (MinMax)"
-	case *HistogramIntersection:
-		return fmt.Sprintf("histogram intersection, %d channels", kk.NumChannels())
-	case *Sum:
-		var names []string
-		for _, c := range kk.comps {
-			names = append(names, kernelName(c))
-		}
-		return "sum of " + strings.Join(names, " + ")
-	case *FuncKernel:
-		return "function (NewFuncKernel)"
-	}
-	return kernelTypeName(k)
-}
-
-// The kernels' displays. A kernel's String is one line, its name and
-// then its settings and hyperparameters by name in parentheses,
-// name(setting value, hyperparameter value, …), as kernelText writes it;
-// a Sum joins its components' lines with " + " (a Sum within a Sum in
-// parentheses), so that every combination of kernels reads alike. Its HTML
-// is a table of the hyperparameters by name, in θ order (kernelHTML).
 
 // String returns the hyperparameters as "name value" pairs in θ order,
 // e.g. "variance 1.29874, lengthscale[0] 0.712956, noise 0.107299".
 func (h Hyperparameters) String() string {
 	parts := make([]string, len(h.Names))
 	for i, n := range h.Names {
-		parts[i] = n + " " + fmtG(h.Values[i])
+		parts[i] = n + " " + table.G(h.Values[i])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -587,82 +375,15 @@ func (h Hyperparameters) String() string {
 func (h Hyperparameters) HTML() string {
 	rows := make([][2]string, len(h.Names))
 	for i, n := range h.Names {
-		rows[i] = [2]string{n, fmtG(h.Values[i])}
+		rows[i] = [2]string{n, table.G(h.Values[i])}
 	}
-	return htmlTable("hyperparameters", rows)
-}
-
-// kernelText describes k in one line: its String, or for a kernel without
-// one (a user's type) its type name and its hyperparameters by name.
-func kernelText(k Kernel) string {
-	if s, ok := k.(fmt.Stringer); ok {
-		return s.String()
-	}
-	names, theta := k.ParamNames(), k.Params(nil)
-	args := make([]string, len(theta))
-	for i, v := range theta {
-		args[i] = kernelArg(names[i], math.Exp(v))
-	}
-	return kernelCall(kernelTypeName(k), args...)
-}
-
-// kernelTypeName returns the name of k's type without its package, or
-// "kernel" for the interpreter's wrapper of a kernel written in a session
-// (a type whose name starts with "_").
-func kernelTypeName(k Kernel) string {
-	name := fmt.Sprintf("%T", k)
-	name = name[strings.LastIndexAny(name, ".*")+1:]
-	if name == "" || strings.HasPrefix(name, "_") {
-		return "kernel"
-	}
-	return name
-}
-
-// kernelCall returns name(arg, arg, …).
-func kernelCall(name string, args ...string) string {
-	return name + "(" + strings.Join(args, ", ") + ")"
-}
-
-// kernelArg returns "name v", v to 4 significant digits.
-func kernelArg(name string, v float64) string {
-	return name + " " + strconv.FormatFloat(v, 'g', 4, 64)
-}
-
-// kernelVec returns "name [v₁ v₂ …]", each to 4 significant digits; of more
-// than 8 values, the first 6 and the last, with their number.
-func kernelVec(name string, vs []float64) string {
-	var b strings.Builder
-	b.WriteString(name + " [")
-	for i, v := range vs {
-		if len(vs) > 8 && i == 6 {
-			b.WriteString(" …")
-			continue
-		}
-		if len(vs) > 8 && i > 6 && i < len(vs)-1 {
-			continue
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(strconv.FormatFloat(v, 'g', 4, 64))
-	}
-	b.WriteByte(']')
-	if len(vs) > 8 {
-		fmt.Fprintf(&b, " (%d)", len(vs))
-	}
-	return b.String()
-}
-
-// kernelHTML returns k as a table: its kind in the caption, a row for each
-// hyperparameter (exp θ by ParamNames, in θ order).
-func kernelHTML(k Kernel) string {
-	return htmlTable("kernel: "+kernelName(k), hyperRows(k.ParamNames(), k.Params(nil)))
+	return table.HTML("hyperparameters", rows)
 }
 
 // inputsRow describes inputs for a display: the dimension of vectors,
 // otherwise their kind.
-func inputsRow(x Inputs) [2]string {
-	if v, ok := x.(*Vectors); ok {
+func inputsRow(x kernel.Inputs) [2]string {
+	if v, ok := x.(*kernel.Vectors); ok {
 		return [2]string{"input dimension", strconv.Itoa(v.Dim())}
 	}
 	return [2]string{"inputs", strings.ToLower(strings.TrimPrefix(fmt.Sprintf("%T", x), "*sgp."))}
@@ -671,13 +392,13 @@ func inputsRow(x Inputs) [2]string {
 // rows returns the predictor's summary as label–value rows.
 func (p *Predictor) rows() [][2]string {
 	rows := [][2]string{
-		{"kernel", kernelName(p.Kern)},
+		{"kernel", kernel.Name(p.Kern)},
 		{"inducing points", strconv.Itoa(len(p.a))},
 		inputsRow(p.X),
-		{"prior mean μ", fmtG(p.PriorMean)},
+		{"prior mean μ", table.G(p.PriorMean)},
 	}
 	th := p.Kern.Params(nil)
-	return append(append(rows, hyperRows(p.Kern.ParamNames(), th)...), [2]string{"noise", fmtG(p.NoiseV)})
+	return append(append(rows, table.Hyper(p.Kern.ParamNames(), th)...), [2]string{"noise", table.G(p.NoiseV)})
 }
 
 // String describes the predictor as an aligned table: the kernel and its
@@ -687,7 +408,7 @@ func (p *Predictor) String() string {
 	if p == nil {
 		return "sgp.Predictor(nil)"
 	}
-	return kvText("sgp.Predictor", p.rows())
+	return table.KV("sgp.Predictor", p.rows())
 }
 
 // HTML returns the predictor as a table, with the rows of String.
@@ -695,20 +416,20 @@ func (p *Predictor) HTML() string {
 	if p == nil {
 		return html.EscapeString(p.String())
 	}
-	return htmlTable("sgp.Predictor", p.rows())
+	return table.HTML("sgp.Predictor", p.rows())
 }
 
 // rows returns the exact predictor's summary as label–value rows.
 func (p *ExactPredictor) rows() [][2]string {
 	rows := [][2]string{
-		{"kernel", kernelName(p.Kern)},
+		{"kernel", kernel.Name(p.Kern)},
 		{"training points", strconv.Itoa(p.N())},
 		inputsRow(p.X),
-		{"prior mean μ", fmtG(p.PriorMean)},
+		{"prior mean μ", table.G(p.PriorMean)},
 	}
-	rows = append(append(rows, hyperRows(p.Kern.ParamNames(), p.Kern.Params(nil))...), [2]string{"noise", fmtG(p.NoiseV)})
+	rows = append(append(rows, table.Hyper(p.Kern.ParamNames(), p.Kern.Params(nil))...), [2]string{"noise", table.G(p.NoiseV)})
 	if p.Jitter != 0 {
-		rows = append(rows, [2]string{"jitter ε", fmtG(p.Jitter)})
+		rows = append(rows, [2]string{"jitter ε", table.G(p.Jitter)})
 	}
 	return rows
 }
@@ -718,7 +439,7 @@ func (p *ExactPredictor) String() string {
 	if p == nil {
 		return "sgp.ExactPredictor(nil)"
 	}
-	return kvText("sgp.ExactPredictor", p.rows())
+	return table.KV("sgp.ExactPredictor", p.rows())
 }
 
 // HTML returns the exact predictor as a table, with the rows of String.
@@ -726,5 +447,5 @@ func (p *ExactPredictor) HTML() string {
 	if p == nil {
 		return html.EscapeString(p.String())
 	}
-	return htmlTable("sgp.ExactPredictor", p.rows())
+	return table.HTML("sgp.ExactPredictor", p.rows())
 }

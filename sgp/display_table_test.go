@@ -8,6 +8,12 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cholqr/sgp/sgp/internal/table"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // columnsAligned reports whether the lines of a text table (after its
@@ -62,7 +68,7 @@ func TestTraceDisplay(t *testing.T) {
 		t.Errorf("trace text:\n%s", text)
 	}
 	columnsAligned(t, "trace", text, traceHeader)
-	for _, w := range []string{"  VAR  ", fmtG(tr[2].Objective), CGBudget} {
+	for _, w := range []string{"  VAR  ", table.G(tr[2].Objective), CGBudget.String()} {
 		if !strings.Contains(text, w) {
 			t.Errorf("trace text lacks %q:\n%s", w, text)
 		}
@@ -73,21 +79,21 @@ func TestTraceDisplay(t *testing.T) {
 		t.Errorf("trace HTML: %s", h)
 	}
 
-	// A long trace with a status that needs escaping.
+	// A long trace, its statuses in words.
 	long := make(Trace, 50)
 	for i := range long {
 		long[i] = EpochRecord{Epoch: i + 1, Kind: MLE, Objective: float64(100 - i), Swaps: 4, Accepted: 1,
-			CGStatus: "line search <failed> & stopped", Elapsed: time.Millisecond, Total: time.Duration(i+1) * time.Millisecond}
+			CGStatus: CGUndone, Elapsed: time.Millisecond, Total: time.Duration(i+1) * time.Millisecond}
 	}
 	text = long.String()
 	if got := strings.Count(text, "\n"); got != 1+2*traceShown+1 || !strings.Contains(text, "(30 epochs)") ||
-		!strings.Contains(text, "<failed> & stopped") || !strings.Contains(text, "  MLE  ") {
+		!strings.Contains(text, "undone: the inducing set cannot be held") || !strings.Contains(text, "  MLE  ") {
 		t.Errorf("long trace (%d newlines):\n%s", got, text)
 	}
 	columnsAligned(t, "long trace", text, traceHeader)
 	h = long.HTML()
-	if strings.Contains(h, "<failed>") || !strings.Contains(h, "&lt;failed&gt; &amp; stopped") || strings.Count(h, "<tr>") != 2+2*traceShown {
-		t.Errorf("long trace HTML not escaped or not elided: %s", h)
+	if !strings.Contains(h, "<td>undone: the inducing set cannot be held at the best point</td>") || strings.Count(h, "<tr>") != 2+2*traceShown {
+		t.Errorf("long trace HTML without its status or not elided: %s", h)
 	}
 	if s := (Trace{}).String(); s != "sgp.Trace: no epochs yet" || (Trace(nil)).HTML() != s {
 		t.Errorf("empty trace: %q", s)
@@ -104,7 +110,7 @@ func TestModelResultText(t *testing.T) {
 		labels            []string
 	}{
 		"model":  {md.String(), md.HTML(), "sgp.Model", []string{"n", "inducing points", "objective", "prior mean μ", "lengthscale[0]", "noise"}},
-		"result": {res.String(), res.HTML(), "fit " + res.Stopped + " after 3 epochs", []string{"objective", "prior mean μ", "inducing points", "swaps accepted"}},
+		"result": {res.String(), res.HTML(), "fit " + stopText(res.Status, res.Reason) + " after 3 epochs", []string{"objective", "prior mean μ", "inducing points", "swaps accepted"}},
 	} {
 		lines := strings.Split(c.text, "\n")
 		if !strings.HasPrefix(lines[0], c.title) {
@@ -139,8 +145,8 @@ func TestModelResultText(t *testing.T) {
 		t.Errorf("model text:\n%s", md.String())
 	}
 	// Before it is built a model is one line.
-	train, _ := SnelsonLike(20, 1)
-	if s := NewModel(train.X, train.Y, NewRBF(1, []float64{1})).WithM(4).String(); strings.Contains(s, "\n") || !strings.Contains(s, "not built yet") {
+	train, _ := data.SnelsonLike(20, 1)
+	if s := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{1})).WithM(4).String(); strings.Contains(s, "\n") || !strings.Contains(s, "not built yet") {
 		t.Errorf("unbuilt model: %q", s)
 	}
 }
@@ -177,8 +183,8 @@ func TestPredictorDisplay(t *testing.T) {
 	for name, q := range map[string]*Predictor{"predictor": p, "loaded": loaded} {
 		text, h := q.String(), q.HTML()
 		for _, w := range []string{"sgp.Predictor\n", "  kernel           RBF-ARD, 1 lengthscale", "  inducing points  6",
-			"  input dimension  1", "  prior mean μ     " + fmtG(q.PriorMean), "  lengthscale[0]   " + fmtG(hp.Value("lengthscale[0]")),
-			"  noise            " + fmtG(q.Noise())} {
+			"  input dimension  1", "  prior mean μ     " + table.G(q.PriorMean), "  lengthscale[0]   " + table.G(hp.Value("lengthscale[0]")),
+			"  noise            " + table.G(q.Noise())} {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s: text lacks %q:\n%s", name, w, text)
 			}
@@ -196,21 +202,21 @@ func TestPredictorDisplay(t *testing.T) {
 	}
 
 	// The kernel name is escaped in HTML; a sum names its parts.
-	sum := NewSum(NewRBF(1, []float64{1}), NewRBF(1, []float64{2}))
-	if got := kernelName(sum); got != "sum of RBF-ARD, 1 lengthscale + RBF-ARD, 1 lengthscale" {
+	sum := kernel.NewSum(kernel.NewRBF(1, []float64{1}), kernel.NewRBF(1, []float64{2}))
+	if got := kernel.Name(sum); got != "sum of RBF-ARD, 1 lengthscale + RBF-ARD, 1 lengthscale" {
 		t.Errorf("sum kernel named %q", got)
 	}
 	q := *p
-	q.Kern = NewFuncKernel(func(Inputs, int, Inputs, int) float64 { return 1 }, 1)
-	if h := q.HTML(); !strings.Contains(h, "<td>function (NewFuncKernel)</td>") {
+	q.Kern = kernel.NewFunc(func(kernel.Inputs, int, kernel.Inputs, int) float64 { return 1 }, 1)
+	if h := q.HTML(); !strings.Contains(h, "<td>function (kernel.NewFunc)</td>") {
 		t.Errorf("function kernel: %s", h)
 	}
-	if h := htmlTable("a<b", [][2]string{{"x&y", "<i>"}}); h != `<table><caption>a&lt;b</caption><tr><th style="text-align:left">x&amp;y</th><td>&lt;i&gt;</td></tr></table>` {
-		t.Errorf("htmlTable does not escape: %s", h)
+	if h := table.HTML("a<b", [][2]string{{"x&y", "<i>"}}); h != `<table><caption>a&lt;b</caption><tr><th style="text-align:left">x&amp;y</th><td>&lt;i&gt;</td></tr></table>` {
+		t.Errorf("table.HTML does not escape: %s", h)
 	}
 
-	train, _ := SnelsonLike(40, 2)
-	ex, err := FitExact(context.Background(), train.X, train.Y, NewRBFFromData(train.X, train.Y), ExactOptions{})
+	train, _ := data.SnelsonLike(40, 2)
+	ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), ExactOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +237,8 @@ func TestPredictorDisplay(t *testing.T) {
 func TestComparison(t *testing.T) {
 	t.Parallel()
 	md, res, test := fitted(t)
-	train := &Dataset{Name: "train", X: md.Inputs().(*Vectors), Y: md.Targets()}
-	mle := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(6).WithMaxEpochs(2).
+	train := &data.Dataset{Name: "train", X: md.Inputs().(*kernel.Vectors), Y: md.Targets()}
+	mle := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(6).WithMaxEpochs(2).
 		WithObjective(MLE).WithSelector(SelectRandom)
 	if _, err := mle.Fit(); err != nil {
 		t.Fatal(err)
@@ -243,12 +249,12 @@ func TestComparison(t *testing.T) {
 	}
 	r0, r1 := c.Rows[0], c.Rows[1]
 	ev, _ := md.Evaluate(test)
-	if r0.Objective != res.Objective || r0.M != 6 || r0.MRequested != 6 || r0.Epochs != 3 || r0.Stopped != res.Stopped ||
+	if r0.Objective != res.Objective || r0.M != 6 || r0.MRequested != 6 || r0.Epochs != 3 || stopText(r0.Status, r0.Reason) != stopText(res.Status, res.Reason) ||
 		r0.Kind != VAR || r0.Selector != SelectCholQR || r0.Eval == nil || *r0.Eval != *ev || r0.Err != nil {
 		t.Errorf("row 0: %+v", r0)
 	}
 	v, _ := mle.Value()
-	if r1.Objective != v || r1.Kind != MLE || r1.Selector != SelectRandom || r1.Epochs != 2 || r1.Stopped != "" || r1.Elapsed <= 0 || r1.Eval == nil {
+	if r1.Objective != v || r1.Kind != MLE || r1.Selector != SelectRandom || r1.Epochs != 2 || r1.Status != NotStopped || r1.Elapsed <= 0 || r1.Eval == nil {
 		t.Errorf("row 1: %+v", r1)
 	}
 	if c.Rows[2].Err == nil || c.Rows[2].Eval != nil {
@@ -258,7 +264,7 @@ func TestComparison(t *testing.T) {
 	header, _ := c.header()
 	columnsAligned(t, "comparison", text, header)
 	for _, w := range []string{"sgp.Comparison of 3 models, scored on 301 test points", "CholQR <VAR>", "95% cov",
-		fmtG(ev.SMSE), "6/6", "random", "error: missing: sgp: no model"} {
+		table.G(ev.SMSE), "6/6", "random", "error: missing: sgp: no model"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("comparison text lacks %q:\n%s", w, text)
 		}
@@ -274,7 +280,7 @@ func TestComparison(t *testing.T) {
 		t.Errorf("comparison without test set:\n%s", text)
 	}
 	// Constant test targets: the scores are missing with the reason.
-	flat := &Dataset{X: test.X, Y: make([]float64, test.Len())}
+	flat := &data.Dataset{X: test.X, Y: make([]float64, test.Len())}
 	c = NewComparison(flat).Add("VAR", md, res)
 	if text := c.String(); c.Rows[0].Err == nil || !strings.Contains(text, "error: VAR: sgp: SMSE undefined") || !strings.Contains(text, "–") {
 		t.Errorf("constant targets:\n%s", text)
@@ -290,7 +296,7 @@ func TestComparison(t *testing.T) {
 func TestComparisonExact(t *testing.T) {
 	t.Parallel()
 	md, res, test := fitted(t)
-	ex, err := FitExact(context.Background(), md.Inputs(), md.Targets(), NewRBFFromData(md.Inputs().(*Vectors), md.Targets()), ExactOptions{})
+	ex, err := FitExact(context.Background(), md.Inputs(), md.Targets(), kernel.NewRBFFromData(md.Inputs().(*kernel.Vectors), md.Targets()), ExactOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +316,7 @@ func TestComparisonExact(t *testing.T) {
 	text := c.String()
 	header, _ := c.header()
 	columnsAligned(t, "comparison", text, header)
-	for _, w := range []string{"exact", "all (m = n)", fmt.Sprintf("%d/%d", n, n), fmtG(ev.SMSE), "none: sgp: no exact fit"} {
+	for _, w := range []string{"exact", "all (m = n)", fmt.Sprintf("%d/%d", n, n), table.G(ev.SMSE), "none: sgp: no exact fit"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("comparison text lacks %q:\n%s", w, text)
 		}

@@ -2,9 +2,17 @@ package sgp
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/internal/table"
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestDisplays: the values a notebook or REPL shows print compactly with
@@ -12,8 +20,8 @@ import (
 // tables.
 func TestDisplays(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(120, 2)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
+	train, test := data.SnelsonLike(120, 2)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +38,7 @@ func TestDisplays(t *testing.T) {
 		want       []string
 	}{
 		"factor":     {f.String(), f.HTML(), []string{"sgp.Factor: n=120, k=8 of m=8", "MLE", "<table>"}},
-		"vectors":    {train.X.String(), "", []string{"sgp.Vectors 120×1 [[", "…]"}},
+		"vectors":    {train.X.String(), "", []string{"kernel.Vectors 120×1 [[", "…]"}},
 		"model":      {md.String(), md.HTML(), []string{"sgp.Model", "inducing points", "<td>8 (asked for 8)</td>"}},
 		"dataset":    {train.String(), train.HTML(), []string{"120 points", "<th>x0</th><th>y</th>"}},
 		"evaluation": {ev.String(), ev.HTML(), []string{"SMSE ", "SNLP ", "MAE ", "RMSE ", "95% coverage ", "(301 test points)", "<table>"}},
@@ -67,8 +75,8 @@ func TestDisplays(t *testing.T) {
 // the prediction methods of its Model and gives the same numbers.
 func TestPredictorMatchesModel(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(80, 3)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(6).WithMaxEpochs(3)
+	train, test := data.SnelsonLike(80, 3)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(6).WithMaxEpochs(3)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +93,8 @@ func TestPredictorMatchesModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	type predictor interface {
-		Predict(Inputs) ([]float64, []float64, error)
-		PredictNoisy(Inputs) ([]float64, []float64, error)
+		Predict(kernel.Inputs) ([]float64, []float64, error)
+		PredictNoisy(kernel.Inputs) ([]float64, []float64, error)
 	}
 	m1, v1, _ := md.Predict(test.X)
 	n1, w1, _ := md.PredictNoisy(test.X)
@@ -102,4 +110,72 @@ func TestPredictorMatchesModel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hyperHTMLRows returns the (name, value) rows of an HTML table of
+// hyperparameters.
+func hyperHTMLRows(h string) [][2]string {
+	var rows [][2]string
+	for _, m := range regexp.MustCompile(`<tr><th style="text-align:left">([^<]*)</th><td>([^<]*)</td></tr>`).FindAllStringSubmatch(h, -1) {
+		rows = append(rows, [2]string{m[1], m[2]})
+	}
+	return rows
+}
+
+// TestHyperparametersDisplay: a model's and an exact fit's hyperparameters
+// are exp θ by name in θ order, the kernel's and then the noise, in their
+// text, their HTML rows and their accessors.
+func TestHyperparametersDisplay(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(60, 4)
+	md := NewModel(train.X, train.Y, kernel.NewSum(kernel.NewRBF(1, []float64{0.5}), kernel.NewRBF(2, []float64{3}))).WithM(6).WithMaxEpochs(2)
+	if _, err := md.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{0.5}), ExactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		h     Hyperparameters
+		names []string
+		theta []float64
+	}{
+		"model": {md.Hyperparameters(), md.ParamNames(), md.Params()},
+		"exact": {ex.Hyperparameters(), ex.Names, ex.Params},
+	} {
+		if c.names[len(c.names)-1] != "noise" || strings.Join(c.h.Names, ",") != strings.Join(c.names, ",") {
+			t.Errorf("%s: names %v, want %v ending in noise", name, c.h.Names, c.names)
+		}
+		var want []string
+		for i, n := range c.names {
+			v := math.Exp(c.theta[i])
+			if got := c.h.Value(n); math.Abs(got-v) > 1e-12*v || math.Abs(c.h.Map()[n]-v) > 1e-12*v {
+				t.Errorf("%s: %s = %v (map %v), want %v", name, n, got, c.h.Map()[n], v)
+			}
+			want = append(want, n+" "+table.G(v))
+		}
+		if got := c.h.String(); got != strings.Join(want, ", ") {
+			t.Errorf("%s: text %q, want %q", name, got, strings.Join(want, ", "))
+		}
+		if got := fmt.Sprint(c.h); strings.HasPrefix(got, "map[") || strings.HasPrefix(got, "{") {
+			t.Errorf("%s: fmt prints %q", name, got)
+		}
+		rows := hyperHTMLRows(c.h.HTML())
+		if !strings.HasPrefix(c.h.HTML(), "<table><caption>hyperparameters</caption>") || len(rows) != len(c.names) {
+			t.Fatalf("%s: HTML %s", name, c.h.HTML())
+		}
+		for i, r := range rows {
+			if r[0] != c.names[i] || r[1] != table.G(math.Exp(c.theta[i])) {
+				t.Errorf("%s: HTML row %d is %v, want %s", name, i, r, want[i])
+			}
+		}
+	}
+	defer func() {
+		r := recover()
+		if msg := fmt.Sprint(r); !strings.Contains(msg, `no hyperparameter "lengthscale"`) || !strings.Contains(msg, "k0.lengthscale[0]") {
+			t.Errorf("Value of an unknown name: panic %q, want the names listed", msg)
+		}
+	}()
+	md.Hyperparameters().Value("lengthscale")
 }

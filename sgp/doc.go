@@ -7,21 +7,26 @@
 //
 // Where a change belongs, by the one job of each package:
 //
-//	sgp                      the model: kernels (kernel*.go, rbf.go, wl.go)
-//	                         and inputs (inputs*.go), the factored state
-//	                         (factor.go, factorize.go, pivot.go), swaps
-//	                         (swap.go), approximate scores (score.go),
-//	                         objectives and gradients (parts.go, objective.go),
-//	                         the prior mean (mean.go), the Model configured
-//	                         (model.go), built (build.go), read (state.go)
-//	                         and driven by Swap, Step and Fit (drive.go, the
-//	                         epoch in fit.go), Predict, metrics, persistence,
-//	                         numeric data sets
+//	sgp                      the model: the factored state and its swaps,
+//	                         scores, objectives and gradients, the Model
+//	                         driven by Swap, Step and Fit, the exact GP and
+//	                         continuous SGPR, prediction, persistence; its
+//	                         files, from the foundations up, are listed in
+//	                         layers_test.go
+//	sgp/kernel               kernels and their inputs, the optional
+//	                         interfaces of the engine's fast paths, the
+//	                         kernels' JSON form
+//	sgp/data                 data sets: CSV reading, the shared sets'
+//	                         loaders, synthetic sets
 //	sgp/figure               gonum/plot figures of models, cost rankings,
 //	                         traces, curves and parity plots (a program that
 //	                         only fits does not link the plotting stack)
 //	sgp/mol                  SMILES → molecular graphs, molecule CSV loaders,
 //	                         table cells → inputs for a kernel
+//	sgp/outfile              how every output file is written
+//	sgp/internal/asm         assembly kernels and their Go fallbacks
+//	sgp/internal/par         row-parallel ranges, ordered reductions, the
+//	                         worker pool, panics raised on the caller
 //	sgp/internal/linalg      level-3 BLAS: OpenBLAS opened at run time, or
 //	                         blocked pure Go (SGP_BLAS)
 //	sgp/internal/naive       the dense O(n³) oracle of the tests
@@ -38,10 +43,11 @@
 //
 // # Overview
 //
-// A Model is built from inputs (any Inputs: vectors now, discrete objects
-// through their own kernels), targets and a Kernel, configured fluently
-// (WithM, WithObjective, WithSeed, …) and driven by Swap (one swap of an
-// inducing point), Step (one epoch) or Fit (until a stop rule). Predict,
+// A Model is built from inputs (any kernel.Inputs: vectors, or discrete
+// objects through their own kernels), targets and a kernel.Kernel,
+// configured fluently (WithM, WithObjective, WithSeed, …) and driven by
+// Swap (one swap of an inducing point), Step (one epoch) or Fit (until a
+// stop rule). Predict,
 // Evaluate and Save work on the fitted state; Predictor, a snapshot for
 // prediction alone, has the same prediction methods and loads from a
 // saved file. Trace, Result, Predictor and Comparison (fitted models side
@@ -49,8 +55,8 @@
 // HTML tables in notebooks.
 //
 // Beneath the Model, three exported pieces are for research rather than
-// everyday fitting: Factor, the factored state with its O(n·m) updates,
-// exposed for inspection; Evaluator, the objective and its gradient with
+// everyday fitting: Factor, a read-only view of the factored state, for
+// inspection; Evaluator, the objective and its gradient with
 // respect to θ for a fixed inducing set (gradient checks, other
 // optimisers; Fit's continuous phase uses it); and Stats, the counters
 // of work and numerical events (clamped residuals, drift) that Factor,
@@ -102,7 +108,7 @@
 // residual variance given the inducing set is r·κ(x,x) has a Cholesky
 // column known only to a relative ε/r, and such a set's objective is
 // ill-conditioned. Points join the inducing set only if r > 1e-6 (the
-// admission tolerance, see Factor's pivotTol); members are kept through
+// admission tolerance); members are kept through
 // rebuilds down to r > 1e-8. Tiny negative residuals are clamped to zero and
 // counted in Stats. The factorisation is rebuilt from scratch at every epoch
 // (the hyperparameters change) and the difference between the updated and

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sync"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // Panic messages for programmer errors.
@@ -42,7 +43,7 @@ func (e *DegenerateError) Error() string {
 }
 
 // PanicError reports a panic in code sgp called — typically a user's
-// kernel function (NewFuncKernel) failing on some rows — on the calling
+// kernel function (kernel.NewFunc) failing on some rows — on the calling
 // goroutine or on one of the goroutines sgp evaluates kernels on. The
 // public methods return it instead of letting the panic end the process;
 // a Model then refactorises from scratch before its next use, so nothing
@@ -70,10 +71,15 @@ func (e *PanicError) Unwrap() error {
 	return err
 }
 
-// newPanicError wraps a recovered value, keeping a PanicError as it is.
+// newPanicError wraps a recovered value, keeping a PanicError as it is
+// and the rows and stack of a panic that package par raised again from
+// one of its goroutines.
 func newPanicError(r any, lo, hi int) *PanicError {
-	if pe, ok := r.(*PanicError); ok {
-		return pe
+	switch p := r.(type) {
+	case *PanicError:
+		return p
+	case *par.Panic:
+		return &PanicError{Value: p.Value, Lo: p.Lo, Hi: p.Hi, Stack: p.Stack}
 	}
 	return &PanicError{Value: r, Lo: lo, Hi: hi, Stack: debug.Stack()}
 }
@@ -83,39 +89,6 @@ func newPanicError(r any, lo, hi int) *PanicError {
 func recoverTo(err *error) {
 	if r := recover(); r != nil {
 		*err = newPanicError(r, -1, -1)
-	}
-}
-
-// panicSlot keeps the first panic of a group of goroutines.
-type panicSlot struct {
-	mu  sync.Mutex
-	err *PanicError
-}
-
-// guard runs fn(lo, hi), recording a panic instead of propagating it.
-func (s *panicSlot) guard(lo, hi int, fn func(lo, hi int)) {
-	defer func() {
-		if r := recover(); r != nil {
-			pe := newPanicError(r, lo, hi)
-			s.mu.Lock()
-			if s.err == nil {
-				s.err = pe
-			}
-			s.mu.Unlock()
-		}
-	}()
-	fn(lo, hi)
-}
-
-// rethrow panics with the recorded panic, if any, on the calling
-// goroutine, where recoverTo turns it into an error.
-func (s *panicSlot) rethrow() {
-	s.mu.Lock()
-	err := s.err
-	s.err = nil
-	s.mu.Unlock()
-	if err != nil {
-		panic(err)
 	}
 }
 

@@ -12,6 +12,12 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // MaxExactN is the largest number of training points FitExact accepts.
@@ -56,10 +62,12 @@ type ExactResult struct {
 	Evals     int     // objective-and-gradient evaluations
 	Restarts  int     // L-BFGS restarts from the best point after a failed line search
 	Elapsed   time.Duration
-	// Stopped says why the optimisation stopped: "converged" (small
-	// gradient or no decrease over several iterations), "max evaluations",
-	// "cancelled", "fixed" (ExactOptions.Fixed) or the optimiser's failure.
-	Stopped string
+	// Status says why the optimisation stopped: Converged (small
+	// gradient or no decrease over several iterations), MaxEvaluations,
+	// Cancelled, Fixed (ExactOptions.Fixed), or Stalled or Failed with the
+	// optimiser's failure in Reason.
+	Status Status
+	Reason string
 	// Converged is true when the optimiser converged, or stopped on a
 	// failed line search at a gradient small enough that the objective is
 	// flat there (max |∂F/∂θ| ≤ 10⁻⁴ times its scale, the sparse fit's
@@ -126,19 +134,19 @@ func (r *ExactResult) Hyperparameters() Hyperparameters {
 // positive definite in exact arithmetic.
 //
 // k is not modified: the fit works on a copy of a built-in kernel (a
-// FuncKernel or user type is used as it is, and its hyperparameters are
+// kernel.Func or user type is used as it is, and its hyperparameters are
 // left at the fitted values). Linear algebra is gonum's LAPACK in Go
 // (dpotrf, dpotri), not the SGP_BLAS backend. FitExact stops at the next
 // evaluation once ctx is done, returning the best state reached and ctx's
 // error.
-func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOptions) (res *ExactResult, err error) {
+func FitExact(ctx context.Context, x kernel.Inputs, y []float64, k kernel.Kernel, opts ExactOptions) (res *ExactResult, err error) {
 	defer recoverTo(&err)
 	start := time.Now()
 	if err := checkExact(x, y, k, opts); err != nil {
 		return nil, err
 	}
 	n := x.Len()
-	k = cloneKernel(k)
+	k = kernel.Clone(k)
 	noise := opts.Noise
 	if noise == 0 {
 		if noise = variance(y) / 4; !(noise > 0) || math.IsInf(noise, 0) {
@@ -162,7 +170,7 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 	r := &exactRun{ex: ex, ctx: ctx, maxEvals: maxEvals, progress: opts.Progress, np: np, nm: nm, th: make([]float64, len(p0)),
 		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
 		lastG: make([]float64, len(p0)), startF: math.NaN()}
-	stopped, restarts := "fixed", 0
+	stopped, restarts := stop{status: Fixed}, 0
 	if opts.Fixed {
 		r.evaluate(p0)
 	} else {
@@ -184,11 +192,11 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 		return nil, err
 	}
 	g := maxAbs(r.bestG)
-	converged := stopped == "converged" ||
-		(!opts.Fixed && stopped != "cancelled" && stopped != "max evaluations" && g <= 1e-4*ex.scale(r.bestF))
+	converged := stopped.status == Converged ||
+		(!opts.Fixed && stopped.status != Cancelled && stopped.status != MaxEvaluations && g <= 1e-4*ex.scale(r.bestF))
 	res = &ExactResult{
 		Objective: r.bestF, Start: r.startF, Evals: r.evals, Restarts: restarts,
-		Stopped: stopped, Converged: converged, Gradient: g,
+		Status: stopped.status, Reason: stopped.reason, Converged: converged, Gradient: g,
 		Params: best, Names: append(k.ParamNames(), "noise"),
 		Mean: ex.mu, Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
 	}
@@ -197,7 +205,7 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, math.Exp(best[np])))
 	}
 	switch {
-	case stopped == "cancelled":
+	case stopped.status == Cancelled:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", r.evals, r.bestF))
 	case !converged && !opts.Fixed:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
@@ -214,7 +222,7 @@ func FitExact(ctx context.Context, x Inputs, y []float64, k Kernel, opts ExactOp
 }
 
 // checkExact validates FitExact's arguments.
-func checkExact(x Inputs, y []float64, k Kernel, opts ExactOptions) error {
+func checkExact(x kernel.Inputs, y []float64, k kernel.Kernel, opts ExactOptions) error {
 	switch {
 	case x == nil || x.Len() == 0 || len(y) == 0:
 		return ErrEmpty
@@ -314,14 +322,14 @@ const exactRestarts = 3
 // objective, and says why it stopped. Convergence is a gradient below
 // 10⁻⁶ of the objective's scale, or a decrease below 10⁻⁸ of it over five
 // iterations.
-func (r *exactRun) minimize(p0 []float64) (stopped string, restarts int) {
+func (r *exactRun) minimize(p0 []float64) (stopped stop, restarts int) {
 	problem := optimize.Problem{
 		Func: func(p []float64) float64 { r.evaluate(p); return r.lastF },
 		Grad: func(g, p []float64) { r.evaluate(p); copy(g, r.lastG) },
 	}
 	r.evaluate(p0)
 	if math.IsInf(r.lastF, 1) {
-		return "error", 0
+		return stop{status: Failed}, 0
 	}
 	scale := r.ex.scale(r.lastF)
 	x0 := append([]float64(nil), p0...)
@@ -340,15 +348,15 @@ func (r *exactRun) minimize(p0 []float64) (stopped string, restarts int) {
 		res, err := optimize.Minimize(problem, x0, settings, &optimize.LBFGS{})
 		switch {
 		case r.ctx.Err() != nil:
-			return "cancelled", restarts
+			return stop{status: Cancelled}, restarts
 		case r.evals >= r.maxEvals:
-			return "max evaluations", restarts
+			return stop{status: MaxEvaluations}, restarts
 		case err == nil && res != nil && (res.Status == optimize.GradientThreshold || res.Status == optimize.FunctionConvergence):
-			return "converged", restarts
+			return stop{status: Converged}, restarts
 		case err == nil && res != nil:
-			return res.Status.String(), restarts
+			return stop{Failed, res.Status.String()}, restarts
 		}
-		stopped = "stalled: " + err.Error()
+		stopped = stop{Stalled, err.Error()}
 		if restarts >= exactRestarts || !(r.bestF < before) {
 			return stopped, restarts
 		}
@@ -363,11 +371,11 @@ func (r *exactRun) minimize(p0 []float64) (stopped string, restarts int) {
 // buffer: K (lower triangle, with a copy above the diagonal for jittered
 // retries), then its Cholesky factor, then Σ⁻¹ − ααᵀ.
 type exactEval struct {
-	x     Inputs
+	x     kernel.Inputs
 	yc    []float64 // y − ȳ: ȳ the sample mean (estimated mean) or the fixed mean
 	ybar  float64
 	mean  Mean
-	kern  Kernel
+	kern  kernel.Kernel
 	n, np int
 
 	a      []float64 // n×n row-major
@@ -386,7 +394,7 @@ type exactEval struct {
 	trainVar  float64
 }
 
-func newExactEval(x Inputs, y []float64, k Kernel, mn Mean) *exactEval {
+func newExactEval(x kernel.Inputs, y []float64, k kernel.Kernel, mn Mean) *exactEval {
 	n := x.Len()
 	e := &exactEval{x: x, mean: mn, kern: k, n: n, np: k.NumParams(),
 		a: make([]float64, n*n), diag: make([]float64, n), u: make([]float64, n), v: make([]float64, n),
@@ -394,7 +402,7 @@ func newExactEval(x Inputs, y []float64, k Kernel, mn Mean) *exactEval {
 	for i := range e.cols {
 		e.cols[i] = i
 	}
-	e.trainMean, e.trainVar = MeanVar(y)
+	e.trainMean, e.trainVar = meanVar(y)
 	e.ybar = mn.startValue(y)
 	for i, v := range y {
 		e.yc[i] = v - e.ybar
@@ -429,12 +437,12 @@ func (e *exactEval) buildK(p []float64) error {
 // K(x, x), mirrored above the diagonal, and diag with its diagonal, and
 // fails on a non-finite value. Rows are paired (j, n−1−j) so that the
 // triangle splits evenly across goroutines.
-func fillKernelMatrix(a, diag []float64, k Kernel, x Inputs) error {
+func fillKernelMatrix(a, diag []float64, k kernel.Kernel, x kernel.Inputs) error {
 	n := x.Len()
 	row := func(j int) {
 		k.Column(a[j*n:j*n+j+1], x, 0, j+1, x, j)
 	}
-	parallelFor((n+1)/2, max(1, minRowsPerTask*4/max(1, n)), func(t0, t1 int) {
+	par.For((n+1)/2, max(1, par.MinRows*4/max(1, n)), func(t0, t1 int) {
 		for t := t0; t < t1; t++ {
 			row(t)
 			if j := n - 1 - t; j != t {
@@ -576,7 +584,7 @@ func (e *exactEval) predictor() *ExactPredictor {
 	for i := 0; i < n; i++ {
 		clear(e.a[i*n+i+1 : (i+1)*n])
 	}
-	return &ExactPredictor{Kern: cloneKernel(e.kern), NoiseV: e.noise, PriorMean: e.mu, Jitter: e.jitter, X: e.x, InputNames: inputNames(e.x),
+	return &ExactPredictor{Kern: kernel.Clone(e.kern), NoiseV: e.noise, PriorMean: e.mu, Jitter: e.jitter, X: e.x, InputNames: inputNames(e.x),
 		l: e.a, alpha: append([]float64(nil), e.alpha...), trainMean: e.trainMean, trainVar: e.trainVar}
 }
 
@@ -590,11 +598,11 @@ func (e *exactEval) predictor() *ExactPredictor {
 // evaluations. It holds the training inputs (shared, not copied) and the
 // n×n factor.
 type ExactPredictor struct {
-	Kern      Kernel
-	NoiseV    float64 // σ²
-	PriorMean float64 // μ
-	Jitter    float64 // ε
-	X         Inputs  // the training inputs
+	Kern      kernel.Kernel
+	NoiseV    float64       // σ²
+	PriorMean float64       // μ
+	Jitter    float64       // ε
+	X         kernel.Inputs // the training inputs
 	// InputNames and TargetName name the columns the model was fit on,
 	// as for Predictor.
 	InputNames []string
@@ -620,7 +628,7 @@ func (p *ExactPredictor) Alpha() []float64 { return append([]float64(nil), p.alp
 // xs in mean and variance (each of length s, allocated if nil) and returns
 // them. It returns an error if the kernel does not accept xs, or if xs
 // name their columns otherwise than InputNames (see Predictor.PredictTo).
-func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
+func (p *ExactPredictor) PredictTo(mean, variance []float64, xs kernel.Inputs) (_, _ []float64, err error) {
 	defer recoverTo(&err)
 	if err := checkInputNames(p.InputNames, xs); err != nil {
 		return nil, nil, err
@@ -641,7 +649,7 @@ func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []
 		hi := min(s, lo+block)
 		b := hi - lo
 		// Row c of ks = K[X, xs_{lo+c}]ᵀ, then L⁻¹ of it (B ← B·L⁻ᵀ).
-		parallelFor(b, max(1, minRowsPerTask/max(1, n)), func(c0, c1 int) {
+		par.For(b, max(1, par.MinRows/max(1, n)), func(c0, c1 int) {
 			for c := c0; c < c1; c++ {
 				row := ks[c*n : (c+1)*n]
 				p.Kern.Column(row, p.X, 0, n, xs, lo+c)
@@ -666,13 +674,13 @@ func (p *ExactPredictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []
 }
 
 // Predict returns the predictive mean and latent variance at xs.
-func (p *ExactPredictor) Predict(xs Inputs) (mean, variance []float64, err error) {
+func (p *ExactPredictor) Predict(xs kernel.Inputs) (mean, variance []float64, err error) {
 	return p.PredictTo(nil, nil, xs)
 }
 
 // PredictNoisy returns the predictive mean and the variance of a noisy
 // observation y* = f* + ε at xs.
-func (p *ExactPredictor) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
+func (p *ExactPredictor) PredictNoisy(xs kernel.Inputs) (mean, variance []float64, err error) {
 	mean, variance, err = p.PredictTo(nil, nil, xs)
 	return withNoise(mean, variance, err, p.NoiseV)
 }
@@ -680,7 +688,7 @@ func (p *ExactPredictor) PredictNoisy(xs Inputs) (mean, variance []float64, err 
 // Evaluate predicts at test.X with noisy variances and scores the
 // predictions against test.Y, with the training targets as the trivial
 // model, as Model.Evaluate does.
-func (p *ExactPredictor) Evaluate(test *Dataset) (*Evaluation, error) {
+func (p *ExactPredictor) Evaluate(test *data.Dataset) (*Evaluation, error) {
 	if test == nil || test.Len() == 0 {
 		return nil, fmt.Errorf("sgp: no test data")
 	}
@@ -689,7 +697,7 @@ func (p *ExactPredictor) Evaluate(test *Dataset) (*Evaluation, error) {
 
 // EvaluateInputs is Evaluate for test inputs of any kind (graphs,
 // strings) and their targets y.
-func (p *ExactPredictor) EvaluateInputs(x Inputs, y []float64) (*Evaluation, error) {
+func (p *ExactPredictor) EvaluateInputs(x kernel.Inputs, y []float64) (*Evaluation, error) {
 	if x == nil || x.Len() == 0 || len(y) == 0 {
 		return nil, fmt.Errorf("sgp: no test data")
 	}
@@ -701,4 +709,10 @@ func (p *ExactPredictor) EvaluateInputs(x Inputs, y []float64) (*Evaluation, err
 		return nil, err
 	}
 	return evaluation(mean, vr, y, p.trainMean, p.trainVar)
+}
+
+// InputColumns returns the columns of the model's numeric inputs, for
+// data.ReadPredictCSV; Dim is 0 when the model's inputs are not vectors.
+func (p *ExactPredictor) InputColumns() data.InputColumns {
+	return inputColumns(p.X, p.InputNames, p.TargetName)
 }

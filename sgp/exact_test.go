@@ -10,6 +10,10 @@ import (
 
 	"github.com/cholqr/sgp/sgp/internal/naive"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // denseGLS returns the GLS mean 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1 and the exact negative
@@ -47,7 +51,7 @@ func denseGLS(t *testing.T, K mat.Symmetric, y []float64, noise float64) (mu, nm
 
 // kernelDense forms K from a kernel's columns (for kernels the oracle
 // does not implement).
-func kernelDense(k Kernel, x Inputs) *mat.SymDense {
+func kernelDense(k kernel.Kernel, x kernel.Inputs) *mat.SymDense {
 	n := x.Len()
 	K := mat.NewSymDense(n, nil)
 	col := make([]float64, n)
@@ -80,8 +84,8 @@ func TestExactObjectiveOracle(t *testing.T) {
 	if want := naive.ExactNMLL(p.K, p.y, p.noise); !relClose(res.Objective, want, 1e-10) {
 		t.Errorf("zero mean: F = %.15g, oracle %.15g", res.Objective, want)
 	}
-	if res.Mean != 0 || res.Evals != 1 || res.Stopped != "fixed" || res.Jitter != 0 {
-		t.Errorf("zero mean: μ = %v, %d evaluations, stopped %q, jitter %v", res.Mean, res.Evals, res.Stopped, res.Jitter)
+	if res.Mean != 0 || res.Evals != 1 || res.Status != Fixed || res.Jitter != 0 {
+		t.Errorf("zero mean: μ = %v, %d evaluations, stopped %q, jitter %v", res.Mean, res.Evals, stopText(res.Status, res.Reason), res.Jitter)
 	}
 	res, err = FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Noise: p.noise, Fixed: true})
 	if err != nil {
@@ -100,7 +104,7 @@ func TestExactGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	p := newProblem(rng, 35, 2, 0.8, 1.2, 0.1)
 	for _, mn := range []Mean{MeanConstant, MeanZero} {
-		ex := newExactEval(p.x, p.y, cloneKernel(p.kern), mn)
+		ex := newExactEval(p.x, p.y, kernel.Clone(p.kern), mn)
 		theta := append(p.kern.Params(nil), math.Log(p.noise))
 		grad := make([]float64, len(theta))
 		if _, err := ex.funcGrad(grad, theta); err != nil {
@@ -180,7 +184,7 @@ func TestExactPredictOracle(t *testing.T) {
 		trows[i] = []float64{4 * rng.Float64(), 4 * rng.Float64()}
 	}
 	trows[0] = p.rows[3] // a training input
-	xs, _ := VectorsFromRows(trows)
+	xs, _ := kernel.VectorsFromRows(trows)
 	ls := p.kern.Lengthscales()
 	Ks := naive.RBFCross(trows, p.rows, p.kern.Variance(), ls)
 	kss := make([]float64, len(trows))
@@ -213,24 +217,24 @@ func TestExactPredictOracle(t *testing.T) {
 // TestExactMeanInvariance checks that shifting the targets by 10⁴ shifts
 // the estimated mean and nothing else.
 func TestExactMeanInvariance(t *testing.T) {
-	train, test := SnelsonLike(80, 3)
-	shift := func(d *Dataset) *Dataset {
+	train, test := data.SnelsonLike(80, 3)
+	shift := func(d *data.Dataset) *data.Dataset {
 		y := make([]float64, len(d.Y))
 		for i, v := range d.Y {
 			y[i] = v + 1e4
 		}
-		return &Dataset{X: d.X, Y: y}
+		return &data.Dataset{X: d.X, Y: y}
 	}
-	kern := NewRBFFromData(train.X, train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	var ev [2]*Evaluation
 	var mu [2]float64
-	for s, pair := range [][2]*Dataset{{train, test}, {shift(train), shift(test)}} {
+	for s, pair := range [][2]*data.Dataset{{train, test}, {shift(train), shift(test)}} {
 		res, err := FitExact(context.Background(), pair[0].X, pair[0].Y, kern, ExactOptions{Noise: variance(train.Y) / 4})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !res.Converged {
-			t.Errorf("shift %d: not converged (%s)", s, res.Stopped)
+			t.Errorf("shift %d: not converged (%s)", s, stopText(res.Status, res.Reason))
 		}
 		if ev[s], err = res.Predictor.Evaluate(pair[1]); err != nil {
 			t.Fatal(err)
@@ -246,8 +250,8 @@ func TestExactMeanInvariance(t *testing.T) {
 // Snelson-like problem: the exact GP's negative log marginal likelihood is
 // below the VAR bound at any hyperparameters, so also at the optima.
 func TestExactBeatsCholQR(t *testing.T) {
-	train, test := SnelsonLike(200, 1)
-	kern := NewRBFFromData(train.X, train.Y)
+	train, test := data.SnelsonLike(200, 1)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	md := NewModel(train.X, train.Y, kern).WithM(10)
 	sres, err := md.Fit()
 	if err != nil {
@@ -258,7 +262,7 @@ func TestExactBeatsCholQR(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !res.Converged || res.Objective > sres.Objective+1e-6*math.Abs(sres.Objective) || !(res.Objective <= res.Start) {
-		t.Errorf("exact F = %.8g (%s, start %.8g), CholQR m=10 VAR F = %.8g", res.Objective, res.Stopped, res.Start, sres.Objective)
+		t.Errorf("exact F = %.8g (%s, start %.8g), CholQR m=10 VAR F = %.8g", res.Objective, stopText(res.Status, res.Reason), res.Start, sres.Objective)
 	}
 	ev, err := res.Predictor.Evaluate(test)
 	if err != nil {
@@ -271,27 +275,27 @@ func TestExactBeatsCholQR(t *testing.T) {
 	if ev.SMSE > sev.SMSE+0.05 {
 		t.Errorf("exact test SMSE %.4g, CholQR %.4g", ev.SMSE, sev.SMSE)
 	}
-	t.Logf("exact: F %.6g in %d evaluations (%s), %v; CholQR m=10: F %.6g, %v", res.Objective, res.Evals, res.Stopped, ev, sres.Objective, sev)
+	t.Logf("exact: F %.6g in %d evaluations (%s), %v; CholQR m=10: F %.6g, %v", res.Objective, res.Evals, stopText(res.Status, res.Reason), ev, sres.Objective, sev)
 	// The caller's kernel is not modified.
-	if kern.Variance() != NewRBFFromData(train.X, train.Y).Variance() {
+	if kern.Variance() != kernel.NewRBFFromData(train.X, train.Y).Variance() {
 		t.Error("FitExact changed the caller's kernel")
 	}
 }
 
 // TestExactBadInputs checks the errors for bad arguments.
 func TestExactBadInputs(t *testing.T) {
-	x, _ := VectorsFromRows([][]float64{{0}, {1}, {2}})
+	x, _ := kernel.VectorsFromRows([][]float64{{0}, {1}, {2}})
 	y := []float64{1, 2, 3}
-	k := NewRBF(1, []float64{1})
+	k := kernel.NewRBF(1, []float64{1})
 	ctx := context.Background()
-	big, _ := NewVectors(MaxExactN+1, 1, make([]float64, MaxExactN+1))
+	big, _ := kernel.NewVectors(MaxExactN+1, 1, make([]float64, MaxExactN+1))
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	for _, tc := range []struct {
 		name string
-		x    Inputs
+		x    kernel.Inputs
 		y    []float64
-		k    Kernel
+		k    kernel.Kernel
 		opts ExactOptions
 		ctx  context.Context
 		want string
@@ -302,7 +306,7 @@ func TestExactBadInputs(t *testing.T) {
 		{"NaN target", x, []float64{1, math.NaN(), 3}, k, ExactOptions{}, ctx, "target 1 is NaN"},
 		{"Inf target", x, []float64{1, 2, math.Inf(1)}, k, ExactOptions{}, ctx, "target 2 is +Inf"},
 		{"nil kernel", x, y, nil, ExactOptions{}, ctx, "no kernel"},
-		{"wrong kernel", x, y, NewRBF(1, []float64{1, 1}), ExactOptions{}, ctx, "dimension"},
+		{"wrong kernel", x, y, kernel.NewRBF(1, []float64{1, 1}), ExactOptions{}, ctx, "dimension"},
 		{"negative noise", x, y, k, ExactOptions{Noise: -1}, ctx, "noise variance"},
 		{"NaN noise", x, y, k, ExactOptions{Noise: math.NaN()}, ctx, "noise variance"},
 		{"evaluations", x, y, k, ExactOptions{MaxEvals: -1}, ctx, "maximum evaluations"},
@@ -329,14 +333,14 @@ func TestExactBadInputs(t *testing.T) {
 
 // jitteredExact fits the exact GP at σ² = 10⁻³⁰⁰ to 20 copies of one
 // input, where K + σ²I does not factorise without jitter.
-func jitteredExact(t *testing.T) (*Vectors, *ExactResult) {
+func jitteredExact(t *testing.T) (*kernel.Vectors, *ExactResult) {
 	t.Helper()
-	x, _ := NewVectors(20, 1, make([]float64, 20))
+	x, _ := kernel.NewVectors(20, 1, make([]float64, 20))
 	y := make([]float64, 20)
 	for i := range y {
 		y[i] = float64(i % 3)
 	}
-	res, err := FitExact(context.Background(), x, y, NewRBF(1, []float64{1}), ExactOptions{Noise: 1e-300, Fixed: true})
+	res, err := FitExact(context.Background(), x, y, kernel.NewRBF(1, []float64{1}), ExactOptions{Noise: 1e-300, Fixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,11 +380,11 @@ func TestExactSpectrumStrings(t *testing.T) {
 		return s, y
 	}
 	s, y := gen(40)
-	x, err := NewStrings(s)
+	x, err := kernel.NewStrings(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := NewSpectrum(2, 1)
+	k := kernel.NewSpectrum(2, 1)
 	fixed, err := FitExact(context.Background(), x, y, k, ExactOptions{Noise: 0.1, Fixed: true})
 	if err != nil {
 		t.Fatal(err)
@@ -389,7 +393,7 @@ func TestExactSpectrumStrings(t *testing.T) {
 	if _, want := denseGLS(t, K, y, 0.1); !relClose(fixed.Objective, want, 1e-10) {
 		t.Errorf("spectrum: F = %.12g, dense %.12g", fixed.Objective, want)
 	}
-	ex := newExactEval(x, y, cloneKernel(k), MeanConstant)
+	ex := newExactEval(x, y, kernel.Clone(k), MeanConstant)
 	theta := append(k.Params(nil), math.Log(0.1))
 	grad := make([]float64, len(theta))
 	if _, err := ex.funcGrad(grad, theta); err != nil {
@@ -411,10 +415,10 @@ func TestExactSpectrumStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !res.Converged || !(res.Objective < res.Start) {
-		t.Errorf("spectrum fit: F %.6g from %.6g, %s", res.Objective, res.Start, res.Stopped)
+		t.Errorf("spectrum fit: F %.6g from %.6g, %s", res.Objective, res.Start, stopText(res.Status, res.Reason))
 	}
 	ts, ty := gen(30)
-	tx, _ := NewStrings(ts)
+	tx, _ := kernel.NewStrings(ts)
 	ev, err := res.Predictor.EvaluateInputs(tx, ty)
 	if err != nil {
 		t.Fatal(err)

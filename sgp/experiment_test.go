@@ -5,6 +5,10 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // BenchmarkKIN40K fits CholQR on KIN40K (10,000 training and 30,000 test
@@ -16,7 +20,7 @@ import (
 //
 //	SGP_DATA=$PWD/../shared/data go test ./sgp/ -run XXX -bench KIN40K -benchtime 1x -timeout 3h
 func BenchmarkKIN40K(b *testing.B) {
-	train, test, err := LoadKIN40K(DataDir("../../shared/data"))
+	train, test, err := data.LoadKIN40K(data.Dir("../../shared/data"))
 	if err != nil {
 		b.Skipf("KIN40K not available (set SGP_DATA): %v", err)
 	}
@@ -30,7 +34,7 @@ func BenchmarkKIN40K(b *testing.B) {
 		for _, m := range []int{32, 64, 128, 256, 512} {
 			b.Run(fmt.Sprintf("%v/m=%d", o, m), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).
+					md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).
 						WithM(m).WithInfoPivots(16).WithObjective(o).WithSeed(1).WithTimeBudget(budget)
 					res, err := md.Fit()
 					if err != nil {
@@ -67,7 +71,7 @@ func BenchmarkEpoch(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				x, y := benchProblem(10000, 8, 1)
-				md := NewModel(x, y, NewRBFFromData(x, y)).WithM(m).WithInfoPivots(16).WithSwapsPerEpoch(swaps)
+				md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(m).WithInfoPivots(16).WithSwapsPerEpoch(swaps)
 				if err := md.build(); err != nil {
 					b.Fatal(err)
 				}

@@ -1,10 +1,12 @@
 package sgp
 
 import (
-	"fmt"
 	"math"
-	"runtime"
-	"slices"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Factor is the CholQR factored state of Cao et al. (2013) for an ordered
@@ -23,21 +25,21 @@ import (
 // equals a from-scratch Factorize of the same ordered pivots up to column
 // signs and rounding; Refactorize measures and removes the drift.
 //
-// All storage is allocated by NewFactor for at most m active points and z
+// All storage is allocated by newFactor for at most m active points and z
 // information pivots; later updates do not allocate. Memory is
 // O(n·(m+z) + m²); no n×n matrix is formed.
 //
 // A Factor is not safe for concurrent use. Its methods panic with an sgp:
 // message if called before a successful Factorize.
-type Factor struct {
-	x    Inputs
+type factor struct {
+	x    kernel.Inputs
 	yraw []float64 // the targets, not modified
 	y    []float64 // y − μ
 	mu   float64   // μ, the constant prior mean
 	// logScale is n·log sd(y) (0 for constant targets), the amount by which
 	// changing the units of y shifts the objectives; see valueScale.
 	logScale float64
-	kern     Kernel
+	kern     kernel.Kernel
 	noise    float64 // σ²
 	n        int
 	mcap     int // maximum active points m
@@ -63,7 +65,7 @@ type Factor struct {
 	yy    float64   // ‖y − μ‖²
 	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
 
-	pool *workers
+	pool *par.Pool
 
 	// A removed point is parked here until its removal is confirmed, so
 	// that a rejected swap can restore it without a kernel evaluation.
@@ -116,79 +118,6 @@ type tentative struct {
 	gg         float64 // ‖g‖²
 }
 
-// NewFactor validates a problem and allocates a Factor for at most m
-// inducing points and z information pivots. x holds n inputs, y n targets,
-// noise is σ². The returned Factor is empty: call Factorize.
-//
-// It returns an error for empty data, mismatched lengths, non-finite
-// targets, a noise variance that is not positive and finite, m < 1, m > n,
-// z < 0, or inputs the kernel does not accept.
-func NewFactor(x Inputs, y []float64, kern Kernel, noise float64, m, z int) (_ *Factor, err error) {
-	defer recoverTo(&err)
-	if x == nil || x.Len() == 0 || len(y) == 0 {
-		return nil, ErrEmpty
-	}
-	n := x.Len()
-	if len(y) != n {
-		return nil, fmt.Errorf("sgp: %d inputs but %d targets", n, len(y))
-	}
-	for i, v := range y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("sgp: target %d is %v; remove or impute non-finite targets", i, v)
-		}
-	}
-	if !(noise > 0) || math.IsInf(noise, 0) {
-		return nil, fmt.Errorf("%w, got %v", ErrNoise, noise)
-	}
-	if kern == nil {
-		return nil, fmt.Errorf("sgp: no kernel")
-	}
-	if err := kern.Accepts(x); err != nil {
-		return nil, err
-	}
-	if m < 1 || m > n {
-		return nil, fmt.Errorf("sgp: the number of inducing points m=%d must satisfy 1 ≤ m ≤ n=%d", m, n)
-	}
-	if z < 0 {
-		return nil, fmt.Errorf("sgp: the number of information pivots z=%d must be ≥ 0", z)
-	}
-	z = min(z, n)
-	f := &Factor{
-		x: x, yraw: y, y: append([]float64(nil), y...), kern: kern, noise: noise, n: n,
-		mcap: m, zcap: z, tcap: m + z + 1,
-		perm:       make([]int, m+z+1),
-		pos:        make([]int, n),
-		parked:     -1,
-		parkedCol:  make([]float64, n),
-		parkedQ:    make([]float64, n+m),
-		parkedR:    make([]float64, m),
-		parkedGram: make([]float64, m+z+1),
-		gj:         make([]float64, m+z+1),
-		cvec:       make([]float64, m),
-		c2:         make([]float64, m),
-	}
-	f.g = make([]float64, n*f.tcap)
-	f.kdiag = make([]float64, n)
-	f.d = make([]float64, n)
-	f.ldq = n + m
-	f.q = make([]float64, f.ldq*m)
-	f.r = make([]float64, m*m)
-	f.a = make([]float64, m)
-	f.b = make([]float64, m)
-	f.approx.init(n, m, z)
-	f.gsParts = make([]float64, maxChunks*f.partWidth())
-	f.gram = make([]float64, f.tcap*f.tcap)
-	f.pool = newWorkers()
-	runtime.AddCleanup(f, func(w *workers) { w.close() }, f.pool)
-	f.approx.task.f = f
-	f.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, m), v: make([]float64, f.tcap)}
-	f.yy = sumSquares(f.y)
-	if v := variance(y); v > 0 && !math.IsInf(v, 0) {
-		f.logScale = 0.5 * float64(n) * math.Log(v)
-	}
-	return f, nil
-}
-
 // sumSquares returns Σ v_i².
 func sumSquares(v []float64) float64 {
 	var s float64
@@ -202,61 +131,61 @@ func sumSquares(v []float64) float64 {
 // objective value v are measured: |v − n·log sd(y)|, the magnitude of the
 // objective of the standardised targets, and at least n/100. Dividing by
 // it makes tolerances independent of the units of y.
-func (f *Factor) valueScale(v float64) float64 {
+func (f *factor) valueScale(v float64) float64 {
 	return math.Max(math.Abs(v-f.logScale), float64(f.n)/100)
 }
 
 // N returns the number of training points n.
-func (f *Factor) N() int { return f.n }
+func (f *factor) N() int { return f.n }
 
 // MaxActive returns m, the capacity of the inducing set.
-func (f *Factor) MaxActive() int { return f.mcap }
+func (f *factor) MaxActive() int { return f.mcap }
 
 // MaxInfo returns the capacity of the information-pivot set.
-func (f *Factor) MaxInfo() int { return f.zcap }
+func (f *factor) MaxInfo() int { return f.zcap }
 
 // NumActive returns k, the current size of the inducing set.
-func (f *Factor) NumActive() int { f.check(); return f.k }
+func (f *factor) NumActive() int { f.check(); return f.k }
 
 // NumInfo returns the current number of information pivots.
-func (f *Factor) NumInfo() int { f.check(); return f.t - f.k }
+func (f *factor) NumInfo() int { f.check(); return f.t - f.k }
 
 // Noise returns σ².
-func (f *Factor) Noise() float64 { return f.noise }
+func (f *factor) Noise() float64 { return f.noise }
 
 // Kernel returns the kernel.
-func (f *Factor) Kernel() Kernel { return f.kern }
+func (f *factor) Kernel() kernel.Kernel { return f.kern }
 
 // Stats returns the counters.
-func (f *Factor) Stats() Stats { return f.stats }
+func (f *factor) Stats() Stats { return f.stats }
 
 // Active returns the inducing set in pivot order in dst (allocated if nil).
-func (f *Factor) Active(dst []int) []int {
+func (f *factor) Active(dst []int) []int {
 	f.check()
 	return append(dst[:0], f.perm[:f.k]...)
 }
 
 // InfoPivots returns the information pivots in pivot order in dst.
-func (f *Factor) InfoPivots(dst []int) []int {
+func (f *factor) InfoPivots(dst []int) []int {
 	f.check()
 	return append(dst[:0], f.perm[f.k:f.t]...)
 }
 
 // IsActive reports whether point i is in the inducing set.
-func (f *Factor) IsActive(i int) bool {
+func (f *factor) IsActive(i int) bool {
 	f.check()
 	p := f.pos[i]
 	return p >= 0 && p < f.k
 }
 
-func (f *Factor) check() {
+func (f *factor) check() {
 	if !f.ok {
 		panic(errBadFactor)
 	}
 }
 
 // needQ panics if Q is stale (see addNoQ).
-func (f *Factor) needQ() {
+func (f *factor) needQ() {
 	if f.qStale {
 		panic("sgp: internal error: Q is stale after addNoQ; Factorize first")
 	}
@@ -268,7 +197,7 @@ func (f *Factor) needQ() {
 // rebuilds G and Q from scratch (as after a change of hyperparameters).
 // The inducing set is kept in lastFactorized, to rebuild from. A Model's
 // gradient phase holds its n×m matrices here (see Model.continuous).
-func (f *Factor) lend() (g, q []float64) {
+func (f *factor) lend() (g, q []float64) {
 	f.check()
 	f.lastFactorized = append(f.lastFactorized[:0], f.perm[:f.k]...)
 	f.ok = false
@@ -276,10 +205,10 @@ func (f *Factor) lend() (g, q []float64) {
 }
 
 // col returns column c of G.
-func (f *Factor) col(c int) []float64 { return f.g[c*f.n : (c+1)*f.n : (c+1)*f.n] }
+func (f *factor) col(c int) []float64 { return f.g[c*f.n : (c+1)*f.n : (c+1)*f.n] }
 
 // qcol returns column c of Q (ldq rows).
-func (f *Factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1)*f.ldq] }
+func (f *factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1)*f.ldq] }
 
 // pivotTol returns the residual variance below which point i is treated
 // as already explained and cannot join the inducing set: 1e-6·κ(x_i, x_i).
@@ -298,14 +227,14 @@ func (f *Factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1
 // numerically positive definite under a 1% change of lengthscale, which
 // stalled the gradient phase. A point whose residual is below 1e-6·κ adds
 // nothing resolvable to the Nyström approximation.
-func (f *Factor) pivotTol(i int) float64 { return 1e-6 * f.kdiag[i] }
+func (f *factor) pivotTol(i int) float64 { return 1e-6 * f.kdiag[i] }
 
 // keepTol is the smaller residual below which a point already in the
 // inducing set is declared degenerate when the factor is rebuilt, e.g.
 // after a hyperparameter change. The gap to pivotTol is a hysteresis: a
 // point admitted just above pivotTol is not thrown out by the rounding of
 // a rebuild in another order.
-func (f *Factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
+func (f *factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
 
 // clampTol returns the negative residual beyond which a factorisation is
 // declared broken (a kernel that is not positive semi-definite) rather than
@@ -313,24 +242,11 @@ func (f *Factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
 // keepTol = 1e-8·κ carries a relative error of about ε/1e-8 ≈ 1e-8, which
 // reaches the other residuals as an absolute error of that order times κ;
 // the bound leaves a wide margin above it.
-func (f *Factor) clampTol(i int) float64 { return 1e-5 * f.kdiag[i] }
-
-// SetNoise changes σ². The factors depend on σ², so the Factor must be
-// refactorised; SetNoise does that and returns the error of Factorize.
-func (f *Factor) SetNoise(noise float64) error {
-	if !(noise > 0) || math.IsInf(noise, 0) {
-		return fmt.Errorf("%w, got %v", ErrNoise, noise)
-	}
-	f.noise = noise
-	if f.ok {
-		return f.Factorize(f.Active(nil))
-	}
-	return nil
-}
+func (f *factor) clampTol(i int) float64 { return 1e-5 * f.kdiag[i] }
 
 // residualActive stores in dst the residual variances given the inducing
 // set alone, d_I = diag(K − G[:, :k]G[:, :k]ᵀ) = d + rowsum(L_z∘L_z).
-func (f *Factor) residualActive(dst []float64) []float64 {
+func (f *factor) residualActive(dst []float64) []float64 {
 	copy(dst, f.d)
 	for c := f.k; c < f.t; c++ {
 		for i, v := range f.col(c) {
@@ -342,7 +258,7 @@ func (f *Factor) residualActive(dst []float64) []float64 {
 
 // ResidualTo stores in dst (length n, allocated if nil) the residual
 // variances of all points given the inducing set, diag(K − K̂).
-func (f *Factor) ResidualTo(dst []float64) []float64 {
+func (f *factor) ResidualTo(dst []float64) []float64 {
 	f.check()
 	if dst == nil {
 		dst = make([]float64, f.n)
@@ -354,7 +270,7 @@ func (f *Factor) ResidualTo(dst []float64) []float64 {
 }
 
 // Parts returns the objective terms read off the factors in O(n·z + k).
-func (f *Factor) Parts() Parts {
+func (f *factor) Parts() Parts {
 	f.check()
 	n, k := float64(f.n), f.k
 	var aa, logR float64
@@ -383,30 +299,179 @@ func (f *Factor) Parts() Parts {
 }
 
 // Value returns the objective o of the current inducing set.
-func (f *Factor) Value(o Objective) float64 { return f.Parts().Value(o) }
+func (f *factor) Value(o Objective) float64 { return f.Parts().Value(o) }
 
-// clone returns a deep copy of f with its own scratch space and workers,
-// sharing only the inputs, the raw targets and the kernel, which neither
-// changes: a scratch Factor on which an inspection may add and remove
-// points while f stays exactly as it is (Model.CostRanking). It costs the
-// memory of f, O(n·(m+z)).
-func (f *Factor) clone() *Factor {
-	c := *f
-	c.perm, c.pos = slices.Clone(f.perm), slices.Clone(f.pos)
-	c.lastFactorized = slices.Clone(f.lastFactorized)
-	c.y, c.g, c.kdiag, c.d = slices.Clone(f.y), slices.Clone(f.g), slices.Clone(f.kdiag), slices.Clone(f.d)
-	c.q, c.r, c.a, c.b = slices.Clone(f.q), slices.Clone(f.r), slices.Clone(f.a), slices.Clone(f.b)
-	c.gram = slices.Clone(f.gram)
-	c.parkedCol, c.parkedQ, c.parkedR = slices.Clone(f.parkedCol), slices.Clone(f.parkedQ), slices.Clone(f.parkedR)
-	c.parkedGram = slices.Clone(f.parkedGram)
-	c.gj, c.cvec, c.c2 = slices.Clone(f.gj), slices.Clone(f.cvec), slices.Clone(f.c2)
-	c.gsParts = slices.Clone(f.gsParts)
-	c.gsTask, c.appendTask = gsTask{}, appendTask{}
-	c.approx = approxWork{}
-	c.approx.init(f.n, f.mcap, f.zcap)
-	c.approx.task.f = &c
-	c.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, f.mcap), v: make([]float64, f.tcap)}
-	c.pool = newWorkers()
-	runtime.AddCleanup(&c, func(w *workers) { w.close() }, c.pool)
-	return &c
+// A pass over the rows of G or Q that sums over them (gramSchmidt,
+// appendPivot) splits them into at most maxChunks chunks of at least
+// minChunk rows, a number that depends on the row count only, and each
+// chunk has its own partial sums, added in chunk order: the result is the
+// same bit for bit whatever the number of cores (as in par.Reduce). The
+// chunks are few and long: every chunk restarts the hardware prefetcher on
+// every column, which at n = 10⁴, k = 512 cost about 80 µs per chunk. Two
+// chunks suit the two cores this was measured on (a Q sweep took 2.25 ms
+// on two against 3.8 ms on one); more cores would want more chunks.
+const (
+	minChunk  = 2048
+	maxChunks = 2
+)
+
+// partWidth is the length of one chunk's partial sums in f.gsParts: up to
+// k coefficients and the three sums ‖w‖², wᵀy and wᵀ1 for gramSchmidt,
+// up to t+1 entries of a column of A for appendPivot.
+func (f *factor) partWidth() int { return f.tcap + 3 }
+
+// gsMode selects the work of a gsTask.
+type gsMode int
+
+const (
+	gsProject        gsMode = iota // w₁ = w − Qc₁ and the sums of gramSchmidt
+	gsProjectMeasure               // the same and d = Qᵀw
+	gsDot                          // c₂ = Qᵀw₁
+	gsFinish                       // Q[:, k] ← (w₁ − Qc₂)·scale
+)
+
+// gsTask runs a sweep of gramSchmidt or commitActive over Q[:, :k] and its
+// column k, rows [0, n+k], on a range of chunks (see rowChunks; runRange
+// gets chunk numbers), each chunk with its own partial sums.
+type gsTask struct {
+	f     *factor
+	mode  gsMode
+	coef  []float64 // c₁ or c₂
+	scale float64
+	chunk int // rows per chunk
+}
+
+// appendTask is the pass of appendPivot over rows [0, n) of G, on a range
+// of chunks (see rowChunks; RunRange gets chunk numbers): the kernel
+// column, g = (K[:, j] − G[:, :t]·G[j, :]ᵀ)/√d_j with exact zeros at the
+// pivot rows and √d_j at row j, in one sweep over G[:, :t] of the whole
+// range, then a second sweep by chunks for each chunk's part of
+// A[:t+1, t] = G[:, :t+1]ᵀg. It
+// writes only column t of G and the partial sums, so a rejected column
+// changes nothing observable.
+type appendTask struct {
+	f     *factor
+	j     int
+	dj    float64
+	chunk int // rows per chunk
+}
+
+// approxWork is the scratch space of the information-pivot scores.
+type approxWork struct {
+	b     []float64 // Bᵀ, B = Q[:n,:]ᵀ L_z = R⁻ᵀ A[:k, k:t], z×k row-major
+	u, w  []float64 // u = L_zᵀ y, w = Bᵀ a
+	mm    []float64 // M = L_zᵀL_z = A[k:t, k:t], z×z
+	dd    []float64 // D = M − BᵀB, z×z
+	lrow  []float64 // L_z row-major n×z
+	dI    []float64 // residual variances given the active set
+	dIOld []float64
+	task  scoreTask
+}
+
+func (w *approxWork) init(n, m, z int) {
+	w.b = make([]float64, m*z)
+	w.u = make([]float64, z)
+	w.w = make([]float64, z)
+	w.mm = make([]float64, z*z)
+	w.dd = make([]float64, z*z)
+	w.lrow = make([]float64, n*z)
+	w.dI = make([]float64, n)
+	w.dIOld = make([]float64, n)
+}
+
+// scoreTask computes approximate scores for a range of candidates.
+type scoreTask struct {
+	f   *factor
+	dst []float64
+	o   Objective
+}
+
+// reflection is one transposition's X = [s c; c −s] on columns (l, l+1) of
+// G; afterwards G[p, l] = rho and G[p, l+1] = 0 exactly, p being the pivot
+// that now sits at position l.
+type reflection struct {
+	l, p      int
+	c, s, rho float64
+}
+
+// givens is the left rotation H on rows (l, l+1) of R, applied to Q as
+// Q ← Q·Hᵀ on columns (l, l+1): (u, v) ← (ch·u + sh·v, sg·(ch·v − sh·u)).
+type givens struct {
+	l          int
+	ch, sh, sg float64
+}
+
+// moveWork is the scratch space of move, sized once by newFactor.
+type moveWork struct {
+	refl []reflection // tcap−1
+	giv  []givens     // mcap−1
+	v    []float64    // the moving column at the pivot rows it passes (tcap)
+	task rotTask
+}
+
+// qmat returns columns [0, c) of Q, rows [0, rows), as a row-major c×rows matrix Qᵀ.
+func (f *factor) qmat(c, rows int) blas64.General {
+	if c == 0 {
+		return blas64.General{Rows: 0, Cols: rows, Stride: f.ldq, Data: nil}
+	}
+	return blas64.General{Rows: c, Cols: rows, Stride: f.ldq, Data: f.q[:(c-1)*f.ldq+rows]}
+}
+
+// Mean returns μ, the constant prior mean subtracted from the targets.
+func (f *factor) Mean() float64 { return f.mu }
+
+// SetMean sets the constant prior mean μ: the model is then a zero-mean GP
+// for y − μ. It updates a = Q[:n,:]ᵀ(y − μ) through b = Q[:n,:]ᵀ1 in O(n +
+// k), without touching G, Q or R. It panics if mu is not finite.
+func (f *factor) SetMean(mu float64) {
+	if math.IsNaN(mu) || math.IsInf(mu, 0) {
+		panic("sgp: non-finite mean")
+	}
+	delta := mu - f.mu
+	f.mu = mu
+	for i, v := range f.yraw {
+		f.y[i] = v - mu
+	}
+	f.yy = sumSquares(f.y)
+	if f.ok {
+		for c := 0; c < f.k; c++ {
+			f.a[c] -= delta * f.b[c]
+		}
+	}
+}
+
+// GLSMean returns the constant mean that minimises both objectives for the
+// current inducing set and hyperparameters, the generalised least-squares
+// estimate
+//
+//	μ̂ = 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1,   Σ = K̂ + σ²I,
+//
+// read off the factors in O(k) since σ²Σ⁻¹ = I − Q[:n,:]Q[:n,:]ᵀ:
+// μ̂ − μ = (1ᵀ(y − μ) − bᵀa) / (n − ‖b‖²). The trace term of VAR does not
+// depend on μ, so the estimate is the same for VAR and MLE. It returns μ
+// unchanged if the denominator is not positive (rounding only: it is
+// σ²·1ᵀΣ⁻¹1 > 0).
+func (f *factor) GLSMean() float64 {
+	f.check()
+	var sy float64
+	for _, v := range f.y {
+		sy += v
+	}
+	var ba, bb float64
+	for c := 0; c < f.k; c++ {
+		ba += f.b[c] * f.a[c]
+		bb += f.b[c] * f.b[c]
+	}
+	den := float64(f.n) - bb
+	if !(den > 0) {
+		return f.mu
+	}
+	return f.mu + (sy-ba)/den
+}
+
+// rotTask applies a move's rotations to a range of rows (rotatePanels).
+type rotTask struct {
+	f    *factor
+	refl []reflection
+	giv  []givens
 }

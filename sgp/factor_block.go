@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
+	"github.com/cholqr/sgp/sgp/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -24,14 +25,14 @@ import (
 // to be reset again, if a pivot falls below keepTol or a Cholesky
 // factorisation breaks down; the caller then uses the rank-one path, which
 // names the degenerate point.
-func (f *Factor) factorizeBlocked(active []int) bool {
+func (f *factor) factorizeBlocked(active []int) bool {
 	n, k, mc, ldq := f.n, len(active), f.mcap, f.ldq
 	if k == 0 {
 		return true
 	}
 	gt := f.g[:k*n]
-	if bk, ok := f.kern.(blockKernel); ok {
-		bk.crossT(gt, f.x, f.x, active)
+	if bk, ok := f.kern.(kernel.BlockEvaluator); ok {
+		bk.CrossT(gt, f.x, f.x, active)
 	} else {
 		for c, j := range active {
 			kernelColumn(f.kern, gt[c*n:(c+1)*n], f.x, f.x, j)

@@ -9,15 +9,17 @@ import (
 	"github.com/cholqr/sgp/sgp/internal/naive"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // problem is a small random regression problem with its dense kernel
 // matrix for the oracle.
 type problem struct {
-	x     *Vectors
+	x     *kernel.Vectors
 	rows  [][]float64
 	y     []float64
-	kern  *RBF
+	kern  *kernel.RBF
 	noise float64
 	K     *mat.SymDense
 }
@@ -42,17 +44,17 @@ func newProblem(rng *rand.Rand, n, dim int, variance, ls, noise float64) *proble
 		}
 		y[i] = s + 0.3*rng.NormFloat64()
 	}
-	x, err := VectorsFromRows(rows)
+	x, err := kernel.VectorsFromRows(rows)
 	if err != nil {
 		panic(err)
 	}
-	return &problem{x: x, rows: rows, y: y, kern: NewRBF(variance, lss), noise: noise,
+	return &problem{x: x, rows: rows, y: y, kern: kernel.NewRBF(variance, lss), noise: noise,
 		K: naive.RBF(rows, variance, lss)}
 }
 
-func (p *problem) factor(t *testing.T, m, z int) *Factor {
+func (p *problem) factor(t *testing.T, m, z int) *factor {
 	t.Helper()
-	f, err := NewFactor(p.x, p.y, p.kern, p.noise, m, z)
+	f, err := newFactor(p.x, p.y, p.kern, p.noise, m, z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ var testSizes = []int{1, 2, 3, 5, 31, 32, 33, 64}
 // checkInvariants verifies the factored state against its definition:
 // G[perm[p], c] = 0 for c > p, d = diag K − rowsum(G∘G), G Gᵀ = K at the
 // pivot block, QᵀQ = I, QR = [G_I; σI], a = Q[:n,:]ᵀ y.
-func checkInvariants(t *testing.T, f *Factor, p *problem, tol float64) {
+func checkInvariants(t *testing.T, f *factor, p *problem, tol float64) {
 	t.Helper()
 	n, k, tt := f.n, f.k, f.t
 	for pp := 0; pp < tt; pp++ {
@@ -352,13 +354,13 @@ func TestSwapsKeepFactorExact(t *testing.T) {
 
 func TestNewFactorRejectsBadInput(t *testing.T) {
 	t.Parallel()
-	x, _ := NewVectors(3, 1, []float64{0, 1, 2})
+	x, _ := kernel.NewVectors(3, 1, []float64{0, 1, 2})
 	y := []float64{1, 2, 3}
-	k := NewRBF(1, []float64{1})
-	x2, _ := NewVectors(3, 2, []float64{0, 1, 2, 3, 4, 5})
+	k := kernel.NewRBF(1, []float64{1})
+	x2, _ := kernel.NewVectors(3, 2, []float64{0, 1, 2, 3, 4, 5})
 	for _, tc := range []struct {
 		name  string
-		x     Inputs
+		x     kernel.Inputs
 		y     []float64
 		noise float64
 		m, z  int
@@ -375,11 +377,11 @@ func TestNewFactorRejectsBadInput(t *testing.T) {
 		{"z<0", x, y, 1, 1, -1},
 		{"dimension", x2, y, 1, 1, 0},
 	} {
-		if f, err := NewFactor(tc.x, tc.y, k, tc.noise, tc.m, tc.z); err == nil || f != nil {
+		if f, err := newFactor(tc.x, tc.y, k, tc.noise, tc.m, tc.z); err == nil || f != nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
-	if _, err := NewVectors(2, 1, []float64{0, math.NaN()}); err == nil {
+	if _, err := kernel.NewVectors(2, 1, []float64{0, math.NaN()}); err == nil {
 		t.Error("NaN input accepted")
 	}
 }
@@ -388,10 +390,10 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 	t.Parallel()
 	// Duplicate inputs: the second copy cannot be inducing, and is never
 	// proposed by a swap.
-	x, _ := NewVectors(6, 1, []float64{0, 1, 1, 2, 3, 3})
+	x, _ := kernel.NewVectors(6, 1, []float64{0, 1, 1, 2, 3, 3})
 	y := []float64{0.1, 0.5, 0.6, -0.2, 0.3, 0.2}
-	k := NewRBF(1, []float64{0.7})
-	f, err := NewFactor(x, y, k, 1e-8, 3, 2)
+	k := kernel.NewRBF(1, []float64{0.7})
+	f, err := newFactor(x, y, k, 1e-8, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +422,7 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 		t.Fatal("negative clamp count")
 	}
 	// Panics on misuse.
-	var zero Factor
+	var zero factor
 	if !panics(func() { zero.Value(VAR) }) {
 		t.Error("zero Factor did not panic")
 	}
@@ -488,12 +490,12 @@ func TestSwapsNearDegenerate(t *testing.T) {
 		rows[i] = []float64{6 * rng.Float64()}
 		y[i] = math.Sin(2*rows[i][0]) + 0.2*rng.NormFloat64()
 	}
-	x, _ := VectorsFromRows(rows)
+	x, _ := kernel.VectorsFromRows(rows)
 	for _, tc := range []struct {
 		ls, noise float64
 		m, z      int
 	}{{1.5, 0.05, 10, 3}, {0.8, 1e-6, 12, 6}, {2.5, 0.01, 6, 1}} {
-		kern := NewRBF(1.3, []float64{tc.ls})
+		kern := kernel.NewRBF(1.3, []float64{tc.ls})
 		p := &problem{x: x, rows: rows, y: y, kern: kern, noise: tc.noise, K: naive.RBF(rows, 1.3, []float64{tc.ls})}
 		f := p.factor(t, tc.m, tc.z)
 		if err := f.Factorize(nil); err != nil {
@@ -558,43 +560,6 @@ func TestBlockedFactorizeMatchesRankOne(t *testing.T) {
 					t.Fatalf("n=%d σ²=%g: G differs at %d: %g vs %g", n, noise, i, a.g[i], b.g[i])
 				}
 			}
-		}
-	}
-}
-
-// TestRot2MatchesScalar checks the kernel of the move rotations against
-// the scalar expressions, bit for bit, at every length of the unrolled
-// loop's tail.
-func TestRot2MatchesScalar(t *testing.T) {
-	checkRot2(t, "rot2", rot2, 12)
-}
-
-// checkRot2 checks a rotation kernel with rot2's contract against the
-// scalar expressions, bit for bit, for every length below maxLen, and
-// that it writes nothing past len(u).
-func checkRot2(t *testing.T, name string, kern func(u, v []float64, a, b, c, d float64), maxLen int) {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(3, 3))
-	for n := 0; n < maxLen; n++ {
-		u, v := make([]float64, n), make([]float64, n+1)
-		for i := range u {
-			u[i], v[i] = rng.NormFloat64(), rng.NormFloat64()
-		}
-		v[n] = 7 // beyond len(u): must stay
-		a, b, c, d := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
-		wu, wv := make([]float64, n), make([]float64, n)
-		for i := range u {
-			wu[i] = float64(a*u[i]) + float64(b*v[i])
-			wv[i] = float64(c*u[i]) + float64(d*v[i])
-		}
-		kern(u, v, a, b, c, d)
-		for i := range u {
-			if u[i] != wu[i] || v[i] != wv[i] {
-				t.Fatalf("%s n=%d i=%d: (%v, %v), want (%v, %v)", name, n, i, u[i], v[i], wu[i], wv[i])
-			}
-		}
-		if v[n] != 7 {
-			t.Fatalf("%s n=%d: wrote past len(u)", name, n)
 		}
 	}
 }

@@ -3,7 +3,124 @@ package sgp
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
+
+// newFactor validates a problem and allocates a factor for at most m
+// inducing points and z information pivots. x holds n inputs, y n targets,
+// noise is σ². The returned Factor is empty: call Factorize.
+//
+// It returns an error for empty data, mismatched lengths, non-finite
+// targets, a noise variance that is not positive and finite, m < 1, m > n,
+// z < 0, or inputs the kernel does not accept.
+func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, m, z int) (_ *factor, err error) {
+	defer recoverTo(&err)
+	if x == nil || x.Len() == 0 || len(y) == 0 {
+		return nil, ErrEmpty
+	}
+	n := x.Len()
+	if len(y) != n {
+		return nil, fmt.Errorf("sgp: %d inputs but %d targets", n, len(y))
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("sgp: target %d is %v; remove or impute non-finite targets", i, v)
+		}
+	}
+	if !(noise > 0) || math.IsInf(noise, 0) {
+		return nil, fmt.Errorf("%w, got %v", ErrNoise, noise)
+	}
+	if kern == nil {
+		return nil, fmt.Errorf("sgp: no kernel")
+	}
+	if err := kern.Accepts(x); err != nil {
+		return nil, err
+	}
+	if m < 1 || m > n {
+		return nil, fmt.Errorf("sgp: the number of inducing points m=%d must satisfy 1 ≤ m ≤ n=%d", m, n)
+	}
+	if z < 0 {
+		return nil, fmt.Errorf("sgp: the number of information pivots z=%d must be ≥ 0", z)
+	}
+	z = min(z, n)
+	f := &factor{
+		x: x, yraw: y, y: append([]float64(nil), y...), kern: kern, noise: noise, n: n,
+		mcap: m, zcap: z, tcap: m + z + 1,
+		perm:       make([]int, m+z+1),
+		pos:        make([]int, n),
+		parked:     -1,
+		parkedCol:  make([]float64, n),
+		parkedQ:    make([]float64, n+m),
+		parkedR:    make([]float64, m),
+		parkedGram: make([]float64, m+z+1),
+		gj:         make([]float64, m+z+1),
+		cvec:       make([]float64, m),
+		c2:         make([]float64, m),
+	}
+	f.g = make([]float64, n*f.tcap)
+	f.kdiag = make([]float64, n)
+	f.d = make([]float64, n)
+	f.ldq = n + m
+	f.q = make([]float64, f.ldq*m)
+	f.r = make([]float64, m*m)
+	f.a = make([]float64, m)
+	f.b = make([]float64, m)
+	f.approx.init(n, m, z)
+	f.gsParts = make([]float64, maxChunks*f.partWidth())
+	f.gram = make([]float64, f.tcap*f.tcap)
+	f.pool = par.NewPool()
+	runtime.AddCleanup(f, func(w *par.Pool) { w.Close() }, f.pool)
+	f.approx.task.f = f
+	f.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, m), v: make([]float64, f.tcap)}
+	f.yy = sumSquares(f.y)
+	if v := variance(y); v > 0 && !math.IsInf(v, 0) {
+		f.logScale = 0.5 * float64(n) * math.Log(v)
+	}
+	return f, nil
+}
+
+// SetNoise changes σ². The factors depend on σ², so the Factor must be
+// refactorised; SetNoise does that and returns the error of Factorize.
+func (f *factor) SetNoise(noise float64) error {
+	if !(noise > 0) || math.IsInf(noise, 0) {
+		return fmt.Errorf("%w, got %v", ErrNoise, noise)
+	}
+	f.noise = noise
+	if f.ok {
+		return f.Factorize(f.Active(nil))
+	}
+	return nil
+}
+
+// clone returns a deep copy of f with its own scratch space and workers,
+// sharing only the inputs, the raw targets and the kernel, which neither
+// changes: a scratch Factor on which an inspection may add and remove
+// points while f stays exactly as it is (Model.CostRanking). It costs the
+// memory of f, O(n·(m+z)).
+func (f *factor) clone() *factor {
+	c := *f
+	c.perm, c.pos = slices.Clone(f.perm), slices.Clone(f.pos)
+	c.lastFactorized = slices.Clone(f.lastFactorized)
+	c.y, c.g, c.kdiag, c.d = slices.Clone(f.y), slices.Clone(f.g), slices.Clone(f.kdiag), slices.Clone(f.d)
+	c.q, c.r, c.a, c.b = slices.Clone(f.q), slices.Clone(f.r), slices.Clone(f.a), slices.Clone(f.b)
+	c.gram = slices.Clone(f.gram)
+	c.parkedCol, c.parkedQ, c.parkedR = slices.Clone(f.parkedCol), slices.Clone(f.parkedQ), slices.Clone(f.parkedR)
+	c.parkedGram = slices.Clone(f.parkedGram)
+	c.gj, c.cvec, c.c2 = slices.Clone(f.gj), slices.Clone(f.cvec), slices.Clone(f.c2)
+	c.gsParts = slices.Clone(f.gsParts)
+	c.gsTask, c.appendTask = gsTask{}, appendTask{}
+	c.approx = approxWork{}
+	c.approx.init(f.n, f.mcap, f.zcap)
+	c.approx.task.f = &c
+	c.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, f.mcap), v: make([]float64, f.tcap)}
+	c.pool = par.NewPool()
+	runtime.AddCleanup(&c, func(w *par.Pool) { w.Close() }, c.pool)
+	return &c
+}
 
 // Factorize builds the state from scratch for the ordered inducing set
 // active, then chooses up to z information pivots greedily by largest
@@ -13,7 +130,7 @@ import (
 // It returns a *DegenerateError if a point's residual variance given the
 // earlier ones is below 1e-10·κ(x,x) (a duplicate input); the Factor is then
 // left invalid.
-func (f *Factor) Factorize(active []int) error {
+func (f *factor) Factorize(active []int) error {
 	f.validateActive(active)
 	f.reset()
 	if f.factorizeBlocked(active) {
@@ -28,7 +145,7 @@ func (f *Factor) Factorize(active []int) error {
 
 // factorizeRankOne is Factorize by k rank-one steps (appendPivot and
 // Gram–Schmidt), which names the first degenerate point.
-func (f *Factor) factorizeRankOne(active []int) error {
+func (f *factor) factorizeRankOne(active []int) error {
 	f.reset()
 	for _, j := range active {
 		if err := f.appendActive(j); err != nil {
@@ -42,7 +159,7 @@ func (f *Factor) factorizeRankOne(active []int) error {
 
 // appendActive appends point j as the next active pivot during a rebuild
 // (keepTol applies), or invalidates the Factor and names it.
-func (f *Factor) appendActive(j int) error {
+func (f *factor) appendActive(j int) error {
 	if !f.appendPivot(j, f.keepTol(j)) {
 		f.ok = false
 		return &DegenerateError{Index: j, Residual: f.d[j]}
@@ -53,7 +170,7 @@ func (f *Factor) appendActive(j int) error {
 }
 
 // validateActive panics on out-of-range or repeated indices.
-func (f *Factor) validateActive(active []int) {
+func (f *factor) validateActive(active []int) {
 	if len(active) > f.mcap {
 		panic(errFull)
 	}
@@ -76,7 +193,7 @@ func (f *Factor) validateActive(active []int) {
 }
 
 // reset empties the factorisation: no pivots, d = diag K.
-func (f *Factor) reset() {
+func (f *factor) reset() {
 	f.k, f.t, f.parked = 0, 0, -1
 	f.tent.valid = false
 	kernelDiag(f.kern, f.kdiag, f.x)
@@ -99,7 +216,7 @@ func (f *Factor) reset() {
 // with the largest residual variance given those before it. The resulting
 // objective is the same as for any order, but a near-degenerate set
 // factorises whenever any order would.
-func (f *Factor) FactorizePivoted(active []int) error {
+func (f *factor) FactorizePivoted(active []int) error {
 	_, err := f.factorizePivoted(active, false)
 	return err
 }
@@ -109,14 +226,14 @@ func (f *Factor) FactorizePivoted(active []int) error {
 // at most keepTol: numerically in the span of the others, they add
 // nothing to the Nyström approximation. It returns the points left out
 // (for a kernel that is not positive semi-definite, possibly all of them).
-func (f *Factor) factorizeSkipping(active []int) (left []int) {
+func (f *factor) factorizeSkipping(active []int) (left []int) {
 	left, _ = f.factorizePivoted(active, true)
 	f.stats.LeftOut += len(left)
 	return left
 }
 
 // factorizePivoted is FactorizePivoted, or factorizeSkipping if skip.
-func (f *Factor) factorizePivoted(active []int, skip bool) (left []int, err error) {
+func (f *factor) factorizePivoted(active []int, skip bool) (left []int, err error) {
 	f.validateActive(active)
 	f.reset()
 	rest := append([]int(nil), active...)
@@ -154,7 +271,7 @@ func (f *Factor) factorizePivoted(active []int, skip bool) (left []int, err erro
 // Stats how far the updated state had drifted from the exact one. It
 // returns the relative objective drift |F_updated − F_fresh|/|F_fresh| for
 // the VAR objective.
-func (f *Factor) Refactorize() (float64, error) {
+func (f *factor) Refactorize() (float64, error) {
 	f.check()
 	before := f.Parts().VAR
 	beforeResid := f.residualActive(f.approx.dI)

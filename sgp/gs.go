@@ -31,24 +31,10 @@ const gsOneSweep = 0.25
 // CGS2 would make it.
 const gsOrthTol = 1e-14
 
-// A pass over the rows of G or Q that sums over them (gramSchmidt,
-// appendPivot) splits them into at most maxChunks chunks of at least
-// minChunk rows, a number that depends on the row count only, and each
-// chunk has its own partial sums, added in chunk order: the result is the
-// same bit for bit whatever the number of cores (as in reduceRows). The
-// chunks are few and long: every chunk restarts the hardware prefetcher on
-// every column, which at n = 10⁴, k = 512 cost about 80 µs per chunk. Two
-// chunks suit the two cores this was measured on (a Q sweep took 2.25 ms
-// on two against 3.8 ms on one); more cores would want more chunks.
-const (
-	minChunk  = 2048
-	maxChunks = 2
-)
-
 // rowChunks returns the chunk length and the number of chunks for rows
 // rows: minChunk rows or more, or f.minChunk if set (by tests, so that a
 // small problem has several chunks).
-func (f *Factor) rowChunks(rows int) (size, count int) {
+func (f *factor) rowChunks(rows int) (size, count int) {
 	mc := minChunk
 	if f.minChunk > 0 {
 		mc = f.minChunk
@@ -57,11 +43,6 @@ func (f *Factor) rowChunks(rows int) (size, count int) {
 	size = (rows + count - 1) / count
 	return size, (rows + size - 1) / size
 }
-
-// partWidth is the length of one chunk's partial sums in f.gsParts: up to
-// k coefficients and the three sums ‖w‖², wᵀy and wᵀ1 for gramSchmidt,
-// up to t+1 entries of a column of A for appendPivot.
-func (f *Factor) partWidth() int { return f.tcap + 3 }
 
 // gramSchmidt orthogonalises the augmented column w = [G[:, k]; 0_k; σ]
 // against Q[:, :k] by classical Gram–Schmidt, reprojecting when needed
@@ -108,7 +89,7 @@ func (f *Factor) partWidth() int { return f.tcap + 3 }
 // 0.49 (explicit CGS2's), about a third of the swap candidates needed one
 // sweep; at gsOneSweep = ¼ a swap took 8.6–9.3 ms instead of 8.9–9.6. The
 // sweeps are split by row chunks over the Factor's workers.
-func (f *Factor) gramSchmidt() {
+func (f *factor) gramSchmidt() {
 	f.needQ()
 	n, k := f.n, f.k
 	rows := n + k + 1
@@ -190,69 +171,6 @@ func (f *Factor) gramSchmidt() {
 	f.tent = tentative{valid: true, r: r, anew: anew, bnew: bnew, gg: gg}
 }
 
-// predictTol is the relative margin, against the size of the terms of ΔF,
-// by which a predicted swap (predictReject) must fall short of acceptance
-// for its Gram–Schmidt sweeps to be skipped.
-const predictTol = 1e-6
-
-// predictReject predicts the exact decrease of o from the candidate at
-// column k of G without a sweep over Q, from the first Gram–Schmidt
-// projection c₁ = R⁻ᵀA[:k, k] alone (see gramSchmidt): with Q
-// orthonormal and c₁ = Qᵀw,
-//
-//	r² = ‖w‖² − ‖c₁‖²,  a_new = (gᵀ(y − μ) − c₁ᵀa)/r,
-//
-// and ΔF follows as in deltaFromTentative. That costs O(k² + n), where
-// gramSchmidt's sweeps read Q (n·k values) once or twice. It reports
-// reject when the swap would end at removed − ΔF at or above
-// before − swapThreshold·scale by more than predictTol times the size of
-// ΔF's terms (a data-fit term bounded without cancellation), and only
-// when ‖w‖² − ‖c₁‖² ≥ gsOneSweep·‖w‖², where an error δ in c₁ changes
-// the predicted r² by at most 8‖δ‖/‖w‖ relative (2‖c₁‖‖δ‖ against r²):
-// gramSchmidt measures ‖δ‖/‖w₁‖ at 10⁻¹⁵–10⁻¹⁴ on such columns. Otherwise
-// the caller runs gramSchmidt and decides on its result, as before; a
-// rejected swap leaves the same state either way.
-//
-// Most swaps that are rejected are rejected by far, and skipping their
-// sweeps saved 0.3–0.5 passes over Q per rejected swap at n = 10⁴,
-// m = 512 (BenchmarkSwap).
-func (f *Factor) predictReject(o Objective, removed, before float64) (df float64, reject bool) {
-	if f.noPredict {
-		return 0, false
-	}
-	pr := f.firstProjection()
-	gg, gy, cc, ca := pr.gg, pr.gy, pr.cc, pr.ca
-	vv := gg + f.noise
-	r2 := vv - cc
-	if r2 < gsOneSweep*vv {
-		return 0, false
-	}
-	s2 := f.noise
-	logR2 := math.Log(r2)
-	df = gainF(o, (gy-ca)/math.Sqrt(r2), logR2, gg, s2)
-	size := 1 + math.Abs(math.Log(s2)-logR2)
-	bound := math.Abs(gy) + math.Sqrt(cc*sumSquares(f.a[:f.k]))
-	size += bound * bound / (r2 * s2)
-	if o == VAR {
-		size += gg / s2
-	}
-	f.stats.Predicted++
-	scale := f.valueScale(before)
-	reject = removed-df >= before-swapThreshold*scale+predictTol*size
-	if reject {
-		f.stats.PredictedReject++
-	}
-	return df, reject
-}
-
-// noQRebuild is the least r²/(‖g‖² + σ²) at which addNoQ keeps its
-// column; below it the rounding of ‖c₁‖² (about k·ε·‖g‖², amplified by
-// that ratio) could reach 10⁻⁷ of r² at k = 1000, and the factor is
-// rebuilt. On problems with lengthscales up to 6 and noise down to 10⁻¹²
-// the ratio stayed above 0.01, and R agreed with Gram–Schmidt's to
-// 1.5·10⁻¹² relative (TestAddNoQMatchesAdd).
-const noQRebuild = 1e-6
-
 // projection holds the sums of firstProjection.
 type projection struct {
 	gg, gy, g1 float64 // ‖g‖², gᵀ(y − μ), gᵀ1
@@ -264,7 +182,7 @@ type projection struct {
 // (see gramSchmidt) and the sums from which r² = ‖g‖² + σ² − ‖c₁‖²,
 // a_new = (gᵀ(y − μ) − c₁ᵀa)/r and b_new = (gᵀ1 − c₁ᵀb)/r follow, in
 // O(k² + n) and without reading Q.
-func (f *Factor) firstProjection() projection {
+func (f *factor) firstProjection() projection {
 	k := f.k
 	var p projection
 	for i, v := range f.col(k) {
@@ -283,7 +201,7 @@ func (f *Factor) firstProjection() projection {
 // firstCoefficients sets f.cvec[:k] to c₁ = R⁻ᵀA[:k, k], the first
 // Gram–Schmidt coefficients of the candidate at column k of G, and returns
 // it: O(k²), without reading Q.
-func (f *Factor) firstCoefficients() []float64 {
+func (f *factor) firstCoefficients() []float64 {
 	k := f.k
 	c := f.cvec[:k]
 	for i := range c {
@@ -296,54 +214,10 @@ func (f *Factor) firstCoefficients() []float64 {
 	return c
 }
 
-// addNoQ appends point j to the inducing set as Add does, but takes R's
-// new column [c₁; r], a_new and b_new from firstProjection instead of
-// Gram–Schmidt, so that Q is neither read nor written: it is left stale
-// (qStale) until the next Factorize, and the methods that need Q panic
-// until then. R then is the Cholesky factor of GᵀG + σ²I built column by
-// column, which is what the forward start's scores need (exactDeltas and
-// approxScores read R, a and b, never Q). r² is kept at σ² or more, as in
-// exactDeltas. Where r² < noQRebuild·(‖g‖² + σ²), so that its rounding
-// can be amplified, the factor is rebuilt from scratch (Factorize, which
-// restores Q). It returns a *DegenerateError, changing nothing, if j's
-// residual variance is negligible.
-func (f *Factor) addNoQ(j int) error {
-	f.checkAdd(j)
-	wasInfo := f.pos[j] >= f.k
-	if !f.placeCandidate(j) {
-		return &DegenerateError{Index: j, Residual: f.d[j]}
-	}
-	k, m := f.k, f.mcap
-	pr := f.firstProjection()
-	vv := pr.gg + f.noise
-	r2 := math.Max(vv-pr.cc, f.noise)
-	r := math.Sqrt(r2)
-	for i, v := range f.cvec[:k] {
-		f.r[i*m+k] = v
-	}
-	f.r[k*m+k] = r
-	f.a[k] = (pr.gy - pr.ca) / r
-	f.b[k] = (pr.g1 - pr.cb) / r
-	f.k++
-	f.qStale = true
-	f.stats.NoQ++
-	tol := noQRebuild
-	if f.noQTol > 0 {
-		tol = f.noQTol
-	}
-	if r2 < tol*vv {
-		return f.Factorize(f.Active(nil))
-	}
-	if wasInfo {
-		f.fillInfoGreedy()
-	}
-	return nil
-}
-
 // tentOrthogonal sets the tentative column for a remainder w₁ that is
 // orthogonal to Q to working accuracy: q = w₁/‖w₁‖, R's column [c₁; ‖w₁‖],
 // given ‖w₁‖², w₁ᵀy and w₁ᵀ1; commitActive need not read Q.
-func (f *Factor) tentOrthogonal(ww, wy, w1, gg float64) {
+func (f *factor) tentOrthogonal(ww, wy, w1, gg float64) {
 	r := math.Sqrt(ww)
 	f.tent = tentative{valid: true, pending: true, orthogonal: true, r: r, anew: wy / r, bnew: w1 / r, gg: gg}
 }
@@ -351,7 +225,7 @@ func (f *Factor) tentOrthogonal(ww, wy, w1, gg float64) {
 // commitActive makes the tentative column computed by gramSchmidt the k-th
 // active column, first forming q = (w₁ − Qc₂)/r, or w₁/r if w₁ was
 // orthogonal already, in Q[:, k] if gramSchmidt left it pending.
-func (f *Factor) commitActive() {
+func (f *factor) commitActive() {
 	if !f.tent.valid {
 		panic("sgp: internal error: no tentative column")
 	}
@@ -376,16 +250,6 @@ func (f *Factor) commitActive() {
 	f.tent = tentative{}
 }
 
-// gsMode selects the work of a gsTask.
-type gsMode int
-
-const (
-	gsProject        gsMode = iota // w₁ = w − Qc₁ and the sums of gramSchmidt
-	gsProjectMeasure               // the same and d = Qᵀw
-	gsDot                          // c₂ = Qᵀw₁
-	gsFinish                       // Q[:, k] ← (w₁ − Qc₂)·scale
-)
-
 // gsColBlock and gsSegment shape the blocks of Q (columns × rows, 64 KiB)
 // that the gsProjectMeasure sweep uses twice, for d and for w₁, while they are in
 // the cache. Each column block runs down its rows in one piece, so that
@@ -397,27 +261,16 @@ const (
 	gsSegment  = 2048
 )
 
-// gsTask runs a sweep of gramSchmidt or commitActive over Q[:, :k] and its
-// column k, rows [0, n+k], on a range of chunks (see rowChunks; runRange
-// gets chunk numbers), each chunk with its own partial sums.
-type gsTask struct {
-	f     *Factor
-	mode  gsMode
-	coef  []float64 // c₁ or c₂
-	scale float64
-	chunk int // rows per chunk
-}
-
 // gsPass runs the pass mode with coefficients coef over Q on the Factor's
 // workers. For gsProject and gsProjectMeasure it returns ‖w₁‖², w₁ᵀy and
 // w₁ᵀ1, and the latter leaves d in f.c2; gsDot leaves c₂ in f.c2. The sums are added in chunk order.
-func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
+func (f *factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
 	rows := f.n + f.k + 1
 	size, chunks := f.rowChunks(rows)
 	t := &f.gsTask
 	t.f, t.mode, t.coef, t.scale, t.chunk = f, mode, coef, scale, size
 	f.qSweeps[mode]++
-	f.pool.runParts(t, chunks, f.pool.size())
+	f.pool.RunParts(t, chunks, f.pool.Size())
 	t.coef = nil
 	if mode == gsFinish {
 		return 0, 0, 0
@@ -437,7 +290,7 @@ func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 
 	return ww, wy, w1
 }
 
-func (t *gsTask) runRange(_, lo, hi int) {
+func (t *gsTask) RunRange(_, lo, hi int) {
 	f := t.f
 	n, k, ldq := f.n, f.k, f.ldq
 	rows := n + k + 1

@@ -15,7 +15,7 @@ import (
 // replaced, kept as its oracle: two passes over Q for each projection, a
 // second projection when the first loses more than 30% of the norm
 // (Giraud et al. 2005), Q[:, k] = q formed at once.
-func (f *Factor) gramSchmidtCGS2() {
+func (f *factor) gramSchmidtCGS2() {
 	n, k := f.n, f.k
 	rows := n + k + 1
 	g := f.col(k)
@@ -59,7 +59,7 @@ func (f *Factor) gramSchmidtCGS2() {
 // committed, with the explicit CGS2 of the same column, and undoes the
 // commit. perturb, if not nil, is applied to A[:k, k] before gramSchmidt
 // and undone afterwards. It returns the tentative column of gramSchmidt.
-func checkTentativeAgainstCGS2(t *testing.T, f *Factor, perturb func(a []float64), tol float64) tentative {
+func checkTentativeAgainstCGS2(t *testing.T, f *factor, perturb func(a []float64), tol float64) tentative {
 	t.Helper()
 	n, k := f.n, f.k
 	rows := n + k + 1
@@ -227,7 +227,7 @@ func TestSwapsChunkedGramSchmidt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 23))
 	p := newProblem(rng, 600, 2, 1, 0.5, 0.01)
 	start := rng.Perm(p.x.Len())[:48]
-	run := func(procs int) *Factor {
+	run := func(procs int) *factor {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		f := p.factor(t, 48, 8)
 		f.minChunk = 250 // two chunks
@@ -359,7 +359,7 @@ func TestPredictRejectSameSwaps(t *testing.T) {
 		start := rng.Perm(tc.n)[:tc.m]
 		fp, fg := p.factor(t, tc.m, tc.z), p.factor(t, tc.m, tc.z)
 		fg.noPredict = true
-		for _, f := range []*Factor{fp, fg} {
+		for _, f := range []*factor{fp, fg} {
 			if err := f.Factorize(start); err != nil {
 				t.Fatal(err)
 			}
@@ -436,7 +436,7 @@ func TestAddNoQMatchesAdd(t *testing.T) {
 		if tc.force {
 			fn.noQTol = 0.25
 		}
-		for _, f := range []*Factor{fa, fn} {
+		for _, f := range []*factor{fa, fn} {
 			if err := f.Factorize(nil); err != nil {
 				t.Fatal(err)
 			}

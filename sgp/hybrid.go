@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // hybridShare is the part of a hybrid fit's time budget given to the
@@ -39,6 +41,14 @@ const subsetStream = 0x737562736574
 // lower the objective, and after any later change to the model (Swap,
 // Step, SetParams, another Fit).
 func (md *Model) Refined() *ContinuousResult { return md.refined }
+
+// hybridKernel is what the hybrid selector needs of a kernel: its
+// lengthscales, to place the k-means centres and to find inputs switched
+// off, and its input gradient, to move the inducing inputs.
+type hybridKernel interface {
+	kernel.Lengthscaled
+	kernel.InputGradient
+}
 
 // fitHybrid fits with the hybrid selector: CholQR's epochs (Cao et al.
 // 2013, §3–4) from the fit's starting set (CholQR's forward start unless
@@ -89,11 +99,11 @@ func (md *Model) Refined() *ContinuousResult { return md.refined }
 // CholQR's 8426 at m = 64, 3617 against 5339 at m = 256), so nothing
 // changes there.
 func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error) {
-	kern, ok := md.kern.(*RBF)
-	if !ok {
-		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs the RBF kernel on vector inputs; use cholqr for other kernels")
+	kern, ok := md.kern.(hybridKernel)
+	if !ok || kernel.Clone(md.kern) == md.kern {
+		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (RBF) on vector inputs; use cholqr for other kernels")
 	}
-	xv, ok := md.x.(*Vectors)
+	xv, ok := md.x.(*kernel.Vectors)
 	if !ok {
 		return nil, errors.New("sgp: the hybrid selector needs vector inputs; use cholqr for discrete inputs")
 	}
@@ -157,11 +167,11 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	k := len(md.f.Active(nil))
 	type startPoint struct {
 		name string
-		z    func() *Vectors
+		z    func() *kernel.Vectors
 	}
-	first := startPoint{"the k-means centres", func() *Vectors { return centres }}
-	second := startPoint{"the k-means++ seeds", func() *Vectors { return seeds }}
-	n, need := md.refinementEvals(left, opts.MaxEvals, centres, theta0, ls0, opts.Jitter), spreadStartEvals*float64(k*xv.Dim())
+	first := startPoint{"the k-means centres", func() *kernel.Vectors { return centres }}
+	second := startPoint{"the k-means++ seeds", func() *kernel.Vectors { return seeds }}
+	n, need := md.refinementEvals(left, opts.MaxEvals, centres, theta0, opts.Jitter), spreadStartEvals*float64(k*xv.Dim())
 	if float64(n) >= need {
 		first, second = second, first
 	}
@@ -181,8 +191,8 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	}
 	starts := []startPoint{
 		first, second,
-		{"CholQR's set", func() *Vectors { return xv.Rows(md.f.Active(nil)) }},
-		{"a random subset", func() *Vectors {
+		{"CholQR's set", func() *kernel.Vectors { return xv.Rows(md.f.Active(nil)) }},
+		{"a random subset", func() *kernel.Vectors {
 			return xv.Rows(rand.New(rand.NewPCG(md.seed, subsetStream)).Perm(xv.Len())[:k])
 		}},
 	}
@@ -200,20 +210,20 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 	}
 	// refine runs one refinement from theta and z (the model's own where
 	// nil) and reports it; usable says whether its result can be kept.
-	run := func(theta []float64, z *Vectors) (c *ContinuousResult, usable bool, e error) {
+	run := func(theta []float64, z *kernel.Vectors) (c *ContinuousResult, usable bool, e error) {
 		c, e = md.refineFrom(cctx, opts, theta, z)
 		usable = c != nil && (e == nil || (cctx.Err() != nil && ctx.Err() == nil))
 		if usable && e != nil {
-			c.Stopped = "time limit" // the refinement's share of the time, not a cancellation
+			c.Status, c.Reason = TimeBudget, "" // the refinement's share of the time, not a cancellation
 		}
 		return c, usable, e
 	}
 	// refine also brings back inputs the refinement switched off, where
 	// that lowers F (see reactivate); name says which, after it.
-	refine := func(theta []float64, z *Vectors, name string) (c *ContinuousResult, usable bool, e error, named string) {
+	refine := func(theta []float64, z *kernel.Vectors, name string) (c *ContinuousResult, usable bool, e error, named string) {
 		c, usable, e = run(theta, z)
 		md.reportRefinement(res.Objective, c, name)
-		if usable && e == nil && (endedOnItsOwn(c.Stopped) || c.Stopped == "abandoned") {
+		if usable && e == nil && (endedOnItsOwn(c.Status) || c.Status == Abandoned) {
 			var on []int
 			c, on = md.reactivate(cctx, c, v0, ls0, run)
 			if len(on) > 0 {
@@ -231,8 +241,8 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		} else if cr == nil && err == nil {
 			err = e
 		}
-		capped = usable && c.Stopped == "max evaluations"
-		if cctx.Err() != nil || capped || (usable && c.Stopped == "abandoned") {
+		capped = usable && c.Status == MaxEvaluations
+		if cctx.Err() != nil || capped || (usable && c.Status == Abandoned) {
 			break
 		}
 	}
@@ -290,11 +300,11 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 		// The CholQR phase's "best state reached" is not the model the
 		// predictions use: say which one is.
 		for i, w := range res.Warnings {
-			if w == notConverged(res.Stopped) {
-				res.Warnings[i] = fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", res.Stopped, from, cr.Stopped)
+			if w == notConverged(stopText(res.Status, res.Reason)) {
+				res.Warnings[i] = fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", stopText(res.Status, res.Reason), from, stopText(cr.Status, cr.Reason))
 			}
 		}
-		if w := refinementWarning(cr, res.Stopped, cctx.Err() != nil); w != "" {
+		if w := refinementWarning(cr, stopText(res.Status, res.Reason), cctx.Err() != nil); w != "" {
 			res.Warnings = append(res.Warnings, w)
 			md.announce([]string{w})
 		}
@@ -306,15 +316,15 @@ func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error
 // ended on neither of its normal stops, or "". Converged, out of
 // evaluations, cut by its time (timeUp) and stalled endings get none: a
 // stalled refinement ended where no step lowers the objective at its
-// precision, a local optimum like a converged one (its Stopped says so),
+// precision, a local optimum like a converged one (its Status says so),
 // and the model uses it because its objective is below CholQR's. Any
 // other ending is an optimiser failure, said with what to do.
 func refinementWarning(cr *ContinuousResult, cholqrStopped string, timeUp bool) string {
-	if cr == nil || timeUp || cr.Stopped == "converged" || cr.Stopped == "max evaluations" || strings.HasPrefix(cr.Stopped, "stalled") {
+	if cr == nil || timeUp || cr.Status == Converged || cr.Status == MaxEvaluations || cr.Status == Stalled {
 		return ""
 	}
 	return fmt.Sprintf("the continuous refinement ended on an optimiser failure (%s); the predictions use the best point it reached, whose objective %.6g is below CholQR's (which %s); if the predictions look poor, compare with the CholQR fit alone (WithSelector(SelectCholQR), sgprepl fit --selector cholqr)",
-		cr.Stopped, cr.Objective, cholqrStopped)
+		stopText(cr.Status, cr.Reason), cr.Objective, cholqrStopped)
 }
 
 // spreadStartEvals decides which of the two k-means starts the hybrid's
@@ -342,11 +352,11 @@ const spreadStartEvals = 2.5
 // a refinement can make in time left, at most maxEvals: it times one
 // evaluation (F, ∂F/∂θ and ∂F/∂Z, as FitContinuous makes them) at the
 // inducing inputs z and the log parameters theta.
-func (md *Model) refinementEvals(left time.Duration, maxEvals int, z *Vectors, theta, ls0 []float64, jitter float64) int {
-	ev := md.refinementEvaluator(z, ls0, jitter)
+func (md *Model) refinementEvals(left time.Duration, maxEvals int, z *kernel.Vectors, theta []float64, jitter float64) int {
+	ev := md.refinementEvaluator(z, jitter)
 	t := time.Now()
 	if _, err := ev.FuncGrad(make([]float64, len(theta)), theta); err == nil {
-		ev.zGradRBF(make([]float64, z.Len()*z.Dim()))
+		ev.zGrad(make([]float64, z.Len()*z.Dim()))
 	}
 	per := max(time.Since(t), time.Microsecond)
 	return int(min(float64(maxEvals), float64(left)/float64(per)))
@@ -354,10 +364,10 @@ func (md *Model) refinementEvals(left time.Duration, maxEvals int, z *Vectors, t
 
 // refinementEvaluator returns an evaluator of the refinement's objective
 // at inducing inputs z: the model's inputs, targets, objective and prior
-// mean, an RBF kernel with lengthscales ls0 until θ is given, and jitter
-// on K[Z,Z] (see hybridJitter).
-func (md *Model) refinementEvaluator(z *Vectors, ls0 []float64, jitter float64) *Evaluator {
-	ev := NewEvaluatorInputs(md.x.(*Vectors), md.y, NewRBF(1, ls0), md.obj, z)
+// mean, a copy of the model's kernel (its hyperparameters set by each
+// evaluation's θ), and jitter on K[Z,Z] (see hybridJitter).
+func (md *Model) refinementEvaluator(z *kernel.Vectors, jitter float64) *Evaluator {
+	ev := NewEvaluatorInputs(md.x.(*kernel.Vectors), md.y, kernel.Clone(md.kern), md.obj, z)
 	ev.jitter = jitter
 	ev.SetMean(md.mean)
 	return ev
@@ -367,7 +377,7 @@ func (md *Model) refinementEvaluator(z *Vectors, ls0 []float64, jitter float64) 
 func (md *Model) reportRefinement(before float64, cr *ContinuousResult, from string) {
 	if md.progress != nil && cr != nil {
 		fmt.Fprintf(md.progress, "hybrid: continuous refinement from %s: %v %.6g → %.6g after %d evaluations (%s)\n",
-			from, md.obj, before, cr.Objective, cr.Evals, cr.Stopped)
+			from, md.obj, before, cr.Objective, cr.Evals, stopText(cr.Status, cr.Reason))
 	}
 }
 
@@ -384,16 +394,6 @@ func (md *Model) reportRefinement(before float64, cr *ContinuousResult, from str
 // TestHybridNoWorseThanParents's small sets, which converge either way,
 // the looser bound costs 0.01 nats (ARD, 6 inputs: −42.585 against −42.598).
 const hybridJitter = 1e-6
-
-// offFactor is how many times its starting lengthscale an input's
-// lengthscale must exceed for reactivate to count the input as switched
-// off: the kernel then varies along it by less than about 1/(2·30²) of its
-// variance over the half range the start assumes.
-const offFactor = 30
-
-// reactivateMults are the multiples of a switched-off input's starting
-// lengthscale at which reactivate evaluates F.
-var reactivateMults = [...]float64{1, 3, 10}
 
 // reactivate brings back inputs that the continuous fit cr switched off,
 // where that lowers the objective. With ARD lengthscales, an input whose
@@ -425,10 +425,10 @@ var reactivateMults = [...]float64{1, 3, 10}
 // evaluations and time of every refinement it kept added to cr's, and the
 // inputs switched back on, in order.
 func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float64, ls0 []float64,
-	run func(theta []float64, z *Vectors) (*ContinuousResult, bool, error)) (*ContinuousResult, []int) {
+	run func(theta []float64, z *kernel.Vectors) (*ContinuousResult, bool, error)) (*ContinuousResult, []int) {
 	var on []int
 	for ctx.Err() == nil {
-		ev := md.refinementEvaluator(cr.Z, ls0, cr.Jitter)
+		ev := md.refinementEvaluator(cr.Z, cr.Jitter)
 		var pts []switchOn
 		for _, p := range switchOnCandidates(cr.Params, v0, ls0) {
 			if f, err := ev.FuncGrad(nil, p.theta); err == nil && f < cr.Objective {
@@ -448,7 +448,7 @@ func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float6
 			c, usable, _ := run(p.theta, cr.Z)
 			if md.progress != nil && c != nil {
 				fmt.Fprintf(md.progress, "hybrid: lengthscale[%d] %.3g → %.3g: %v %.6g → %.6g (%.6g before any step) after %d evaluations (%s)\n",
-					p.j, math.Exp(cr.Params[1+p.j]), math.Exp(p.theta[1+p.j]), md.obj, cr.Objective, c.Objective, p.f, c.Evals, c.Stopped)
+					p.j, math.Exp(cr.Params[1+p.j]), math.Exp(p.theta[1+p.j]), md.obj, cr.Objective, c.Objective, p.f, c.Evals, stopText(c.Status, c.Reason))
 			}
 			if usable && c.Objective < cr.Objective {
 				c.Start, c.Evals, c.Restarts = cr.Start, cr.Evals+c.Evals, cr.Restarts+c.Restarts
@@ -461,47 +461,11 @@ func (md *Model) reactivate(ctx context.Context, cr *ContinuousResult, v0 float6
 				return cr, on
 			}
 		}
-		if !kept || !endedOnItsOwn(cr.Stopped) {
+		if !kept || !endedOnItsOwn(cr.Status) {
 			return cr, on
 		}
 	}
 	return cr, on
-}
-
-// switchOn is a point at which to evaluate F with input j switched back on:
-// theta with j's lengthscale set back, and F there once evaluated.
-type switchOn struct {
-	j     int
-	theta []float64
-	f     float64
-}
-
-// switchOnCandidates returns, for every input that the RBF kernel's log
-// parameters theta ([log V, log ℓ₁ … log ℓ_d, …]) have switched off —
-// ℓ_j above offFactor·√(max(1, V/v0)) times its start ls0[j] — a point for
-// each multiple in reactivateMults of that start times √(max(1, V/v0)),
-// with the rest of theta unchanged (see Model.reactivate).
-func switchOnCandidates(theta []float64, v0 float64, ls0 []float64) []switchOn {
-	var pts []switchOn
-	scale := max(1, math.Sqrt(math.Exp(theta[0])/v0))
-	for j, l0 := range ls0 {
-		if !(theta[1+j] > math.Log(offFactor*l0*scale)) {
-			continue
-		}
-		for _, k := range reactivateMults {
-			th := append([]float64(nil), theta...)
-			th[1+j] = math.Log(k * l0 * scale)
-			pts = append(pts, switchOn{j: j, theta: th})
-		}
-	}
-	return pts
-}
-
-// endedOnItsOwn reports whether a continuous fit that stopped with reason
-// stopped ended at a local optimum (converged, or stalled by its stop
-// rule) rather than on a limit.
-func endedOnItsOwn(stopped string) bool {
-	return stopped == "converged" || strings.HasPrefix(stopped, "stalled")
 }
 
 // inputList names the inputs js as "lengthscale[3]" or "lengthscales[3,
@@ -515,4 +479,45 @@ func inputList(js []int) string {
 		s[i] = strconv.Itoa(j)
 	}
 	return "lengthscales[" + strings.Join(s, ", ") + "]"
+}
+
+// RefineContinuous starts FitContinuous from the model's inducing points
+// and hyperparameters (an RBF kernel on vector inputs): CholQR's selection
+// as the initialisation of the continuous optimisation. The model itself
+// is not changed.
+func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (cr *ContinuousResult, err error) {
+	return md.refineFrom(ctx, opts, nil, nil)
+}
+
+// refineFrom is RefineContinuous from the hyperparameters theta (kernel
+// log parameters, then log σ²) and the inducing inputs z0, or from the
+// model's own hyperparameters and inducing set where they are nil.
+func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, z0 *kernel.Vectors) (cr *ContinuousResult, err error) {
+	defer md.recoverPanic(&err)
+	if err := md.build(); err != nil {
+		return nil, err
+	}
+	_, ok := md.kern.(kernel.InputGradient)
+	xv, ok2 := md.x.(*kernel.Vectors)
+	if !ok || !ok2 {
+		return nil, errors.New("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient, as RBF)")
+	}
+	if theta == nil {
+		theta = md.Params()
+	}
+	// A copy, so that the model's kernel keeps its hyperparameters.
+	k2, ok := kernel.Clone(md.kern).(kernel.InputGradient)
+	if !ok || k2 == md.kern {
+		return nil, errors.New("sgp: continuous refinement needs a built-in kernel, which it can copy (kernel.Clone)")
+	}
+	np := k2.NumParams()
+	k2.SetParams(theta[:np])
+	if z0 == nil {
+		z0 = xv.Rows(md.f.Active(nil))
+	}
+	opts.Mean = md.mean
+	if opts.NoiseFloor == 0 {
+		opts.NoiseFloor = md.noiseFloor
+	}
+	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
 }

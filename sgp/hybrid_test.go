@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestHybridNoWorseThanParents checks the hybrid selector against its two
@@ -23,17 +27,17 @@ import (
 // ended before its evaluations were up, one at least as good.
 func TestHybridNoWorseThanParents(t *testing.T) {
 	t.Parallel()
-	snTrain, snTest := SnelsonLike(200, 1)
-	arTrain, arTest := SyntheticARD(1000, 500, 6, 2)
+	snTrain, snTest := data.SnelsonLike(200, 1)
+	arTrain, arTest := data.SyntheticARD(1000, 500, 6, 2)
 	for _, c := range []struct {
 		name        string
-		train, test *Dataset
+		train, test *data.Dataset
 		m           int
 	}{{"snelson-like", snTrain, snTest, 10}, {"ard6", arTrain, arTest, 24}} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			fit := func(sel Selector) (*Model, *Result, *Evaluation) {
-				md := NewModel(c.train.X, c.train.Y, NewRBFFromData(c.train.X, c.train.Y)).WithM(c.m).WithSeed(1).
+				md := NewModel(c.train.X, c.train.Y, kernel.NewRBFFromData(c.train.X, c.train.Y)).WithM(c.m).WithSeed(1).
 					WithMaxEpochs(30).WithSelector(sel)
 				res, err := md.Fit()
 				if err != nil {
@@ -48,8 +52,8 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 			_, chol, cholEv := fit(SelectCholQR)
 			md, hyb, hybEv := fit(SelectHybrid)
 			rng := rand.New(rand.NewPCG(1, 2))
-			_, vy := MeanVar(c.train.Y)
-			cont, err := FitContinuous(context.Background(), c.train.X, c.train.Y, NewRBFFromData(c.train.X, c.train.Y),
+			_, vy := meanVar(c.train.Y)
+			cont, err := FitContinuous(context.Background(), c.train.X, c.train.Y, kernel.NewRBFFromData(c.train.X, c.train.Y),
 				c.train.X.Rows(rng.Perm(c.train.Len())[:c.m]), vy/4, VAR, ContinuousOptions{MaxEvals: 1000, Jitter: 1e-6})
 			if err != nil {
 				t.Fatal(err)
@@ -59,9 +63,9 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				t.Fatal(err)
 			}
 			contSMSE, _ := SMSE(mean, c.test.Y)
-			t.Logf("objective: CholQR %.4f, continuous %.4f (%s, %d evals), hybrid %.4f; test SMSE %.4f, %.4f, %.4f", chol.Objective, cont.Objective, cont.Stopped, cont.Evals, hyb.Objective, cholEv.SMSE, contSMSE, hybEv.SMSE)
+			t.Logf("objective: CholQR %.4f, continuous %.4f (%s, %d evals), hybrid %.4f; test SMSE %.4f, %.4f, %.4f", chol.Objective, cont.Objective, stopText(cont.Status, cont.Reason), cont.Evals, hyb.Objective, cholEv.SMSE, contSMSE, hybEv.SMSE)
 			if hyb.Refined != nil {
-				t.Logf("refinement: %d evaluations, %d restarts, %s", hyb.Refined.Evals, hyb.Refined.Restarts, hyb.Refined.Stopped)
+				t.Logf("refinement: %d evaluations, %d restarts, %s", hyb.Refined.Evals, hyb.Refined.Restarts, stopText(hyb.Refined.Status, hyb.Refined.Reason))
 			}
 			if hyb.Objective > chol.Objective {
 				t.Errorf("hybrid objective %.6f above CholQR's %.6f", hyb.Objective, chol.Objective)
@@ -76,7 +80,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				t.Fatalf("the refinement was not kept: %+v", hyb.Refined)
 			}
 			// The jitter its objective includes is reported with it.
-			if v0 := NewRBFFromData(c.train.X, c.train.Y).Variance(); math.Abs(hyb.Refined.Jitter-hybridJitter*v0) > 1e-12*v0 {
+			if v0 := kernel.NewRBFFromData(c.train.X, c.train.Y).Variance(); math.Abs(hyb.Refined.Jitter-hybridJitter*v0) > 1e-12*v0 {
 				t.Errorf("refinement jitter %g, want %g", hyb.Refined.Jitter, hybridJitter*v0)
 			}
 			if s := hyb.String(); !strings.Contains(s, fmt.Sprintf("jitter %.3g on K[Z,Z]", hyb.Refined.Jitter)) {
@@ -87,16 +91,16 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				// 1000 evaluations are above spreadStartEvals·m·d = 360);
 				// only if that one ends before its evaluations are up may
 				// the hybrid keep a better one from another start instead.
-				k0 := NewRBFFromData(c.train.X, c.train.Y)
+				k0 := kernel.NewRBFFromData(c.train.X, c.train.Y)
 				_, z0 := kmeansCentres(c.train.X, k0.Lengthscales(), c.m, rand.New(rand.NewPCG(1, kmeansStream)))
 				fromSeeds, err := FitContinuous(context.Background(), c.train.X, c.train.Y, k0, z0, vy/4, VAR,
 					ContinuousOptions{MaxEvals: hybridEvals, Jitter: hybridJitter * k0.Variance()})
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("from the seeds alone: F %.6f → %.6f, %d evaluations, %s", fromSeeds.Start, fromSeeds.Objective, fromSeeds.Evals, fromSeeds.Stopped)
+				t.Logf("from the seeds alone: F %.6f → %.6f, %d evaluations, %s", fromSeeds.Start, fromSeeds.Objective, fromSeeds.Evals, stopText(fromSeeds.Status, fromSeeds.Reason))
 				switch {
-				case hyb.Refined.Stopped == "time limit":
+				case hyb.Refined.Status == TimeBudget:
 					// Without a budget the refinement still has a time
 					// limit (hybridMinRefine at least), which a slow
 					// machine can reach before the 1000 evaluations.
@@ -105,7 +109,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 					if math.Abs(hyb.Objective-fromSeeds.Objective) > 1e-9*math.Abs(fromSeeds.Objective) {
 						t.Errorf("the refinement from the seeds ended at %.10g, FitContinuous from them at %.10g", hyb.Objective, fromSeeds.Objective)
 					}
-				case fromSeeds.Stopped == "max evaluations":
+				case fromSeeds.Status == MaxEvaluations:
 					t.Errorf("the refinement started at F = %.10g, not at the k-means++ seeds' %.10g", hyb.Refined.Start, fromSeeds.Start)
 				case hyb.Objective > fromSeeds.Objective:
 					t.Errorf("the hybrid kept F = %.10g, above the refinement from the seeds (%.10g)", hyb.Objective, fromSeeds.Objective)
@@ -146,12 +150,12 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 // whose inputs cannot move continuously.
 func TestHybridNeedsVectors(t *testing.T) {
 	t.Parallel()
-	x, err := NewStrings([]string{"abcab", "bcabc", "cabca", "aabbc", "abcca", "bbcaa"})
+	x, err := kernel.NewStrings([]string{"abcab", "bcabc", "cabca", "aabbc", "abcca", "bbcaa"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	y := []float64{1, 2, 3, 2, 1, 0}
-	md := NewModel(x, y, NewSpectrum(2, 1)).WithM(2).WithSelector(SelectHybrid)
+	md := NewModel(x, y, kernel.NewSpectrum(2, 1)).WithM(2).WithSelector(SelectHybrid)
 	if _, err := md.Fit(); err == nil || !strings.Contains(err.Error(), "hybrid") {
 		t.Errorf("hybrid on strings: error %v", err)
 	}
@@ -174,12 +178,12 @@ func TestHybridFewDistinctInputs(t *testing.T) {
 		xs[i] = float64(i % 6)
 		y[i] = math.Sin(xs[i]) + 0.1*rng.NormFloat64()
 	}
-	x, err := NewVectors(n, 1, xs)
+	x, err := kernel.NewVectors(n, 1, xs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fit := func(sel Selector) *Result {
-		md := NewModel(x, y, NewRBFFromData(x, y)).WithM(10).WithSeed(1).WithMaxEpochs(10).WithSelector(sel)
+		md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(10).WithSeed(1).WithMaxEpochs(10).WithSelector(sel)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
@@ -201,9 +205,9 @@ func TestHybridFewDistinctInputs(t *testing.T) {
 // without it the budget is checked between epochs, so one epoch runs.
 func TestHardEndStopsMidEpoch(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 1)
+	train, _ := data.SnelsonLike(200, 1)
 	for _, hard := range []bool{false, true} {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).WithTimeBudget(time.Nanosecond)
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).WithTimeBudget(time.Nanosecond)
 		if _, err := md.Inducing(); err != nil {
 			t.Fatal(err)
 		}
@@ -216,8 +220,8 @@ func TestHardEndStopsMidEpoch(t *testing.T) {
 		if hard {
 			want = 0
 		}
-		if res.Stopped != "time budget" || res.Epochs != want {
-			t.Errorf("hardEnd %v: stopped %q after %d epochs, want \"time budget\" after %d", hard, res.Stopped, res.Epochs, want)
+		if res.Status != TimeBudget || res.Epochs != want {
+			t.Errorf("hardEnd %v: stopped %q after %d epochs, want \"time budget\" after %d", hard, stopText(res.Status, res.Reason), res.Epochs, want)
 		}
 		if v, err := md.Value(); err != nil || math.IsNaN(v) {
 			t.Errorf("hardEnd %v: the model is not usable: F = %v, %v", hard, v, err)
@@ -235,10 +239,10 @@ func TestHardEndStopsMidEpoch(t *testing.T) {
 // optimum than the subsets of the data.
 func TestHybridStarts(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 5)
+	train, _ := data.SnelsonLike(200, 5)
 	const m = 10
 	var progress bytes.Buffer
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(m).WithSeed(3).
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(m).WithSeed(3).
 		WithMaxEpochs(30).WithSelector(SelectHybrid).WithProgress(&progress)
 	res, err := md.Fit()
 	if err != nil {
@@ -252,15 +256,15 @@ func TestHybridStarts(t *testing.T) {
 	if !strings.Contains(progress.String(), "needed to start from the seeds): first from the k-means++ seeds") {
 		t.Errorf("the progress does not say why the refinement starts from the seeds:\n%s", progress.String())
 	}
-	k0 := NewRBFFromData(train.X, train.Y)
-	_, vy := MeanVar(train.Y)
+	k0 := kernel.NewRBFFromData(train.X, train.Y)
+	_, vy := meanVar(train.Y)
 	z0 := train.X.Rows(rand.New(rand.NewPCG(3, subsetStream)).Perm(train.Len())[:m])
 	alone, err := FitContinuous(context.Background(), train.X, train.Y, k0, z0, vy/4, VAR,
 		ContinuousOptions{MaxEvals: hybridEvals, Jitter: hybridJitter * k0.Variance()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("hybrid %.8g; from the random subset alone %.8g (%s)", res.Objective, alone.Objective, alone.Stopped)
+	t.Logf("hybrid %.8g; from the random subset alone %.8g (%s)", res.Objective, alone.Objective, stopText(alone.Status, alone.Reason))
 	if res.Objective > alone.Objective+1e-9*math.Abs(alone.Objective) {
 		t.Errorf("hybrid F %.10g above the refinement from its random subset alone (%.10g)", res.Objective, alone.Objective)
 	}
@@ -275,9 +279,9 @@ func TestHybridStarts(t *testing.T) {
 // for a refinement at all: it did not, once, with the pure-Go BLAS).
 func TestHybridCentresFirstWhenShort(t *testing.T) {
 	t.Parallel()
-	train, _ := SyntheticARD(1000, 10, 8, 1)
+	train, _ := data.SyntheticARD(1000, 10, 8, 1)
 	var progress bytes.Buffer
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(64).WithSeed(1).
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(64).WithSeed(1).
 		WithMaxEpochs(5).WithSelector(SelectHybrid).WithProgress(&progress)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
@@ -309,7 +313,7 @@ func TestHybridBehindCholQR(t *testing.T) {
 	}
 	data := discreteInputs(2000, 5)
 	model := func(sel Selector, budget time.Duration, progress *bytes.Buffer) *Model {
-		md := NewModel(data.X, data.Y, NewRBFFromData(data.X, data.Y)).WithM(64).WithInfoPivots(16).
+		md := NewModel(data.X, data.Y, kernel.NewRBFFromData(data.X, data.Y)).WithM(64).WithInfoPivots(16).
 			WithSeed(5).WithMaxEpochs(70).WithSelector(sel).WithTimeBudget(budget)
 		if progress != nil {
 			md = md.WithProgress(progress)
@@ -358,8 +362,8 @@ func TestHybridBehindCholQR(t *testing.T) {
 // predictions use.
 func TestHybridWarningNamesTheModel(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 1)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+	train, _ := data.SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
 		WithMaxEpochs(2).WithSelector(SelectHybrid)
 	res, err := md.Fit()
 	if err != nil {
@@ -369,7 +373,7 @@ func TestHybridWarningNamesTheModel(t *testing.T) {
 		t.Fatalf("want a CholQR phase cut at 2 epochs and a kept refinement: converged %v, refined %v", res.Converged, res.Refined != nil)
 	}
 	all := strings.Join(res.Warnings, "\n")
-	want := fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", res.Stopped, res.RefinedFrom, res.Refined.Stopped)
+	want := fmt.Sprintf("CholQR's phase did not converge (%s); the predictions use the continuous refinement from %s (%s)", stopText(res.Status, res.Reason), res.RefinedFrom, stopText(res.Refined.Status, res.Refined.Reason))
 	if !strings.Contains(all, want) || strings.Contains(all, "best state reached") {
 		t.Errorf("warnings %q, want %q and no \"best state reached\"", res.Warnings, want)
 	}
@@ -393,16 +397,16 @@ func refinementStarts(progress string) []string {
 // not converged and without a refinement.
 func TestHybridTinyBudgetIsALimit(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 1)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+	train, _ := data.SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
 		WithSelector(SelectHybrid).WithTimeBudget(time.Nanosecond)
 	res, err := md.Fit()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stopped != "time budget" || res.Converged || res.Epochs != 0 || res.Refined != nil {
+	if res.Status != TimeBudget || res.Converged || res.Epochs != 0 || res.Refined != nil {
 		t.Errorf("stopped %q, converged %v, %d epochs, refined %v; want \"time budget\", not converged, 0 epochs, no refinement",
-			res.Stopped, res.Converged, res.Epochs, res.Refined != nil)
+			stopText(res.Status, res.Reason), res.Converged, res.Epochs, res.Refined != nil)
 	}
 }
 
@@ -413,19 +417,20 @@ func TestHybridTinyBudgetIsALimit(t *testing.T) {
 func TestRefinementWarning(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		stopped string
-		timeUp  bool
-		warn    bool
+		status Status
+		reason string
+		timeUp bool
+		warn   bool
 	}{
-		{"converged", false, false},
-		{"max evaluations", false, false},
-		{"stalled: no decrease along the search direction, also after a restart from the best point, at max |∂F| = 0.0438", false, false},
-		{"time limit", true, false},
-		{"Linesearch failed", false, true},
+		{Converged, "", false, false},
+		{MaxEvaluations, "", false, false},
+		{Stalled, "no decrease along the search direction, also after a restart from the best point, at max |∂F| = 0.0438", false, false},
+		{TimeBudget, "", true, false},
+		{Failed, "Linesearch failed", false, true},
 	} {
-		w := refinementWarning(&ContinuousResult{Stopped: c.stopped, Objective: 1}, "converged", c.timeUp)
-		if (w != "") != c.warn || (c.warn && !strings.Contains(w, "selector cholqr")) {
-			t.Errorf("%q: warning %q, want one: %v", c.stopped, w, c.warn)
+		w := refinementWarning(&ContinuousResult{Status: c.status, Reason: c.reason, Objective: 1}, "converged", c.timeUp)
+		if (w != "") != c.warn || (c.warn && (!strings.Contains(w, "selector cholqr") || !strings.Contains(w, "failed: Linesearch failed"))) {
+			t.Errorf("%v %q: warning %q, want one: %v", c.status, c.reason, w, c.warn)
 		}
 	}
 }

@@ -3,6 +3,10 @@ package sgp
 import (
 	"slices"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // initFit fits CholQR on a small SyntheticARD problem (n = 400, d = 5,
@@ -10,8 +14,8 @@ import (
 // returns the objective and the inducing set.
 func initFit(t *testing.T, init Init, seed uint64, epochs int, fixed bool) (float64, []int) {
 	t.Helper()
-	train, _ := SyntheticARD(400, 10, 5, 3)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(24).WithInfoPivots(8).
+	train, _ := data.SyntheticARD(400, 10, 5, 3)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(24).WithInfoPivots(8).
 		WithInit(init).WithSeed(seed).WithMaxEpochs(epochs).WithTolerance(0).WithFixedHyperparameters(fixed)
 	res, err := md.Fit()
 	if err != nil {

@@ -2,16 +2,21 @@ package sgp
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // walkthroughModel is the README's REPL walkthrough up to its Fit:
 // SnelsonLike(200, 1), m = 10, z = 3, seed 1, six swaps by hand, Fit.
 func walkthroughModel(t *testing.T) *Model {
 	t.Helper()
-	train, _ := SnelsonLike(200, 1)
-	md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(10).WithInfoPivots(3).WithSeed(1)
+	train, _ := data.SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(10).WithInfoPivots(3).WithSeed(1)
 	for range 6 {
 		if _, err := md.Swap(); err != nil {
 			t.Fatal(err)
@@ -151,4 +156,39 @@ func TestFitLeavesGreedyInfoPivots(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("Step")
+}
+
+// TestFactorViewReadOnly: the view has no method that changes the state
+// (the engine's Add, Remove, Swap, SetNoise, …), approximate scores read
+// through it leave the model's state as it was, and it shows the model's
+// later swaps.
+func TestFactorViewReadOnly(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(10).WithInfoPivots(3).WithInit(InitRandom).WithSeed(1)
+	f, err := md.Factor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeOf(f)
+	for _, name := range []string{"Add", "Remove", "Swap", "SetNoise", "SetMean", "Factorize", "FactorizePivoted", "Refactorize", "RefreshInfo", "RefreshInfoGreedy", "ExactDelta"} {
+		if _, ok := typ.MethodByName(name); ok {
+			t.Errorf("the view has the mutating method %s", name)
+		}
+	}
+	pivots, _ := md.InfoPivots()
+	v0, _ := md.Value()
+	f.ApproxDeltasTo(nil, VAR)
+	if got, _ := md.InfoPivots(); !slices.Equal(got, pivots) {
+		t.Errorf("information pivots %v after scoring through the view, were %v", got, pivots)
+	}
+	if v, _ := md.Value(); v != v0 {
+		t.Errorf("objective %v after scoring through the view, was %v", v, v0)
+	}
+	if _, err := md.Swap(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := md.Value(); math.Abs(f.Value(VAR)-v) > 1e-12*math.Abs(v) {
+		t.Errorf("the view shows F %v after a swap, the model %v", f.Value(VAR), v)
+	}
 }

@@ -3,6 +3,10 @@ package sgp
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // kmeansIters bounds the Lloyd iterations of kmeansCentres.
@@ -39,8 +43,9 @@ const kmeansRows = 10000
 // first and can end lower from the second (see fitHybrid). It draws from
 // rng only and gives the same bits on any number of cores; x is not
 // modified. Space O((n+m)·d).
-func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) (centres, seeds *Vectors) {
-	n, d := x.n, x.d
+func kmeansCentres(x *kernel.Vectors, ls []float64, m int, rng *rand.Rand) (centres, seeds *kernel.Vectors) {
+	n, d := x.Len(), x.Dim()
+	xd := x.RawData()
 	rows := n
 	if limit := max(kmeansRows, 40*m); n > limit {
 		rows = limit
@@ -57,7 +62,7 @@ func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) (centres, se
 			i = pick[r]
 		}
 		for t := range d {
-			xs[r*d+t] = x.data[i*d+t] / ls[t]
+			xs[r*d+t] = xd[i*d+t] / ls[t]
 		}
 	}
 	m = min(m, rows)
@@ -83,7 +88,11 @@ func kmeansCentres(x *Vectors, ls []float64, m int, rng *rand.Rand) (centres, se
 			cent[c*d+t] *= ls[t]
 		}
 	}
-	return &Vectors{n: m, d: d, data: cent}, seeds
+	centres, err := kernel.NewVectors(m, d, cent)
+	if err != nil {
+		panic("sgp: internal error: k-means centres: " + err.Error()) // means of finite inputs are finite
+	}
+	return centres, seeds
 }
 
 // kmeansSeed fills cent (m×d) with rows of xs chosen by D² sampling: the
@@ -108,7 +117,7 @@ func kmeansSeed(xs []float64, d int, cent []float64, rng *rand.Rand) []int {
 			break
 		}
 		z := cent[c*d : (c+1)*d]
-		parallelFor(nb, 1, func(lo, hi int) {
+		par.For(nb, 1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				s := 0.0
 				for i := b * size; i < min(rows, (b+1)*size); i++ {
@@ -150,7 +159,7 @@ func lloydStep(xs []float64, d int, cent []float64, assign []int32) bool {
 	sums := make([]float64, nb*m*d)
 	counts := make([]int, nb*m)
 	moved := make([]bool, nb)
-	parallelFor(nb, 1, func(lo, hi int) {
+	par.For(nb, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			s, cnt := sums[b*m*d:(b+1)*m*d], counts[b*m:(b+1)*m]
 			for i := b * size; i < min(rows, (b+1)*size); i++ {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // TestKMeansBlobs checks that kmeansCentres finds the means of well
@@ -23,7 +25,7 @@ func TestKMeansBlobs(t *testing.T) {
 			data = append(data, mu[0]+0.1*rng.NormFloat64(), mu[1]+0.1*rng.NormFloat64())
 		}
 	}
-	x, err := NewVectors(per*len(means), 2, data)
+	x, err := kernel.NewVectors(per*len(means), 2, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestKMeansBlobs(t *testing.T) {
 				best = math.Min(best, math.Hypot(z.At(c, 0)-mu[0], z.At(c, 1)-mu[1]))
 			}
 			if best > 0.05 {
-				t.Errorf("seed %d: no centre within 0.05 of the blob at %v (nearest %.3g); centres %v", seed, mu, best, z.data)
+				t.Errorf("seed %d: no centre within 0.05 of the blob at %v (nearest %.3g); centres %v", seed, mu, best, z.RawData())
 			}
 		}
 	}
@@ -117,20 +119,20 @@ func TestKMeansProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const n, d, m = 600, 3, 12
 	data := normals(rng, n*d)
-	x, _ := NewVectors(n, d, data)
+	x, _ := kernel.NewVectors(n, d, data)
 	ls := []float64{0.5, 2, 1}
 	a, _ := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
 	b, _ := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 2)))
-	for k := range a.data {
-		if a.data[k] != b.data[k] {
-			t.Fatalf("the same seed gave different centres at %d: %v, %v", k, a.data[k], b.data[k])
+	for k := range a.RawData() {
+		if a.RawData()[k] != b.RawData()[k] {
+			t.Fatalf("the same seed gave different centres at %d: %v, %v", k, a.RawData()[k], b.RawData()[k])
 		}
 	}
 	scaled := append([]float64(nil), data...)
 	for i := range n {
 		scaled[i*d+1] *= 3
 	}
-	xs, _ := NewVectors(n, d, scaled)
+	xs, _ := kernel.NewVectors(n, d, scaled)
 	c, _ := kmeansCentres(xs, []float64{0.5, 6, 1}, m, rand.New(rand.NewPCG(1, 2)))
 	for i := range m {
 		for k := range d {
@@ -149,7 +151,7 @@ func TestKMeansProperties(t *testing.T) {
 	for i := range 50 {
 		dup = append(dup, float64(i%5), 0, 1)
 	}
-	xd, _ := NewVectors(50, d, dup)
+	xd, _ := kernel.NewVectors(50, d, dup)
 	z, _ := kmeansCentres(xd, []float64{1, 1, 1}, m, rand.New(rand.NewPCG(3, 3)))
 	if z.Len() != m {
 		t.Fatalf("%d centres for m = %d", z.Len(), m)
@@ -157,7 +159,7 @@ func TestKMeansProperties(t *testing.T) {
 	for i := range m {
 		v := z.At(i, 0)
 		if math.IsNaN(v) || v != math.Round(v) || v < 0 || v > 4 || z.At(i, 1) != 0 || z.At(i, 2) != 1 {
-			t.Fatalf("centre %d at %v, not at a row", i, z.data[i*d:(i+1)*d])
+			t.Fatalf("centre %d at %v, not at a row", i, z.RawData()[i*d:(i+1)*d])
 		}
 	}
 
@@ -166,9 +168,9 @@ func TestKMeansProperties(t *testing.T) {
 	for i := range big {
 		big[i] = rng.Float64()
 	}
-	xb, _ := NewVectors(kmeansRows+500, 2, big)
+	xb, _ := kernel.NewVectors(kmeansRows+500, 2, big)
 	zb, _ := kmeansCentres(xb, []float64{1, 1}, 4, rand.New(rand.NewPCG(9, 9)))
-	for _, v := range zb.data {
+	for _, v := range zb.RawData() {
 		if !(v >= 0 && v <= 1) {
 			t.Fatalf("centre coordinate %v outside the inputs' [0, 1] box", v)
 		}
@@ -183,9 +185,9 @@ func TestKMeansProperties(t *testing.T) {
 func TestKMeansSeeds(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
-	isRow := func(x *Vectors, z *Vectors, i int) int {
+	isRow := func(x *kernel.Vectors, z *kernel.Vectors, i int) int {
 		for r := range x.Len() {
-			if slices.Equal(x.data[r*x.d:(r+1)*x.d], z.data[i*z.d:(i+1)*z.d]) {
+			if slices.Equal(x.RawData()[r*x.Dim():(r+1)*x.Dim()], z.RawData()[i*z.Dim():(i+1)*z.Dim()]) {
 				return r
 			}
 		}
@@ -196,7 +198,7 @@ func TestKMeansSeeds(t *testing.T) {
 	for i := n - 5; i < n; i++ {
 		data[i*d], data[i*d+1] = 100+data[i*d], 100+data[i*d+1]
 	}
-	x, _ := NewVectors(n, d, data)
+	x, _ := kernel.NewVectors(n, d, data)
 	for seed := range uint64(20) {
 		_, z := kmeansCentres(x, []float64{1, 1}, 4, rand.New(rand.NewPCG(seed, 1)))
 		far := 0
@@ -204,7 +206,7 @@ func TestKMeansSeeds(t *testing.T) {
 		for i := range z.Len() {
 			r := isRow(x, z, i)
 			if r < 0 || seen[r] {
-				t.Fatalf("seed %d: seed point %d %v is not a new row of x", seed, i, z.data[i*d:(i+1)*d])
+				t.Fatalf("seed %d: seed point %d %v is not a new row of x", seed, i, z.RawData()[i*d:(i+1)*d])
 			}
 			seen[r] = true
 			if r >= n-5 {
@@ -217,7 +219,7 @@ func TestKMeansSeeds(t *testing.T) {
 	}
 	// More rows than kmeansRows: the seeds are rows of the whole input.
 	big := normals(rng, (kmeansRows+500)*3)
-	xb, _ := NewVectors(kmeansRows+500, 3, big)
+	xb, _ := kernel.NewVectors(kmeansRows+500, 3, big)
 	_, zb := kmeansCentres(xb, []float64{1, 2, 3}, 6, rand.New(rand.NewPCG(9, 9)))
 	for i := range zb.Len() {
 		if isRow(xb, zb, i) < 0 {
@@ -241,16 +243,16 @@ func normals(rng *rand.Rand, n int) []float64 {
 func TestKMeansCoreCountInvariant(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const n, d, m = 5000, 3, 20
-	x, _ := NewVectors(n, d, normals(rng, n*d))
+	x, _ := kernel.NewVectors(n, d, normals(rng, n*d))
 	ls := []float64{1, 0.5, 2}
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	one, _ := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 1)))
 	runtime.GOMAXPROCS(4)
 	four, _ := kmeansCentres(x, ls, m, rand.New(rand.NewPCG(1, 1)))
-	for k := range one.data {
-		if one.data[k] != four.data[k] {
-			t.Fatalf("coordinate %d: %v on one core, %v on four", k, one.data[k], four.data[k])
+	for k := range one.RawData() {
+		if one.RawData()[k] != four.RawData()[k] {
+			t.Fatalf("coordinate %d: %v on one core, %v on four", k, one.RawData()[k], four.RawData()[k])
 		}
 	}
 }

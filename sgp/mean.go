@@ -108,61 +108,9 @@ func (mn Mean) startValue(y []float64) float64 {
 	if mn.kind != meanConstant {
 		return mn.fixedValue()
 	}
-	m, _ := MeanVar(y)
+	m, _ := meanVar(y)
 	if math.IsNaN(m) || math.IsInf(m, 0) {
 		return 0
 	}
 	return m
-}
-
-// Mean returns μ, the constant prior mean subtracted from the targets.
-func (f *Factor) Mean() float64 { return f.mu }
-
-// SetMean sets the constant prior mean μ: the model is then a zero-mean GP
-// for y − μ. It updates a = Q[:n,:]ᵀ(y − μ) through b = Q[:n,:]ᵀ1 in O(n +
-// k), without touching G, Q or R. It panics if mu is not finite.
-func (f *Factor) SetMean(mu float64) {
-	if math.IsNaN(mu) || math.IsInf(mu, 0) {
-		panic("sgp: non-finite mean")
-	}
-	delta := mu - f.mu
-	f.mu = mu
-	for i, v := range f.yraw {
-		f.y[i] = v - mu
-	}
-	f.yy = sumSquares(f.y)
-	if f.ok {
-		for c := 0; c < f.k; c++ {
-			f.a[c] -= delta * f.b[c]
-		}
-	}
-}
-
-// GLSMean returns the constant mean that minimises both objectives for the
-// current inducing set and hyperparameters, the generalised least-squares
-// estimate
-//
-//	μ̂ = 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1,   Σ = K̂ + σ²I,
-//
-// read off the factors in O(k) since σ²Σ⁻¹ = I − Q[:n,:]Q[:n,:]ᵀ:
-// μ̂ − μ = (1ᵀ(y − μ) − bᵀa) / (n − ‖b‖²). The trace term of VAR does not
-// depend on μ, so the estimate is the same for VAR and MLE. It returns μ
-// unchanged if the denominator is not positive (rounding only: it is
-// σ²·1ᵀΣ⁻¹1 > 0).
-func (f *Factor) GLSMean() float64 {
-	f.check()
-	var sy float64
-	for _, v := range f.y {
-		sy += v
-	}
-	var ba, bb float64
-	for c := 0; c < f.k; c++ {
-		ba += f.b[c] * f.a[c]
-		bb += f.b[c] * f.b[c]
-	}
-	den := float64(f.n) - bb
-	if !(den > 0) {
-		return f.mu
-	}
-	return f.mu + (sy-ba)/den
 }

@@ -10,6 +10,12 @@ import (
 
 	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/mol"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // BenchmarkMeanChoice compares the treatments of the targets' mean on
@@ -24,7 +30,7 @@ import (
 //
 //	SGP_DATA=$PWD/../shared/data go test ./sgp/ -run XXX -bench MeanChoice -benchtime 1x -timeout 1h
 func BenchmarkMeanChoice(b *testing.B) {
-	dir := sgp.DataDir("../../shared/data")
+	dir := data.Dir("../../shared/data")
 	budget := 20 * time.Second
 	if s := os.Getenv("SGP_BENCH_BUDGET"); s != "" {
 		var err error
@@ -42,7 +48,7 @@ func BenchmarkMeanChoice(b *testing.B) {
 	}
 	type set struct {
 		name  string
-		x, tx sgp.Inputs
+		x, tx kernel.Inputs
 		y, ty []float64
 		spec  string
 	}
@@ -56,10 +62,10 @@ func BenchmarkMeanChoice(b *testing.B) {
 		tr, te := all.Subset(perm[:cut]), all.Subset(perm[cut:])
 		sets = append(sets, set{"lipophilicity", tr.X, te.X, tr.Y, te.Y, "wl-depth:3"})
 	}
-	if tr, te, err := sgp.LoadKIN40K(dir); err == nil {
+	if tr, te, err := data.LoadKIN40K(dir); err == nil {
 		sets = append(sets, set{"kin40k", tr.X, te.X, tr.Y, te.Y, "rbf"})
 	}
-	if tr, te, err := sgp.LoadKin8nm(dir, 0); err == nil {
+	if tr, te, err := data.LoadKin8nm(dir, 0); err == nil {
 		sets = append(sets, set{"kin8nm", tr.X, te.X, tr.Y, te.Y, "rbf"})
 	}
 	if len(sets) == 0 {
@@ -74,11 +80,11 @@ func BenchmarkMeanChoice(b *testing.B) {
 					case "constant":
 						mean = sgp.MeanConstant
 					case "zscore":
-						mu, v := sgp.MeanVar(s.y)
+						mu, v := stat.PopMeanVariance(s.y, nil)
 						sd := math.Sqrt(v)
 						y, ty = standardise(s.y, mu, sd), standardise(s.ty, mu, sd)
 					}
-					k, err := sgp.NewKernel(s.spec, s.x, y)
+					k, err := kernel.Parse(s.spec, s.x, y)
 					if err != nil {
 						b.Fatal(err)
 					}

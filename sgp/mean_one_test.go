@@ -10,13 +10,17 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/cholqr/sgp/sgp/internal/table"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // trendData returns n points in d = 2 dimensions whose targets follow a
 // linear trend in the first input, which the kernel explains only in
 // part: the constant prior mean estimated for one inducing set and θ then
 // differs clearly from that of another.
-func trendData(n int) (*Vectors, []float64) {
+func trendData(n int) (*kernel.Vectors, []float64) {
 	rng := rand.New(rand.NewPCG(5, 29))
 	data := make([]float64, 2*n)
 	y := make([]float64, n)
@@ -24,7 +28,7 @@ func trendData(n int) (*Vectors, []float64) {
 		data[2*i], data[2*i+1] = 10*rng.Float64(), 10*rng.Float64()
 		y[i] = data[2*i] + 3*math.Sin(data[2*i+1]) + rng.NormFloat64()
 	}
-	x, err := NewVectors(n, 2, data)
+	x, err := kernel.NewVectors(n, 2, data)
 	if err != nil {
 		panic(err)
 	}
@@ -35,9 +39,9 @@ func trendData(n int) (*Vectors, []float64) {
 // that the RBF kernel underflows to 0 there: the prior mean μ the
 // predictions add, read off a prediction. It checks that the latent
 // variance there is the signal variance, i.e. that the point is far.
-func farMean(t *testing.T, predict func(xs Inputs) ([]float64, []float64, error), signal float64) float64 {
+func farMean(t *testing.T, predict func(xs kernel.Inputs) ([]float64, []float64, error), signal float64) float64 {
 	t.Helper()
-	far, err := NewVectors(1, 2, []float64{1e12, -1e12})
+	far, err := kernel.NewVectors(1, 2, []float64{1e12, -1e12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +90,7 @@ func TestOneMean(t *testing.T) {
 	for _, sel := range []Selector{SelectCholQR, SelectHybrid, SelectRandom, SelectGreedyVariance, SelectTitsias(4)} {
 		t.Run(sel.String(), func(t *testing.T) {
 			t.Parallel()
-			md := NewModel(x, y, NewRBFFromData(x, y)).WithM(5).WithSeed(3).WithMaxEpochs(6).WithSelector(sel)
+			md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(5).WithSeed(3).WithMaxEpochs(6).WithSelector(sel)
 			res, err := md.Fit()
 			if err != nil {
 				t.Fatal(err)
@@ -114,7 +118,7 @@ func TestOneMean(t *testing.T) {
 				"predictions":    farMean(t, md.Predict, signal),
 			}
 			check(t, sel.String(), mus)
-			want := fmtG(mus["predictions"])
+			want := table.G(mus["predictions"])
 			for what, text := range map[string]string{"Result.String": res.String(), "Result.HTML": res.HTML(), "Model.String": md.String()} {
 				if !strings.Contains(text, want) {
 					t.Errorf("%s does not show μ = %s:\n%s", what, want, text)
@@ -124,7 +128,7 @@ func TestOneMean(t *testing.T) {
 	}
 	t.Run("continuous", func(t *testing.T) {
 		t.Parallel()
-		kern := NewRBFFromData(x, y)
+		kern := kernel.NewRBFFromData(x, y)
 		cr, err := FitContinuous(context.Background(), x, y, kern, x.Rows([]int{0, 10, 20, 30, 40}), 1, VAR, ContinuousOptions{MaxEvals: 200, Jitter: 1e-6})
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +142,7 @@ func TestOneMean(t *testing.T) {
 	})
 	t.Run("exact", func(t *testing.T) {
 		t.Parallel()
-		res, err := FitExact(context.Background(), x, y, NewRBFFromData(x, y), ExactOptions{MaxEvals: 60})
+		res, err := FitExact(context.Background(), x, y, kernel.NewRBFFromData(x, y), ExactOptions{MaxEvals: 60})
 		if err != nil {
 			t.Fatal(err)
 		}

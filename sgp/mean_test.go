@@ -8,6 +8,10 @@ import (
 
 	"github.com/cholqr/sgp/sgp/internal/naive"
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // shifted returns y + c.
@@ -124,7 +128,7 @@ func TestEvaluatorMeanProfile(t *testing.T) {
 // stays within 5% of that of the original targets.
 func TestModelMeanInvariance(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(300, 3)
+	train, test := data.SnelsonLike(300, 3)
 	test = test.Subset(interior(test))
 	fit := func(a, b float64) float64 {
 		y := make([]float64, len(train.Y))
@@ -135,15 +139,15 @@ func TestModelMeanInvariance(t *testing.T) {
 		for i, v := range test.Y {
 			ty[i] = a*v + b
 		}
-		md := NewModel(train.X, y, NewRBFFromData(train.X, y)).WithM(12).WithSeed(2).WithMaxEpochs(30)
+		md := NewModel(train.X, y, kernel.NewRBFFromData(train.X, y)).WithM(12).WithSeed(2).WithMaxEpochs(30)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !res.Converged {
-			t.Errorf("a=%g b=%g: not converged: %s", a, b, res.Stopped)
+			t.Errorf("a=%g b=%g: not converged: %s", a, b, stopText(res.Status, res.Reason))
 		}
-		ev, err := md.Evaluate(&Dataset{X: test.X, Y: ty})
+		ev, err := md.Evaluate(&data.Dataset{X: test.X, Y: ty})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,9 +170,9 @@ func TestModelMeanInvariance(t *testing.T) {
 // backtracked, and the fit must still converge to a good model.
 func TestModelSmallStartNoise(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(500, 1)
+	train, test := data.SnelsonLike(500, 1)
 	test = test.Subset(interior(test))
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithNoise(1e-6).WithM(20).WithSeed(1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithNoise(1e-6).WithM(20).WithSeed(1)
 	res, err := md.Fit()
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +184,7 @@ func TestModelSmallStartNoise(t *testing.T) {
 	smse := ev.SMSE
 	noise, _ := md.Noise()
 	if !res.Converged || !(smse < 0.05) || !(noise > 1e-3) {
-		t.Fatalf("stopped %q (converged %v), SMSE %.4g, noise %.3g", res.Stopped, res.Converged, smse, noise)
+		t.Fatalf("stopped %q (converged %v), SMSE %.4g, noise %.3g", stopText(res.Status, res.Reason), res.Converged, smse, noise)
 	}
 	// The first gradient phase finds its lowest values at a lengthscale
 	// where the 8 points admitted at the start cannot all be held; it goes
@@ -200,8 +204,8 @@ func TestRestoreKeepsValidFactor(t *testing.T) {
 	for i, v := range xs {
 		y[i] = math.Sin(v)
 	}
-	x, _ := NewVectors(len(xs), 1, xs)
-	md := NewModel(x, y, NewRBF(1, []float64{1})).WithInducing([]int{2, 5, 8}).WithNoise(0.01)
+	x, _ := kernel.NewVectors(len(xs), 1, xs)
+	md := NewModel(x, y, kernel.NewRBF(1, []float64{1})).WithInducing([]int{2, 5, 8}).WithNoise(0.01)
 	if err := md.Err(); err != nil {
 		t.Fatal(err)
 	}

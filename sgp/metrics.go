@@ -3,8 +3,9 @@ package sgp
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
+
+	"github.com/cholqr/sgp/sgp/internal/table"
 )
 
 // SMSE returns the standardised mean squared error of predictions mean
@@ -65,8 +66,8 @@ func checkMetric(mean, variance, y []float64) error {
 	return nil
 }
 
-// MeanVar returns the mean and population variance of v.
-func MeanVar(v []float64) (mean, vr float64) {
+// meanVar returns the mean and population variance of v.
+func meanVar(v []float64) (mean, vr float64) {
 	for _, x := range v {
 		mean += x
 	}
@@ -92,31 +93,15 @@ type Evaluation struct {
 // String prints the scores with their names.
 func (e Evaluation) String() string {
 	return fmt.Sprintf("SMSE %s  SNLP %s  MAE %s  RMSE %s  95%% coverage %.3f  (%d test points)",
-		fmtG(e.SMSE), fmtG(e.SNLP), fmtG(e.MAE), fmtG(e.RMSE), e.Coverage95, e.N)
+		table.G(e.SMSE), table.G(e.SNLP), table.G(e.MAE), table.G(e.RMSE), e.Coverage95, e.N)
 }
 
 // HTML returns the scores as a table.
 func (e Evaluation) HTML() string {
-	return htmlTable("test scores", [][2]string{
-		{"test points", strconv.Itoa(e.N)}, {"SMSE", fmtG(e.SMSE)}, {"SNLP", fmtG(e.SNLP)},
-		{"MAE", fmtG(e.MAE)}, {"RMSE", fmtG(e.RMSE)}, {"95% coverage", fmt.Sprintf("%.3f", e.Coverage95)},
+	return table.HTML("test scores", [][2]string{
+		{"test points", strconv.Itoa(e.N)}, {"SMSE", table.G(e.SMSE)}, {"SNLP", table.G(e.SNLP)},
+		{"MAE", table.G(e.MAE)}, {"RMSE", table.G(e.RMSE)}, {"95% coverage", fmt.Sprintf("%.3f", e.Coverage95)},
 	})
-}
-
-// Evaluate predicts at test.X with noisy variances and scores the
-// predictions against test.Y (see Evaluation). SMSE is undefined (an
-// error) for constant test targets.
-func (md *Model) Evaluate(test *Dataset) (ev *Evaluation, err error) {
-	defer md.recoverPanic(&err)
-	if test == nil || test.Len() == 0 {
-		return nil, fmt.Errorf("sgp: no test data")
-	}
-	mean, vr, err := md.PredictNoisy(test.X)
-	if err != nil {
-		return nil, err
-	}
-	tm, tv := MeanVar(md.y)
-	return evaluation(mean, vr, test.Y, tm, tv)
 }
 
 // evaluation scores predictions (noisy variances vr) against the test
@@ -144,25 +129,16 @@ func evaluation(mean, vr, ys []float64, tm, tv float64) (ev *Evaluation, err err
 	return ev, nil
 }
 
-// Ranks returns the 1-based rank of each value, largest first; ties get
-// the mean of their ranks.
-func Ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
+// variance returns the population variance of v.
+func variance(v []float64) float64 {
+	var mean float64
+	for _, x := range v {
+		mean += x
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] > v[idx[b]] })
-	r := make([]float64, len(v))
-	for a := 0; a < len(idx); {
-		b := a + 1
-		for b < len(idx) && v[idx[b]] == v[idx[a]] {
-			b++
-		}
-		mid := float64(a+b+1) / 2 // mean of ranks a+1 … b
-		for c := a; c < b; c++ {
-			r[idx[c]] = mid
-		}
-		a = b
+	mean /= float64(len(v))
+	var s float64
+	for _, x := range v {
+		s += (x - mean) * (x - mean)
 	}
-	return r
+	return s / float64(len(v))
 }

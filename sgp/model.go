@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Init selects how the initial inducing set is chosen. Unless WithInit
@@ -52,7 +54,7 @@ const (
 //
 // A Model is configured fluently and built on first use:
 //
-//	m := sgp.NewModel(x, y, sgp.NewRBF(1, []float64{1})).WithM(10).WithObjective(sgp.VAR)
+//	m := sgp.NewModel(x, y, kernel.NewRBF(1, []float64{1})).WithM(10).WithObjective(sgp.VAR)
 //	res, err := m.Fit()
 //	mean, variance, err := m.Predict(xTest)
 //
@@ -61,9 +63,9 @@ const (
 // method that returns an error (see Err). A Model is not safe for
 // concurrent use.
 type Model struct {
-	x    Inputs
+	x    kernel.Inputs
 	y    []float64
-	kern Kernel
+	kern kernel.Kernel
 
 	m, z  int
 	obj   Objective
@@ -101,7 +103,7 @@ type Model struct {
 
 	err      error
 	replaced int // initial inducing points replaced because they were degenerate
-	f        *Factor
+	f        *factor
 	stale    bool // f was left half-updated by a panic; refactorise before use
 	// undone counts the gradient phases in a row whose best point could
 	// not hold the whole inducing set and was undone (Model.continuous).
@@ -122,11 +124,11 @@ type Model struct {
 // A built-in kernel is copied: the model optimises its own hyperparameters,
 // so two models made from one kernel value do not change each other (read
 // the fitted ones with Kernel, Params or Hyperparameters). A kernel that
-// cannot be copied (FuncKernel, user types) is shared and must not be given
+// cannot be copied (kernel.Func, user types) is shared and must not be given
 // to two models that are used at the same time.
-func NewModel(x Inputs, y []float64, k Kernel) *Model {
+func NewModel(x kernel.Inputs, y []float64, k kernel.Kernel) *Model {
 	if k != nil {
-		k = cloneKernel(k)
+		k = kernel.Clone(k)
 	}
 	md := &Model{x: x, y: y, kern: k, z: 16, tol: 1e-4, maxEpochs: 50, seed: 1, warm: 3}
 	switch {
@@ -138,18 +140,15 @@ func NewModel(x Inputs, y []float64, k Kernel) *Model {
 		md.err = errors.New("sgp: no kernel")
 	}
 	if md.err == nil {
-		md.m = DefaultM(x.Len())
+		md.m = defaultM(x.Len())
 	}
 	return md
 }
 
-// DefaultM returns the default number of inducing points for n training
-// points: min(100, max(1, ⌊n/2⌋)). Measured on the Snelson-like problem
-// (n = 12…400, 8 seeds each), m = n/2 fits as well as m = n−1 (the
-// previous default) and better at n = 40 (mean test SMSE 0.40 against
-// 0.51, objective 37.1 against 39.9): with nearly every point inducing the
+// defaultM returns the default number of inducing points for n training
+// points, min(100, max(1, ⌊n/2⌋)): with nearly every point inducing, the
 // swaps have few candidates to work with.
-func DefaultM(n int) int { return min(100, max(1, n/2)) }
+func defaultM(n int) int { return min(100, max(1, n/2)) }
 
 // setErr keeps the first configuration error.
 func (md *Model) setErr(err error) *Model {
@@ -162,7 +161,7 @@ func (md *Model) setErr(err error) *Model {
 // reset discards the built state so that the next use rebuilds it.
 func (md *Model) reset() { md.f, md.refined = nil, nil }
 
-// WithM sets the number of inducing points m (default DefaultM(n)).
+// WithM sets the number of inducing points m (default min(100, max(1, ⌊n/2⌋))).
 //
 // The model can end up with fewer than m: a point joins the inducing set
 // only if its variance given the points already in it is at least 10⁻⁶ of
@@ -387,10 +386,69 @@ func (md *Model) WithInterrupt(fn func() error) *Model {
 	return md
 }
 
-// Err returns the first configuration or build error, or nil.
-func (md *Model) Err() error {
-	if md.err != nil {
-		return md.err
+// WithSelector sets how the inducing points are chosen (default CholQR).
+// For greedy-variance the initial set is the greedy one as well.
+func (md *Model) WithSelector(s Selector) *Model {
+	if s.kind == selTitsias && s.s < 1 {
+		return md.setErr(fmt.Errorf("sgp: titsias selector needs at least one candidate"))
 	}
-	return md.build()
+	md.selector = s
+	if s.kind == selGreedyVariance && md.inducing == nil {
+		md.init = InitGreedy
+	}
+	md.reset()
+	return md
 }
+
+// Selector returns the selection rule.
+func (md *Model) Selector() Selector { return md.selector }
+
+// recoverPanic turns a panic during a Model method (a user's kernel
+// failing, on any goroutine sgp evaluates it on) into *err, and marks the
+// factorisation stale: the next use refactorises from scratch at the
+// current inducing set and hyperparameters, so nothing half-updated is
+// kept.
+func (md *Model) recoverPanic(err *error) {
+	if r := recover(); r != nil {
+		*err = newPanicError(r, -1, -1)
+		md.stale = true
+	}
+}
+
+// progressEvery is how often a long phase without epochs (the forward
+// start, the hybrid's refinement) writes a progress line: a phase shorter
+// than that says nothing.
+const progressEvery = 5 * time.Second
+
+// progressTicker says when a phase that started at start is due to write
+// its next progress line: every md.every (progressEvery by default), and
+// never without a progress writer.
+type progressTicker struct {
+	on          bool
+	every       time.Duration
+	start, last time.Time
+}
+
+func (md *Model) ticker() *progressTicker {
+	every := md.every
+	if every == 0 {
+		every = progressEvery
+	}
+	now := time.Now()
+	return &progressTicker{on: md.progress != nil, every: every, start: now, last: now}
+}
+
+// due reports whether a line is due now, and if so starts the next period.
+func (t *progressTicker) due() bool {
+	if !t.on {
+		return false
+	}
+	if now := time.Now(); now.Sub(t.last) >= t.every {
+		t.last = now
+		return true
+	}
+	return false
+}
+
+// elapsed returns the time since the phase started.
+func (t *progressTicker) elapsed() time.Duration { return time.Since(t.start) }

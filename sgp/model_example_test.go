@@ -5,13 +5,17 @@ import (
 	"math"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // ExampleModel fits CholQR to the embedded Snelson-like problem and
 // predicts on its test grid.
 func ExampleModel() {
-	train, test := sgp.SnelsonLike(200, 1)
-	m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(10).WithObjective(sgp.VAR)
+	train, test := data.SnelsonLike(200, 1)
+	m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithObjective(sgp.VAR)
 	start, _ := m.Value()
 	res, err := m.Fit()
 	if err != nil {
@@ -28,26 +32,28 @@ func ExampleModel() {
 	// predictions: 301 301
 }
 
-// ExampleFactor drives the engine by hand: an exact score, a swap, and the
-// objective read off the factors.
+// ExampleFactor drives a model by hand, one swap, and reads the factored
+// state: the inducing set and the objective read off the factors.
 func ExampleFactor() {
-	x, _ := sgp.NewVectors(6, 1, []float64{0, 1, 2, 3, 4, 5})
+	x, _ := kernel.NewVectors(6, 1, []float64{0, 1, 2, 3, 4, 5})
 	y := []float64{0, 0.8, 0.9, 0.1, -0.8, -1}
-	f, err := sgp.NewFactor(x, y, sgp.NewRBF(1, []float64{1}), 0.01, 2, 2)
+	md := sgp.NewModel(x, y, kernel.NewRBF(1, []float64{1})).WithInducing([]int{0, 1}).WithInfoPivots(2).
+		WithNoise(0.01).WithMean(sgp.MeanZero)
+	res, err := md.SwapPoint(0)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	if err := f.Factorize([]int{0, 1}); err != nil {
+	f, err := md.Factor()
+	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	res := f.Swap(0, sgp.VAR, func(n int) int { return 0 })
-	fmt.Println("accepted:", res.Accepted, "removed:", res.Removed)
+	fmt.Println("accepted:", res.Accepted, "removed:", res.Removed, "inducing:", f.Active(nil))
 	fmt.Println("objective read off the factors:", math.Abs(res.After-f.Value(sgp.VAR)) < 1e-9)
 	fmt.Println("decreased:", res.After < res.Before)
 	// Output:
-	// accepted: true removed: 0
+	// accepted: true removed: 0 inducing: [1 5]
 	// objective read off the factors: true
 	// decreased: true
 }

@@ -15,6 +15,10 @@ import (
 	"github.com/cholqr/sgp/sgp/internal/naive"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 func TestPredictMatchesOracle(t *testing.T) {
@@ -33,7 +37,7 @@ func TestPredictMatchesOracle(t *testing.T) {
 		for i := range test {
 			test[i] = []float64{5 * rng.Float64(), 5 * rng.Float64()}
 		}
-		xs, _ := VectorsFromRows(test)
+		xs, _ := kernel.VectorsFromRows(test)
 		mean, vr, err := pred.PredictTo(nil, nil, xs)
 		if err != nil {
 			t.Fatal(err)
@@ -56,7 +60,7 @@ func TestPredictMatchesOracle(t *testing.T) {
 }
 
 // clumpedStart returns the m training points nearest to c (1-D).
-func clumpedStart(x *Vectors, c float64, m int) []int {
+func clumpedStart(x *kernel.Vectors, c float64, m int) []int {
 	idx := make([]int, x.Len())
 	for i := range idx {
 		idx[i] = i
@@ -83,9 +87,9 @@ func checkTraceMonotone(t *testing.T, md *Model) {
 
 func TestModelFitSnelsonLike(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(200, 3)
+	train, test := data.SnelsonLike(200, 3)
 	for _, o := range []Objective{VAR, MLE} {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).
 			WithInducing(clumpedStart(train.X, 1.5, 10)).WithObjective(o).WithSeed(4)
 		start, err := md.Value()
 		if err != nil {
@@ -121,7 +125,7 @@ func TestModelFitSnelsonLike(t *testing.T) {
 
 func TestModelFitSnelsonData(t *testing.T) {
 	t.Parallel()
-	train, _, err := LoadSnelson(DataDir("../../shared/data"))
+	train, _, err := data.LoadSnelson(data.Dir("../../shared/data"))
 	if err != nil {
 		t.Skipf("Snelson data not available (set SGP_DATA): %v", err)
 	}
@@ -135,7 +139,7 @@ func TestModelFitSnelsonData(t *testing.T) {
 			data = train.Subset(idx)
 		}
 		for _, o := range []Objective{VAR, MLE} {
-			md := NewModel(data.X, data.Y, NewRBFFromData(data.X, data.Y)).
+			md := NewModel(data.X, data.Y, kernel.NewRBFFromData(data.X, data.Y)).
 				WithInducing(clumpedStart(data.X, 1.5, 10)).WithObjective(o)
 			if _, err := md.Fit(); err != nil {
 				t.Fatal(err)
@@ -160,9 +164,9 @@ func TestModelFitSnelsonData(t *testing.T) {
 
 func TestModelConfigErrors(t *testing.T) {
 	t.Parallel()
-	x, _ := NewVectors(4, 1, []float64{0, 1, 2, 3})
+	x, _ := kernel.NewVectors(4, 1, []float64{0, 1, 2, 3})
 	y := []float64{1, 2, 3, 4}
-	k := NewRBF(1, []float64{1})
+	k := kernel.NewRBF(1, []float64{1})
 	cases := map[string]*Model{
 		"m=0":          NewModel(x, y, k).WithM(0),
 		"m=n":          NewModel(x, y, k).WithM(4),
@@ -172,7 +176,7 @@ func TestModelConfigErrors(t *testing.T) {
 		"repeat":       NewModel(x, y, k).WithInducing([]int{1, 1}),
 		"lengths":      NewModel(x, y[:3], k),
 		"empty":        NewModel(nil, nil, k),
-		"kernel dim":   NewModel(x, y, NewRBF(1, []float64{1, 1})),
+		"kernel dim":   NewModel(x, y, kernel.NewRBF(1, []float64{1, 1})),
 		"nan target":   NewModel(x, []float64{1, math.NaN(), 3, 4}, k).WithM(2),
 		"epochs":       NewModel(x, y, k).WithMaxEpochs(0),
 		"no kernel":    NewModel(x, y, nil),
@@ -197,8 +201,8 @@ func TestModelConfigErrors(t *testing.T) {
 
 func TestFitCancel(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(300, 5)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(20).WithTolerance(0)
+	train, _ := data.SnelsonLike(300, 5)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(20).WithTolerance(0)
 	ctx, cancel := context.WithCancel(context.Background())
 	epochs := 0
 	md.WithEpochFunc(func(EpochRecord) {
@@ -208,7 +212,7 @@ func TestFitCancel(t *testing.T) {
 		}
 	})
 	res, err := md.FitContext(ctx)
-	if !errors.Is(err, context.Canceled) || res == nil || res.Stopped != "cancelled" {
+	if !errors.Is(err, context.Canceled) || res == nil || res.Status != Cancelled {
 		t.Fatalf("err %v, result %+v", err, res)
 	}
 	if epochs != 2 {
@@ -225,10 +229,10 @@ func TestFitCancel(t *testing.T) {
 
 func TestModelTimeBudgetAndSwap(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(150, 6)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(8).WithTimeBudget(time.Nanosecond).WithTolerance(0)
+	train, _ := data.SnelsonLike(150, 6)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithTimeBudget(time.Nanosecond).WithTolerance(0)
 	res, err := md.Fit()
-	if err != nil || res.Stopped != "time budget" || res.Epochs != 1 {
+	if err != nil || res.Status != TimeBudget || res.Epochs != 1 {
 		t.Fatalf("err %v, %+v", err, res)
 	}
 	before, _ := md.Value()
@@ -249,8 +253,8 @@ func TestModelTimeBudgetAndSwap(t *testing.T) {
 
 func TestSaveLoadReproducesPredictions(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(120, 7)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(9).WithMaxEpochs(3)
+	train, test := data.SnelsonLike(120, 7)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(9).WithMaxEpochs(3)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
@@ -287,8 +291,8 @@ func TestSaveLoadReproducesPredictions(t *testing.T) {
 
 func TestCostRankingExactWithAllPivots(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(60, 8)
-	md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.3})).WithM(6).WithInfoPivots(60)
+	train, _ := data.SnelsonLike(60, 8)
+	md := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.3})).WithM(6).WithInfoPivots(60)
 	ind, err := md.Inducing()
 	if err != nil {
 		t.Fatal(err)
@@ -329,10 +333,10 @@ func TestCostRankingExactWithAllPivots(t *testing.T) {
 
 func TestFitIsDeterministic(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(3000, 9)
+	train, _ := data.SnelsonLike(3000, 9)
 	var first *Result
 	for range 2 {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(30).WithMaxEpochs(3).WithSeed(5)
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(30).WithMaxEpochs(3).WithSeed(5)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
@@ -354,10 +358,10 @@ func TestFitIsDeterministic(t *testing.T) {
 
 func TestInterruptStopsFit(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(300, 10)
+	train, _ := data.SnelsonLike(300, 10)
 	stop := errors.New("interrupted")
 	calls := 0
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(15).WithTolerance(0).
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(15).WithTolerance(0).
 		WithInterrupt(func() error {
 			calls++
 			if calls > 25 {
@@ -366,7 +370,7 @@ func TestInterruptStopsFit(t *testing.T) {
 			return nil
 		})
 	res, err := md.Fit()
-	if !errors.Is(err, stop) || res == nil || res.Stopped != "cancelled" {
+	if !errors.Is(err, stop) || res == nil || res.Status != Cancelled {
 		t.Fatalf("err %v", err)
 	}
 	if res.Epochs > 2 {
@@ -379,13 +383,13 @@ func TestInterruptStopsFit(t *testing.T) {
 
 func TestBaselineSelectors(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(300, 11)
+	train, test := data.SnelsonLike(300, 11)
 	for _, name := range []string{"random", "greedy-variance", "titsias:8", "cholqr"} {
 		sel, err := ParseSelector(name)
 		if err != nil || sel.String() != name {
 			t.Fatalf("%s: %v, %v", name, sel, err)
 		}
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(12).WithSelector(sel).WithMaxEpochs(4)
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(12).WithSelector(sel).WithMaxEpochs(4)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
@@ -408,7 +412,7 @@ func TestBaselineSelectors(t *testing.T) {
 
 // interior returns the indices of the SnelsonLike test grid inside the
 // training range [0, 6].
-func interior(test *Dataset) []int {
+func interior(test *data.Dataset) []int {
 	var idx []int
 	for i := 0; i < test.Len(); i++ {
 		if x := test.X.At(i, 0); x >= 0 && x <= 6 {
@@ -420,8 +424,8 @@ func interior(test *Dataset) []int {
 
 func TestModelsDoNotShareKernels(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(150, 13)
-	kern := NewRBFFromData(train.X, train.Y)
+	train, test := data.SnelsonLike(150, 13)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	theta0 := kern.Params(nil)
 	a := NewModel(train.X, train.Y, kern).WithM(8).WithMaxEpochs(3)
 	if _, err := a.Fit(); err != nil {
@@ -453,8 +457,8 @@ func TestModelsDoNotShareKernels(t *testing.T) {
 // it was: same θ, same set, same objective, and it can still fit.
 func TestSetParamsDegenerate(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 3)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(12).WithMaxEpochs(2)
+	train, _ := data.SnelsonLike(200, 3)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(12).WithMaxEpochs(2)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
@@ -490,17 +494,91 @@ func must[T any](v T, err error) T {
 // objective by rounding are not reported.
 func TestZeroToleranceRunsToTheEnd(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(400, 1)
-	res, err := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(20).WithTolerance(0).WithMaxEpochs(40).Fit()
+	train, _ := data.SnelsonLike(400, 1)
+	res, err := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(20).WithTolerance(0).WithMaxEpochs(40).Fit()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Epochs != 40 || res.Stopped != "max epochs" || res.Converged {
-		t.Errorf("%d epochs, stopped %q, converged %v; want 40, max epochs, not converged", res.Epochs, res.Stopped, res.Converged)
+	if res.Epochs != 40 || res.Status != MaxEpochs || res.Converged {
+		t.Errorf("%d epochs, stopped %q, converged %v; want 40, max epochs, not converged", res.Epochs, stopText(res.Status, res.Reason), res.Converged)
 	}
 	for _, w := range res.Warnings {
 		if strings.Contains(w, "rose") {
 			t.Errorf("warning %q", w)
 		}
+	}
+}
+
+// TestOutlierLengthscaleFit fits the data of kernel's
+// TestNewRBFFromDataOutliers (10 of 500 inputs at 10⁵, the rest in
+// [−3, 3]) from the paper's lengthscale, (max − min)/2, and from
+// NewRBFFromData's, half the central 90%: from the first the fit explains
+// everything as noise (2 inducing points admitted), from the second it
+// finds the signal.
+func TestOutlierLengthscaleFit(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	const n = 500
+	dirty, y := make([]float64, 2*n), make([]float64, n)
+	for i := 0; i < n; i++ {
+		dirty[2*i], dirty[2*i+1] = 6*r.Float64()-3, r.NormFloat64()
+		if i%50 == 0 {
+			dirty[2*i] = 1e5
+		}
+		y[i] = math.Sin(math.Min(dirty[2*i], 3)) + 0.05*r.NormFloat64()
+	}
+	xd, _ := kernel.NewVectors(n, 2, dirty)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < n; i++ {
+		lo, hi = math.Min(lo, xd.At(i, 0)), math.Max(hi, xd.At(i, 0))
+	}
+	kd := kernel.NewRBFFromData(xd, y)
+	fit := func(k *kernel.RBF) *Result {
+		res, err := NewModel(xd, y, k).Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	paper := fit(kernel.NewRBF(kd.Variance(), []float64{(hi - lo) / 2, kd.Lengthscales()[1]}))
+	robust := fit(kd)
+	t.Logf("F from the paper's lengthscale %.6g (noise-only %v), from the central spread %.6g", paper.Objective, paper.NoiseOnly, robust.Objective)
+	if !paper.NoiseOnly {
+		t.Errorf("the paper's lengthscale no longer collapses here (F %.6g): the test has lost its case", paper.Objective)
+	}
+	if robust.NoiseOnly || !(robust.Objective < paper.Objective-500) {
+		t.Errorf("from the central spread: F %.6g, noise-only %v; want the signal, far below %.6g", robust.Objective, robust.NoiseOnly, paper.Objective)
+	}
+}
+
+// TestReplacedStartWarns: a start (WithInducing) holding a duplicate input
+// is built with the duplicate replaced by a random point, and the first
+// fit says so in its warnings; a start without one gets no such warning.
+func TestReplacedStartWarns(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(60, 2)
+	rows := make([][]float64, train.Len())
+	for i := range rows {
+		rows[i] = train.X.Row(i)
+	}
+	rows[7] = rows[3] // a duplicate input
+	x, err := kernel.VectorsFromRows(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := func(start []int) bool {
+		res, err := NewModel(x, train.Y, kernel.NewRBF(1, []float64{0.5})).WithInducing(start).WithMaxEpochs(2).Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(res.Warnings, func(w string) bool {
+			return strings.Contains(w, "1 of the 4 points of the initial inducing set")
+		})
+	}
+	if !warned([]int{3, 10, 7, 20}) {
+		t.Error("a start with a duplicate input: no warning that a point was replaced")
+	}
+	if warned([]int{3, 10, 8, 20}) {
+		t.Error("a start without a duplicate: a warning that a point was replaced")
 	}
 }

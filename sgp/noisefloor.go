@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // noiseFloorRel is the least noise variance a fit of the hyperparameters
@@ -52,8 +54,8 @@ const (
 // columns are standardised, and the normal equations solved with a small
 // ridge (10⁻¹⁰ of their diagonal) so that constant or collinear inputs
 // do not break them.
-func detrendedVariance(x Inputs, y []float64, vy float64) float64 {
-	xv, ok := x.(*Vectors)
+func detrendedVariance(x kernel.Inputs, y []float64, vy float64) float64 {
+	xv, ok := x.(*kernel.Vectors)
 	if !ok || xv.Len() != len(y) || xv.Dim() > trendMaxDim || len(y) < 2 {
 		return vy
 	}
@@ -157,7 +159,7 @@ type noiseMap struct {
 
 // newNoiseMap returns the map for inputs x and targets y with the floor
 // noiseFloor gives for set.
-func newNoiseMap(x Inputs, y []float64, set float64) noiseMap {
+func newNoiseMap(x kernel.Inputs, y []float64, set float64) noiseMap {
 	return noiseMap{floor: noiseFloor(x, y, set)}
 }
 
@@ -167,7 +169,7 @@ func newNoiseMap(x Inputs, y []float64, set float64) noiseMap {
 // of y that a quadratic trend in the inputs leaves (detrendedVariance),
 // but at least noiseFloorMin·var(y); 0 if that is not a positive finite
 // number.
-func noiseFloor(x Inputs, y []float64, set float64) float64 {
+func noiseFloor(x kernel.Inputs, y []float64, set float64) float64 {
 	if set > 0 {
 		return set
 	}

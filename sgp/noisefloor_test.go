@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestNoiseMap checks the change of variables: toTheta inverts toX, σ²
@@ -15,12 +19,12 @@ import (
 // differences of F(toTheta(x)), and a zero floor is the identity.
 func TestNoiseMap(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(60, 4)
+	train, _ := data.SnelsonLike(60, 4)
 	nm := newNoiseMap(train.X, train.Y, 0)
 	if want := noiseFloorRel * detrendedVariance(train.X, train.Y, variance(train.Y)); math.Abs(nm.floor-want) > 1e-15*want {
 		t.Fatalf("floor %g, want %g", nm.floor, want)
 	}
-	kern := NewRBFFromData(train.X, train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	for _, logS2 := range []float64{math.Log(0.3), math.Log(5 * nm.floor), math.Log(nm.floor) + 1e-3} {
 		theta := append(kern.Params(nil), logS2)
 		x := nm.toX(make([]float64, len(theta)), theta)
@@ -76,17 +80,17 @@ func TestNoiseMap(t *testing.T) {
 func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
-	sample := func(n int) *Dataset {
+	sample := func(n int) *data.Dataset {
 		x, y := make([]float64, n), make([]float64, n)
 		for i := range x {
 			x[i] = 6*r.Float64() - 3
 			y[i] = math.Sin(x[i])
 		}
-		xv, err := NewVectors(n, 1, x)
+		xv, err := kernel.NewVectors(n, 1, x)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Dataset{X: xv, Y: y}
+		return &data.Dataset{X: xv, Y: y}
 	}
 	train, test := sample(300), sample(200)
 	floor := noiseFloor(train.X, train.Y, 0)
@@ -103,7 +107,7 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 		}
 	}
 	for _, o := range []Objective{VAR, MLE} {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(20).WithObjective(o)
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(20).WithObjective(o)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +121,7 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 			t.Errorf("CholQR %v: σ² = %g not reported at the floor %g", o, math.Exp(res.Params[len(res.Params)-1]), res.NoiseFloor)
 		}
 	}
-	kern := NewRBFFromData(train.X, train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	cr, err := FitContinuous(context.Background(), train.X, train.Y, kern, train.X.Rows([]int{0, 1, 2, 3, 4, 5, 6, 7}), variance(train.Y)/4, VAR, ContinuousOptions{MaxEvals: 3000})
 	if err != nil {
 		t.Fatal(err)
@@ -126,12 +130,12 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("continuous: %s after %d evaluations, F %.6g, σ² %g", cr.Stopped, cr.Evals, cr.Objective, math.Exp(cr.Params[len(cr.Params)-1]))
+	t.Logf("continuous: %s after %d evaluations, F %.6g, σ² %g", stopText(cr.Status, cr.Reason), cr.Evals, cr.Objective, math.Exp(cr.Params[len(cr.Params)-1]))
 	// L-BFGS on Z and θ ends on its line search at this precision of F
 	// (max |∂F| ≈ 0.01 at F ≈ −1833), with or without the floor; what is
 	// checked is σ² and the predictions.
-	check("continuous", cr.Params[len(cr.Params)-1], cr.Stopped != "max evaluations", mean)
-	ex, err := FitExact(context.Background(), train.X, train.Y, NewRBFFromData(train.X, train.Y), ExactOptions{})
+	check("continuous", cr.Params[len(cr.Params)-1], cr.Status != MaxEvaluations, mean)
+	ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), ExactOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +149,7 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 // trendTargets samples y = 50 + 3 sin x₀ + x₁²/100 + ε, x₀ ∈ [−5, 5],
 // x₁ ∈ [0, 1000], ε ~ N(0, 0.25): targets whose variance (≈ 8.9·10⁶)
 // comes from a smooth trend, not from the noise.
-func trendTargets(n int, seed uint64) *Dataset {
+func trendTargets(n int, seed uint64) *data.Dataset {
 	r := rand.New(rand.NewPCG(seed, 9))
 	x, y := make([]float64, 2*n), make([]float64, n)
 	for i := range y {
@@ -153,8 +157,8 @@ func trendTargets(n int, seed uint64) *Dataset {
 		x[2*i], x[2*i+1] = x0, x1
 		y[i] = 50 + 3*math.Sin(x0) + x1*x1/100 + 0.5*r.NormFloat64()
 	}
-	xv, _ := NewVectors(n, 2, x)
-	return &Dataset{X: xv, Y: y}
+	xv, _ := kernel.NewVectors(n, 2, x)
+	return &data.Dataset{X: xv, Y: y}
 }
 
 // TestNoiseFloorOnTrendTargets checks that the default noise floor does
@@ -165,7 +169,7 @@ func trendTargets(n int, seed uint64) *Dataset {
 func TestNoiseFloorOnTrendTargets(t *testing.T) {
 	t.Parallel()
 	train, test := trendTargets(3000, 1), trendTargets(1000, 2)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithSeed(1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithSeed(1)
 	res, err := md.Fit()
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +198,7 @@ func TestNoiseFloorOnTrendTargets(t *testing.T) {
 // negative floor is refused.
 func TestNoiseFloorSettableAndReported(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 3) // noise variance about 0.08 after the fit
+	train, _ := data.SnelsonLike(200, 3) // noise variance about 0.08 after the fit
 	const floor = 1.0
 	hasWarning := func(ws []string) bool {
 		for _, w := range ws {
@@ -205,7 +209,7 @@ func TestNoiseFloorSettableAndReported(t *testing.T) {
 		return false
 	}
 	for _, set := range []float64{0, floor} {
-		md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(10).WithSeed(1).WithNoiseFloor(set)
+		md := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(10).WithSeed(1).WithNoiseFloor(set)
 		res, err := md.Fit()
 		if err != nil {
 			t.Fatal(err)
@@ -218,14 +222,14 @@ func TestNoiseFloorSettableAndReported(t *testing.T) {
 		if at && (!(s2 >= floor) || res.NoiseFloor != floor) {
 			t.Errorf("floor %g: σ² = %.4g, Result.NoiseFloor %g", set, s2, res.NoiseFloor)
 		}
-		ex, err := FitExact(context.Background(), train.X, train.Y, NewRBF(1, []float64{0.5}), ExactOptions{NoiseFloor: set})
+		ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{0.5}), ExactOptions{NoiseFloor: set})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ex.AtNoiseFloor != at || hasWarning(ex.Warnings) != at || (at && !(math.Exp(ex.Params[len(ex.Params)-1]) >= floor)) {
 			t.Errorf("exact, floor %g: σ² = %.4g, AtNoiseFloor %v, warnings %q", set, math.Exp(ex.Params[len(ex.Params)-1]), ex.AtNoiseFloor, ex.Warnings)
 		}
-		cr, err := FitContinuous(context.Background(), train.X, train.Y, NewRBF(1, []float64{0.5}), train.X.Rows([]int{0, 20, 40, 60, 80, 100, 120, 140, 160, 180}),
+		cr, err := FitContinuous(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{0.5}), train.X.Rows([]int{0, 20, 40, 60, 80, 100, 120, 140, 160, 180}),
 			0.25, VAR, ContinuousOptions{NoiseFloor: set, MaxEvals: 300})
 		if err != nil {
 			t.Fatal(err)
@@ -234,10 +238,10 @@ func TestNoiseFloorSettableAndReported(t *testing.T) {
 			t.Errorf("continuous, floor %g: σ² = %.4g, AtNoiseFloor %v", set, math.Exp(cr.Params[len(cr.Params)-1]), cr.AtNoiseFloor)
 		}
 	}
-	if err := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithNoiseFloor(-1).Err(); err == nil {
+	if err := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithNoiseFloor(-1).Err(); err == nil {
 		t.Error("WithNoiseFloor(-1) accepted")
 	}
-	if _, err := FitExact(context.Background(), train.X, train.Y, NewRBF(1, []float64{0.5}), ExactOptions{NoiseFloor: math.NaN()}); err == nil {
+	if _, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{0.5}), ExactOptions{NoiseFloor: math.NaN()}); err == nil {
 		t.Error("ExactOptions.NoiseFloor NaN accepted")
 	}
 }

@@ -8,6 +8,10 @@ import (
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // ErrNotPD is returned when K[I,I] or GᵀG + σ²I is not numerically
@@ -38,17 +42,17 @@ var ErrNotPD = errors.New("sgp: kernel matrix of the inducing points is not posi
 //	WPᵀ = G S L⁻¹ − α (L⁻ᵀh)ᵀ,  PWPᵀ = L⁻ᵀ(I − σ²S − hhᵀ)L⁻¹,
 //	PPᵀ = L⁻ᵀGᵀGL⁻¹,  tr W = σ⁻²(n−m) + tr S − αᵀα.
 type Evaluator struct {
-	x      Inputs
+	x      kernel.Inputs
 	y      []float64 // y − ȳ: the targets less a reference value (below)
 	ybar   float64   // ȳ: the sample mean for an estimated mean, else the fixed mean
 	sy     float64   // Σ(y − ȳ)
 	mean   Mean
 	mu     float64   // μ of the last evaluation
 	ones   []float64 // n ones, for an estimated mean
-	kern   Kernel
+	kern   kernel.Kernel
 	obj    Objective
 	active []int
-	xI     Inputs
+	xI     kernel.Inputs
 	n, m   int
 	np     int // kernel parameters
 
@@ -83,11 +87,11 @@ type Evaluator struct {
 	// keeps the whole weight matrix, which the continuous baseline's
 	// inducing-input gradient needs.
 	block  int
-	rows   []int    // scratch: the row indices of a block
-	blockX []Inputs // the inputs of each row block, made once (blockInputs)
+	rows   []int           // scratch: the row indices of a block
+	blockX []kernel.Inputs // the inputs of each row block, made once (blockInputs)
 
 	// basis, for a fixed inducing set and a kernel that is a sum of fixed
-	// kernels with one variance each (scaledSum), holds their blocks
+	// kernels with one variance each (kernel.ScaledSum), holds their blocks
 	// B_p(x_i, z_c) at [(p·m + c)·n + i], evaluated at the first FuncGrad
 	// (basisOn says to); every evaluation then forms K_mn = Σ_p V_p·B_p
 	// and the derivatives ∂F/∂log V_p = V_p·⟨W, B_p⟩ from them instead of
@@ -99,6 +103,11 @@ type Evaluator struct {
 	parts   []float64
 }
 
+// basisMaxValues bounds the number of values an Evaluator keeps for the
+// blocks of a kernel.ScaledSum kernel (512 MiB); beyond it the gradient phase
+// evaluates the kernel at every θ.
+const basisMaxValues = 1 << 26
+
 // gradBlock is the row block of the gradient phase of a Model's fit.
 const gradBlock = 8192
 
@@ -106,16 +115,16 @@ const gradBlock = 8192
 // inducing set active (data indices) under kernel k, with a zero prior
 // mean (see SetMean). The kernel's hyperparameters are changed by
 // FuncGrad.
-func NewEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int) *Evaluator {
+func NewEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, active []int) *Evaluator {
 	return newActiveEvaluator(x, y, k, o, active, nil, nil)
 }
 
 // newActiveEvaluator is NewEvaluator with row blocks of gradBlock and
 // storage for Gᵀ and the kept kernel values as in newEvaluator.
-func newActiveEvaluator(x Inputs, y []float64, k Kernel, o Objective, active []int, gt, kval []float64) *Evaluator {
+func newActiveEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, active []int, gt, kval []float64) *Evaluator {
 	e := newEvaluator(x, y, k, o, x.Subset(active), min(gradBlock, x.Len()), gt, kval)
 	e.active = append([]int(nil), active...)
-	if _, ok := k.(scaledSum); ok && e.np*e.m*e.n <= basisMaxValues {
+	if _, ok := k.(kernel.ScaledSum); ok && e.np*e.m*e.n <= basisMaxValues {
 		// The blocks replace the kept kernel values.
 		e.basisOn, e.kraw, e.kval = true, nil, nil
 		e.scales = make([]float64, e.np)
@@ -160,7 +169,7 @@ func (e *Evaluator) Mean() float64 { return e.mu }
 // NewEvaluatorInputs is NewEvaluator for inducing inputs z that need not be
 // training points (z is not copied; the continuous SGPR baseline moves
 // them between calls).
-func NewEvaluatorInputs(x Inputs, y []float64, k Kernel, o Objective, z Inputs) *Evaluator {
+func NewEvaluatorInputs(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z kernel.Inputs) *Evaluator {
 	return newEvaluator(x, y, k, o, z, 0, nil, nil)
 }
 
@@ -171,8 +180,8 @@ func NewEvaluatorInputs(x Inputs, y []float64, k Kernel, o Objective, z Inputs) 
 // kernel) to keep K_mn, so that the row blocks read their kernel values
 // instead of evaluating them again. A Model's gradient phase passes the
 // storage of its factor's G and Q, which it rebuilds afterwards (see
-// Factor.lend).
-func newEvaluator(x Inputs, y []float64, k Kernel, o Objective, z Inputs, block int, gt, kval []float64) *Evaluator {
+// factor.lend).
+func newEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z kernel.Inputs, block int, gt, kval []float64) *Evaluator {
 	n, m := x.Len(), z.Len()
 	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams(), block: block}
 	if gt != nil && len(gt) < m*n || kval != nil && len(kval) < m*n {
@@ -196,7 +205,7 @@ func newEvaluator(x Inputs, y []float64, k Kernel, o Objective, z Inputs, block 
 	e.rr = make([]float64, m*m)
 	e.tmat = make([]float64, m*m)
 	e.wmn = make([]float64, m*nb)
-	if _, ok := k.(blockKernel); ok {
+	if _, ok := k.(kernel.BlockEvaluator); ok {
 		e.kraw = make([]float64, m*nb)
 		if block > 0 && kval != nil {
 			e.kval = kval[: m*n : m*n]
@@ -243,14 +252,14 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	e.lastLogNoise = theta[np]
 	kmn := e.kmn
 	// K_mn, one kernel column per inducing point; diag K.
-	bk, block := e.kern.(blockKernel)
+	bk, block := e.kern.(kernel.BlockEvaluator)
 	if e.basisOn {
 		e.combineBasis(kmn, theta[:np])
 	} else if block && e.kval != nil {
-		bk.crossT(e.kval, e.x, e.xI, e.seq)
-		parallelFor(len(kmn), 1<<16, func(lo, hi int) { copy(kmn[lo:hi], e.kval[lo:hi]) })
+		bk.CrossT(e.kval, e.x, e.xI, e.seq)
+		par.For(len(kmn), 1<<16, func(lo, hi int) { copy(kmn[lo:hi], e.kval[lo:hi]) })
 	} else if block {
-		bk.crossT(kmn, e.x, e.xI, e.seq)
+		bk.CrossT(kmn, e.x, e.xI, e.seq)
 	} else {
 		for c := range e.seq {
 			kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.xI, c)
@@ -418,7 +427,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 		e.addBasisGradMM(T)
 	} else if block {
 		// From the kernel values already in hand, split over the cores.
-		bk.addGradBlockT(e.gsum, T, e.kmm, e.xI, e.xI, e.seq)
+		bk.AddGradBlockT(e.gsum, T, e.kmm, e.xI, e.xI, e.seq)
 	} else {
 		e.kern.AddGrad(e.gsum, T, e.xI, 0, m, e.xI, e.seq)
 	}
@@ -465,9 +474,9 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 				copy(kv[cc*b:(cc+1)*b], e.kval[cc*n+lo:cc*n+hi])
 			}
 		case e.block > 0:
-			e.kern.(blockKernel).crossT(kv, x, e.xI, e.seq)
+			e.kern.(kernel.BlockEvaluator).CrossT(kv, x, e.xI, e.seq)
 		}
-		e.kern.(blockKernel).addGradBlockT(e.gsum, w, kv, x, e.xI, e.seq)
+		e.kern.(kernel.BlockEvaluator).AddGradBlockT(e.gsum, w, kv, x, e.xI, e.seq)
 		return
 	}
 	wnm := e.wnm[:b*m]
@@ -484,14 +493,14 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 // for the Evaluator's life, so that inputs whose kernel features are
 // computed and cached per Inputs value (graphs, strings) compute them once
 // per block, not once per evaluation (thrombin: 20 evaluations an epoch).
-func (e *Evaluator) blockInputs(lo, hi int) Inputs {
+func (e *Evaluator) blockInputs(lo, hi int) kernel.Inputs {
 	if lo == 0 && hi == e.n {
 		return e.x
 	}
 	nb := e.block
 	bi := lo / nb
 	if e.blockX == nil {
-		e.blockX = make([]Inputs, (e.n+nb-1)/nb)
+		e.blockX = make([]kernel.Inputs, (e.n+nb-1)/nb)
 	}
 	if e.blockX[bi] == nil {
 		for i := range hi - lo {
@@ -508,12 +517,12 @@ func (e *Evaluator) combineBasis(dst, theta []float64) {
 	mn := e.m * e.n
 	if e.basis == nil {
 		e.basis = make([]float64, len(theta)*mn)
-		e.kern.(scaledSum).basisT(e.basis, e.x, e.xI, e.seq)
+		e.kern.(kernel.ScaledSum).BasisT(e.basis, e.x, e.xI, e.seq)
 	}
 	for p, t := range theta {
 		e.scales[p] = math.Exp(t)
 	}
-	parallelFor(mn, 1<<14, func(lo, hi int) {
+	par.For(mn, 1<<14, func(lo, hi int) {
 		d := dst[lo:hi]
 		v0 := e.scales[0]
 		for i, b := range e.basis[lo:hi] {
@@ -534,7 +543,7 @@ func (e *Evaluator) combineBasis(dst, theta []float64) {
 // so the result does not depend on the scheduling.
 func (e *Evaluator) addBasisGrad(w []float64, lo, hi int) {
 	n, m, np, b := e.n, e.m, e.np, hi-lo
-	parallelFor(m, max(1, 4*minRowsPerTask/max(1, b)), func(c0, c1 int) {
+	par.For(m, max(1, 4*par.MinRows/max(1, b)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			wc := w[c*b : (c+1)*b]
 			for p := 0; p < np; p++ {
@@ -554,7 +563,7 @@ func (e *Evaluator) addBasisGrad(w []float64, lo, hi int) {
 // B_p(z_i, z_c) is row active[i] of B_p's column c.
 func (e *Evaluator) addBasisGradMM(T []float64) {
 	n, m, np := e.n, e.m, e.np
-	parallelFor(m, max(1, 4*minRowsPerTask/max(1, m)), func(c0, c1 int) {
+	par.For(m, max(1, 4*par.MinRows/max(1, m)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			tc := T[c*m : (c+1)*m]
 			for p := 0; p < np; p++ {
@@ -583,12 +592,12 @@ func (e *Evaluator) addParts() {
 }
 
 // logParamsInRange returns an error for a log hyperparameter beyond
-// ±maxLogParameter (or NaN): exp of it overflows, or a kernel made from it
-// cannot be saved.
+// ±kernel.MaxLogParameter (or NaN): exp of it overflows, or a kernel made
+// from it cannot be saved.
 func logParamsInRange(theta []float64) error {
 	for _, t := range theta {
-		if !(math.Abs(t) <= maxLogParameter) {
-			return fmt.Errorf("sgp: log hyperparameter %v out of range (|log θ| ≤ %d)", t, maxLogParameter)
+		if !(math.Abs(t) <= kernel.MaxLogParameter) {
+			return fmt.Errorf("sgp: log hyperparameter %v out of range (|log θ| ≤ %d)", t, kernel.MaxLogParameter)
 		}
 	}
 	return nil

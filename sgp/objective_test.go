@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 func TestEvaluatorMatchesOracleAndFactor(t *testing.T) {
@@ -54,7 +56,7 @@ func TestEvaluatorGradientFD(t *testing.T) {
 		for _, o := range []Objective{VAR, MLE} {
 			for _, generic := range []bool{false, true} {
 				name := fmt.Sprintf("n=%d,d=%d,k=%d,%v,generic=%v", tc.n, tc.dim, tc.k, o, generic)
-				var kern Kernel = p.kern
+				var kern kernel.Kernel = p.kern
 				if generic {
 					kern = plainKernel{p.kern} // without the value-based gradient path
 				}
@@ -80,7 +82,7 @@ func TestEvaluatorGradientFD(t *testing.T) {
 }
 
 // plainKernel hides the optional methods of the kernel it wraps.
-type plainKernel struct{ Kernel }
+type plainKernel struct{ kernel.Kernel }
 
 // TestEvaluatorRowBlocks: the gradient formed by row blocks (as a Model's
 // fit does, to hold one m×n matrix instead of three) equals the one formed
@@ -90,7 +92,7 @@ func TestEvaluatorRowBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	p := newProblem(rng, 53, 3, 1, 0.7, 0.05)
 	active := []int{3, 11, 20, 31, 40, 47}
-	for name, k := range map[string]Kernel{"rbf": NewRBF(1.3, []float64{0.7, 0.9, 1.1}), "generic": NewSum(NewRBF(1.3, []float64{0.7, 0.9, 1.1}))} {
+	for name, k := range map[string]kernel.Kernel{"rbf": kernel.NewRBF(1.3, []float64{0.7, 0.9, 1.1}), "generic": kernel.NewSum(kernel.NewRBF(1.3, []float64{0.7, 0.9, 1.1}))} {
 		for _, o := range []Objective{VAR, MLE} {
 			whole := newEvaluator(p.x, p.y, k, o, p.x.Subset(active), 0, nil, nil)
 			whole.active = active
@@ -119,7 +121,7 @@ func TestEvaluatorRowBlocks(t *testing.T) {
 			if err1 != nil || err2 != nil || err3 != nil {
 				t.Fatal(err1, err2, err3)
 			}
-			if _, block := k.(blockKernel); block != (lent.kval != nil) {
+			if _, block := k.(kernel.BlockEvaluator); block != (lent.kval != nil) {
 				t.Errorf("%s: kernel values kept %v", name, lent.kval != nil)
 			}
 			// The same operations on the same values: bit for bit.

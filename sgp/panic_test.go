@@ -7,6 +7,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestKernelPanicBecomesError: a user's kernel function that indexes out
@@ -18,18 +22,18 @@ func TestKernelPanicBecomesError(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Log("one CPU: the panic happens on the calling goroutine only")
 	}
-	train, test := SnelsonLike(3000, 4)
+	train, test := data.SnelsonLike(3000, 4)
 	var bad atomic.Int64
 	bad.Store(-1)
 	short := []float64{1, 2, 3}
-	f := func(x Inputs, i int, y Inputs, j int) float64 {
+	f := func(x kernel.Inputs, i int, y kernel.Inputs, j int) float64 {
 		if int64(i) == bad.Load() || int64(j) == bad.Load() {
 			return short[i] // index out of range
 		}
-		a, b := x.(*Vectors).Row(i)[0], y.(*Vectors).Row(j)[0]
+		a, b := x.(*kernel.Vectors).Row(i)[0], y.(*kernel.Vectors).Row(j)[0]
 		return math.Exp(-0.5 * (a - b) * (a - b))
 	}
-	md := NewModel(train.X, train.Y, NewFuncKernel(f, 1)).WithM(8).WithSeed(3).WithMaxEpochs(2).WithFixedHyperparameters(true)
+	md := NewModel(train.X, train.Y, kernel.NewFunc(f, 1)).WithM(8).WithSeed(3).WithMaxEpochs(2).WithFixedHyperparameters(true)
 	if _, err := md.Value(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,56 +62,16 @@ func TestKernelPanicBecomesError(t *testing.T) {
 	}
 }
 
-// TestWorkersPanic checks the pool directly: a panic on a worker
-// goroutine reaches the caller once every range has ended, with its rows,
-// and the pool runs the next task normally.
-func TestWorkersPanic(t *testing.T) {
-	w := newWorkers()
-	defer w.close()
-	n := 8 * minRowsPerTask
-	task := &panicTask{bad: n - 1}
-	func() {
-		defer func() {
-			r := recover()
-			pe, ok := r.(*PanicError)
-			if !ok || pe.Lo > n-1 || pe.Hi < n {
-				t.Errorf("recovered %v, want a PanicError covering row %d", r, n-1)
-			}
-		}()
-		w.run(task, n)
-	}()
-	task.bad = -1
-	task.done.Store(0)
-	w.run(task, n)
-	if got := task.done.Load(); got != int64(n) {
-		t.Errorf("after the panic the pool ran %d of %d rows", got, n)
-	}
-}
-
-type panicTask struct {
-	bad  int
-	done atomic.Int64
-}
-
-func (p *panicTask) runRange(_, lo, hi int) {
-	for i := lo; i < hi; i++ {
-		if i == p.bad {
-			panic("row failed")
-		}
-	}
-	p.done.Add(int64(hi - lo))
-}
-
 // TestInterruptPanicBecomesError: an interrupt function that panics in
 // the middle of a fit — in the gradient phase, where it runs on
 // gonum/optimize's goroutine, and between swaps — makes Fit return a
 // *PanicError instead of ending the process, and the model fits again
 // once the function behaves.
 func TestInterruptPanicBecomesError(t *testing.T) {
-	train, _ := SnelsonLike(300, 5)
+	train, _ := data.SnelsonLike(300, 5)
 	for _, after := range []int64{3, 40} { // inside the first CG phase; later, between swaps or evaluations
 		var calls atomic.Int64
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(15).WithSeed(1).WithMaxEpochs(5).
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(15).WithSeed(1).WithMaxEpochs(5).
 			WithInterrupt(func() error {
 				if calls.Add(1) == after {
 					panic("interrupt handler failed")

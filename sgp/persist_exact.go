@@ -6,18 +6,18 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
+	"github.com/cholqr/sgp/sgp/internal/table"
 	"github.com/cholqr/sgp/sgp/outfile"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
-)
 
-// exactModelFormat identifies the JSON layout written by
-// ExactPredictor.Save.
-const exactModelFormat = "sgp-exact-model/1"
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
+)
 
 // savedExactModel is the JSON form of an ExactPredictor: the kernel, σ²,
 // the jitter ε and μ, the n training inputs and α = (K + (σ² + ε)I)⁻¹(y − μ).
@@ -29,7 +29,7 @@ const exactModelFormat = "sgp-exact-model/1"
 // before the arrays, as in savedModel.
 type savedExactModel struct {
 	Format          string             `json:"format"`
-	Kernel          savedKernel        `json:"kernel"`
+	Kernel          kernel.Description `json:"kernel"`
 	InputKind       string             `json:"input_kind"`
 	N               int                `json:"n"`
 	InputNames      []string           `json:"input_names,omitempty"`
@@ -47,7 +47,7 @@ type savedExactModel struct {
 // Save writes the exact model as JSON to w: its kernel and noise, the
 // training inputs and the weights α (see LoadExactPredictor). The file
 // holds every training input, so it is about as large as the training
-// data; a model whose kernel is not built in (FuncKernel, a user type)
+// data; a model whose kernel is not built in (kernel.Func, a user type)
 // cannot be saved.
 func (p *ExactPredictor) Save(w io.Writer) (err error) {
 	defer recoverTo(&err)
@@ -89,7 +89,7 @@ func (mf *modelFields) exactPredictor() (*ExactPredictor, error) {
 		if mf.format == modelFormat {
 			return nil, errors.New("sgp: this is a sparse model file: load it with LoadPredictor (or LoadRegressor, which reads both)")
 		}
-		return nil, fmt.Errorf("sgp: not an sgp exact model file (format %q, want %q)", shortText(mf.format), exactModelFormat)
+		return nil, fmt.Errorf("sgp: not an sgp exact model file (format %q, want %q)", table.Short(mf.format), exactModelFormat)
 	}
 	n := mf.n
 	if n < 1 || n > MaxExactN || len(mf.alpha) != n {
@@ -142,7 +142,7 @@ func LoadExactPredictorFile(path string) (*ExactPredictor, error) {
 // above the diagonal) of K(x, x) + (σ² + ε)I, with K built and factorised
 // by the same arithmetic as a fit's (exactEval.factor, which adds σ² and
 // then ε to each K_ii), so that L is the fit's own factor.
-func exactCholesky(x Inputs, k Kernel, noise, jitter float64) ([]float64, error) {
+func exactCholesky(x kernel.Inputs, k kernel.Kernel, noise, jitter float64) ([]float64, error) {
 	n := x.Len()
 	a := make([]float64, n*n)
 	diag := make([]float64, n)
@@ -177,12 +177,12 @@ func firstRows(k int) []int {
 // on a type switch or a plain assertion).
 type Regressor interface {
 	// Predict returns the predictive mean and latent variance at xs.
-	Predict(xs Inputs) (mean, variance []float64, err error)
+	Predict(xs kernel.Inputs) (mean, variance []float64, err error)
 	// PredictNoisy returns the predictive mean and the variance of a
 	// noisy observation at xs.
-	PredictNoisy(xs Inputs) (mean, variance []float64, err error)
+	PredictNoisy(xs kernel.Inputs) (mean, variance []float64, err error)
 	// Evaluate scores the predictions at test.X against test.Y.
-	Evaluate(test *Dataset) (*Evaluation, error)
+	Evaluate(test *data.Dataset) (*Evaluation, error)
 	// Noise returns σ².
 	Noise() float64
 	// Save writes the model as JSON.
@@ -209,20 +209,4 @@ func LoadRegressor(r io.Reader) (Regressor, error) {
 // LoadRegressorFile reads a model file of either kind (see LoadRegressor).
 func LoadRegressorFile(path string) (Regressor, error) {
 	return loadFile(path, LoadRegressor)
-}
-
-// loadFile opens path and reads a model from it with load, naming the
-// file in errors.
-func loadFile[T any](path string, load func(io.Reader) (T, error)) (T, error) {
-	var zero T
-	fh, err := os.Open(path)
-	if err != nil {
-		return zero, err
-	}
-	defer fh.Close()
-	p, err := load(fh)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
 }

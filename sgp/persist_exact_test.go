@@ -9,14 +9,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // fittedExact fits the exact GP to SnelsonLike(80, 1) and returns the
 // result with the test set.
-func fittedExact(t testing.TB) (*ExactResult, *Dataset) {
+func fittedExact(t testing.TB) (*ExactResult, *data.Dataset) {
 	t.Helper()
-	train, test := SnelsonLike(80, 1)
-	res, err := FitExact(context.Background(), train.X, train.Y, NewRBFFromData(train.X, train.Y), ExactOptions{MaxEvals: 60})
+	train, test := data.SnelsonLike(80, 1)
+	res, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), ExactOptions{MaxEvals: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +30,7 @@ func fittedExact(t testing.TB) (*ExactResult, *Dataset) {
 // checkSameExact compares two exact predictors at xs: the means bit for
 // bit (both come from the same α), the variances to rounding (the loaded
 // one's factor is computed again).
-func checkSameExact(t *testing.T, name string, a, b Regressor, xs Inputs) {
+func checkSameExact(t *testing.T, name string, a, b Regressor, xs kernel.Inputs) {
 	t.Helper()
 	am, av, err := a.PredictNoisy(xs)
 	if err != nil {
@@ -116,12 +120,12 @@ func TestExactSaveLoad(t *testing.T) {
 	}
 
 	// Strings with the spectrum kernel.
-	x, err := NewStrings([]string{"ACGTAC", "GGTACA", "ACACAC", "TTGACA", "CAGTTA", "GATTACA", "ACGTTT", "CCCGTA"})
+	x, err := kernel.NewStrings([]string{"ACGTAC", "GGTACA", "ACACAC", "TTGACA", "CAGTTA", "GATTACA", "ACGTTT", "CCCGTA"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	y := []float64{1, 0.2, 2.1, 0.4, 0.1, 0.6, 0.9, 0.3}
-	sres, err := FitExact(context.Background(), x, y, NewSpectrum(2, 1), ExactOptions{MaxEvals: 30})
+	sres, err := FitExact(context.Background(), x, y, kernel.NewSpectrum(2, 1), ExactOptions{MaxEvals: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,9 +145,9 @@ func TestExactSaveLoad(t *testing.T) {
 // error, and SaveFile leaves an existing file as it was.
 func TestExactSaveRefusesFuncKernel(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(30, 1)
-	fk := NewFuncKernel(func(x Inputs, i int, y Inputs, j int) float64 {
-		d := x.(*Vectors).Row(i)[0] - y.(*Vectors).Row(j)[0]
+	train, _ := data.SnelsonLike(30, 1)
+	fk := kernel.NewFunc(func(x kernel.Inputs, i int, y kernel.Inputs, j int) float64 {
+		d := x.(*kernel.Vectors).Row(i)[0] - y.(*kernel.Vectors).Row(j)[0]
 		return math.Exp(-0.5 * d * d)
 	}, 1)
 	res, err := FitExact(context.Background(), train.X, train.Y, fk, ExactOptions{Noise: 0.1, Fixed: true})
@@ -240,7 +244,7 @@ func FuzzLoadRegressor(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var x Inputs
+		var x kernel.Inputs
 		switch p := r.(type) {
 		case *Predictor:
 			x = p.X

@@ -6,13 +6,17 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // savedSnelson returns the JSON of a small fitted model.
 func savedSnelson(t testing.TB) []byte {
 	t.Helper()
-	train, _ := SnelsonLike(60, 1)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(5).WithMaxEpochs(2)
+	train, _ := data.SnelsonLike(60, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(5).WithMaxEpochs(2)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}

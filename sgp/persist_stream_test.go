@@ -7,6 +7,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // repeatReader yields head, then body count times, then tail, without
@@ -195,8 +199,8 @@ func TestLoadKeyOrders(t *testing.T) {
 }
 
 // SnelsonLikeGrid returns the test grid of SnelsonLike.
-func SnelsonLikeGrid(t *testing.T) *Vectors {
+func SnelsonLikeGrid(t *testing.T) *kernel.Vectors {
 	t.Helper()
-	_, grid := SnelsonLike(1, 1)
+	_, grid := data.SnelsonLike(1, 1)
 	return grid.X
 }

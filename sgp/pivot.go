@@ -17,7 +17,7 @@ import (
 // workers (see appendTask). It returns false, changing nothing, if d_j is
 // below tolerance or if the update would drive some residual below
 // −clampTol (a kernel that is not positive semi-definite).
-func (f *Factor) appendPivot(j int, tol float64) bool {
+func (f *factor) appendPivot(j int, tol float64) bool {
 	if f.t >= f.tcap {
 		panic(errFull)
 	}
@@ -34,7 +34,7 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 	size, chunks := f.rowChunks(n)
 	at := &f.appendTask
 	at.f, at.j, at.dj, at.chunk = f, j, dj, size
-	f.pool.runParts(at, chunks, f.pool.size())
+	f.pool.RunParts(at, chunks, f.pool.Size())
 	f.stats.KernelEvals += n
 	for i, v := range col {
 		if f.d[i]-v*v < -f.clampTol(i) {
@@ -70,22 +70,7 @@ func (f *Factor) appendPivot(j int, tol float64) bool {
 	return true
 }
 
-// appendTask is the pass of appendPivot over rows [0, n) of G, on a range
-// of chunks (see rowChunks; runRange gets chunk numbers): the kernel
-// column, g = (K[:, j] − G[:, :t]·G[j, :]ᵀ)/√d_j with exact zeros at the
-// pivot rows and √d_j at row j, in one sweep over G[:, :t] of the whole
-// range, then a second sweep by chunks for each chunk's part of
-// A[:t+1, t] = G[:, :t+1]ᵀg. It
-// writes only column t of G and the partial sums, so a rejected column
-// changes nothing observable.
-type appendTask struct {
-	f     *Factor
-	j     int
-	dj    float64
-	chunk int // rows per chunk
-}
-
-func (a *appendTask) runRange(_, lo, hi int) {
+func (a *appendTask) RunRange(_, lo, hi int) {
 	f := a.f
 	n, t, j := f.n, f.t, a.j
 	cs := a.chunk
@@ -121,7 +106,7 @@ func (a *appendTask) runRange(_, lo, hi int) {
 }
 
 // gramColumn sets row and column c of A = GᵀG from G: one pass over G.
-func (f *Factor) gramColumn(c int) {
+func (f *factor) gramColumn(c int) {
 	tc := f.tcap
 	row := f.gram[c*tc : c*tc+f.t]
 	blas64.Gemv(blas.NoTrans, 1, f.gmat(0, f.t), blas64.Vector{N: f.n, Data: f.col(c), Inc: 1}, 0, blas64.Vector{N: f.t, Data: row, Inc: 1})
@@ -132,7 +117,7 @@ func (f *Factor) gramColumn(c int) {
 
 // dropLast removes the last pivot column of G (which must not be active),
 // restoring its contribution to d, and parks it with its row of A.
-func (f *Factor) dropLast() {
+func (f *factor) dropLast() {
 	f.t--
 	c := f.t
 	f.parkedGram = f.parkedGram[:c+1]
@@ -158,7 +143,7 @@ func (f *Factor) dropLast() {
 // A[c, c] = ‖g‖², and only the entries against the information pivots,
 // which a candidate's insertion may have reordered, are recomputed from
 // G[:, k:c]: O(n·z) instead of a pass over G.
-func (f *Factor) unpark() {
+func (f *factor) unpark() {
 	j := f.parked
 	c := f.t
 	col := f.col(c)
@@ -192,16 +177,8 @@ func (f *Factor) unpark() {
 }
 
 // gmat returns columns [c0, c1) of G as a row-major (c1−c0)×n matrix Gᵀ.
-func (f *Factor) gmat(c0, c1 int) blas64.General {
+func (f *factor) gmat(c0, c1 int) blas64.General {
 	return blas64.General{Rows: c1 - c0, Cols: f.n, Stride: f.n, Data: f.g[c0*f.n : c1*f.n]}
-}
-
-// qmat returns columns [0, c) of Q, rows [0, rows), as a row-major c×rows matrix Qᵀ.
-func (f *Factor) qmat(c, rows int) blas64.General {
-	if c == 0 {
-		return blas64.General{Rows: 0, Cols: rows, Stride: f.ldq, Data: nil}
-	}
-	return blas64.General{Rows: c, Cols: rows, Stride: f.ldq, Data: f.q[:(c-1)*f.ldq+rows]}
 }
 
 // deltaFromTentative returns the exact decrease of the objective o if the
@@ -212,7 +189,7 @@ func (f *Factor) qmat(c, rows int) blas64.General {
 //
 // Here r is the norm of the Gram–Schmidt remainder of [g; 0; σ], so
 // r² = ‖g‖² + σ² − ‖c‖² including the σ² term.
-func (f *Factor) deltaFromTentative(o Objective) float64 {
+func (f *factor) deltaFromTentative(o Objective) float64 {
 	t := f.tent
 	return gainF(o, t.anew, 2*math.Log(t.r), t.gg, f.noise)
 }
@@ -229,7 +206,7 @@ func gainF(o Objective, anew, logR2, gg, s2 float64) float64 {
 
 // dropActive removes the last active column from the QR factorisation:
 // k ← k−1. The point stays as the first non-active pivot column of G.
-func (f *Factor) dropActive() {
+func (f *factor) dropActive() {
 	f.k--
 	k := f.k
 	// Row n+k of Q belonged to the dropped point's augmentation; in the
@@ -248,7 +225,7 @@ func (f *Factor) dropActive() {
 // until there are zcap of them or no point has a residual above keepTol.
 // Information pivots only feed the approximate scores, so they may go
 // below the admission tolerance of the inducing set.
-func (f *Factor) fillInfoGreedy() {
+func (f *factor) fillInfoGreedy() {
 	for f.t-f.k < f.zcap {
 		best, bd := -1, 0.0
 		for i, v := range f.d {

@@ -7,6 +7,13 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+	"github.com/cholqr/sgp/sgp/internal/table"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // Predictor holds what prediction needs from a fitted model, independent
@@ -29,14 +36,14 @@ type Predictor struct {
 	// Kern is the kernel with the fitted hyperparameters (a copy for the
 	// built-in kernels, so that fitting the model further does not change
 	// it).
-	Kern Kernel
+	Kern kernel.Kernel
 	// NoiseV is σ², the noise variance (also Noise()).
 	NoiseV float64
 	// PriorMean is μ, the constant prior mean added to every predictive
 	// mean (0 for a zero-mean model).
 	PriorMean float64
 	// X holds the k inducing inputs x_I, in pivot order.
-	X Inputs
+	X kernel.Inputs
 	// InputNames are the names of the input columns the model was fit
 	// on, in the model's order (the training Vectors' Names), or nil when
 	// they had none. PredictTo refuses Vectors whose columns are named
@@ -63,11 +70,11 @@ type Predictor struct {
 
 // NewPredictor copies the prediction state out of a factor, including a
 // copy of a built-in kernel, so later fitting does not change it.
-func NewPredictor(f *Factor) *Predictor {
+func NewPredictor(f *factor) *Predictor {
 	f.check()
 	k, n := f.k, f.n
-	p := &Predictor{Kern: cloneKernel(f.kern), NoiseV: f.noise, PriorMean: f.mu, w: make([]float64, k*k), r: make([]float64, k*k), a: append([]float64(nil), f.a[:k]...)}
-	p.trainMean, p.trainVar = MeanVar(f.yraw)
+	p := &Predictor{Kern: kernel.Clone(f.kern), NoiseV: f.noise, PriorMean: f.mu, w: make([]float64, k*k), r: make([]float64, k*k), a: append([]float64(nil), f.a[:k]...)}
+	p.trainMean, p.trainVar = meanVar(f.yraw)
 	p.InputNames = inputNames(f.x)
 	p.inducer = f.Active(nil)
 	p.X = f.x.Subset(p.inducer)
@@ -106,7 +113,7 @@ func (p *Predictor) wt() blas64.Triangular {
 // columns are named and the model's InputNames are not those names in
 // that order: columns in another order, missing or unknown ones, are
 // named in the error. Unnamed inputs are taken in the model's order.
-func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
+func (p *Predictor) PredictTo(mean, variance []float64, xs kernel.Inputs) (_, _ []float64, err error) {
 	defer recoverTo(&err)
 	if err := checkInputNames(p.InputNames, xs); err != nil {
 		return nil, nil, err
@@ -127,7 +134,7 @@ func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float
 		hi := min(s, lo+block)
 		b := hi - lo
 		// Row c of gs = κ(xs[lo:hi], x_I[c]).
-		parallelFor(k, max(1, minRowsPerTask/b), func(c0, c1 int) {
+		par.For(k, max(1, par.MinRows/b), func(c0, c1 int) {
 			for c := c0; c < c1; c++ {
 				p.Kern.Column(gs[c*b:(c+1)*b], xs, lo, hi, p.X, c)
 			}
@@ -159,9 +166,9 @@ func (p *Predictor) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float
 
 // inputNames returns a copy of the column names of x, or nil when x are
 // not Vectors with named columns.
-func inputNames(x Inputs) []string {
-	if v, ok := x.(*Vectors); ok && v.names != nil {
-		return append([]string(nil), v.names...)
+func inputNames(x kernel.Inputs) []string {
+	if v, ok := x.(*kernel.Vectors); ok && v.Names() != nil {
+		return append([]string(nil), v.Names()...)
 	}
 	return nil
 }
@@ -169,26 +176,26 @@ func inputNames(x Inputs) []string {
 // checkInputNames returns an error when xs are Vectors with named columns
 // and names, the model's input columns, are not those names in that
 // order; inputs without names, or a model without them, pass.
-func checkInputNames(names []string, xs Inputs) error {
-	v, ok := xs.(*Vectors)
-	if !ok || v.names == nil || names == nil || slices.Equal(v.names, names) {
+func checkInputNames(names []string, xs kernel.Inputs) error {
+	v, ok := xs.(*kernel.Vectors)
+	if !ok || v.Names() == nil || names == nil || slices.Equal(v.Names(), names) {
 		return nil
 	}
 	for _, name := range names {
-		if !slices.Contains(v.names, name) {
-			return fmt.Errorf("sgp: the inputs have no column %q, an input of the model (its inputs: %s)", shortText(name), nameList(names))
+		if !slices.Contains(v.Names(), name) {
+			return fmt.Errorf("sgp: the inputs have no column %q, an input of the model (its inputs: %s)", table.Short(name), table.Names(names))
 		}
 	}
-	for _, name := range v.names {
+	for _, name := range v.Names() {
 		if !slices.Contains(names, name) {
-			return fmt.Errorf("sgp: the inputs' column %q is not an input of the model (its inputs: %s); select the model's with x.Columns(p.InputNames)", shortText(name), nameList(names))
+			return fmt.Errorf("sgp: the inputs' column %q is not an input of the model (its inputs: %s); select the model's with x.Columns(p.InputNames)", table.Short(name), table.Names(names))
 		}
 	}
-	return fmt.Errorf("sgp: the inputs' columns (%s) are the model's in another order (%s); reorder them with x.Columns(p.InputNames)", nameList(v.names), nameList(names))
+	return fmt.Errorf("sgp: the inputs' columns (%s) are the model's in another order (%s); reorder them with x.Columns(p.InputNames)", table.Names(v.Names()), table.Names(names))
 }
 
 // kernelDiagRange sets dst[i−lo] = κ(x_i, x_i) for i in [lo, hi).
-func kernelDiagRange(k Kernel, dst []float64, x Inputs, lo, hi int) {
+func kernelDiagRange(k kernel.Kernel, dst []float64, x kernel.Inputs, lo, hi int) {
 	k.Diag(dst, x, lo, hi)
 }
 
@@ -197,13 +204,13 @@ func (p *Predictor) Noise() float64 { return p.NoiseV }
 
 // Predict returns the predictive mean and latent variance at xs, as
 // Model.Predict does for the model the Predictor was taken from.
-func (p *Predictor) Predict(xs Inputs) (mean, variance []float64, err error) {
+func (p *Predictor) Predict(xs kernel.Inputs) (mean, variance []float64, err error) {
 	return p.PredictTo(nil, nil, xs)
 }
 
 // PredictNoisy returns the predictive mean and the variance of a noisy
 // observation y* = f* + ε at xs, as Model.PredictNoisy does.
-func (p *Predictor) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
+func (p *Predictor) PredictNoisy(xs kernel.Inputs) (mean, variance []float64, err error) {
 	mean, variance, err = p.PredictTo(nil, nil, xs)
 	return withNoise(mean, variance, err, p.NoiseV)
 }
@@ -240,9 +247,10 @@ func withNoise(mean, variance []float64, err error, s2 float64) ([]float64, []fl
 // predictions against test.Y, with the training targets as SNLP's trivial
 // model, as Model.Evaluate does (the same numbers for the Predictor of a
 // model). A Predictor loaded from a file does not know its training
-// targets: its SNLP is NaN (compute it with SNLP and MeanVar of the
-// training targets if needed); the other scores are as for the model.
-func (p *Predictor) Evaluate(test *Dataset) (ev *Evaluation, err error) {
+// targets: its SNLP is NaN (compute it with SNLP and the training
+// targets' mean and population variance, gonum's stat.PopMeanVariance, if
+// needed); the other scores are as for the model.
+func (p *Predictor) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
 	defer recoverTo(&err)
 	if test == nil || test.Len() == 0 {
 		return nil, fmt.Errorf("sgp: no test data")
@@ -261,48 +269,16 @@ func (p *Predictor) Evaluate(test *Dataset) (ev *Evaluation, err error) {
 	return evaluation(mean, vr, test.Y, p.trainMean, p.trainVar)
 }
 
-// PredictTo is Predict into the buffers mean and variance (each of length
-// xs.Len(), allocated if nil), as Predictor.PredictTo.
-func (md *Model) PredictTo(mean, variance []float64, xs Inputs) (_, _ []float64, err error) {
-	defer md.recoverPanic(&err)
-	p, err := md.Predictor()
-	if err != nil {
-		return nil, nil, err
-	}
-	return p.PredictTo(mean, variance, xs)
+// InputColumns returns the columns of the model's numeric inputs, for
+// data.ReadPredictCSV; Dim is 0 when the model's inputs are not vectors.
+func (p *Predictor) InputColumns() data.InputColumns {
+	return inputColumns(p.X, p.InputNames, p.TargetName)
 }
 
-// Predict returns the predictive mean and latent variance at xs from the
-// model's current state. Add the noise variance (Noise) for observations.
-func (md *Model) Predict(xs Inputs) (mean, variance []float64, err error) {
-	defer md.recoverPanic(&err)
-	p, err := md.Predictor()
-	if err != nil {
-		return nil, nil, err
+func inputColumns(x kernel.Inputs, names []string, target string) data.InputColumns {
+	c := data.InputColumns{Names: names, Target: target}
+	if v, ok := x.(*kernel.Vectors); ok {
+		c.Dim = v.Dim()
 	}
-	return p.PredictTo(nil, nil, xs)
-}
-
-// PredictNoisy returns the predictive mean and the variance of a noisy
-// observation y* = f* + ε at xs.
-func (md *Model) PredictNoisy(xs Inputs) (mean, variance []float64, err error) {
-	defer md.recoverPanic(&err)
-	p, err := md.Predictor()
-	if err != nil {
-		return nil, nil, err
-	}
-	return p.PredictNoisy(xs)
-}
-
-// Predictor returns a snapshot of the model for prediction: after a
-// hybrid fit (SelectHybrid) that of its continuous refinement.
-func (md *Model) Predictor() (p *Predictor, err error) {
-	defer md.recoverPanic(&err)
-	if err := md.build(); err != nil {
-		return nil, err
-	}
-	if md.refined != nil {
-		return md.refined.Predictor, nil
-	}
-	return NewPredictor(md.f), nil
+	return c
 }

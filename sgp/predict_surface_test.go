@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"math"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // fitted returns a small VAR model fitted for three epochs, its Result
 // and the test set.
-func fitted(t *testing.T) (*Model, *Result, *Dataset) {
+func fitted(t *testing.T) (*Model, *Result, *data.Dataset) {
 	t.Helper()
-	train, test := SnelsonLike(80, 4)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(6).WithMaxEpochs(3)
+	train, test := data.SnelsonLike(80, 4)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(6).WithMaxEpochs(3)
 	res, err := md.Fit()
 	if err != nil {
 		t.Fatal(err)

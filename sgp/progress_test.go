@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestProgressOfLongPhases: the phases that run without epochs report
@@ -15,9 +19,9 @@ import (
 // then how far it has got.
 func TestProgressOfLongPhases(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(200, 1)
+	train, _ := data.SnelsonLike(200, 1)
 	var buf bytes.Buffer
-	md := NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(10).WithSeed(1).WithMaxEpochs(3).
+	md := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(10).WithSeed(1).WithMaxEpochs(3).
 		WithSelector(SelectHybrid).WithProgress(&buf)
 	md.every = time.Nanosecond
 	if _, err := md.Fit(); err != nil {
@@ -35,7 +39,7 @@ func TestProgressOfLongPhases(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	md = NewModel(train.X, train.Y, NewRBF(1, []float64{0.5})).WithM(10).WithSeed(1).WithMaxEpochs(1).WithProgress(&buf)
+	md = NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(10).WithSeed(1).WithMaxEpochs(1).WithProgress(&buf)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestReactivateBringsBackARelevantInput starts a continuous fit with two
@@ -19,24 +23,24 @@ import (
 // lower F by far, predict held-out targets better, and leave input 2 off.
 func TestReactivateBringsBackARelevantInput(t *testing.T) {
 	t.Parallel()
-	gen := func(n int, seed uint64) *Dataset {
+	gen := func(n int, seed uint64) *data.Dataset {
 		rng := rand.New(rand.NewPCG(seed, 5))
-		data, y := make([]float64, 3*n), make([]float64, n)
+		xs, y := make([]float64, 3*n), make([]float64, n)
 		for i := range y {
-			x := data[3*i : 3*i+3]
+			x := xs[3*i : 3*i+3]
 			for t := range x {
 				x[t] = 2*rng.Float64() - 1
 			}
 			y[i] = math.Sin(3*x[0]) + math.Cos(3*x[1]) + 0.05*rng.NormFloat64()
 		}
-		xv, err := NewVectors(n, 3, data)
+		xv, err := kernel.NewVectors(n, 3, xs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Dataset{Name: "react", X: xv, Y: y}
+		return &data.Dataset{Name: "react", X: xv, Y: y}
 	}
 	train, test := gen(300, 1), gen(300, 2)
-	kern := NewRBFFromData(train.X, train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	var progress bytes.Buffer
 	md := NewModel(train.X, train.Y, kern).WithM(12).WithSeed(1).WithProgress(&progress)
 	if err := md.build(); err != nil {
@@ -48,7 +52,7 @@ func TestReactivateBringsBackARelevantInput(t *testing.T) {
 	theta[3] += math.Log(1e4)
 	opts := ContinuousOptions{MaxEvals: 2000, Jitter: hybridJitter * kern.Variance()}
 	ctx := context.Background()
-	run := func(theta []float64, z *Vectors) (*ContinuousResult, bool, error) {
+	run := func(theta []float64, z *kernel.Vectors) (*ContinuousResult, bool, error) {
 		c, err := md.refineFrom(ctx, opts, theta, z)
 		return c, err == nil, err
 	}
@@ -56,8 +60,8 @@ func TestReactivateBringsBackARelevantInput(t *testing.T) {
 	if !ok {
 		t.Fatal(err)
 	}
-	if !endedOnItsOwn(off.Stopped) || off.Params[2] < math.Log(offFactor*ls0[1]) {
-		t.Fatalf("the fit with input 1 off ended %q with log ℓ₁ = %.3g: the test needs it converged on the plateau", off.Stopped, off.Params[2])
+	if !endedOnItsOwn(off.Status) || off.Params[2] < math.Log(offFactor*ls0[1]) {
+		t.Fatalf("the fit with input 1 off ended %q with log ℓ₁ = %.3g: the test needs it converged on the plateau", stopText(off.Status, off.Reason), off.Params[2])
 	}
 	smse := func(c *ContinuousResult) float64 {
 		mu, _, err := c.Predictor.Predict(test.X)
@@ -104,8 +108,8 @@ func TestReactivateBringsBackARelevantInput(t *testing.T) {
 func TestHybridSwitchesInputsBackOn(t *testing.T) {
 	t.Parallel()
 	for seed := uint64(1); seed <= 2; seed++ {
-		train, test := SyntheticDiscrete(500, 1000, seed)
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(1).
+		train, test := data.SyntheticDiscrete(500, 1000, seed)
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(1).
 			WithSelector(SelectHybrid).WithMaxEpochs(30)
 		res, err := md.Fit()
 		if err != nil {
@@ -129,9 +133,9 @@ func TestHybridSwitchesInputsBackOn(t *testing.T) {
 // quadraticARD returns n training and 500 test points of d standard normal
 // inputs with y = sin x₀ + ½x₁² + 0.1ε: input 1's effect is symmetric, so
 // at the starting lengthscales the gradient does not see it.
-func quadraticARD(n, d int, seed uint64) (train, test *Dataset) {
+func quadraticARD(n, d int, seed uint64) (train, test *data.Dataset) {
 	rng := rand.New(rand.NewPCG(seed, 77))
-	make1 := func(n int) *Dataset {
+	make1 := func(n int) *data.Dataset {
 		rows := make([][]float64, n)
 		y := make([]float64, n)
 		for i := range rows {
@@ -141,11 +145,11 @@ func quadraticARD(n, d int, seed uint64) (train, test *Dataset) {
 			}
 			y[i] = math.Sin(rows[i][0]) + 0.5*rows[i][1]*rows[i][1] + 0.1*rng.NormFloat64()
 		}
-		x, err := VectorsFromRows(rows)
+		x, err := kernel.VectorsFromRows(rows)
 		if err != nil {
 			panic(err)
 		}
-		return &Dataset{X: x, Y: y}
+		return &data.Dataset{X: x, Y: y}
 	}
 	return make1(n), make1(500)
 }
@@ -160,7 +164,7 @@ func quadraticARD(n, d int, seed uint64) (train, test *Dataset) {
 func TestSwitchBackSubset(t *testing.T) {
 	t.Parallel()
 	train, test := quadraticARD(500, 12, 1)
-	kern := NewRBFFromData(train.X, train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	ls0 := append([]float64(nil), kern.Lengthscales()...)
 	v0 := kern.Variance()
 	full := NewModel(train.X, train.Y, kern).WithM(24).WithSeed(1).WithMaxEpochs(60)
@@ -171,7 +175,7 @@ func TestSwitchBackSubset(t *testing.T) {
 	offLs := append([]float64(nil), ls0...)
 	offLs[1], offLs[5] = 1e4*ls0[1], 1e4*ls0[5]
 	var progress strings.Builder
-	md := NewModel(train.X, train.Y, NewRBF(v0, offLs)).WithM(24).WithSeed(1).WithMaxEpochs(60).WithProgress(&progress)
+	md := NewModel(train.X, train.Y, kernel.NewRBF(v0, offLs)).WithM(24).WithSeed(1).WithMaxEpochs(60).WithProgress(&progress)
 	offRes, err := md.Fit()
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +185,7 @@ func TestSwitchBackSubset(t *testing.T) {
 	}
 	fOff := offRes.Objective
 	evOff, _ := md.Evaluate(test)
-	stopped, converged, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, "converged", true)
+	stopped, converged, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, stop{status: Converged}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +206,7 @@ func TestSwitchBackSubset(t *testing.T) {
 	}
 	// With nothing switched off, nothing changes and no epoch is run.
 	before, epochs := md.Params(), len(md.Trace())
-	if _, _, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, "converged", true); err != nil || on != nil ||
+	if _, _, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, stop{status: Converged}, true); err != nil || on != nil ||
 		!slices.Equal(before[:6], md.Params()[:6]) || len(md.Trace()) != epochs {
 		t.Errorf("second call: on %v, err %v, %d → %d epochs", on, err, epochs, len(md.Trace()))
 	}

@@ -3,8 +3,14 @@ package sgp
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestVARRestartEscapesNoiseOnly reproduces the collapsed VAR fit (32
@@ -41,13 +47,13 @@ func TestVARRestartEscapesNoiseOnly(t *testing.T) {
 // ends higher: on a problem whose signal is absent (targets pure noise)
 // the noise-only optimum is the right answer and stays.
 func TestVARRestartKeepsBetter(t *testing.T) {
-	train, _ := SyntheticARD(300, 10, 4, 2)
+	train, _ := data.SyntheticARD(300, 10, 4, 2)
 	y := make([]float64, train.Len())
 	rng := rand.New(rand.NewPCG(3, 3))
 	for i := range y {
 		y[i] = rng.NormFloat64()
 	}
-	md := NewModel(train.X, y, NewRBFFromData(train.X, y)).WithM(10).WithMaxEpochs(10)
+	md := NewModel(train.X, y, kernel.NewRBFFromData(train.X, y)).WithM(10).WithMaxEpochs(10)
 	res, err := md.Fit()
 	if err != nil {
 		t.Fatal(err)
@@ -82,13 +88,13 @@ func TestVARKin8nmCloseToMLE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-data fit")
 	}
-	train, test, err := LoadKin8nm(realDataDir(t, "kin8nm"), 0)
+	train, test, err := data.LoadKin8nm(realDataDir(t, "kin8nm"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	smse := map[Objective]float64{}
 	for _, o := range []Objective{MLE, VAR} {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(256).WithSeed(1).
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(256).WithSeed(1).
 			WithObjective(o).WithMaxEpochs(10)
 		if _, err := md.Fit(); err != nil {
 			t.Fatal(err)
@@ -133,13 +139,13 @@ func TestVARRestartSwapPassKeepsSignal(t *testing.T) {
 	}
 }
 
-// fitARD32 fits SyntheticARD(1000, 500, 32, data) (32 inputs, three of
+// fitARD32 fits SyntheticARD(1000, 500, 32, set) (32 inputs, three of
 // them relevant) with m = 32, at most 25 epochs and the given MLE restart,
 // checks that the trace never goes up, and evaluates on the test points.
-func fitARD32(t *testing.T, data, seed uint64, o Objective, restart int) (*Result, *Evaluation) {
+func fitARD32(t *testing.T, set, seed uint64, o Objective, restart int) (*Result, *Evaluation) {
 	t.Helper()
-	train, test := SyntheticARD(1000, 500, 32, data)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(seed).
+	train, test := data.SyntheticARD(1000, 500, 32, set)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(32).WithSeed(seed).
 		WithObjective(o).WithMaxEpochs(25).WithMLERestart(restart)
 	res, err := md.Fit()
 	if err != nil {
@@ -151,4 +157,14 @@ func fitARD32(t *testing.T, data, seed uint64, o Objective, restart int) (*Resul
 	}
 	checkTraceMonotone(t, md)
 	return res, ev
+}
+
+// realDataDir returns the shared data folder holding sub, or skips the test.
+func realDataDir(t *testing.T, sub string) string {
+	t.Helper()
+	dir := data.Dir("../../shared/data")
+	if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+		t.Skipf("data folder %s not found; set SGP_DATA to the folder holding snelson1d/, kin40k/, kin8nm/ to run this test", filepath.Join(dir, sub))
+	}
+	return dir
 }

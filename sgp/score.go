@@ -7,36 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// approxWork is the scratch space of the information-pivot scores.
-type approxWork struct {
-	b     []float64 // Bᵀ, B = Q[:n,:]ᵀ L_z = R⁻ᵀ A[:k, k:t], z×k row-major
-	u, w  []float64 // u = L_zᵀ y, w = Bᵀ a
-	mm    []float64 // M = L_zᵀL_z = A[k:t, k:t], z×z
-	dd    []float64 // D = M − BᵀB, z×z
-	lrow  []float64 // L_z row-major n×z
-	dI    []float64 // residual variances given the active set
-	dIOld []float64
-	task  scoreTask
-}
-
-func (w *approxWork) init(n, m, z int) {
-	w.b = make([]float64, m*z)
-	w.u = make([]float64, z)
-	w.w = make([]float64, z)
-	w.mm = make([]float64, z*z)
-	w.dd = make([]float64, z*z)
-	w.lrow = make([]float64, n*z)
-	w.dI = make([]float64, n)
-	w.dIOld = make([]float64, n)
-}
-
-// scoreTask computes approximate scores for a range of candidates.
-type scoreTask struct {
-	f   *Factor
-	dst []float64
-	o   Objective
-}
-
 // ApproxDeltasTo stores in dst (length n, allocated if nil) the approximate
 // decrease of objective o if each point joined the inducing set, computed
 // from the information pivots alone (Cao et al. 2013, §4). With
@@ -55,7 +25,7 @@ type scoreTask struct {
 // With z = n−k information pivots the scores are exact. Active points get
 // NaN and points with negligible residual (duplicates of active points) get
 // −Inf. Cost O(n·z·(k+z)).
-func (f *Factor) ApproxDeltasTo(dst []float64, o Objective) []float64 {
+func (f *factor) ApproxDeltasTo(dst []float64, o Objective) []float64 {
 	f.check()
 	if dst == nil {
 		dst = make([]float64, f.n)
@@ -69,7 +39,7 @@ func (f *Factor) ApproxDeltasTo(dst []float64, o Objective) []float64 {
 
 // bestApprox returns the candidate with the largest approximate score, or
 // −1 if no candidate has a non-negligible residual.
-func (f *Factor) bestApprox(o Objective) (int, float64) {
+func (f *factor) bestApprox(o Objective) (int, float64) {
 	scores := f.approx.dIOld // reused as the score buffer
 	f.approxScores(scores, o)
 	best, bv := -1, math.Inf(-1)
@@ -87,7 +57,7 @@ func (f *Factor) bestApprox(o Objective) (int, float64) {
 // Gram matrix A = GᵀG that the Factor keeps up to date at O(t) per
 // transposition: since G_I = Q[:n,:]R,  B = R⁻ᵀ G_Iᵀ L_z = R⁻ᵀ A[:k, k:t],
 // an O(k²·z) triangular solve, and M = A[k:t, k:t].
-func (f *Factor) approxScores(dst []float64, o Objective) {
+func (f *factor) approxScores(dst []float64, o Objective) {
 	n, k, z := f.n, f.k, f.t-f.k
 	aw := &f.approx
 	f.residualActive(aw.dI)
@@ -142,12 +112,12 @@ func (f *Factor) approxScores(dst []float64, o Objective) {
 		blas64.Gemv(blas.NoTrans, 1, bt, blas64.Vector{N: k, Data: f.a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: w, Inc: 1})
 	}
 	aw.task.dst, aw.task.o = dst, o
-	f.pool.run(&aw.task, n)
+	f.pool.Run(&aw.task, n)
 	aw.task.dst = nil
 }
 
-// runRange scores candidates lo..hi−1.
-func (t *scoreTask) runRange(_, lo, hi int) {
+// RunRange scores candidates lo..hi−1.
+func (t *scoreTask) RunRange(_, lo, hi int) {
 	f := t.f
 	n, k, z := f.n, f.k, f.t-f.k
 	aw := &f.approx

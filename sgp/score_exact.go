@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
+	"github.com/cholqr/sgp/sgp/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -88,7 +89,7 @@ func (w *exactBatch) setChunk(n, chunk, workers int) {
 // conditioning of R (r² ≥ σ² is enforced: the σ entry of w lies in a row
 // of the augmented matrix that no column of Q touches). Cost s kernel
 // columns and O(n·k·s + k²·s).
-func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBatch) {
+func (f *factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBatch) {
 	n, k, s := f.n, f.k, len(cands)
 	if s > w.s {
 		panic("sgp: internal error: exact batch too large")
@@ -101,9 +102,9 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 	}
 	// The kernel columns: all at once for a block kernel (RBF: four
 	// columns share each pass over the inputs), else one at a time.
-	bk, block := f.kern.(blockKernel)
+	bk, block := f.kern.(kernel.BlockEvaluator)
 	if block {
-		bk.crossT(w.kv[:s*n], f.x, f.x, cands)
+		bk.CrossT(w.kv[:s*n], f.x, f.x, cands)
 		f.stats.KernelEvals += s * n
 	}
 	for q, j := range cands {
@@ -136,7 +137,7 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 	per := (chunks + exactGroups - 1) / exactGroups
 	groups := (chunks + per - 1) / per
 	w.task = exactTask{f: f, w: w, cands: cands, k: k, per: per}
-	f.pool.runParts(&w.task, groups, f.pool.size())
+	f.pool.RunParts(&w.task, groups, f.pool.Size())
 	w.task = exactTask{}
 	// The groups' sums, in order.
 	u, gg, gy := w.u[:k*s], w.gg[:s], w.gy[:s]
@@ -185,14 +186,14 @@ func (f *Factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 // (0 at the active points, √d_j at j_q) and adds G[I, :k]ᵀ g_q[I],
 // ‖g_q[I]‖² and g_q[I]ᵀ(y − μ)[I] to its group's sums.
 type exactTask struct {
-	f     *Factor
+	f     *factor
 	w     *exactBatch
 	cands []int
 	k     int
 	per   int // chunks per group
 }
 
-func (t *exactTask) runRange(part, lo, hi int) {
+func (t *exactTask) RunRange(part, lo, hi int) {
 	f, w, k, s := t.f, t.w, t.k, len(t.cands)
 	n, chunk := f.n, w.chunk
 	rows := w.rows[part*s*chunk : (part+1)*s*chunk]

@@ -7,6 +7,12 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestExactDeltasMatchExactDelta checks the batched exact scores of the
@@ -35,9 +41,9 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 				for i := range cands {
 					cands[i] = i
 				}
-				w := newExactBatch(n, f.mcap, n, f.pool.size())
+				w := newExactBatch(n, f.mcap, n, f.pool.Size())
 				// One chunk, several chunks per group, one chunk per group.
-				w.setChunk(n, []int{exactChunk, 1, 7}[k%3], f.pool.size())
+				w.setChunk(n, []int{exactChunk, 1, 7}[k%3], f.pool.Size())
 				for _, o := range []Objective{VAR, MLE} {
 					before := f.Value(o)
 					got := make([]float64, n)
@@ -68,9 +74,9 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 // and ends below a random subset's objective.
 func TestTitsiasLargePool(t *testing.T) {
 	t.Parallel()
-	train, _ := SnelsonLike(400, 3)
+	train, _ := data.SnelsonLike(400, 3)
 	fit := func(sel Selector) *Result {
-		md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(12).WithSeed(2).
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(12).WithSeed(2).
 			WithMaxEpochs(3).WithSelector(sel)
 		res, err := md.Fit()
 		if err != nil {
@@ -100,10 +106,10 @@ func TestExactDeltasCoreCountInvariant(t *testing.T) {
 	cands := rng.Perm(n)[:9]
 	scores := func(procs int) []float64 {
 		prev := runtime.GOMAXPROCS(procs)
-		f.pool = newWorkers()
+		f.pool = par.NewPool()
 		runtime.GOMAXPROCS(prev)
-		w := newExactBatch(n, f.mcap, len(cands), f.pool.size())
-		w.setChunk(n, 5, f.pool.size()) // 60 chunks in 60 groups
+		w := newExactBatch(n, f.mcap, len(cands), f.pool.Size())
+		w.setChunk(n, 5, f.pool.Size()) // 60 chunks in 60 groups
 		dst := make([]float64, len(cands))
 		f.exactDeltas(cands, VAR, dst, w)
 		return dst

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // TestSymQuad2MatchesSymQuad checks the fused quadratic forms bit for bit
@@ -77,8 +79,8 @@ func TestApproxScoresSolveForB(t *testing.T) {
 func TestSwapsSplitRowsMatchRebuild(t *testing.T) {
 	t.Parallel()
 	x, y := benchProblem(2*moveSplitRows, 4, 6)
-	kern := NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8})
-	f, err := NewFactor(x, y, kern, 0.05, 40, 8)
+	kern := kernel.NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8})
+	f, err := newFactor(x, y, kern, 0.05, 40, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestSwapsSplitRowsMatchRebuild(t *testing.T) {
 	if accepted == 0 {
 		t.Fatal("no swap accepted: the moves were not exercised")
 	}
-	g, err := NewFactor(x, y, kern, 0.05, 40, 8)
+	g, err := newFactor(x, y, kern, 0.05, 40, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,25 +7,27 @@ import (
 	"math"
 	"time"
 
-	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // ContinuousResult reports a fit of the sparse GP whose inducing inputs
 // move continuously in ℝᵈ.
 type ContinuousResult struct {
-	Objective float64       // final objective, including n/2·log 2π
-	Start     float64       // objective at the start
-	Evals     int           // objective and gradient evaluations
-	Elapsed   time.Duration // wall time
-	Params    []float64     // θ: kernel log hyperparameters, then log σ²
-	Mean      float64       // the prior mean μ at the final θ and Z (Predictor.PriorMean)
-	Z         *Vectors      // the inducing inputs
-	Predictor *Predictor    // for prediction
-	Stopped   string        // "converged", "max evaluations", "cancelled", "stalled: " and the stop rule's reason (converged at a gradient that is not small), "abandoned" (a hybrid fit's refinement behind CholQR), or the optimiser's reason
-	Restarts  int           // L-BFGS restarts from the best point after a failed line search
-	Gradient  float64       // max |∂F/∂p| over θ and Z where the fit ended
-	Jitter    float64       // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
+	Objective float64         // final objective, including n/2·log 2π
+	Start     float64         // objective at the start
+	Evals     int             // objective and gradient evaluations
+	Elapsed   time.Duration   // wall time
+	Params    []float64       // θ: kernel log hyperparameters, then log σ²
+	Mean      float64         // the prior mean μ at the final θ and Z (Predictor.PriorMean)
+	Z         *kernel.Vectors // the inducing inputs
+	Predictor *Predictor      // for prediction
+	Status    Status          // Converged, MaxEvaluations, Cancelled, Stalled (converged at a gradient that is not small), Abandoned (a hybrid fit's refinement behind CholQR), TimeBudget (a hybrid refinement's share of the time) or Failed
+	Reason    string          // for Stalled, what the stop rule saw; for Failed, the optimiser's reason
+	Restarts  int             // L-BFGS restarts from the best point after a failed line search
+	Gradient  float64         // max |∂F/∂p| over θ and Z where the fit ended
+	Jitter    float64         // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
 	// NoiseFloor is the least noise variance the fit could reach
 	// (ContinuousOptions.NoiseFloor or the default); AtNoiseFloor is true
 	// when σ² ended there, so that the floor, not the data, decided it.
@@ -44,7 +46,7 @@ type ContinuousResult struct {
 // selection (Model.RefineContinuous), a hybrid of the two.
 //
 // Each evaluation costs O(n·m² + n·m·d).
-func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *Vectors, noise float64, o Objective, opts ContinuousOptions) (cr *ContinuousResult, err error) {
+func FitContinuous(ctx context.Context, x *kernel.Vectors, y []float64, kern kernel.InputGradient, z0 *kernel.Vectors, noise float64, o Objective, opts ContinuousOptions) (cr *ContinuousResult, err error) {
 	defer recoverTo(&err)
 	maxEvals := opts.MaxEvals
 	if x == nil || z0 == nil || x.Len() == 0 || z0.Len() == 0 || len(y) != x.Len() {
@@ -70,7 +72,11 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	}
 	start := time.Now()
 	m, d, np := z0.Len(), z0.Dim(), kern.NumParams()
-	z := &Vectors{n: m, d: d, data: append([]float64(nil), z0.data...)}
+	zdata := append([]float64(nil), z0.RawData()...)
+	z, err := kernel.NewVectors(m, d, zdata)
+	if err != nil {
+		return nil, err
+	}
 	ev := NewEvaluatorInputs(x, y, kern, o, z)
 	ev.jitter = opts.Jitter
 	ev.SetMean(opts.Mean)
@@ -79,7 +85,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	// noise floor), then Z.
 	nm := newNoiseMap(x, y, opts.NoiseFloor)
 	theta := append(kern.Params(nil), math.Log(noise))
-	p0 := append(nm.toX(make([]float64, nθ), theta), z.data...)
+	p0 := append(nm.toX(make([]float64, nθ), theta), zdata...)
 	gθ := make([]float64, nθ)
 	var (
 		evals    int
@@ -100,7 +106,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 				clear(lastG)
 				return
 			}
-			copy(z.data, p[nθ:])
+			copy(zdata, p[nθ:])
 			f, err := ev.FuncGrad(gθ, nm.toTheta(theta, p[:nθ]))
 			evals++
 			if err != nil || math.IsNaN(f) {
@@ -110,7 +116,7 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 			}
 			nm.grad(gθ, p[:nθ])
 			copy(lastG, gθ)
-			ev.zGradRBF(lastG[nθ:])
+			ev.zGrad(lastG[nθ:])
 			lastF = f
 			if evals == 1 {
 				startF = f
@@ -146,8 +152,9 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	// far from it means a stale curvature model. Either way it restarts from
 	// the best point with its memory cleared; a restart that lowers F by
 	// less than a relative 1e-9 shows a minimum to the precision of F.
-	stopped, restarts := "", 0
-	why := "" // what a "converged" fit's stop rule saw, for a large gradient
+	var stopped stop
+	restarts := 0
+	why := "" // what a converged fit's stop rule saw, for a large gradient
 	cur := append([]float64(nil), p0...)
 	for {
 		before := bestF
@@ -155,28 +162,26 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 			Converger: &optimize.FunctionConverge{Relative: contRelTol, Iterations: contIters}}, &optimize.LBFGS{Store: lbfgsMemory})
 		switch {
 		case ctx.Err() != nil:
-			stopped = "cancelled"
+			stopped = stop{status: Cancelled}
 		case evals >= maxEvals:
-			stopped = "max evaluations"
+			stopped = stop{status: MaxEvaluations}
 		case abandoned:
-			stopped = "abandoned"
+			stopped = stop{status: Abandoned}
 		case optErr != nil && restarts < maxRestarts && !math.IsInf(bestF, 1):
 			if before-bestF > 1e-9*math.Abs(bestF) || math.IsInf(before, 1) {
 				restarts++
 				copy(cur, best)
 				continue
 			}
-			stopped, why = "converged", "no decrease along the search direction, also after a restart from the best point"
+			stopped, why = stop{status: Converged}, "no decrease along the search direction, also after a restart from the best point"
 		case optErr != nil:
-			stopped = optErr.Error()
+			stopped = stop{Failed, optErr.Error()}
+		case res != nil && res.Status == optimize.FunctionConvergence:
+			stopped, why = stop{status: Converged}, fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
+		case res != nil && res.Status == optimize.GradientThreshold:
+			stopped = stop{status: Converged}
 		case res != nil:
-			stopped = res.Status.String()
-		}
-		if stopped == "FunctionConvergence" {
-			why = fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
-		}
-		if stopped == "FunctionConvergence" || stopped == "GradientThreshold" {
-			stopped = "converged"
+			stopped = stop{Failed, res.Status.String()}
 		}
 		break
 	}
@@ -190,19 +195,19 @@ func FitContinuous(ctx context.Context, x *Vectors, y []float64, kern *RBF, z0 *
 	}
 	// Evaluate once more at the best point to leave the factors there, and
 	// to report the gradient where the fit ended.
-	copy(z.data, best[nθ:])
+	copy(zdata, best[nθ:])
 	f, err := ev.FuncGrad(gθ, nm.toTheta(theta, best[:nθ]))
 	if err != nil {
 		return nil, err
 	}
 	gz := make([]float64, len(best)-nθ)
-	ev.zGradRBF(gz)
+	ev.zGrad(gz)
 	nm.grad(gθ, best[:nθ])
 	grad := max(maxAbs(gθ), maxAbs(gz))
 	stopped = stallLabel(stopped, why, grad, f)
 	p := ev.predictor()
 	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
-		Params: append([]float64(nil), theta...), Mean: p.PriorMean, Z: z, Predictor: p, Stopped: stopped, Restarts: restarts, Gradient: grad,
+		Params: append([]float64(nil), theta...), Mean: p.PriorMean, Z: z, Predictor: p, Status: stopped.status, Reason: stopped.reason, Restarts: restarts, Gradient: grad,
 		Jitter: opts.Jitter, NoiseFloor: nm.floor, AtNoiseFloor: atNoiseFloor(math.Exp(theta[np]), nm.floor)}, ctx.Err()
 }
 
@@ -229,12 +234,12 @@ const (
 // small beside an evaluation's O(n·m²).
 const lbfgsMemory = 200
 
-// stallLabel returns FitContinuous's stop reason: a fit that its stop
-// rule counted as converged while max |∂F| = grad is not small at F = f
-// is "stalled", with what the rule saw (why).
-func stallLabel(stopped, why string, grad, f float64) string {
-	if stopped == "converged" && grad > gradTol*max(1, math.Abs(f)) {
-		return fmt.Sprintf("stalled: %s, at max |∂F| = %.3g", why, grad)
+// stallLabel returns FitContinuous's stop: a fit that its stop rule
+// counted as converged while max |∂F| = grad is not small at F = f is
+// Stalled, with what the rule saw (why).
+func stallLabel(stopped stop, why string, grad, f float64) stop {
+	if stopped.status == Converged && grad > gradTol*max(1, math.Abs(f)) {
+		return stop{Stalled, fmt.Sprintf("%s, at max |∂F| = %.3g", why, grad)}
 	}
 	return stopped
 }
@@ -268,7 +273,7 @@ type ContinuousOptions struct {
 
 	// behind, if set, is asked after each step of the optimiser, with the
 	// lowest objective reached so far, whether to give up; the fit then
-	// ends at its best point with Stopped = "abandoned". The hybrid
+	// ends at its best point with Status = Abandoned. The hybrid
 	// selector uses it to hand the time back to CholQR (see fitHybrid).
 	behind func(best float64) bool
 	// onEval, if set, is called after each evaluation with the number of
@@ -280,138 +285,21 @@ type ContinuousOptions struct {
 // errAbandoned stops FitContinuous when ContinuousOptions.behind says so.
 var errAbandoned = errors.New("sgp: continuous fit abandoned")
 
-// funcRecorder adapts a stop check to optimize.Recorder.
-type funcRecorder func() error
-
-func (r funcRecorder) Init() error { return nil }
-func (r funcRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
-	return r()
+// zGrad stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
+// gradient: with W_mn and W_mm the weights of dK_mn and dK_mm in F's
+// differential (see Evaluator), the kernel's input gradient of
+// Σ W_mn∘K_mn + Σ W_mm∘K_mm.
+func (e *Evaluator) zGrad(gz []float64) {
+	k := e.kern.(kernel.InputGradient)
+	k.InputGradT(gz, e.wmn, e.kraw, e.tmat, e.kmm, e.x.(*kernel.Vectors), e.xI.(*kernel.Vectors))
 }
-
-// RefineContinuous starts FitContinuous from the model's inducing points
-// and hyperparameters (an RBF kernel on vector inputs): CholQR's selection
-// as the initialisation of the continuous optimisation. The model itself
-// is not changed.
-func (md *Model) RefineContinuous(ctx context.Context, opts ContinuousOptions) (cr *ContinuousResult, err error) {
-	return md.refineFrom(ctx, opts, nil, nil)
-}
-
-// refineFrom is RefineContinuous from the hyperparameters theta (kernel
-// log parameters, then log σ²) and the inducing inputs z0, or from the
-// model's own hyperparameters and inducing set where they are nil.
-func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta []float64, z0 *Vectors) (cr *ContinuousResult, err error) {
-	defer md.recoverPanic(&err)
-	if err := md.build(); err != nil {
-		return nil, err
-	}
-	kern, ok := md.kern.(*RBF)
-	xv, ok2 := md.x.(*Vectors)
-	if !ok || !ok2 {
-		return nil, errors.New("sgp: continuous refinement needs vector inputs and the RBF kernel")
-	}
-	if theta == nil {
-		theta = md.Params()
-	}
-	np := kern.NumParams()
-	k2 := NewRBF(1, kern.Lengthscales())
-	k2.SetParams(theta[:np])
-	if z0 == nil {
-		z0 = xv.Rows(md.f.Active(nil))
-	}
-	opts.Mean = md.mean
-	if opts.NoiseFloor == 0 {
-		opts.NoiseFloor = md.noiseFloor
-	}
-	return FitContinuous(ctx, xv, md.y, k2, z0, math.Exp(theta[np]), md.obj, opts)
-}
-
-// zGradRBF stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
-// gradient, for the RBF kernel: with H = W_mn∘K_mn and W_mm the weights of
-// dK_mm,
-//
-//	∂F/∂z_ct = Σ_i H_ci (x_it − z_ct)/ℓ_t² + Σ_b (W_cb + W_bc) K_cb (z_bt − z_ct)/ℓ_t²
-//
-// since ∂κ(x, z)/∂z_t = κ·(x_t − z_t)/ℓ_t². The sums Σ_i H_ci x_it are the
-// level-3 product H·X, taken by groups of zGroup inducing points and
-// blocks of zBlock rows (Hᵀ of a block formed, then multiplied with its
-// rows of X) and added block by block in order: each group's result is
-// the same whichever goroutine computes it. As one loop per point and
-// row (d multiply–adds for each of the m·n entries of H) it took 17% of a
-// KIN40K continuous evaluation at m = 64.
-func (e *Evaluator) zGradRBF(gz []float64) {
-	k := e.kern.(*RBF)
-	xv, zv := e.x.(*Vectors), e.xI.(*Vectors)
-	n, m, d := e.n, e.m, len(k.ls)
-	T := e.tmat
-	groups := (m + zGroup - 1) / zGroup
-	parallelFor(groups, 1, func(g0, g1 int) {
-		ht := make([]float64, zBlock*zGroup)
-		prod := make([]float64, zGroup*d)
-		var hs [zGroup]float64
-		for grp := g0; grp < g1; grp++ {
-			c0, c1 := grp*zGroup, min(m, (grp+1)*zGroup)
-			gc := c1 - c0
-			clear(gz[c0*d : c1*d])
-			clear(hs[:])
-			for i0 := 0; i0 < n; i0 += zBlock {
-				bl := min(zBlock, n-i0)
-				for c := c0; c < c1; c++ {
-					wr, kr := e.wmn[c*n+i0:c*n+i0+bl], e.kraw[c*n+i0:c*n+i0+bl]
-					kr = kr[:len(wr)]
-					q := c - c0
-					var s float64
-					for i, w := range wr {
-						h := w * kr[i]
-						ht[i*gc+q] = h
-						s += h
-					}
-					hs[q] += s
-				}
-				linalg.GemmTN(gc, d, bl, ht, gc, xv.data[i0*d:], d, prod, d)
-				for q, v := range prod[:gc*d] {
-					gz[c0*d+q] += v
-				}
-			}
-			for c := c0; c < c1; c++ {
-				g := gz[c*d : (c+1)*d]
-				zc := zv.Row(c)
-				for t := 0; t < d; t++ {
-					g[t] -= hs[c-c0] * zc[t]
-				}
-				for b := 0; b < m; b++ {
-					w := (T[c*m+b] + T[b*m+c]) * e.kmm[c*m+b]
-					zb := zv.Row(b)
-					for t := 0; t < d; t++ {
-						g[t] += w * (zb[t] - zc[t])
-					}
-				}
-				for t := 0; t < d; t++ {
-					g[t] *= k.invLS[t] * k.invLS[t]
-				}
-			}
-		}
-	})
-}
-
-// zGroup and zBlock are zGradRBF's groups of inducing points and blocks
-// of rows: a block's Hᵀ is zBlock·zGroup values (128 KiB).
-const (
-	zGroup = 16
-	zBlock = 1024
-)
 
 // predictor returns a Predictor for the state of the last FuncGrad call.
 func (e *Evaluator) predictor() *Predictor {
 	m := e.m
-	kern := e.kern
-	if r, ok := kern.(*RBF); ok {
-		c := NewRBF(1, r.Lengthscales())
-		c.SetParams(r.Params(nil))
-		kern = c
-	}
-	p := &Predictor{Kern: kern, NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
+	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
 		w: make([]float64, m*m), r: make([]float64, m*m), a: append([]float64(nil), e.vecM[0]...)}
-	p.trainMean, p.trainVar = MeanVar(e.yorig)
+	p.trainMean, p.trainVar = meanVar(e.yorig)
 	for i := 0; i < m; i++ {
 		for j := 0; j <= i; j++ {
 			p.w[i*m+j] = e.lmm[i*m+j]

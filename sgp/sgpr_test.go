@@ -10,6 +10,10 @@ import (
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 func TestInducingInputGradientFD(t *testing.T) {
@@ -18,10 +22,11 @@ func TestInducingInputGradientFD(t *testing.T) {
 	for _, dim := range []int{1, 3} {
 		p := newProblem(rng, 40, dim, 1.2, 0.6*float64(dim), 0.05)
 		m := 6
-		z := &Vectors{n: m, d: dim, data: make([]float64, m*dim)}
-		for i := range z.data {
-			z.data[i] = 4 * rng.Float64()
+		zd := make([]float64, m*dim)
+		for i := range zd {
+			zd[i] = 4 * rng.Float64()
 		}
+		z, _ := kernel.NewVectors(m, dim, zd)
 		for _, o := range []Objective{VAR, MLE} {
 			e := NewEvaluatorInputs(p.x, p.y, p.kern, o, z)
 			theta := append(p.kern.Params(nil), math.Log(p.noise))
@@ -30,17 +35,17 @@ func TestInducingInputGradientFD(t *testing.T) {
 				t.Fatal(err)
 			}
 			gz := make([]float64, m*dim)
-			e.zGradRBF(gz)
-			z0 := append([]float64(nil), z.data...)
+			e.zGrad(gz)
+			z0 := append([]float64(nil), zd...)
 			fdz := fd.Gradient(nil, func(zz []float64) float64 {
-				copy(z.data, zz)
+				copy(zd, zz)
 				v, err := e.FuncGrad(nil, theta)
 				if err != nil {
 					t.Fatal(err)
 				}
 				return v
 			}, z0, &fd.Settings{Formula: fd.Central, Step: 1e-6})
-			copy(z.data, z0)
+			copy(zd, z0)
 			diff := make([]float64, len(gz))
 			floats.SubTo(diff, gz, fdz)
 			if dd := floats.Norm(diff, math.Inf(1)); dd > 1e-5*math.Max(1, floats.Norm(fdz, math.Inf(1))) {
@@ -52,8 +57,8 @@ func TestInducingInputGradientFD(t *testing.T) {
 
 func TestFitContinuousAndRefine(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(200, 12)
-	md := NewModel(train.X, train.Y, NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(5)
+	train, test := data.SnelsonLike(200, 12)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(5)
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +83,7 @@ func TestFitContinuousAndRefine(t *testing.T) {
 	}
 	// From a clumped start, as GPflow would be used.
 	z0 := train.X.Rows(clumpedStart(train.X, 1.5, 8))
-	kern := NewRBFFromData(train.X, train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
 	cres, err := FitContinuous(context.Background(), train.X, train.Y, kern, z0, variance(train.Y)/4, VAR, ContinuousOptions{MaxEvals: 500, Jitter: 1e-6})
 	if err != nil {
 		t.Fatal(err)
@@ -93,69 +98,25 @@ func TestFitContinuousAndRefine(t *testing.T) {
 	}
 }
 
-// TestZGradBlocks checks ∂F/∂Z where zGradRBF's product H·X spans several
-// groups of inducing points and blocks of rows, both with a partial last
-// one (m = 37, n = 2500), against the sum written out point by point and
-// row by row. (TestInducingInputGradientFD checks that sum against finite
-// differences; at this size K_mm is too ill-conditioned for them.)
-func TestZGradBlocks(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(8, 13))
-	const n, m, dim = 2*zBlock + 452, 2*zGroup + 5, 2
-	p := newProblem(rng, n, dim, 1.1, 0.9, 0.05)
-	z := &Vectors{n: m, d: dim, data: make([]float64, m*dim)}
-	for i := range z.data {
-		z.data[i] = 4 * rng.Float64()
-	}
-	e := NewEvaluatorInputs(p.x, p.y, p.kern, VAR, z)
-	theta := append(p.kern.Params(nil), math.Log(p.noise))
-	if _, err := e.FuncGrad(make([]float64, len(theta)), theta); err != nil {
-		t.Fatal(err)
-	}
-	gz := make([]float64, m*dim)
-	e.zGradRBF(gz)
-	xv := p.x
-	ls := p.kern.Lengthscales()
-	for c := 0; c < m; c++ {
-		for k := 0; k < dim; k++ {
-			var want, scale float64
-			for i := 0; i < n; i++ {
-				h := e.wmn[c*n+i] * e.kraw[c*n+i]
-				want += h * (xv.At(i, k) - z.At(c, k))
-				scale += math.Abs(h * (xv.At(i, k) - z.At(c, k)))
-			}
-			for b := 0; b < m; b++ {
-				w := (e.tmat[c*m+b] + e.tmat[b*m+c]) * e.kmm[c*m+b]
-				want += w * (z.At(b, k) - z.At(c, k))
-				scale += math.Abs(w * (z.At(b, k) - z.At(c, k)))
-			}
-			want /= ls[k] * ls[k]
-			scale /= ls[k] * ls[k]
-			if got := gz[c*dim+k]; math.Abs(got-want) > 1e-12*scale {
-				t.Fatalf("∂F/∂z[%d,%d] = %v, point-by-point sum %v (scale %v)", c, k, got, want, scale)
-			}
-		}
-	}
-}
-
 // TestStallLabel: a continuous fit counted as converged at a gradient that
 // is not small says which stop rule ended it; at a small gradient, or for
 // another reason, the reason is kept.
 func TestStallLabel(t *testing.T) {
 	flat := fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
 	for _, c := range []struct {
-		stopped, why string
-		grad, f      float64
-		want         string
+		stopped Status
+		why     string
+		grad, f float64
+		want    stop
 	}{
-		{"converged", flat, 0.0473, 5680.7, "stalled: F changed by less than a relative 1e-09 over 20 iterations, at max |∂F| = 0.0473"},
-		{"converged", "no decrease along the search direction", 0.01, 100, "stalled: no decrease along the search direction, at max |∂F| = 0.01"},
-		{"converged", flat, 1e-3, 5680.7, "converged"}, // below 1e-6·|F|
-		{"converged", flat, 5e-7, 0.1, "converged"},    // below 1e-6·max(1, |F|)
-		{"max evaluations", flat, 1, 1, "max evaluations"},
+		{Converged, flat, 0.0473, 5680.7, stop{Stalled, "F changed by less than a relative 1e-09 over 20 iterations, at max |∂F| = 0.0473"}},
+		{Converged, "no decrease along the search direction", 0.01, 100, stop{Stalled, "no decrease along the search direction, at max |∂F| = 0.01"}},
+		{Converged, flat, 1e-3, 5680.7, stop{status: Converged}}, // below 1e-6·|F|
+		{Converged, flat, 5e-7, 0.1, stop{status: Converged}},    // below 1e-6·max(1, |F|)
+		{MaxEvaluations, flat, 1, 1, stop{status: MaxEvaluations}},
 	} {
-		if got := stallLabel(c.stopped, c.why, c.grad, c.f); got != c.want {
-			t.Errorf("stallLabel(%q, %q, %g, %g) = %q, want %q", c.stopped, c.why, c.grad, c.f, got, c.want)
+		if got := stallLabel(stop{status: c.stopped}, c.why, c.grad, c.f); got != c.want {
+			t.Errorf("stallLabel(%v, %q, %g, %g) = %v, want %v", c.stopped, c.why, c.grad, c.f, got, c.want)
 		}
 	}
 }

@@ -5,27 +5,31 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // faultyKernel is an RBF kernel (held, not embedded, so that only the
 // Kernel methods below are seen) that goes wrong in one way, to force the
 // gradient phase to fail.
 type faultyKernel struct {
-	inner  *RBF
+	inner  *kernel.RBF
 	theta0 []float64
 	off    bool // θ differs from theta0
 	fault  string
 }
 
 func newFaultyKernel(fault string) *faultyKernel {
-	k := NewRBF(1, []float64{0.5})
+	k := kernel.NewRBF(1, []float64{0.5})
 	return &faultyKernel{inner: k, theta0: k.Params(nil), fault: fault}
 }
 
 func (k *faultyKernel) NumParams() int                 { return k.inner.NumParams() }
 func (k *faultyKernel) ParamNames() []string           { return k.inner.ParamNames() }
 func (k *faultyKernel) Params(dst []float64) []float64 { return k.inner.Params(dst) }
-func (k *faultyKernel) Accepts(x Inputs) error         { return k.inner.Accepts(x) }
+func (k *faultyKernel) Accepts(x kernel.Inputs) error  { return k.inner.Accepts(x) }
 func (k *faultyKernel) SetParams(theta []float64) {
 	k.inner.SetParams(theta)
 	k.off = !slices.Equal(theta, k.theta0)
@@ -36,14 +40,14 @@ func (k *faultyKernel) fill(dst []float64, v float64) {
 		dst[i] = v
 	}
 }
-func (k *faultyKernel) Diag(dst []float64, x Inputs, lo, hi int) {
+func (k *faultyKernel) Diag(dst []float64, x kernel.Inputs, lo, hi int) {
 	k.inner.Diag(dst, x, lo, hi)
 	if k.nanValues() {
 		k.fill(dst[:hi-lo], math.NaN())
 	}
 }
 
-func (k *faultyKernel) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
+func (k *faultyKernel) Column(dst []float64, x kernel.Inputs, lo, hi int, y kernel.Inputs, j int) {
 	k.inner.Column(dst, x, lo, hi, y, j)
 	if k.nanValues() {
 		k.fill(dst[:hi-lo], math.NaN())
@@ -67,11 +71,11 @@ func (k *faultyKernel) addGrad(grad []float64, add func(g []float64)) {
 	}
 }
 
-func (k *faultyKernel) AddGrad(grad, w []float64, x Inputs, lo, hi int, y Inputs, cols []int) {
+func (k *faultyKernel) AddGrad(grad, w []float64, x kernel.Inputs, lo, hi int, y kernel.Inputs, cols []int) {
 	k.addGrad(grad, func(g []float64) { k.inner.AddGrad(g, w, x, lo, hi, y, cols) })
 }
 
-func (k *faultyKernel) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
+func (k *faultyKernel) AddDiagGrad(grad, w []float64, x kernel.Inputs, lo, hi int) {
 	k.addGrad(grad, func(g []float64) { k.inner.AddDiagGrad(g, w, x, lo, hi) })
 }
 
@@ -79,26 +83,26 @@ func (k *faultyKernel) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 // values that turn NaN as soon as the hyperparameters move, a NaN
 // gradient, a gradient of the wrong sign — from hyperparameters far from
 // the optimum. The objective then stops decreasing while the gradient is
-// not small: Fit must end with Stopped "stalled: …" and Converged false
-// (drive.go's runEpochs and cgHealthy), never "converged", with the
+// not small: Fit must end with Status Stalled and Converged false
+// (epochs.go's runEpochs and cgHealthy), never "converged", with the
 // model still usable.
 func TestFitStalls(t *testing.T) {
 	t.Parallel()
-	train, test := SnelsonLike(300, 2)
+	train, test := data.SnelsonLike(300, 2)
 	for _, fault := range []string{"NaN values off the start", "NaN gradient", "wrong-sign gradient"} {
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()
 			k := newFaultyKernel(fault)
-			var statuses []string
+			var statuses []CGStop
 			md := NewModel(train.X, train.Y, k).WithM(8).WithSeed(2).WithMaxEpochs(40).
 				WithEpochFunc(func(r EpochRecord) { statuses = append(statuses, r.CGStatus) })
 			res, err := md.Fit()
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: %d epochs, stopped %q, CG statuses %v", fault, res.Epochs, res.Stopped, statuses)
-			if !strings.HasPrefix(res.Stopped, "stalled") || res.Converged {
-				t.Errorf("stopped %q, converged %v; want stalled and not converged", res.Stopped, res.Converged)
+			t.Logf("%s: %d epochs, stopped %q, CG statuses %v", fault, res.Epochs, stopText(res.Status, res.Reason), statuses)
+			if res.Status != Stalled || res.Converged {
+				t.Errorf("stopped %q, converged %v; want stalled and not converged", stopText(res.Status, res.Reason), res.Converged)
 			}
 			if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "did not converge") }) {
 				t.Errorf("no warning that the fit did not converge: %q", res.Warnings)

@@ -35,9 +35,9 @@ import (
 // stops at the time budget and on cancellation, and returns the inputs
 // switched back on, in order, with the state and stop reason of the last
 // epochs kept (stopped0 and converged0 when none were).
-func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float64, ls0 []float64, stopped0 string, converged0 bool) (stopped string, converged bool, on []int, err error) {
+func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float64, ls0 []float64, stopped0 stop, converged0 bool) (stopped stop, converged bool, on []int, err error) {
 	stopped, converged = stopped0, converged0
-	for ctx.Err() == nil && (md.budget <= 0 || time.Since(start) < md.budget) && endedOnItsOwn(stopped) {
+	for ctx.Err() == nil && (md.budget <= 0 || time.Since(start) < md.budget) && endedOnItsOwn(stopped.status) {
 		keepTheta, keepActive := md.Params(), md.f.Active(nil)
 		keepF, keepTrace, keepEpoch := md.f.Value(md.obj), len(md.trace), md.epoch
 		restore := func() {
@@ -98,3 +98,49 @@ func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float
 	}
 	return stopped, converged, on, err
 }
+
+// switchOn is a point at which to evaluate F with input j switched back on:
+// theta with j's lengthscale set back, and F there once evaluated.
+type switchOn struct {
+	j     int
+	theta []float64
+	f     float64
+}
+
+// switchOnCandidates returns, for every input that the RBF kernel's log
+// parameters theta ([log V, log ℓ₁ … log ℓ_d, …]) have switched off —
+// ℓ_j above offFactor·√(max(1, V/v0)) times its start ls0[j] — a point for
+// each multiple in reactivateMults of that start times √(max(1, V/v0)),
+// with the rest of theta unchanged (see Model.reactivate).
+func switchOnCandidates(theta []float64, v0 float64, ls0 []float64) []switchOn {
+	var pts []switchOn
+	scale := max(1, math.Sqrt(math.Exp(theta[0])/v0))
+	for j, l0 := range ls0 {
+		if !(theta[1+j] > math.Log(offFactor*l0*scale)) {
+			continue
+		}
+		for _, k := range reactivateMults {
+			th := append([]float64(nil), theta...)
+			th[1+j] = math.Log(k * l0 * scale)
+			pts = append(pts, switchOn{j: j, theta: th})
+		}
+	}
+	return pts
+}
+
+// endedOnItsOwn reports whether a continuous fit that stopped with reason
+// stopped ended at a local optimum (converged, or stalled by its stop
+// rule) rather than on a limit.
+func endedOnItsOwn(s Status) bool {
+	return s == Converged || s == Stalled
+}
+
+// offFactor is how many times its starting lengthscale an input's
+// lengthscale must exceed for reactivate to count the input as switched
+// off: the kernel then varies along it by less than about 1/(2·30²) of its
+// variance over the half range the start assumes.
+const offFactor = 30
+
+// reactivateMults are the multiples of a switched-off input's starting
+// lengthscale at which reactivate evaluates F.
+var reactivateMults = [...]float64{1, 3, 10}

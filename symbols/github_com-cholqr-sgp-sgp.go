@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/data"
+	"github.com/cholqr/sgp/sgp/kernel"
 	"go/constant"
 	"go/token"
 	"io"
@@ -13,224 +15,119 @@ import (
 func init() {
 	Symbols["github.com/cholqr/sgp/sgp/sgp"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"BLAS":                             reflect.ValueOf(sgp.BLAS),
-		"CGBudget":                         reflect.ValueOf(constant.MakeFromLiteral("\"budget\"", token.STRING, 0)),
-		"CGCancelled":                      reflect.ValueOf(constant.MakeFromLiteral("\"cancelled\"", token.STRING, 0)),
-		"CGConverged":                      reflect.ValueOf(constant.MakeFromLiteral("\"converged\"", token.STRING, 0)),
-		"CGLineSearch":                     reflect.ValueOf(constant.MakeFromLiteral("\"line search failed\"", token.STRING, 0)),
-		"CGNoDescent":                      reflect.ValueOf(constant.MakeFromLiteral("\"no descent\"", token.STRING, 0)),
-		"CGNonFinite":                      reflect.ValueOf(constant.MakeFromLiteral("\"non-finite\"", token.STRING, 0)),
-		"CGSkipped":                        reflect.ValueOf(constant.MakeFromLiteral("\"skipped\"", token.STRING, 0)),
-		"CGUndone":                         reflect.ValueOf(constant.MakeFromLiteral("\"undone: the inducing set cannot be held at the best point\"", token.STRING, 0)),
-		"DataDir":                          reflect.ValueOf(sgp.DataDir),
-		"DefaultM":                         reflect.ValueOf(sgp.DefaultM),
-		"EachCSVRecord":                    reflect.ValueOf(sgp.EachCSVRecord),
-		"ErrEmpty":                         reflect.ValueOf(&sgp.ErrEmpty).Elem(),
-		"ErrNoCandidate":                   reflect.ValueOf(&sgp.ErrNoCandidate).Elem(),
-		"ErrNoHeader":                      reflect.ValueOf(&sgp.ErrNoHeader).Elem(),
-		"ErrNoise":                         reflect.ValueOf(&sgp.ErrNoise).Elem(),
-		"ErrNotPD":                         reflect.ValueOf(&sgp.ErrNotPD).Elem(),
-		"ErrUnknownColumn":                 reflect.ValueOf(&sgp.ErrUnknownColumn).Elem(),
-		"FitContinuous":                    reflect.ValueOf(sgp.FitContinuous),
-		"FitExact":                         reflect.ValueOf(sgp.FitExact),
-		"InitForward":                      reflect.ValueOf(sgp.InitForward),
-		"InitGreedy":                       reflect.ValueOf(sgp.InitGreedy),
-		"InitRandom":                       reflect.ValueOf(sgp.InitRandom),
-		"LoadExactPredictor":               reflect.ValueOf(sgp.LoadExactPredictor),
-		"LoadExactPredictorFile":           reflect.ValueOf(sgp.LoadExactPredictorFile),
-		"LoadKIN40K":                       reflect.ValueOf(sgp.LoadKIN40K),
-		"LoadKin8nm":                       reflect.ValueOf(sgp.LoadKin8nm),
-		"LoadPredictor":                    reflect.ValueOf(sgp.LoadPredictor),
-		"LoadPredictorFile":                reflect.ValueOf(sgp.LoadPredictorFile),
-		"LoadRegressor":                    reflect.ValueOf(sgp.LoadRegressor),
-		"LoadRegressorFile":                reflect.ValueOf(sgp.LoadRegressorFile),
-		"LoadSnelson":                      reflect.ValueOf(sgp.LoadSnelson),
-		"MLE":                              reflect.ValueOf(sgp.MLE),
-		"MaxExactN":                        reflect.ValueOf(constant.MakeFromLiteral("20000", token.INT, 0)),
-		"MeanConstant":                     reflect.ValueOf(&sgp.MeanConstant).Elem(),
-		"MeanFixed":                        reflect.ValueOf(sgp.MeanFixed),
-		"MeanVar":                          reflect.ValueOf(sgp.MeanVar),
-		"MeanZero":                         reflect.ValueOf(&sgp.MeanZero).Elem(),
-		"NewComparison":                    reflect.ValueOf(sgp.NewComparison),
-		"NewEvaluator":                     reflect.ValueOf(sgp.NewEvaluator),
-		"NewEvaluatorInputs":               reflect.ValueOf(sgp.NewEvaluatorInputs),
-		"NewFactor":                        reflect.ValueOf(sgp.NewFactor),
-		"NewFuncKernel":                    reflect.ValueOf(sgp.NewFuncKernel),
-		"NewGraph":                         reflect.ValueOf(sgp.NewGraph),
-		"NewGraphCodes":                    reflect.ValueOf(sgp.NewGraphCodes),
-		"NewGraphs":                        reflect.ValueOf(sgp.NewGraphs),
-		"NewHistogramIntersection":         reflect.ValueOf(sgp.NewHistogramIntersection),
-		"NewHistogramIntersectionFromData": reflect.ValueOf(sgp.NewHistogramIntersectionFromData),
-		"NewHistograms":                    reflect.ValueOf(sgp.NewHistograms),
-		"NewKernel":                        reflect.ValueOf(sgp.NewKernel),
-		"NewModel":                         reflect.ValueOf(sgp.NewModel),
-		"NewPredictor":                     reflect.ValueOf(sgp.NewPredictor),
-		"NewRBF":                           reflect.ValueOf(sgp.NewRBF),
-		"NewRBFFromData":                   reflect.ValueOf(sgp.NewRBFFromData),
-		"NewSparseCounts":                  reflect.ValueOf(sgp.NewSparseCounts),
-		"NewSpectrum":                      reflect.ValueOf(sgp.NewSpectrum),
-		"NewStrings":                       reflect.ValueOf(sgp.NewStrings),
-		"NewSum":                           reflect.ValueOf(sgp.NewSum),
-		"NewTanimoto":                      reflect.ValueOf(sgp.NewTanimoto),
-		"NewVectors":                       reflect.ValueOf(sgp.NewVectors),
-		"NewWL":                            reflect.ValueOf(sgp.NewWL),
-		"NewWLPerDepth":                    reflect.ValueOf(sgp.NewWLPerDepth),
-		"ParseKernelSpec":                  reflect.ValueOf(sgp.ParseKernelSpec),
-		"ParseMean":                        reflect.ValueOf(sgp.ParseMean),
-		"ParseObjective":                   reflect.ValueOf(sgp.ParseObjective),
-		"ParseSelector":                    reflect.ValueOf(sgp.ParseSelector),
-		"Ranks":                            reflect.ValueOf(sgp.Ranks),
-		"ReadCSV":                          reflect.ValueOf(sgp.ReadCSV),
-		"ReadCSVFile":                      reflect.ValueOf(sgp.ReadCSVFile),
-		"ReadInputsCSV":                    reflect.ValueOf(sgp.ReadInputsCSV),
-		"ReadPredictCSV":                   reflect.ValueOf(sgp.ReadPredictCSV),
-		"SMSE":                             reflect.ValueOf(sgp.SMSE),
-		"SNLP":                             reflect.ValueOf(sgp.SNLP),
-		"SelectCholQR":                     reflect.ValueOf(&sgp.SelectCholQR).Elem(),
-		"SelectGreedyVariance":             reflect.ValueOf(&sgp.SelectGreedyVariance).Elem(),
-		"SelectHybrid":                     reflect.ValueOf(&sgp.SelectHybrid).Elem(),
-		"SelectRandom":                     reflect.ValueOf(&sgp.SelectRandom).Elem(),
-		"SelectTitsias":                    reflect.ValueOf(sgp.SelectTitsias),
-		"SnelsonLike":                      reflect.ValueOf(sgp.SnelsonLike),
-		"SparseCountsFromMaps":             reflect.ValueOf(sgp.SparseCountsFromMaps),
-		"SyntheticARD":                     reflect.ValueOf(sgp.SyntheticARD),
-		"SyntheticDiscrete":                reflect.ValueOf(sgp.SyntheticDiscrete),
-		"VAR":                              reflect.ValueOf(sgp.VAR),
-		"VectorsFromRows":                  reflect.ValueOf(sgp.VectorsFromRows),
-		"WLFingerprint":                    reflect.ValueOf(sgp.WLFingerprint),
-		"WLFingerprints":                   reflect.ValueOf(sgp.WLFingerprints),
+		"Abandoned":              reflect.ValueOf(sgp.Abandoned),
+		"BLAS":                   reflect.ValueOf(sgp.BLAS),
+		"CGBudget":               reflect.ValueOf(sgp.CGBudget),
+		"CGCancelled":            reflect.ValueOf(sgp.CGCancelled),
+		"CGConverged":            reflect.ValueOf(sgp.CGConverged),
+		"CGLineSearch":           reflect.ValueOf(sgp.CGLineSearch),
+		"CGNoDescent":            reflect.ValueOf(sgp.CGNoDescent),
+		"CGNonFinite":            reflect.ValueOf(sgp.CGNonFinite),
+		"CGSkipped":              reflect.ValueOf(sgp.CGSkipped),
+		"CGUndone":               reflect.ValueOf(sgp.CGUndone),
+		"Cancelled":              reflect.ValueOf(sgp.Cancelled),
+		"Converged":              reflect.ValueOf(sgp.Converged),
+		"ErrEmpty":               reflect.ValueOf(&sgp.ErrEmpty).Elem(),
+		"ErrNoCandidate":         reflect.ValueOf(&sgp.ErrNoCandidate).Elem(),
+		"ErrNoise":               reflect.ValueOf(&sgp.ErrNoise).Elem(),
+		"ErrNotPD":               reflect.ValueOf(&sgp.ErrNotPD).Elem(),
+		"Failed":                 reflect.ValueOf(sgp.Failed),
+		"FitContinuous":          reflect.ValueOf(sgp.FitContinuous),
+		"FitExact":               reflect.ValueOf(sgp.FitExact),
+		"Fixed":                  reflect.ValueOf(sgp.Fixed),
+		"InitForward":            reflect.ValueOf(sgp.InitForward),
+		"InitGreedy":             reflect.ValueOf(sgp.InitGreedy),
+		"InitRandom":             reflect.ValueOf(sgp.InitRandom),
+		"LoadExactPredictor":     reflect.ValueOf(sgp.LoadExactPredictor),
+		"LoadExactPredictorFile": reflect.ValueOf(sgp.LoadExactPredictorFile),
+		"LoadPredictor":          reflect.ValueOf(sgp.LoadPredictor),
+		"LoadPredictorFile":      reflect.ValueOf(sgp.LoadPredictorFile),
+		"LoadRegressor":          reflect.ValueOf(sgp.LoadRegressor),
+		"LoadRegressorFile":      reflect.ValueOf(sgp.LoadRegressorFile),
+		"MLE":                    reflect.ValueOf(sgp.MLE),
+		"MaxEpochs":              reflect.ValueOf(sgp.MaxEpochs),
+		"MaxEvaluations":         reflect.ValueOf(sgp.MaxEvaluations),
+		"MaxExactN":              reflect.ValueOf(constant.MakeFromLiteral("20000", token.INT, 0)),
+		"MeanConstant":           reflect.ValueOf(&sgp.MeanConstant).Elem(),
+		"MeanFixed":              reflect.ValueOf(sgp.MeanFixed),
+		"MeanZero":               reflect.ValueOf(&sgp.MeanZero).Elem(),
+		"NewComparison":          reflect.ValueOf(sgp.NewComparison),
+		"NewEvaluator":           reflect.ValueOf(sgp.NewEvaluator),
+		"NewEvaluatorInputs":     reflect.ValueOf(sgp.NewEvaluatorInputs),
+		"NewModel":               reflect.ValueOf(sgp.NewModel),
+		"NewPredictor":           reflect.ValueOf(sgp.NewPredictor),
+		"NotStopped":             reflect.ValueOf(sgp.NotStopped),
+		"ParseMean":              reflect.ValueOf(sgp.ParseMean),
+		"ParseObjective":         reflect.ValueOf(sgp.ParseObjective),
+		"ParseSelector":          reflect.ValueOf(sgp.ParseSelector),
+		"SMSE":                   reflect.ValueOf(sgp.SMSE),
+		"SNLP":                   reflect.ValueOf(sgp.SNLP),
+		"SelectCholQR":           reflect.ValueOf(&sgp.SelectCholQR).Elem(),
+		"SelectGreedyVariance":   reflect.ValueOf(&sgp.SelectGreedyVariance).Elem(),
+		"SelectHybrid":           reflect.ValueOf(&sgp.SelectHybrid).Elem(),
+		"SelectRandom":           reflect.ValueOf(&sgp.SelectRandom).Elem(),
+		"SelectTitsias":          reflect.ValueOf(sgp.SelectTitsias),
+		"Stalled":                reflect.ValueOf(sgp.Stalled),
+		"TimeBudget":             reflect.ValueOf(sgp.TimeBudget),
+		"VAR":                    reflect.ValueOf(sgp.VAR),
 
 		// type definitions
-		"Comparison":            reflect.ValueOf((*sgp.Comparison)(nil)),
-		"ComparisonRow":         reflect.ValueOf((*sgp.ComparisonRow)(nil)),
-		"ContinuousOptions":     reflect.ValueOf((*sgp.ContinuousOptions)(nil)),
-		"ContinuousResult":      reflect.ValueOf((*sgp.ContinuousResult)(nil)),
-		"CostRanking":           reflect.ValueOf((*sgp.CostRanking)(nil)),
-		"Dataset":               reflect.ValueOf((*sgp.Dataset)(nil)),
-		"DegenerateError":       reflect.ValueOf((*sgp.DegenerateError)(nil)),
-		"Edge":                  reflect.ValueOf((*sgp.Edge)(nil)),
-		"EpochRecord":           reflect.ValueOf((*sgp.EpochRecord)(nil)),
-		"Evaluation":            reflect.ValueOf((*sgp.Evaluation)(nil)),
-		"Evaluator":             reflect.ValueOf((*sgp.Evaluator)(nil)),
-		"ExactOptions":          reflect.ValueOf((*sgp.ExactOptions)(nil)),
-		"ExactPredictor":        reflect.ValueOf((*sgp.ExactPredictor)(nil)),
-		"ExactResult":           reflect.ValueOf((*sgp.ExactResult)(nil)),
-		"Factor":                reflect.ValueOf((*sgp.Factor)(nil)),
-		"FuncKernel":            reflect.ValueOf((*sgp.FuncKernel)(nil)),
-		"Graph":                 reflect.ValueOf((*sgp.Graph)(nil)),
-		"Graphs":                reflect.ValueOf((*sgp.Graphs)(nil)),
-		"HistogramIntersection": reflect.ValueOf((*sgp.HistogramIntersection)(nil)),
-		"Histograms":            reflect.ValueOf((*sgp.Histograms)(nil)),
-		"Hyperparameters":       reflect.ValueOf((*sgp.Hyperparameters)(nil)),
-		"Init":                  reflect.ValueOf((*sgp.Init)(nil)),
-		"InputColumns":          reflect.ValueOf((*sgp.InputColumns)(nil)),
-		"Inputs":                reflect.ValueOf((*sgp.Inputs)(nil)),
-		"Kernel":                reflect.ValueOf((*sgp.Kernel)(nil)),
-		"Mean":                  reflect.ValueOf((*sgp.Mean)(nil)),
-		"Model":                 reflect.ValueOf((*sgp.Model)(nil)),
-		"Objective":             reflect.ValueOf((*sgp.Objective)(nil)),
-		"PanicError":            reflect.ValueOf((*sgp.PanicError)(nil)),
-		"Parts":                 reflect.ValueOf((*sgp.Parts)(nil)),
-		"Predictor":             reflect.ValueOf((*sgp.Predictor)(nil)),
-		"RBF":                   reflect.ValueOf((*sgp.RBF)(nil)),
-		"Regressor":             reflect.ValueOf((*sgp.Regressor)(nil)),
-		"Result":                reflect.ValueOf((*sgp.Result)(nil)),
-		"Selector":              reflect.ValueOf((*sgp.Selector)(nil)),
-		"SparseCounts":          reflect.ValueOf((*sgp.SparseCounts)(nil)),
-		"Spectrum":              reflect.ValueOf((*sgp.Spectrum)(nil)),
-		"Stats":                 reflect.ValueOf((*sgp.Stats)(nil)),
-		"Strings":               reflect.ValueOf((*sgp.Strings)(nil)),
-		"Sum":                   reflect.ValueOf((*sgp.Sum)(nil)),
-		"SwapResult":            reflect.ValueOf((*sgp.SwapResult)(nil)),
-		"Tanimoto":              reflect.ValueOf((*sgp.Tanimoto)(nil)),
-		"Trace":                 reflect.ValueOf((*sgp.Trace)(nil)),
-		"Vectors":               reflect.ValueOf((*sgp.Vectors)(nil)),
-		"WL":                    reflect.ValueOf((*sgp.WL)(nil)),
+		"CGStop":            reflect.ValueOf((*sgp.CGStop)(nil)),
+		"Comparison":        reflect.ValueOf((*sgp.Comparison)(nil)),
+		"ComparisonRow":     reflect.ValueOf((*sgp.ComparisonRow)(nil)),
+		"ContinuousOptions": reflect.ValueOf((*sgp.ContinuousOptions)(nil)),
+		"ContinuousResult":  reflect.ValueOf((*sgp.ContinuousResult)(nil)),
+		"CostRanking":       reflect.ValueOf((*sgp.CostRanking)(nil)),
+		"DegenerateError":   reflect.ValueOf((*sgp.DegenerateError)(nil)),
+		"EpochRecord":       reflect.ValueOf((*sgp.EpochRecord)(nil)),
+		"Evaluation":        reflect.ValueOf((*sgp.Evaluation)(nil)),
+		"Evaluator":         reflect.ValueOf((*sgp.Evaluator)(nil)),
+		"ExactOptions":      reflect.ValueOf((*sgp.ExactOptions)(nil)),
+		"ExactPredictor":    reflect.ValueOf((*sgp.ExactPredictor)(nil)),
+		"ExactResult":       reflect.ValueOf((*sgp.ExactResult)(nil)),
+		"Factor":            reflect.ValueOf((*sgp.Factor)(nil)),
+		"Hyperparameters":   reflect.ValueOf((*sgp.Hyperparameters)(nil)),
+		"Init":              reflect.ValueOf((*sgp.Init)(nil)),
+		"Mean":              reflect.ValueOf((*sgp.Mean)(nil)),
+		"Model":             reflect.ValueOf((*sgp.Model)(nil)),
+		"Objective":         reflect.ValueOf((*sgp.Objective)(nil)),
+		"PanicError":        reflect.ValueOf((*sgp.PanicError)(nil)),
+		"Parts":             reflect.ValueOf((*sgp.Parts)(nil)),
+		"Predictor":         reflect.ValueOf((*sgp.Predictor)(nil)),
+		"Regressor":         reflect.ValueOf((*sgp.Regressor)(nil)),
+		"Result":            reflect.ValueOf((*sgp.Result)(nil)),
+		"Selector":          reflect.ValueOf((*sgp.Selector)(nil)),
+		"Stats":             reflect.ValueOf((*sgp.Stats)(nil)),
+		"Status":            reflect.ValueOf((*sgp.Status)(nil)),
+		"SwapResult":        reflect.ValueOf((*sgp.SwapResult)(nil)),
+		"Trace":             reflect.ValueOf((*sgp.Trace)(nil)),
 
 		// interface wrapper definitions
-		"_Inputs":    reflect.ValueOf((*_github_com_cholqr_sgp_sgp_Inputs)(nil)),
-		"_Kernel":    reflect.ValueOf((*_github_com_cholqr_sgp_sgp_Kernel)(nil)),
 		"_Regressor": reflect.ValueOf((*_github_com_cholqr_sgp_sgp_Regressor)(nil)),
 	}
-}
-
-// _github_com_cholqr_sgp_sgp_Inputs is an interface wrapper for Inputs type
-type _github_com_cholqr_sgp_sgp_Inputs struct {
-	IValue  interface{}
-	WLen    func() int
-	WSubset func(idx []int) sgp.Inputs
-}
-
-func (W _github_com_cholqr_sgp_sgp_Inputs) Len() int {
-	return W.WLen()
-}
-func (W _github_com_cholqr_sgp_sgp_Inputs) Subset(idx []int) sgp.Inputs {
-	return W.WSubset(idx)
-}
-
-// _github_com_cholqr_sgp_sgp_Kernel is an interface wrapper for Kernel type
-type _github_com_cholqr_sgp_sgp_Kernel struct {
-	IValue       interface{}
-	WAccepts     func(x sgp.Inputs) error
-	WAddDiagGrad func(grad []float64, w []float64, x sgp.Inputs, lo int, hi int)
-	WAddGrad     func(grad []float64, w []float64, x sgp.Inputs, lo int, hi int, y sgp.Inputs, cols []int)
-	WColumn      func(dst []float64, x sgp.Inputs, lo int, hi int, y sgp.Inputs, j int)
-	WDiag        func(dst []float64, x sgp.Inputs, lo int, hi int)
-	WNumParams   func() int
-	WParamNames  func() []string
-	WParams      func(dst []float64) []float64
-	WSetParams   func(theta []float64)
-}
-
-func (W _github_com_cholqr_sgp_sgp_Kernel) Accepts(x sgp.Inputs) error {
-	return W.WAccepts(x)
-}
-func (W _github_com_cholqr_sgp_sgp_Kernel) AddDiagGrad(grad []float64, w []float64, x sgp.Inputs, lo int, hi int) {
-	W.WAddDiagGrad(grad, w, x, lo, hi)
-}
-func (W _github_com_cholqr_sgp_sgp_Kernel) AddGrad(grad []float64, w []float64, x sgp.Inputs, lo int, hi int, y sgp.Inputs, cols []int) {
-	W.WAddGrad(grad, w, x, lo, hi, y, cols)
-}
-func (W _github_com_cholqr_sgp_sgp_Kernel) Column(dst []float64, x sgp.Inputs, lo int, hi int, y sgp.Inputs, j int) {
-	W.WColumn(dst, x, lo, hi, y, j)
-}
-func (W _github_com_cholqr_sgp_sgp_Kernel) Diag(dst []float64, x sgp.Inputs, lo int, hi int) {
-	W.WDiag(dst, x, lo, hi)
-}
-func (W _github_com_cholqr_sgp_sgp_Kernel) NumParams() int {
-	return W.WNumParams()
-}
-func (W _github_com_cholqr_sgp_sgp_Kernel) ParamNames() []string {
-	return W.WParamNames()
-}
-func (W _github_com_cholqr_sgp_sgp_Kernel) Params(dst []float64) []float64 {
-	return W.WParams(dst)
-}
-func (W _github_com_cholqr_sgp_sgp_Kernel) SetParams(theta []float64) {
-	W.WSetParams(theta)
 }
 
 // _github_com_cholqr_sgp_sgp_Regressor is an interface wrapper for Regressor type
 type _github_com_cholqr_sgp_sgp_Regressor struct {
 	IValue        interface{}
-	WEvaluate     func(test *sgp.Dataset) (*sgp.Evaluation, error)
+	WEvaluate     func(test *data.Dataset) (*sgp.Evaluation, error)
 	WNoise        func() float64
-	WPredict      func(xs sgp.Inputs) (mean []float64, variance []float64, err error)
-	WPredictNoisy func(xs sgp.Inputs) (mean []float64, variance []float64, err error)
+	WPredict      func(xs kernel.Inputs) (mean []float64, variance []float64, err error)
+	WPredictNoisy func(xs kernel.Inputs) (mean []float64, variance []float64, err error)
 	WSave         func(w io.Writer) error
 	WSaveFile     func(path string) error
 }
 
-func (W _github_com_cholqr_sgp_sgp_Regressor) Evaluate(test *sgp.Dataset) (*sgp.Evaluation, error) {
+func (W _github_com_cholqr_sgp_sgp_Regressor) Evaluate(test *data.Dataset) (*sgp.Evaluation, error) {
 	return W.WEvaluate(test)
 }
 func (W _github_com_cholqr_sgp_sgp_Regressor) Noise() float64 {
 	return W.WNoise()
 }
-func (W _github_com_cholqr_sgp_sgp_Regressor) Predict(xs sgp.Inputs) (mean []float64, variance []float64, err error) {
+func (W _github_com_cholqr_sgp_sgp_Regressor) Predict(xs kernel.Inputs) (mean []float64, variance []float64, err error) {
 	return W.WPredict(xs)
 }
-func (W _github_com_cholqr_sgp_sgp_Regressor) PredictNoisy(xs sgp.Inputs) (mean []float64, variance []float64, err error) {
+func (W _github_com_cholqr_sgp_sgp_Regressor) PredictNoisy(xs kernel.Inputs) (mean []float64, variance []float64, err error) {
 	return W.WPredictNoisy(xs)
 }
 func (W _github_com_cholqr_sgp_sgp_Regressor) Save(w io.Writer) error {

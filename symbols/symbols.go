@@ -20,6 +20,6 @@ import "reflect"
 // in the form interp.Interpreter.Use expects.
 var Symbols = map[string]map[string]reflect.Value{}
 
-//go:generate go tool yaegi extract github.com/cholqr/sgp/sgp github.com/cholqr/sgp/sgp/figure github.com/cholqr/sgp/sgp/mol
+//go:generate go tool yaegi extract github.com/cholqr/sgp/sgp github.com/cholqr/sgp/sgp/kernel github.com/cholqr/sgp/sgp/data github.com/cholqr/sgp/sgp/figure github.com/cholqr/sgp/sgp/mol
 //go:generate go tool yaegi extract gonum.org/v1/gonum/mat gonum.org/v1/gonum/floats gonum.org/v1/gonum/stat
 //go:generate go tool yaegi extract gonum.org/v1/plot gonum.org/v1/plot/plotter gonum.org/v1/plot/plotutil gonum.org/v1/plot/vg gonum.org/v1/plot/vg/draw

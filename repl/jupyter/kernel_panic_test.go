@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestKernelFuncKernelPanic: a user's kernel function (sgp.NewFuncKernel)
+// TestKernelFuncKernelPanic: a user's kernel function (kernel.NewFunc)
 // that indexes out of range for one row, at n = 3000, panics on the
 // library's worker goroutines inside m.Fit(). The notebook gets an error
 // output and an execute_reply with status error, and the next
@@ -17,17 +17,17 @@ func TestKernelFuncKernelPanic(t *testing.T) {
 	c := newClient(t, conn)
 	c.waitReady()
 
-	setup := `train, _ := sgp.SnelsonLike(3000, 4)
+	setup := `train, _ := data.SnelsonLike(3000, 4)
 bad := true
 short := []float64{1, 2, 3}
-f := func(x sgp.Inputs, i int, y sgp.Inputs, j int) float64 {
+f := func(x kernel.Inputs, i int, y kernel.Inputs, j int) float64 {
 	if bad && (i == 1500 || j == 1500) {
 		return short[i]
 	}
-	a, b := x.(*sgp.Vectors).Row(i)[0], y.(*sgp.Vectors).Row(j)[0]
+	a, b := x.(*kernel.Vectors).Row(i)[0], y.(*kernel.Vectors).Row(j)[0]
 	return math.Exp(-0.5 * (a - b) * (a - b) / 0.25)
 }
-m := sgp.NewModel(train.X, train.Y, sgp.NewFuncKernel(f, 1)).WithM(8).WithSeed(3).WithMaxEpochs(2)`
+m := sgp.NewModel(train.X, train.Y, kernel.NewFunc(f, 1)).WithM(8).WithSeed(3).WithMaxEpochs(2)`
 	if rep, _ := c.execute(setup, nil); rep["status"] != "ok" {
 		t.Fatalf("setup: %v", rep)
 	}

@@ -505,8 +505,8 @@ func TestKernelMessages(t *testing.T) {
 	})
 
 	t.Run("figure", func(t *testing.T) {
-		code := "train, _ := sgp.SnelsonLike(60, 1)\n" +
-			"m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(5).WithSeed(1).WithMaxEpochs(3)\n" +
+		code := "train, _ := data.SnelsonLike(60, 1)\n" +
+			"m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(5).WithSeed(1).WithMaxEpochs(3)\n" +
 			"_, err := m.Fit()\nif err != nil { panic(err) }\nfig, _ := figure.Fit1D(m, \"fit\")\nfig"
 		rep, out := c.execute(code, nil)
 		if rep["status"] != "ok" {
@@ -829,9 +829,9 @@ func TestKernelMessages(t *testing.T) {
 			"rng := rand.New(rand.NewSource(1))\n" +
 			"n, d := 8000, 8\ndata, ys := make([]float64, n*d), make([]float64, n)\n" +
 			"for i := 0; i < n; i++ {\n\ts := 0.0\n\tfor j := 0; j < d; j++ {\n\t\tv := rng.Float64()\n\t\tdata[i*d+j] = v\n\t\ts += v\n\t}\n\tys[i] = math.Sin(3 * s)\n}\n" +
-			"xs, _ := sgp.NewVectors(n, d, data)\n" +
-			"mb := sgp.NewModel(xs, ys, sgp.NewRBFFromData(xs, ys)).WithM(200).WithSeed(1).WithMaxEpochs(1000)\n" +
-			"res, err := mb.Fit()\nfmt.Println(\"fit returned\", res.Stopped, err)"
+			"xs, _ := kernel.NewVectors(n, d, data)\n" +
+			"mb := sgp.NewModel(xs, ys, kernel.NewRBFFromData(xs, ys)).WithM(200).WithSeed(1).WithMaxEpochs(1000)\n" +
+			"res, err := mb.Fit()\nfmt.Println(\"fit returned\", res.Status, err)"
 		req := c.send(c.shell, "execute_request", map[string]any{"code": code, "silent": false,
 			"store_history": true, "user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": true})
 		time.Sleep(1500 * time.Millisecond)
@@ -934,8 +934,8 @@ func TestKernelProcess(t *testing.T) {
 	c := newClient(t, conn)
 	c.waitReady()
 	code := "import \"os\"\nfmt.Println(\"interpreted\")\nos.Stdout.WriteString(\"compiled stdout\\n\")\nos.Stderr.WriteString(\"compiled stderr\\n\")\n" +
-		"train, _ := sgp.SnelsonLike(50, 1)\n" +
-		"m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(4).WithMaxEpochs(2).WithProgress(os.Stdout)\n" +
+		"train, _ := data.SnelsonLike(50, 1)\n" +
+		"m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(4).WithMaxEpochs(2).WithProgress(os.Stdout)\n" +
 		"m.Fit()\nfmt.Println(\"done\")"
 	rep, out := c.execute(code, nil)
 	if rep["status"] != "ok" {

@@ -101,13 +101,13 @@ func TestProgressDisplay(t *testing.T) {
 	// The fits run for their time budgets on any machine: with tolerance
 	// 0 they do not converge before.
 	model := func(name, budget string) string {
-		return name + " := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(20).WithTolerance(0).WithMaxEpochs(1000000).WithTimeBudget(" + budget + ")\n"
+		return name + " := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(20).WithTolerance(0).WithMaxEpochs(1000000).WithTimeBudget(" + budget + ")\n"
 	}
 	cells := []string{
-		"import \"time\"\ntrain, _ := sgp.SnelsonLike(400, 1)\n" + model("m", "3 * time.Second") + "m.Fit()",
+		"import \"time\"\ntrain, _ := data.SnelsonLike(400, 1)\n" + model("m", "3 * time.Second") + "m.Fit()",
 		model("m2", "1500 * time.Millisecond") + "res2, _ := m2.Fit()",
 		model("m3", "1500 * time.Millisecond") + "r3, _ := m3.Fit()\ndisplay.Show(r3.Epochs > 0)\nm3.Kernel()",
-		"small, _ := sgp.SnelsonLike(40, 1)\nq := sgp.NewModel(small.X, small.Y, sgp.NewRBF(1, []float64{0.5})).WithM(4).WithMaxEpochs(2)\nq.Fit()",
+		"small, _ := data.SnelsonLike(40, 1)\nq := sgp.NewModel(small.X, small.Y, kernel.NewRBF(1, []float64{0.5})).WithM(4).WithMaxEpochs(2)\nq.Fit()",
 	}
 	in, _ := json.Marshal(cells)
 	client := exec.Command(python, "-c", progressClient, path)

@@ -108,7 +108,7 @@ func (k *kernel) kernelInfo() map[string]any {
 			"nbconvert_exporter": "",
 		},
 		"banner": "sgp: sparse Gaussian-process regression by CholQR, on the yaegi Go interpreter.\n" +
-			"Imported: fmt, math, sgp, figure, mol, mat (gonum/mat), display. A value with a PNG method shows as an image.\n" +
+			"Imported: fmt, math, sgp, kernel, data, figure, mol, mat (gonum/mat), display. A value with a PNG method shows as an image.\n" +
 			"BLAS: " + blasName(),
 		"help_links": []map[string]string{
 			{"text": "sgp on pkg.go.dev", "url": "https://pkg.go.dev/github.com/cholqr/sgp/sgp"},

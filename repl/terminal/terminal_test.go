@@ -148,9 +148,9 @@ func TestTerminalREPL(t *testing.T) {
 	enter("x", "\n6\n")
 
 	// Tab completion of a package member.
-	tm.text("sgp.SnelsonLi")
+	tm.text("data.SnelsonLi")
 	tm.send("Tab")
-	tm.waitFor("the completed name", 5*time.Second, func(s string) bool { return lastLine(s) == "sgp> sgp.SnelsonLike" })
+	tm.waitFor("the completed name", 5*time.Second, func(s string) bool { return lastLine(s) == "sgp> data.SnelsonLike" })
 	enter("(50, 1)", "50 points")
 
 	// Multi-line input continues while a brace is open.
@@ -162,8 +162,8 @@ func TestTerminalREPL(t *testing.T) {
 	enter("}", "\n012\n")
 
 	// Ctrl-C during a long Fit stops it at its next swap; the REPL stays.
-	enter("big, _ := sgp.SnelsonLike(3000, 1)", "")
-	enter("m := sgp.NewModel(big.X, big.Y, sgp.NewRBF(1, []float64{0.02})).WithM(200).WithMaxEpochs(1000).WithTolerance(0)", "")
+	enter("big, _ := data.SnelsonLike(3000, 1)", "")
+	enter("m := sgp.NewModel(big.X, big.Y, kernel.NewRBF(1, []float64{0.02})).WithM(200).WithMaxEpochs(1000).WithTolerance(0)", "")
 	tm.text("res, err := m.Fit()")
 	tm.send("Enter")
 	tm.waitFor("the progress bar", 20*time.Second, func(s string) bool {
@@ -238,8 +238,8 @@ func TestInteractivePiped(t *testing.T) {
 		":vars",
 		"nope",
 		":help",
-		"train, _ := sgp.SnelsonLike(40, 1)",
-		"m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(4)",
+		"train, _ := data.SnelsonLike(40, 1)",
+		"m := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(4)",
 		`figure.Fit1D(m, "fit")`,
 		":unknown",
 		":load " + filepath.Join("testdata", "nonexistent.go"),
@@ -305,7 +305,7 @@ func TestDetectInline(t *testing.T) {
 // which stay, the line is the path alone.
 func TestInteractiveCleansUpFigures(t *testing.T) {
 	t.Setenv("SGPREPL_OUT", "")
-	in := "train, _ := sgp.SnelsonLike(30, 1)\nm := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(4)\nfigure.Fit1D(m, \"fit\")\nfigure.Fit1D(m, \"again\")\n"
+	in := "train, _ := data.SnelsonLike(30, 1)\nm := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(4)\nfigure.Fit1D(m, \"fit\")\nfigure.Fit1D(m, \"again\")\n"
 	var out, errOut bytes.Buffer
 	if err := Interactive(context.Background(), Streams{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errOut}); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,10 @@ import (
 
 	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/figure"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // ExampleFit1D fits a sparse GP with 10 inducing points to 200 points
@@ -17,8 +21,8 @@ import (
 // testdata/snelson_fit.png; TestFit1DGolden compares that file with
 // testdata/snelson_fit_golden.png.
 func ExampleFit1D() {
-	train, _ := sgp.SnelsonLike(200, 1)
-	m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).
+	train, _ := data.SnelsonLike(200, 1)
+	m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).
 		WithM(10).WithMaxEpochs(10)
 	if _, err := m.Fit(); err != nil {
 		fmt.Println(err)

@@ -253,3 +253,5 @@ func (f *Figure) Save(path string) error {
 		return err
 	})
 }
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

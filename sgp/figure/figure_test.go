@@ -13,14 +13,18 @@ import (
 	"github.com/cholqr/sgp/sgp"
 
 	"gonum.org/v1/plot"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // plotModel returns a small model fitted for three epochs on Snelson-like
 // data.
 func plotModel(t *testing.T) *sgp.Model {
 	t.Helper()
-	train, _ := sgp.SnelsonLike(120, 1)
-	m := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
+	train, _ := data.SnelsonLike(120, 1)
+	m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithMaxEpochs(3)
 	if _, err := m.Fit(); err != nil {
 		t.Fatalf("Fit: %v", err)
 	}
@@ -74,7 +78,7 @@ func TestFit1D(t *testing.T) {
 		t.Errorf("default title %q, want %q", got, want)
 	}
 	// The x range is the data range padded by 10% on each side.
-	xs := m.Inputs().(*sgp.Vectors).RawData()
+	xs := m.Inputs().(*kernel.Vectors).RawData()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range xs {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
@@ -90,22 +94,22 @@ func TestFit1D(t *testing.T) {
 
 func TestPlotFit1DErrors(t *testing.T) {
 	t.Parallel()
-	x2, err := sgp.NewVectors(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
+	x2, err := kernel.NewVectors(4, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	y := []float64{0, 1, 2, 3}
-	x1, _ := sgp.NewVectors(4, 1, []float64{0, 1, 2, 3})
-	strs, _ := sgp.NewStrings([]string{"a", "b", "c", "d"})
+	x1, _ := kernel.NewVectors(4, 1, []float64{0, 1, 2, 3})
+	strs, _ := kernel.NewStrings([]string{"a", "b", "c", "d"})
 	for _, tc := range []struct {
 		name string
 		m    *sgp.Model
 		want string
 	}{
 		{"nil", nil, "nil model"},
-		{"2-D", sgp.NewModel(x2, y, sgp.NewRBFFromData(x2, y)).WithM(2), "dimension 2"},
-		{"strings", sgp.NewModel(strs, y, sgp.NewRBF(1, []float64{1})).WithM(2), "*sgp.Vectors"},
-		{"bad m", sgp.NewModel(x1, y, sgp.NewRBFFromData(x1, y)).WithM(9), "m=9"},
+		{"2-D", sgp.NewModel(x2, y, kernel.NewRBFFromData(x2, y)).WithM(2), "dimension 2"},
+		{"strings", sgp.NewModel(strs, y, kernel.NewRBF(1, []float64{1})).WithM(2), "*kernel.Vectors"},
+		{"bad m", sgp.NewModel(x1, y, kernel.NewRBFFromData(x1, y)).WithM(9), "m=9"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := Fit1D(tc.m, "")
@@ -146,17 +150,6 @@ func TestCostRanking(t *testing.T) {
 		checkFigure(t, f, 10*DPI, 4*DPI)
 		if !strings.Contains(f.Plot().Title.Text, "(no data)") {
 			t.Errorf("empty ranking: panel title %q lacks (no data)", f.Plot().Title.Text)
-		}
-	}
-}
-
-func TestRanks(t *testing.T) {
-	t.Parallel()
-	got := sgp.Ranks([]float64{0.5, 2, -1, 2})
-	want := []float64{3, 1.5, 4, 1.5}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("ranks = %v, want %v", got, want)
 		}
 	}
 }

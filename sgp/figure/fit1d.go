@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Fit1D draws the fit of a model with 1-D inputs: the training points,
@@ -29,9 +31,9 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 	if m == nil {
 		return nil, errors.New("figure: Fit1D: nil model")
 	}
-	xv, ok := m.Inputs().(*sgp.Vectors)
+	xv, ok := m.Inputs().(*kernel.Vectors)
 	if !ok || xv == nil {
-		return nil, fmt.Errorf("figure: Fit1D needs 1-D inputs of type *sgp.Vectors, got %T", m.Inputs())
+		return nil, fmt.Errorf("figure: Fit1D needs 1-D inputs of type *kernel.Vectors, got %T", m.Inputs())
 	}
 	if xv.Dim() != 1 {
 		return nil, fmt.Errorf("figure: Fit1D needs 1-D inputs, got dimension %d", xv.Dim())
@@ -56,7 +58,7 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 	for i := range grid {
 		grid[i] = lo + (hi-lo)*float64(i)/(ng-1)
 	}
-	gx, err := sgp.NewVectors(ng, 1, grid)
+	gx, err := kernel.NewVectors(ng, 1, grid)
 	if err != nil {
 		return nil, err
 	}

@@ -95,8 +95,6 @@ func (b *bottomMarks) Thumbnail(c *draw.Canvas) {
 	c.DrawGlyph(b.style, c.Center())
 }
 
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
 // addLinePoints adds a line with markers in style i, with a legend entry
 // if name is not empty. Empty data adds nothing.
 func addLinePoints(p *plot.Plot, name string, xy plotter.XYs, i int) {

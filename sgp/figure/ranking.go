@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/cholqr/sgp/sgp/internal/rank"
 )
 
 // CostRanking draws the exact against the approximate objective
@@ -51,7 +53,7 @@ func CostRanking(cr *sgp.CostRanking) *Figure {
 	}
 	diag := addParity(left, pts, lo, hi, 2, "candidates")
 
-	re, ra := sgp.Ranks(fe), sgp.Ranks(fa)
+	re, ra := rank.Of(fe), rank.Of(fa)
 	rp := make(plotter.XYs, len(fe))
 	for i := range fe {
 		rp[i] = plotter.XY{X: re[i], Y: ra[i]}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // InputsFromCells converts table cells into the inputs that the kernel
@@ -25,8 +25,8 @@ import (
 //
 // Cells are trimmed of spaces. If rows cannot be read, it returns a
 // *RowErrors naming each by its 0-based index in cells.
-func InputsFromCells(spec string, cells [][]string) (sgp.Inputs, error) {
-	name, p, err := sgp.ParseKernelSpec(spec)
+func InputsFromCells(spec string, cells [][]string) (kernel.Inputs, error) {
+	name, p, err := kernel.SplitSpec(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func InputsFromCells(spec string, cells [][]string) (sgp.Inputs, error) {
 			return nil, bad
 		}
 		if name == "rbf" {
-			return sgp.NewVectors(len(cells), ncol, data)
+			return kernel.NewVectors(len(cells), ncol, data)
 		}
 		if ncol%p != 0 {
 			return nil, fmt.Errorf("sgp: kernel %s: %d input columns do not split into %d channels of equal size", spec, ncol, p)
@@ -83,16 +83,16 @@ func InputsFromCells(spec string, cells [][]string) (sgp.Inputs, error) {
 				items[i][c] = data[i*ncol+c*B : i*ncol+(c+1)*B]
 			}
 		}
-		return sgp.NewHistograms(items)
+		return kernel.NewHistograms(items)
 	case "wl", "wl-depth":
 		return GraphsFromSMILES(column0(cells))
 	case "spectrum":
-		return sgp.NewStrings(column0(cells))
+		return kernel.NewStrings(column0(cells))
 	}
 	// tanimoto
 	indices := make([][]int, len(cells))
 	values := make([][]float64, len(cells))
-	var graphs []*sgp.Graph
+	var graphs []*kernel.Graph
 	var graphRows []int
 	for i, row := range cells {
 		cell := strings.TrimSpace(row[0])
@@ -117,9 +117,9 @@ func InputsFromCells(spec string, cells [][]string) (sgp.Inputs, error) {
 		return nil, bad
 	}
 	for t, g := range graphs {
-		indices[graphRows[t]], values[graphRows[t]] = sgp.WLFingerprint(g, p)
+		indices[graphRows[t]], values[graphRows[t]] = kernel.WLFingerprint(g, p)
 	}
-	return sgp.NewSparseCounts(indices, values)
+	return kernel.NewSparseCounts(indices, values)
 }
 
 func column0(cells [][]string) []string {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/cholqr/sgp/sgp/mol"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // maxSMILESErrorLen bounds the length of the error message for s: 300
@@ -49,11 +49,11 @@ func FuzzSMILES(f *testing.F) {
 		if g == nil {
 			t.Fatal("nil graph without an error")
 		}
-		gs, err := sgp.NewGraphs([]*sgp.Graph{g, benzene})
+		gs, err := kernel.NewGraphs([]*kernel.Graph{g, benzene})
 		if err != nil {
 			t.Fatal(err)
 		}
-		check := func(name string, k sgp.Kernel, x sgp.Inputs) {
+		check := func(name string, k kernel.Kernel, x kernel.Inputs) {
 			col0, col1 := make([]float64, 2), make([]float64, 2)
 			k.Column(col0, x, 0, 2, x, 0)
 			k.Column(col1, x, 0, 2, x, 1)
@@ -66,7 +66,7 @@ func FuzzSMILES(f *testing.F) {
 				t.Fatalf("%s of %q: not symmetric: %v vs %v", name, s, col0[1], col1[0])
 			}
 		}
-		check("WL", sgp.NewWL(3, 1), gs)
-		check("Tanimoto", sgp.NewTanimoto(1), sgp.WLFingerprints(gs, 2))
+		check("WL", kernel.NewWL(3, 1), gs)
+		check("Tanimoto", kernel.NewTanimoto(1), kernel.WLFingerprints(gs, 2))
 	})
 }

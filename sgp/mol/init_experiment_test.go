@@ -15,14 +15,20 @@ import (
 
 	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/mol"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // initSet is one data set of the initialisation experiment.
 type initSet struct {
 	name        string
-	x, xt       sgp.Inputs
+	x, xt       kernel.Inputs
 	y, yt       []float64
-	kern        func() sgp.Kernel
+	kern        func() kernel.Kernel
 	ms          []int
 	needsData   bool
 	unavailable error
@@ -42,9 +48,9 @@ var initMethods = []initMethod{
 
 // wlPerDepth is the thrombin kernel of `sgprepl experiment thrombin`: WL
 // subtree features at depths 0..3, one variance per depth, each var(y)/4.
-func wlPerDepth(y []float64) func() sgp.Kernel {
-	_, vy := sgp.MeanVar(y)
-	return func() sgp.Kernel { return sgp.NewWLPerDepth([]float64{vy / 4, vy / 4, vy / 4, vy / 4}) }
+func wlPerDepth(y []float64) func() kernel.Kernel {
+	_, vy := stat.PopMeanVariance(y, nil)
+	return func() kernel.Kernel { return kernel.NewWLPerDepth([]float64{vy / 4, vy / 4, vy / 4, vy / 4}) }
 }
 
 // motifStrings is a synthetic string regression set for the 4-mer
@@ -96,15 +102,15 @@ func initSets(dir string) []initSet {
 		tr, te := all.Subset(itr), all.Subset(ite)
 		sets = append(sets, initSet{name: "lipophilicity", x: tr.X, y: tr.Y, xt: te.X, yt: te.Y, kern: wlPerDepth(tr.Y), ms: []int{64, 128}})
 	}
-	tr, te := sgp.SyntheticARD(2000, 1000, 8, 7)
+	tr, te := data.SyntheticARD(2000, 1000, 8, 7)
 	sets = append(sets, initSet{name: "synthetic-ard", x: tr.X, y: tr.Y, xt: te.X, yt: te.Y,
-		kern: func() sgp.Kernel { return sgp.NewRBFFromData(tr.X, tr.Y) }, ms: []int{16, 32}})
+		kern: func() kernel.Kernel { return kernel.NewRBFFromData(tr.X, tr.Y) }, ms: []int{16, 32}})
 	s, y := motifStrings(3000, 11)
-	xs, _ := sgp.NewStrings(s[:2000])
-	xst, _ := sgp.NewStrings(s[2000:])
-	_, vy := sgp.MeanVar(y[:2000])
+	xs, _ := kernel.NewStrings(s[:2000])
+	xst, _ := kernel.NewStrings(s[2000:])
+	_, vy := stat.PopMeanVariance(y[:2000], nil)
 	sets = append(sets, initSet{name: "motif-strings", x: xs, y: y[:2000], xt: xst, yt: y[2000:],
-		kern: func() sgp.Kernel { return sgp.NewSpectrum(4, vy/2) }, ms: []int{32, 64}})
+		kern: func() kernel.Kernel { return kernel.NewSpectrum(4, vy/2) }, ms: []int{32, 64}})
 	return sets
 }
 
@@ -153,7 +159,7 @@ func TestInitExperiment(t *testing.T) {
 		return s == "" || slices.Contains(strings.Split(s, ","), name)
 	}
 	type cell struct{ obj, smse, sec, match []float64 }
-	for _, set := range initSets(sgp.DataDir("../../../shared/data")) {
+	for _, set := range initSets(data.Dir("../../../shared/data")) {
 		if !want("SGP_INIT_SETS", set.name) {
 			continue
 		}
@@ -198,7 +204,7 @@ func TestInitExperiment(t *testing.T) {
 					c.smse = append(c.smse, smse)
 					c.sec = append(c.sec, res.Elapsed.Seconds())
 					t.Logf("%-14s m=%-4d seed=%d %-15s F=%.2f SMSE=%.4f %.1fs %d epochs (%s), Titsias-16's F at %.1fs",
-						set.name, m, seed, me.name, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Stopped, match)
+						set.name, m, seed, me.name, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Status, match)
 				}
 				// CholQR from the forward start, stopped at twice the time
 				// Titsias-16 took on this seed (a hard deadline: the fit is
@@ -218,7 +224,7 @@ func TestInitExperiment(t *testing.T) {
 					c.sec = append(c.sec, res.Elapsed.Seconds())
 					c.match = append(c.match, math.NaN())
 					t.Logf("%-14s m=%-4d seed=%d %-15s F=%.2f SMSE=%.4f %.1fs %d epochs (%s)",
-						set.name, m, seed, twice, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Stopped)
+						set.name, m, seed, twice, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Status)
 				}
 			}
 			for _, name := range append(methodNames(), twice) {

@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // Molecules is a regression data set of molecules: their graphs, read from
@@ -21,7 +23,7 @@ type Molecules struct {
 	// Name identifies the data set in messages and reports.
 	Name string
 	// X holds the n molecular graphs (ParseSMILES).
-	X *sgp.Graphs
+	X *kernel.Graphs
 	// Y holds the n targets (nil if none were read); Y[i] belongs to X.Graph(i).
 	Y []float64
 	// SMILES holds the n SMILES strings as read.
@@ -37,7 +39,7 @@ func (m *Molecules) Len() int { return len(m.SMILES) }
 // Subset returns the molecules idx in order. The graphs are shared (they
 // are immutable); the slices are new.
 func (m *Molecules) Subset(idx []int) *Molecules {
-	out := &Molecules{Name: m.Name, X: m.X.Subset(idx).(*sgp.Graphs), SMILES: make([]string, len(idx)), Lines: make([]int, len(idx))}
+	out := &Molecules{Name: m.Name, X: m.X.Subset(idx).(*kernel.Graphs), SMILES: make([]string, len(idx)), Lines: make([]int, len(idx))}
 	if m.Y != nil {
 		out.Y = make([]float64, len(idx))
 	}
@@ -139,10 +141,10 @@ func readMolecules(r io.Reader, label, name, smilesColumn, targetColumn string, 
 		}
 	}
 	m := &Molecules{Name: name}
-	var graphs []*sgp.Graph
+	var graphs []*kernel.Graph
 	bad := &RowErrors{Source: label, What: "line"}
 	row := make(map[string]string, len(header))
-	err = sgp.EachCSVRecord(cr, "sgp: "+label, func(rec []string, line int) error {
+	err = data.EachRecord(cr, "sgp: "+label, func(rec []string, line int) error {
 		if filter != nil {
 			for c, h := range header {
 				row[strings.TrimSpace(h)] = rec[c]
@@ -184,14 +186,14 @@ func readMolecules(r io.Reader, label, name, smilesColumn, targetColumn string, 
 	if len(graphs) == 0 {
 		return nil, fmt.Errorf("sgp: %s: no molecules (after filtering)", label)
 	}
-	m.X, _ = sgp.NewGraphs(graphs) // cannot fail: non-empty, no nil graph
+	m.X, _ = kernel.NewGraphs(graphs) // cannot fail: non-empty, no nil graph
 	return m, nil
 }
 
 // GraphsFromSMILES parses every SMILES string of smiles. If some do not
 // parse it returns a *RowErrors naming each by its 0-based index.
-func GraphsFromSMILES(smiles []string) (*sgp.Graphs, error) {
-	graphs := make([]*sgp.Graph, len(smiles))
+func GraphsFromSMILES(smiles []string) (*kernel.Graphs, error) {
+	graphs := make([]*kernel.Graph, len(smiles))
 	bad := &RowErrors{Source: "SMILES", What: "row"}
 	for i, s := range smiles {
 		g, err := ParseSMILES(strings.TrimSpace(s))
@@ -203,7 +205,7 @@ func GraphsFromSMILES(smiles []string) (*sgp.Graphs, error) {
 	if len(bad.Rows) > 0 {
 		return nil, bad
 	}
-	return sgp.NewGraphs(graphs)
+	return kernel.NewGraphs(graphs)
 }
 
 // Thrombin file layout (MoleculeACE CHEMBL204_Ki.csv, see the data

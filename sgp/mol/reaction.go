@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // reactionRoles are the three parts of a reaction SMILES in order, with the
@@ -33,7 +33,7 @@ var reactionRoles = [3]struct{ prefix, one, all string }{
 // Errors are *SMILESError on the whole string, the position counted in it,
 // with the molecule at fault named ("reactant 2 …") when the fault is inside
 // one, else the part ("the agents: …").
-func parseReaction(s string) (*sgp.Graph, error) {
+func parseReaction(s string) (*kernel.Graph, error) {
 	var cuts []int
 	for i := 0; i < len(s); i++ {
 		if s[i] == '>' {
@@ -55,7 +55,7 @@ func parseReaction(s string) (*sgp.Graph, error) {
 	}
 	bounds := [3][2]int{{0, cuts[0]}, {cuts[0] + 1, cuts[1]}, {cuts[1] + 1, len(s)}}
 	var labels []string
-	var edges []sgp.Edge
+	var edges []kernel.Edge
 	for r, b := range bounds {
 		lo, hi := b[0], b[1]
 		if lo == hi {
@@ -74,10 +74,10 @@ func parseReaction(s string) (*sgp.Graph, error) {
 			labels = append(labels, reactionRoles[r].prefix+g.Label(v))
 		}
 		for _, e := range g.Edges() {
-			edges = append(edges, sgp.Edge{U: e.U + off, V: e.V + off, Label: e.Label})
+			edges = append(edges, kernel.Edge{U: e.U + off, V: e.V + off, Label: e.Label})
 		}
 	}
-	g, err := sgp.NewGraph(labels, edges)
+	g, err := kernel.NewGraph(labels, edges)
 	if err != nil {
 		return nil, fail(0, "%v", err) // unreachable: the parts are valid graphs, offset
 	}

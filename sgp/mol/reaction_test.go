@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/mol"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // TestParseReactionSMILES checks graphs of reactions written out by hand:
@@ -46,11 +47,11 @@ func TestParseReactionSMILES(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseSMILES: %v", err)
 			}
-			var edges []sgp.Edge
+			var edges []kernel.Edge
 			for _, e := range tc.edges {
-				edges = append(edges, sgp.Edge{U: e[0], V: e[1], Label: e[2]})
+				edges = append(edges, kernel.Edge{U: e[0], V: e[1], Label: e[2]})
 			}
-			want, err := sgp.NewGraph(strings.Fields(tc.labels), edges)
+			want, err := kernel.NewGraph(strings.Fields(tc.labels), edges)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,10 +67,10 @@ func TestParseReactionSMILES(t *testing.T) {
 // inside brackets), is the union of its molecules parsed one by one: the
 // same labels with the role prefixed, in order, and the same bonds, none
 // joining two molecules.
-func checkDisjointUnion(t *testing.T, rxn string, g *sgp.Graph) {
+func checkDisjointUnion(t *testing.T, rxn string, g *kernel.Graph) {
 	t.Helper()
 	var labels []string
-	var edges []sgp.Edge
+	var edges []kernel.Edge
 	perRole := make(map[string]int)
 	for r, part := range strings.Split(rxn, ">") {
 		if part == "" {
@@ -86,12 +87,12 @@ func checkDisjointUnion(t *testing.T, rxn string, g *sgp.Graph) {
 				labels = append(labels, role+l)
 			}
 			for _, e := range mg.Edges() {
-				edges = append(edges, sgp.Edge{U: e.U + off, V: e.V + off, Label: e.Label})
+				edges = append(edges, kernel.Edge{U: e.U + off, V: e.V + off, Label: e.Label})
 			}
 			perRole[role] += mg.NumNodes()
 		}
 	}
-	want, err := sgp.NewGraph(labels, edges)
+	want, err := kernel.NewGraph(labels, edges)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,12 +156,12 @@ func TestReactionRolesInWL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs, err := sgp.NewGraphs([]*sgp.Graph{ga, gb})
+		gs, err := kernel.NewGraphs([]*kernel.Graph{ga, gb})
 		if err != nil {
 			t.Fatal(err)
 		}
 		col := make([]float64, 2)
-		sgp.NewWL(2, 1).Column(col, gs, 0, 2, gs, 1)
+		kernel.NewWL(2, 1).Column(col, gs, 0, 2, gs, 1)
 		return col[0]
 	}
 	if v := k("CCO.CC=O", "CC=O.CCO"); v < 1-1e-12 {

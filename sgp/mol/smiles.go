@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Bond types: the edge labels of the molecular graphs built by
@@ -90,7 +90,7 @@ func smilesExcerpt(s string, pos int) string {
 // kernel tells an atom of a reactant from the same atom of a product.
 // Errors then name the molecule at fault ("reactant 2 …"), with the
 // position in the whole string. See reaction.go.
-func ParseSMILES(s string) (*sgp.Graph, error) {
+func ParseSMILES(s string) (*kernel.Graph, error) {
 	if strings.IndexByte(s, '>') >= 0 {
 		return parseReaction(s)
 	}
@@ -103,7 +103,7 @@ func ParseSMILES(s string) (*sgp.Graph, error) {
 	for i, a := range p.atoms {
 		labels[i] = a.label
 	}
-	g, err := sgp.NewGraph(labels, p.edges)
+	g, err := kernel.NewGraph(labels, p.edges)
 	if err != nil {
 		return nil, &SMILESError{SMILES: s, Pos: 0, Msg: err.Error()} // unreachable: the parser checks the edges
 	}
@@ -124,7 +124,7 @@ type smilesParser struct {
 	s     string
 	pos   int
 	atoms []smilesAtom
-	edges []sgp.Edge
+	edges []kernel.Edge
 	// implicit[e] is true when edges[e] was written without a bond symbol.
 	implicit []bool
 	bonded   map[[2]int]bool
@@ -290,7 +290,7 @@ func (p *smilesParser) addBond(a, b, bond, pos int) error {
 			bond = BondAromatic
 		}
 	}
-	p.edges = append(p.edges, sgp.Edge{U: a, V: b, Label: bond})
+	p.edges = append(p.edges, kernel.Edge{U: a, V: b, Label: bond})
 	p.implicit = append(p.implicit, implicit)
 	return nil
 }

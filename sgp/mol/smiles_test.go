@@ -11,12 +11,14 @@ import (
 
 	"github.com/cholqr/sgp/sgp/mol"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // smilesGraph renders a graph as "labels|u-v:bond …" with each edge's
 // endpoints in increasing order and the edges sorted, for comparisons.
-func smilesGraph(g *sgp.Graph) string {
+func smilesGraph(g *kernel.Graph) string {
 	var edges []string
 	for _, e := range g.Edges() {
 		edges = append(edges, fmt.Sprintf("%d-%d:%d", min(e.U, e.V), max(e.U, e.V), e.Label))
@@ -101,11 +103,11 @@ func TestParseSMILES(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseSMILES: %v", err)
 			}
-			var edges []sgp.Edge
+			var edges []kernel.Edge
 			for _, e := range tc.edges {
-				edges = append(edges, sgp.Edge{U: e[0], V: e[1], Label: e[2]})
+				edges = append(edges, kernel.Edge{U: e[0], V: e[1], Label: e[2]})
 			}
-			want, err := sgp.NewGraph(strings.Fields(tc.labels), edges)
+			want, err := kernel.NewGraph(strings.Fields(tc.labels), edges)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +181,7 @@ func TestParseSMILESErrors(t *testing.T) {
 }
 
 // moleculeDataDir is the folder of the shared data sets (env SGP_DATA).
-func moleculeDataDir() string { return sgp.DataDir(filepath.Join("..", "..", "..", "shared", "data")) }
+func moleculeDataDir() string { return data.Dir(filepath.Join("..", "..", "..", "shared", "data")) }
 
 func TestReadMoleculeCSVRealData(t *testing.T) {
 	t.Parallel()

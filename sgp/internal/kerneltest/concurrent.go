@@ -7,13 +7,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // testConcurrent calls Column, Diag and AddGrad from many goroutines on
 // disjoint row ranges and compares with serial calls. Run the tests with
 // -race to also catch data races.
-func testConcurrent(t *testing.T, k sgp.Kernel, x sgp.Inputs, rnd *rand.Rand) {
+func testConcurrent(t *testing.T, k kernel.Kernel, x kernel.Inputs, rnd *rand.Rand) {
 	n, np := x.Len(), k.NumParams()
 	K := gram(k, x)
 	scale := maxDiag(K)

@@ -9,12 +9,12 @@ import (
 
 	"gonum.org/v1/gonum/diff/fd"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // weightedColumns returns Σ_{i∈[lo,hi)} Σ_c w[(i−lo)·len(cols)+c] κ(x_i, x_cols[c])
 // computed with Column.
-func weightedColumns(k sgp.Kernel, x sgp.Inputs, lo, hi int, cols []int, w []float64) float64 {
+func weightedColumns(k kernel.Kernel, x kernel.Inputs, lo, hi int, cols []int, w []float64) float64 {
 	col := make([]float64, hi-lo)
 	var s float64
 	for c, j := range cols {
@@ -27,7 +27,7 @@ func weightedColumns(k sgp.Kernel, x sgp.Inputs, lo, hi int, cols []int, w []flo
 }
 
 // weightedDiag returns Σ_{i∈[lo,hi)} w[i−lo] κ(x_i, x_i) computed with Diag.
-func weightedDiag(k sgp.Kernel, x sgp.Inputs, lo, hi int, w []float64) float64 {
+func weightedDiag(k kernel.Kernel, x kernel.Inputs, lo, hi int, w []float64) float64 {
 	diag := make([]float64, hi-lo)
 	k.Diag(diag, x, lo, hi)
 	var s float64
@@ -39,7 +39,7 @@ func weightedDiag(k sgp.Kernel, x sgp.Inputs, lo, hi int, w []float64) float64 {
 
 // fdGradient returns the central finite-difference gradient of f(θ),
 // which evaluates k after k.SetParams(θ). It restores θ before returning.
-func fdGradient(k sgp.Kernel, theta []float64, f func() float64) []float64 {
+func fdGradient(k kernel.Kernel, theta []float64, f func() float64) []float64 {
 	defer k.SetParams(theta)
 	return fd.Gradient(nil, func(th []float64) float64 {
 		k.SetParams(th)
@@ -49,7 +49,7 @@ func fdGradient(k sgp.Kernel, theta []float64, f func() float64) []float64 {
 
 // checkGrad compares an analytic gradient with a reference and reports
 // |Δ|∞ when they differ.
-func checkGrad(t *testing.T, what string, k sgp.Kernel, got, want []float64, scale, tol float64) {
+func checkGrad(t *testing.T, what string, k kernel.Kernel, got, want []float64, scale, tol float64) {
 	t.Helper()
 	names := k.ParamNames()
 	var maxDelta float64
@@ -74,7 +74,7 @@ func randWeights(rnd *rand.Rand, m int) []float64 {
 	return w
 }
 
-func testAddGrad(t *testing.T, k sgp.Kernel, x sgp.Inputs, theta []float64, rnd *rand.Rand) {
+func testAddGrad(t *testing.T, k kernel.Kernel, x kernel.Inputs, theta []float64, rnd *rand.Rand) {
 	defer k.SetParams(theta)
 	n, np := x.Len(), k.NumParams()
 	cols := rnd.Perm(n)[:min(n, maxCols)]
@@ -118,7 +118,7 @@ func testAddGrad(t *testing.T, k sgp.Kernel, x sgp.Inputs, theta []float64, rnd 
 	checkGrad(t, "AddGrad over an empty range", k, empty, start, scale, sameTol)
 }
 
-func testAddDiagGrad(t *testing.T, k sgp.Kernel, x sgp.Inputs, theta []float64, rnd *rand.Rand) {
+func testAddDiagGrad(t *testing.T, k kernel.Kernel, x kernel.Inputs, theta []float64, rnd *rand.Rand) {
 	defer k.SetParams(theta)
 	n, np := x.Len(), k.NumParams()
 	w := randWeights(rnd, n)

@@ -9,12 +9,12 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // testParams checks the hyperparameter bookkeeping: counts, names, Params
 // and SetParams.
-func testParams(t *testing.T, k sgp.Kernel, x sgp.Inputs, theta0 []float64, rnd *rand.Rand) {
+func testParams(t *testing.T, k kernel.Kernel, x kernel.Inputs, theta0 []float64, rnd *rand.Rand) {
 	defer k.SetParams(theta0)
 	np := k.NumParams()
 
@@ -118,7 +118,7 @@ func testParams(t *testing.T, k sgp.Kernel, x sgp.Inputs, theta0 []float64, rnd 
 }
 
 // checkParams reports an error if k.Params(nil) is not close to want.
-func checkParams(t *testing.T, when string, k sgp.Kernel, want []float64) {
+func checkParams(t *testing.T, when string, k kernel.Kernel, want []float64) {
 	t.Helper()
 	got := k.Params(nil)
 	if len(got) != len(want) {

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // ranges returns half-open row ranges of [0, n) used by the sub-range
@@ -53,7 +53,7 @@ func checkLongDst(t *testing.T, what string, m int, fn func(dst []float64)) {
 	}
 }
 
-func testColumnSubRange(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
+func testColumnSubRange(t *testing.T, k kernel.Kernel, x kernel.Inputs) {
 	n := x.Len()
 	K := gram(k, x)
 	scale := maxDiag(K)
@@ -76,7 +76,7 @@ func testColumnSubRange(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
 // testColumnCross checks Column with y ≠ x: y is a subset of x in a random
 // order with a repeated point, so each of its columns is a column of the
 // Gram matrix of x.
-func testColumnCross(t *testing.T, k sgp.Kernel, x sgp.Inputs, rnd *rand.Rand) {
+func testColumnCross(t *testing.T, k kernel.Kernel, x kernel.Inputs, rnd *rand.Rand) {
 	n := x.Len()
 	idx := rnd.Perm(n)[:min(n, maxCols)]
 	idx = append(idx, idx[0])
@@ -105,7 +105,7 @@ func testColumnCross(t *testing.T, k sgp.Kernel, x sgp.Inputs, rnd *rand.Rand) {
 	}
 }
 
-func testDiagSubRange(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
+func testDiagSubRange(t *testing.T, k kernel.Kernel, x kernel.Inputs) {
 	n := x.Len()
 	full := make([]float64, n)
 	k.Diag(full, x, 0, n)
@@ -127,7 +127,7 @@ func testDiagSubRange(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
 	}
 }
 
-func testDiagColumn(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
+func testDiagColumn(t *testing.T, k kernel.Kernel, x kernel.Inputs) {
 	n := x.Len()
 	diag := make([]float64, n)
 	k.Diag(diag, x, 0, n)
@@ -143,7 +143,7 @@ func testDiagColumn(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
 	}
 }
 
-func testSymmetry(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
+func testSymmetry(t *testing.T, k kernel.Kernel, x kernel.Inputs) {
 	n := x.Len()
 	K := gram(k, x)
 	scale := maxDiag(K)
@@ -156,7 +156,7 @@ func testSymmetry(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
 	}
 }
 
-func testPSD(t *testing.T, k sgp.Kernel, x sgp.Inputs) {
+func testPSD(t *testing.T, k kernel.Kernel, x kernel.Inputs) {
 	n := x.Len()
 	K := gram(k, x)
 	scale := maxDiag(K)

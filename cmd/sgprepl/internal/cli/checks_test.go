@@ -15,7 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestEvalMean: eval --mean C gives the objective of the zero-mean GP for
@@ -115,7 +115,7 @@ func TestEvalMean(t *testing.T) {
 func TestFitShortfallWarning(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(5000, 1)
+	train, _ := data.SnelsonLike(5000, 1)
 	path := writeCSV(t, dir, "train.csv", train, false)
 	for _, quiet := range []bool{false, true} {
 		args := []string{"fit", "--train", path, "--m", "400", "--max-epochs", "2", "--json"}
@@ -173,7 +173,7 @@ func TestOutputUnderFile(t *testing.T) {
 	test := roughData(t, dir, "test.csv", 20, 5)
 	plain := writeFile(t, dir, "file.txt", "keep me\n")
 	under := func(name string) string { return filepath.Join(plain, name) }
-	small, _ := sgp.SnelsonLike(60, 2)
+	small, _ := data.SnelsonLike(60, 2)
 	smallPath := writeCSV(t, dir, "small.csv", small, false)
 	model := filepath.Join(dir, "model.json")
 	if code, _, stderr := runMain(context.Background(), "fit", "--train", smallPath, "--m", "4", "--max-epochs", "2", "--quiet", "--save", model); code != 0 {
@@ -234,15 +234,15 @@ func TestOutputUnderFile(t *testing.T) {
 // must converge to the objective and training SMSE of the unshifted fit,
 // with the prior mean shifted by 100 (it reported the starting
 // hyperparameters, F = 12409.7, "converged"). The data: $SGP_DATA, else
-// ../shared/data from the repository's root (sgp.DataDir); skipped when
+// ../shared/data from the repository's root (data.Dir); skipped when
 // absent.
 func TestShiftedSnelson(t *testing.T) {
 	t.Parallel()
-	dataDir := sgp.DataDir("../../../../shared/data")
+	dataDir := data.Dir("../../../../shared/data")
 	if fi, err := os.Stat(filepath.Join(dataDir, "snelson1d")); err != nil || !fi.IsDir() {
 		t.Skipf("%s not found; set SGP_DATA to the folder holding snelson1d/", filepath.Join(dataDir, "snelson1d"))
 	}
-	train, _, err := sgp.LoadSnelson(dataDir)
+	train, _, err := data.LoadSnelson(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestShiftedSnelson(t *testing.T) {
 	}
 	fit := func(shift float64) report {
 		t.Helper()
-		d := &sgp.Dataset{X: train.X, Y: make([]float64, train.Len())}
+		d := &data.Dataset{X: train.X, Y: make([]float64, train.Len())}
 		for i, v := range train.Y {
 			d.Y[i] = v + shift
 		}

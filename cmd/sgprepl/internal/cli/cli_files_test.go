@@ -12,7 +12,7 @@ import (
 
 	"github.com/cholqr/sgp/repl/jupyter"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestPredictCommand: predict with a saved model gives the same file as
@@ -22,8 +22,8 @@ import (
 func TestPredictCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(100, 5)
-	test, _ := sgp.SnelsonLike(30, 6)
+	train, _ := data.SnelsonLike(100, 5)
+	test, _ := data.SnelsonLike(30, 6)
 	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	testPath := writeCSV(t, dir, "test.csv", test, false)
 	var unlabelled strings.Builder
@@ -81,8 +81,8 @@ func fmtRow(r []float64) string {
 func TestOutputsNeverOverwriteInputs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(60, 1)
-	test, _ := sgp.SnelsonLike(20, 2)
+	train, _ := data.SnelsonLike(60, 1)
+	test, _ := data.SnelsonLike(20, 2)
 	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	testPath := writeCSV(t, dir, "test.csv", test, false)
 	link := filepath.Join(dir, "link.csv")
@@ -126,7 +126,7 @@ func TestOutputFileModes(t *testing.T) {
 	dir := t.TempDir()
 	old := syscall.Umask(0o027)
 	defer syscall.Umask(old)
-	train, _ := sgp.SnelsonLike(60, 1)
+	train, _ := data.SnelsonLike(60, 1)
 	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	existing := writeFile(t, dir, "existing.json", "old")
 	if err := os.Chmod(existing, 0o600); err != nil {
@@ -173,7 +173,7 @@ func TestOutputFileModes(t *testing.T) {
 func TestFitUndefinedMetrics(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(60, 1)
+	train, _ := data.SnelsonLike(60, 1)
 	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	for name, content := range map[string]string{"one": "0.5,1\n", "constant": "0.5,1\n1.5,1\n2.5,1\n"} {
 		testPath := writeFile(t, dir, name+".csv", content)
@@ -202,7 +202,7 @@ func TestFitUndefinedMetrics(t *testing.T) {
 func TestUsageErrorsExitTwo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(30, 1)
+	train, _ := data.SnelsonLike(30, 1)
 	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	for _, args := range [][]string{
 		{"fit", "--train", trainPath, "--objective", "nope"},

@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // runMain runs Main with args and returns the exit status and outputs.
@@ -29,7 +31,7 @@ func runMain(ctx context.Context, args ...string) (code int, stdout, stderr stri
 
 // writeCSV writes d as CSV (inputs, then the target) to dir/name, with a
 // header row if header is true, and returns the path.
-func writeCSV(t *testing.T, dir, name string, d *sgp.Dataset, header bool) string {
+func writeCSV(t *testing.T, dir, name string, d *data.Dataset, header bool) string {
 	t.Helper()
 	var b strings.Builder
 	dim := d.X.Dim()
@@ -113,8 +115,8 @@ func TestHelp(t *testing.T) {
 func TestFit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(120, 3)
-	test, _ := sgp.SnelsonLike(50, 4)
+	train, _ := data.SnelsonLike(120, 3)
+	test, _ := data.SnelsonLike(50, 4)
 	trainPath := writeCSV(t, dir, "train.csv", train, true)
 	testPath := writeCSV(t, dir, "test.csv", test, false)
 	modelPath := filepath.Join(dir, "model.json")
@@ -236,7 +238,7 @@ func TestFit(t *testing.T) {
 func TestFitCancelled(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(60, 5)
+	train, _ := data.SnelsonLike(60, 5)
 	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -411,7 +413,7 @@ func TestEval(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(30, 6)
+	train, _ := data.SnelsonLike(30, 6)
 	good := writeCSV(t, dir, "good.csv", train, true)
 	good2d := writeFile(t, dir, "good2d.csv", "1,2,3\n4,5,6\n7,8,9\n")
 	ragged := writeFile(t, dir, "ragged.csv", "x,y\n1,2\n3,4,5\n6,7\n")
@@ -537,7 +539,7 @@ func TestBadInput(t *testing.T) {
 func TestExistingOutputKept(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(30, 7)
+	train, _ := data.SnelsonLike(30, 7)
 	good := writeCSV(t, dir, "good.csv", train, false)
 	model := writeFile(t, dir, "model.json", "old model")
 	code, _, stderr := runMain(context.Background(), "fit", "--train", good, "--m", "30", "--save", model)

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // tableCSV writes a CSV file of d's inputs and targets, its columns named
 // names (nil: no header row) and written in the order perm (indices into
 // names, the target being the last; nil: in order); target, if not
 // empty, replaces every target value.
-func tableCSV(t *testing.T, dir, file string, d *sgp.Dataset, names []string, perm []int, target string) string {
+func tableCSV(t *testing.T, dir, file string, d *data.Dataset, names []string, perm []int, target string) string {
 	t.Helper()
 	dim := d.X.Dim()
 	if perm == nil {
@@ -61,7 +61,7 @@ func tableCSV(t *testing.T, dir, file string, d *sgp.Dataset, names []string, pe
 func TestPredictColumnNames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, test := sgp.SyntheticARD(100, 15, 4, 5)
+	train, test := data.SyntheticARD(100, 15, 4, 5)
 	names := []string{"age", "sex", "bmi", "bp", "y"}
 	trainPath := tableCSV(t, dir, "train.csv", train, names, nil, "")
 	model := filepath.Join(dir, "model.json")

@@ -8,6 +8,10 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // contOptions are the fit settings used by fitContinuousCLI.
@@ -49,7 +53,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	n := train.Len()
 	if !o.mSet {
-		o.m = sgp.DefaultM(n)
+		o.m = defaultM(n)
 	}
 	if err := checkM(o.m, n); err != nil {
 		return err
@@ -61,8 +65,8 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		defer cancel()
 	}
 	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
-	kern := sgp.NewRBFFromData(train.X, train.Y)
-	_, vy := sgp.MeanVar(train.Y)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
+	_, vy := stat.PopMeanVariance(train.Y, nil)
 	if !(vy > 0) {
 		vy = 1
 	}
@@ -73,7 +77,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	}
 	names := append(kern.ParamNames(), "noise")
 	rep := fitReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Selector: selectorContinuous, Evaluations: ptr(res.Evals),
-		Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Stopped == "converged", Restarts: ptr(res.Restarts),
+		Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Status == sgp.Converged, Restarts: ptr(res.Restarts),
 		InducingInputs: rowsOf(res.Z), Hyperparameters: namedParams(names, res.Params),
 		Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(), N: n, M: o.m, MRequested: ptr(o.m), Jitter: ptr(res.Jitter), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor,
 		Warnings: continuousWarnings(res, parent), BLAS: blas}
@@ -111,7 +115,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		}
 	} else {
 		fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
-			o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped)
+			o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), stopText(res.Status, res.Reason))
 		fmt.Fprintf(e.stdout, "prior mean: %.6g (%s)\n", res.Mean, sgp.MeanConstant)
 		if test != nil {
 			fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
@@ -128,14 +132,14 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 // out of time or evaluations, or stalled.
 func continuousWarnings(res *sgp.ContinuousResult, parent context.Context) []string {
 	switch {
-	case res.Stopped == "converged":
+	case res.Status == sgp.Converged:
 		return []string{}
 	case parent.Err() != nil:
 		return []string{fmt.Sprintf("interrupted after %d evaluations; the model is the best state reached", res.Evals)}
-	case res.Stopped == "cancelled":
+	case res.Status == sgp.Cancelled:
 		return []string{fmt.Sprintf("the time budget ended the fit after %d evaluations; the model is the best state reached (give a longer --time-budget)", res.Evals)}
-	case res.Stopped == "max evaluations":
+	case res.Status == sgp.MaxEvaluations:
 		return []string{fmt.Sprintf("the fit did not converge in %d evaluations (20·max-epochs); the model is the best state reached (give a larger --max-epochs)", res.Evals)}
 	}
-	return []string{fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", res.Stopped)}
+	return []string{fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", stopText(res.Status, res.Reason))}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestConventions checks the command line's conventions for a new user:
@@ -37,7 +37,7 @@ func TestConventions(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(30, 6)
+	train, _ := data.SnelsonLike(30, 6)
 	good := writeCSV(t, dir, "good.csv", train, true)
 	for _, tc := range []struct {
 		args []string

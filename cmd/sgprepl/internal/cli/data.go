@@ -15,20 +15,26 @@ import (
 
 	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/mol"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // readData reads the training file and, if testPath is not empty, the test
 // file, which must have the same number of columns. When both have header
 // rows, the test file's input columns are matched to the training file's
 // by name (and read in the training file's order).
-func readData(trainPath, testPath string) (train, test *sgp.Dataset, err error) {
+func readData(trainPath, testPath string) (train, test *data.Dataset, err error) {
 	return readDataProgress(trainPath, testPath, nil)
 }
 
 // readDataProgress is readData that reports to progress, if not nil, how
 // far reading each file has got, every readProgressEvery (see
 // progressReader).
-func readDataProgress(trainPath, testPath string, progress io.Writer) (train, test *sgp.Dataset, err error) {
+func readDataProgress(trainPath, testPath string, progress io.Writer) (train, test *data.Dataset, err error) {
 	if train, err = readCSVProgress(trainPath, progress, readProgressEvery); err != nil {
 		return nil, nil, err
 	}
@@ -85,7 +91,7 @@ func sameColumns(want, got []string, where string) error {
 
 // fitData is a training or test table read for `sgprepl fit`.
 type fitData struct {
-	x      sgp.Inputs
+	x      kernel.Inputs
 	y      []float64
 	path   string
 	dim    int      // input columns
@@ -178,7 +184,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	var y []float64
 	var bad []string
 	var lines []int // the file line of each kept row
-	err = sgp.EachCSVRecord(r, path, func(rec []string, line int) error {
+	err = data.EachRecord(r, path, func(rec []string, line int) error {
 		lim.recordDone(line)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			return nil
@@ -357,7 +363,7 @@ func evaluateInputs(md *sgp.Model, test *fitData) (smse, snlp float64, err error
 	if smse, err = sgp.SMSE(mean, test.y); err != nil {
 		return 0, 0, err
 	}
-	tm, tv := sgp.MeanVar(md.Targets())
+	tm, tv := stat.PopMeanVariance(md.Targets(), nil)
 	snlp, err = sgp.SNLP(mean, vr, test.y, tm, tv)
 	return smse, snlp, err
 }
@@ -366,12 +372,12 @@ func evaluateInputs(md *sgp.Model, test *fitData) (smse, snlp float64, err error
 // file read faster says nothing.
 const readProgressEvery = 5 * time.Second
 
-// readCSVProgress is sgp.ReadCSVFile that writes to progress, if not nil,
+// readCSVProgress is data.ReadCSVFile that writes to progress, if not nil,
 // a line every period while the file is read: the share of its bytes read
 // and the time so far.
-func readCSVProgress(path string, progress io.Writer, period time.Duration) (*sgp.Dataset, error) {
+func readCSVProgress(path string, progress io.Writer, period time.Duration) (*data.Dataset, error) {
 	if progress == nil {
-		return sgp.ReadCSVFile(path)
+		return data.ReadCSVFile(path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -384,7 +390,7 @@ func readCSVProgress(path string, progress io.Writer, period time.Duration) (*sg
 	}
 	pr := &progressReader{r: f, w: progress, path: path, size: size, start: time.Now(), every: period}
 	pr.last = pr.start
-	d, err := sgp.ReadCSV(pr, path)
+	d, err := data.ReadCSV(pr, path)
 	if err == nil && pr.reported {
 		fmt.Fprintf(progress, "read %s: %d rows in %.1f s\n", path, d.Len(), time.Since(pr.start).Seconds())
 	}

@@ -7,6 +7,10 @@ import (
 	"slices"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -20,13 +24,13 @@ func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 		const n = 200
-		train, test := sgp.SnelsonLike(n, *seed)
+		train, test := data.SnelsonLike(n, *seed)
 		if err := checkSettings(n, *m, 0, *maxEpochs, 0); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "demo: Snelson-like 1-D problem, n=%d training points (seed %d), %d-point noise-free test grid; m=%d, %v\n",
 			n, *seed, test.Len(), *m, obj)
-		md := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).
+		md := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).
 			WithM(*m).WithObjective(obj).WithSeed(*seed).WithMaxEpochs(*maxEpochs).
 			WithProgress(e.stdout)
 		if err := md.Err(); err != nil {
@@ -50,7 +54,7 @@ func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		printFitSummary(w, md, res)
 		fmt.Fprintf(w, "%-16s%s%s\n", "inducing x", formatFloats(xs, "%.4g"), shortfall(len(xs), *m))
 		fmt.Fprintf(w, "%-16sSMSE %.4g  SNLP %.4g  (%d points; SNLP with the noisy variance)\n", "test grid", smse, snlp, test.Len())
-		if res.Stopped == "cancelled" {
+		if res.Status == sgp.Cancelled {
 			return errInterrupted
 		}
 		return nil

@@ -83,7 +83,7 @@ func fitError(res *sgp.Result, err error) error {
 		}
 		return err
 	}
-	if err != nil && res.Stopped != "cancelled" {
+	if err != nil && res.Status != sgp.Cancelled {
 		return err
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -77,19 +79,23 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return fmt.Errorf("--lengthscales: %d given but the inputs have %d dimensions; give 1 or %d", len(ls), d, d)
 		}
 		m := len(inducing)
-		y := train.Y
+		mean := sgp.MeanZero
 		if *meanC != 0 {
-			y = make([]float64, n)
-			for i, v := range train.Y {
-				y[i] = v - *meanC
-			}
+			mean = sgp.MeanFixed(*meanC)
 		}
-		f, err := sgp.NewFactor(train.X, y, sgp.NewRBF(*variance, ls), *noise, m, 0)
+		md := sgp.NewModel(train.X, train.Y, kernel.NewRBF(*variance, ls)).WithInducing(inducing).WithNoise(*noise).WithMean(mean)
+		f, err := md.Factor()
 		if err != nil {
 			return err
 		}
-		if err := f.Factorize(inducing); err != nil {
-			return err
+		// The model replaces a degenerate point of its start; eval
+		// evaluates the set it is given, or says which point it cannot.
+		if got := f.Active(nil); !slices.Equal(got, inducing) {
+			for i, j := range inducing {
+				if i >= len(got) || got[i] != j {
+					return fmt.Errorf("--inducing: row %d has a negligible residual variance given the rows before it (a duplicate input?), so it cannot be inducing", j)
+				}
+			}
 		}
 		p := f.Parts()
 		value := p.Value(obj)

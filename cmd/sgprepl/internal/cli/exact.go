@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // selectorExact is the --selector value that fits the full GP instead of
@@ -42,7 +44,7 @@ type exactCLIOptions struct {
 	train, test         *fitData
 	trainPath, testPath string
 	spec                string
-	kern                sgp.Kernel
+	kern                kernel.Kernel
 	mSet                bool
 	maxEvals            int
 	budget              time.Duration
@@ -86,8 +88,8 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	if fitErr != nil && ctx.Err() == nil {
 		return fitErr
 	}
-	if res.Stopped == "cancelled" && parent.Err() == nil {
-		res.Stopped = "time budget"
+	if res.Status == sgp.Cancelled && parent.Err() == nil {
+		res.Status = sgp.TimeBudget
 		for i, w := range res.Warnings {
 			if strings.HasPrefix(w, "interrupted") {
 				res.Warnings[i] = fmt.Sprintf("the time budget ended the fit after %d evaluations; the result is the best state reached", res.Evals)
@@ -95,7 +97,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		}
 	}
 	rep := fitReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
-		Evaluations: ptr(res.Evals), Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged, Restarts: ptr(res.Restarts),
+		Evaluations: ptr(res.Evals), Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Converged, Restarts: ptr(res.Restarts),
 		Hyperparameters: res.Hyperparameters().Map(), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
 		N: n, M: n, Jitter: ptr(res.Jitter), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
 	var pred *predictions
@@ -133,7 +135,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		w := e.stdout
 		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, exact GP (m = n)\n", o.trainPath, n, o.train.dim, o.spec)
 		fmt.Fprintf(w, "%-16s%s  (exact, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64))
-		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped, res.Elapsed.Seconds())
+		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, stopText(res.Status, res.Reason), res.Elapsed.Seconds())
 		parts := make([]string, len(res.Params))
 		for i, name := range res.Names {
 			parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(res.Params[i]))

@@ -9,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestFitExact runs `fit --selector exact` on small CSV files, numeric and
@@ -17,8 +21,8 @@ import (
 func TestFitExact(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(60, 3)
-	test, _ := sgp.SnelsonLike(30, 4)
+	train, _ := data.SnelsonLike(60, 3)
+	test, _ := data.SnelsonLike(30, 4)
 	trainPath := writeCSV(t, dir, "train.csv", train, true)
 	testPath := writeCSV(t, dir, "test.csv", test, true)
 	predPath := filepath.Join(dir, "pred.csv")
@@ -46,7 +50,7 @@ func TestFitExact(t *testing.T) {
 	}
 	// The reported objective is the exact GP's at the reported state.
 	x := train.X
-	k := sgp.NewRBF(hyp["variance"].(float64), []float64{hyp["lengthscale[0]"].(float64)})
+	k := kernel.NewRBF(hyp["variance"].(float64), []float64{hyp["lengthscale[0]"].(float64)})
 	res, err := sgp.FitExact(context.Background(), x, train.Y, k, sgp.ExactOptions{Noise: hyp["noise"].(float64), Fixed: true})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,12 @@ import (
 	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/figure"
 	"github.com/cholqr/sgp/sgp/mol"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // expRow is one line of an experiment's results table.
@@ -65,7 +71,7 @@ func experiments() []experiment {
 
 func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
 	out := fs.String("out", "results", "directory for the tables (CSV, markdown) and plots (PNG)")
-	data := fs.String("data", "", "data directory (default $SGP_DATA or ../shared/data)")
+	dataFlag := fs.String("data", "", "data directory (default $SGP_DATA or ../shared/data)")
 	budget := fs.Duration("budget", 120*time.Second, "time budget of each fit")
 	msFlag := fs.String("m", "", "comma-separated inducing-set sizes (default per experiment)")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -90,9 +96,9 @@ func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
 		if *seeds < 1 {
 			return usageErrorf("--seeds: %d is not a positive integer", *seeds)
 		}
-		x := &expEnv{e: e, dataDir: *data, out: *out, budget: *budget, seed: *seed, seeds: *seeds}
+		x := &expEnv{e: e, dataDir: *dataFlag, out: *out, budget: *budget, seed: *seed, seeds: *seeds}
 		if x.dataDir == "" {
-			x.dataDir = sgp.DataDir("../shared/data")
+			x.dataDir = data.Dir("../shared/data")
 		}
 		if *msFlag != "" {
 			for _, f := range strings.Split(*msFlag, ",") {
@@ -183,7 +189,7 @@ func (x *expEnv) savePlot(fig *figure.Figure, name string) error {
 
 // clumped returns the m points nearest to c (1-D inputs): the adversarial
 // "clumped" start of the authors' demo.
-func clumped(x *sgp.Vectors, c float64, m int) []int {
+func clumped(x *kernel.Vectors, c float64, m int) []int {
 	idx := make([]int, x.Len())
 	for i := range idx {
 		idx[i] = i
@@ -193,7 +199,7 @@ func clumped(x *sgp.Vectors, c float64, m int) []int {
 }
 
 func runSnelson(ctx context.Context, x *expEnv) error {
-	full, _, err := sgp.LoadSnelson(x.dataDir)
+	full, _, err := data.LoadSnelson(x.dataDir)
 	if err != nil {
 		return err
 	}
@@ -203,15 +209,20 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 	}
 	for _, set := range []struct {
 		name string
-		d    *sgp.Dataset
+		d    *data.Dataset
 	}{{"snelson200", full}, {"snelson20", full.Subset(idx)}} {
 		d := set.d
 		start := clumped(d.X, 1.5, 10)
 		for _, o := range []sgp.Objective{sgp.VAR, sgp.MLE} {
-			md := sgp.NewModel(d.X, d.Y, sgp.NewRBFFromData(d.X, d.Y)).WithInducing(start).WithObjective(o).
+			md := sgp.NewModel(d.X, d.Y, kernel.NewRBFFromData(d.X, d.Y)).WithInducing(start).WithObjective(o).
 				WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(100)
-			if err := x.snelsonRow(ctx, set.name, "CholQR-"+o.String(), md, d, func(*sgp.Result) string {
-				return fmt.Sprintf("%d initial points degenerate, replaced", md.ReplacedInit())
+			if err := x.snelsonRow(ctx, set.name, "CholQR-"+o.String(), md, d, func(res *sgp.Result) string {
+				for _, w := range res.Warnings {
+					if strings.Contains(w, "initial inducing set") {
+						return w
+					}
+				}
+				return "the clumped start kept whole"
 			}); err != nil {
 				return err
 			}
@@ -225,8 +236,8 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 		// Continuous SGPR (GPflow's method, with its default jitter 1e-6)
 		// from the same clumped inducing inputs.
 		for _, o := range []sgp.Objective{sgp.VAR, sgp.MLE} {
-			kern := sgp.NewRBFFromData(d.X, d.Y)
-			_, vy := sgp.MeanVar(d.Y)
+			kern := kernel.NewRBFFromData(d.X, d.Y)
+			_, vy := stat.PopMeanVariance(d.Y, nil)
 			t0 := time.Now()
 			res, err := sgp.FitContinuous(ctx, d.X, d.Y, kern, d.X.Rows(start), vy/4, o, sgp.ContinuousOptions{MaxEvals: 2000, Jitter: 1e-6})
 			if err != nil {
@@ -237,11 +248,11 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 				return err
 			}
 			x.add(expRow{Dataset: set.name, Method: "SGPR-continuous-" + o.String(), M: 10, Objective: res.Objective, Kind: o.String(),
-				SMSE: smse, SNLP: snlp, Seconds: time.Since(t0).Seconds(), Epochs: res.Evals, Note: snelsonNote + "; epochs = evaluations; " + res.Stopped})
+				SMSE: smse, SNLP: snlp, Seconds: time.Since(t0).Seconds(), Epochs: res.Evals, Note: snelsonNote + "; epochs = evaluations; " + stopText(res.Status, res.Reason)})
 		}
 		// The hybrid (CholQR, then continuous refinement) from the same
 		// clumped start, and the exact GP: what m = 10 costs.
-		md := sgp.NewModel(d.X, d.Y, sgp.NewRBFFromData(d.X, d.Y)).WithInducing(start).WithSelector(sgp.SelectHybrid).
+		md := sgp.NewModel(d.X, d.Y, kernel.NewRBFFromData(d.X, d.Y)).WithInducing(start).WithSelector(sgp.SelectHybrid).
 			WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(100)
 		if err := x.snelsonRow(ctx, set.name, "Hybrid-VAR", md, d, hybridNote); err != nil {
 			return err
@@ -255,7 +266,7 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 
 // snelsonRow fits md, scores it on its training data d and records a row
 // whose note is snelsonNote and note(result).
-func (x *expEnv) snelsonRow(ctx context.Context, dataset, method string, md *sgp.Model, d *sgp.Dataset, note func(*sgp.Result) string) error {
+func (x *expEnv) snelsonRow(ctx context.Context, dataset, method string, md *sgp.Model, d *data.Dataset, note func(*sgp.Result) string) error {
 	res, err := md.FitContext(ctx)
 	if err != nil {
 		return err
@@ -276,18 +287,18 @@ const snelsonNote = "SMSE, SNLP on the training set (no test targets)"
 // hybridNote describes a hybrid fit's outcome for a table.
 func hybridNote(res *sgp.Result) string {
 	if res.Refined == nil {
-		return res.Stopped + "; refinement not kept (no lower objective)"
+		return stopText(res.Status, res.Reason) + "; refinement not kept (no lower objective)"
 	}
-	return fmt.Sprintf("%s; refined from %s in %d evaluations (%s)", res.Stopped, res.RefinedFrom, res.Refined.Evals, res.Refined.Stopped)
+	return fmt.Sprintf("%s; refined from %s in %d evaluations (%s)", stopText(res.Status, res.Reason), res.RefinedFrom, res.Refined.Evals, stopText(res.Refined.Status, res.Refined.Reason))
 }
 
 // exactRow fits the exact GP with the kernel of the experiment's sparse
 // rows (RBF for vector inputs, the thrombin WL kernel otherwise) and
 // records a row scored on (testX, testY).
-func (x *expEnv) exactRow(ctx context.Context, dataset string, trainX sgp.Inputs, trainY []float64, testX sgp.Inputs, testY []float64, note string) error {
-	var kern sgp.Kernel
-	if v, ok := trainX.(*sgp.Vectors); ok {
-		kern = sgp.NewRBFFromData(v, trainY)
+func (x *expEnv) exactRow(ctx context.Context, dataset string, trainX kernel.Inputs, trainY []float64, testX kernel.Inputs, testY []float64, note string) error {
+	var kern kernel.Kernel
+	if v, ok := trainX.(*kernel.Vectors); ok {
+		kern = kernel.NewRBFFromData(v, trainY)
 	} else {
 		kern = wlKernel(trainY)
 	}
@@ -305,12 +316,12 @@ func (x *expEnv) exactRow(ctx context.Context, dataset string, trainX sgp.Inputs
 		note += "; "
 	}
 	x.add(expRow{Dataset: dataset, Method: "Exact GP", M: res.N, Objective: res.Objective, Kind: "exact",
-		SMSE: ev.SMSE, SNLP: ev.SNLP, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + "m = n; epochs = evaluations; " + res.Stopped})
+		SMSE: ev.SMSE, SNLP: ev.SNLP, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + "m = n; epochs = evaluations; " + stopText(res.Status, res.Reason)})
 	return nil
 }
 
 // experimentMetrics predicts with p at test.X (noisy variances) and scores.
-func experimentMetrics(p *sgp.Predictor, test, train *sgp.Dataset) (float64, float64, error) {
+func experimentMetrics(p *sgp.Predictor, test, train *data.Dataset) (float64, float64, error) {
 	mean, vr, err := p.PredictTo(nil, nil, test.X)
 	if err != nil {
 		return math.NaN(), math.NaN(), err
@@ -322,13 +333,13 @@ func experimentMetrics(p *sgp.Predictor, test, train *sgp.Dataset) (float64, flo
 	if err != nil {
 		return math.NaN(), math.NaN(), err
 	}
-	tm, tv := sgp.MeanVar(train.Y)
+	tm, tv := stat.PopMeanVariance(train.Y, nil)
 	snlp, err := sgp.SNLP(mean, vr, test.Y, tm, tv)
 	return smse, snlp, err
 }
 
 func runKIN40K(ctx context.Context, x *expEnv) error {
-	train, test, err := sgp.LoadKIN40K(x.dataDir)
+	train, test, err := data.LoadKIN40K(x.dataDir)
 	if err != nil {
 		return err
 	}
@@ -361,7 +372,7 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 	for _, m := range ms {
 		var cholqr *sgp.Model
 		for _, me := range methods {
-			md := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(m).WithInfoPivots(16).
+			md := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(m).WithInfoPivots(16).
 				WithObjective(me.obj).WithSelector(me.sel).WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
 			res, err := md.FitContext(ctx)
 			if err != nil {
@@ -372,7 +383,7 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 				return err
 			}
 			smse, snlp := ev.SMSE, ev.SNLP
-			note := res.Stopped
+			note := stopText(res.Status, res.Reason)
 			if me.sel == sgp.SelectHybrid {
 				note = hybridNote(res)
 			}
@@ -386,8 +397,8 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 		// Continuous SGPR from a random subset, and from CholQR's selection.
 		rng := newRand(x.seed)
 		z0 := train.X.Rows(rng.Perm(train.Len())[:m])
-		kern := sgp.NewRBFFromData(train.X, train.Y)
-		_, vy := sgp.MeanVar(train.Y)
+		kern := kernel.NewRBFFromData(train.X, train.Y)
+		_, vy := stat.PopMeanVariance(train.Y, nil)
 		if err := x.continuousRow(ctx, "SGPR-continuous", m, train, test, point, "epochs = evaluations; ", func(c context.Context) (*sgp.ContinuousResult, error) {
 			return sgp.FitContinuous(c, train.X, train.Y, kern, z0, vy/4, sgp.VAR, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
 		}); err != nil {
@@ -413,13 +424,13 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 // wlKernel is the thrombin kernel: WL subtree features at depths 0..3,
 // one variance per depth (a sum of four graph kernels, as the paper's
 // BindingDB kernel was a sum of fourteen), each starting at var(y)/4.
-func wlKernel(y []float64) *sgp.WL {
-	_, vy := sgp.MeanVar(y)
-	return sgp.NewWLPerDepth([]float64{vy / 4, vy / 4, vy / 4, vy / 4})
+func wlKernel(y []float64) *kernel.WL {
+	_, vy := stat.PopMeanVariance(y, nil)
+	return kernel.NewWLPerDepth([]float64{vy / 4, vy / 4, vy / 4, vy / 4})
 }
 
 // fitRow fits md, scores it on the vector test set and records a row.
-func (x *expEnv) fitRow(ctx context.Context, dataset, method string, md *sgp.Model, m, z int, test *sgp.Dataset) (expRow, error) {
+func (x *expEnv) fitRow(ctx context.Context, dataset, method string, md *sgp.Model, m, z int, test *data.Dataset) (expRow, error) {
 	return x.fitRowInputs(ctx, dataset, method, md, m, z, test.X, test)
 }
 
@@ -428,7 +439,7 @@ func runThrombin(ctx context.Context, x *expEnv) error {
 	if err != nil {
 		return err
 	}
-	test := &sgp.Dataset{Name: "thrombin-test", Y: testM.Y}
+	test := &data.Dataset{Name: "thrombin-test", Y: testM.Y}
 	ms := x.ms
 	if ms == nil {
 		ms = []int{16, 32, 64, 128}
@@ -484,7 +495,7 @@ func runThrombin(ctx context.Context, x *expEnv) error {
 }
 
 // fitRowInputs is fitRow for test inputs that are not vectors.
-func (x *expEnv) fitRowInputs(ctx context.Context, dataset, method string, md *sgp.Model, m, z int, testX sgp.Inputs, test *sgp.Dataset) (expRow, error) {
+func (x *expEnv) fitRowInputs(ctx context.Context, dataset, method string, md *sgp.Model, m, z int, testX kernel.Inputs, test *data.Dataset) (expRow, error) {
 	res, err := md.FitContext(ctx)
 	if err != nil {
 		return expRow{}, err
@@ -504,13 +515,13 @@ func (x *expEnv) fitRowInputs(ctx context.Context, dataset, method string, md *s
 	if err != nil {
 		return expRow{}, err
 	}
-	tm, tv := sgp.MeanVar(md.Targets())
+	tm, tv := stat.PopMeanVariance(md.Targets(), nil)
 	snlp, err := sgp.SNLP(mean, vr, test.Y, tm, tv)
 	if err != nil {
 		return expRow{}, err
 	}
 	r := expRow{Dataset: dataset, Method: method, M: m, Z: z, Objective: res.Objective, Kind: md.ObjectiveKind().String(),
-		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: res.Stopped}
+		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Epochs, Note: stopText(res.Status, res.Reason)}
 	x.add(r)
 	return r, nil
 }
@@ -521,7 +532,7 @@ func runZ(ctx context.Context, x *expEnv) error {
 	if err != nil {
 		return err
 	}
-	test := &sgp.Dataset{Name: "thrombin-test", Y: testM.Y}
+	test := &data.Dataset{Name: "thrombin-test", Y: testM.Y}
 	for _, z := range zs {
 		md := sgp.NewModel(trainM.X, trainM.Y, wlKernel(trainM.Y)).WithM(64).WithInfoPivots(z).
 			WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
@@ -529,12 +540,12 @@ func runZ(ctx context.Context, x *expEnv) error {
 			return err
 		}
 	}
-	train, ktest, err := sgp.LoadKIN40K(x.dataDir)
+	train, ktest, err := data.LoadKIN40K(x.dataDir)
 	if err != nil {
 		return err
 	}
 	for _, z := range zs {
-		md := sgp.NewModel(train.X, train.Y, sgp.NewRBFFromData(train.X, train.Y)).WithM(128).WithInfoPivots(z).
+		md := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(128).WithInfoPivots(z).
 			WithSeed(x.seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
 		if _, err := x.fitRow(ctx, "kin40k", fmt.Sprintf("CholQR-z%d", z), md, 128, z, ktest); err != nil {
 			return err
@@ -545,7 +556,7 @@ func runZ(ctx context.Context, x *expEnv) error {
 
 // continuousRow runs a continuous fit under the time budget, scores it and
 // records a row and a curve point.
-func (x *expEnv) continuousRow(ctx context.Context, method string, m int, train, test *sgp.Dataset, point func(string, int, float64), note string,
+func (x *expEnv) continuousRow(ctx context.Context, method string, m int, train, test *data.Dataset, point func(string, int, float64), note string,
 	fit func(context.Context) (*sgp.ContinuousResult, error)) error {
 	r, err := x.continuousFit(ctx, "kin40k", method, m, train, test, note, fit)
 	if err != nil {
@@ -558,7 +569,7 @@ func (x *expEnv) continuousRow(ctx context.Context, method string, m int, train,
 
 // continuousFit runs a continuous fit with the experiment's time budget
 // and returns its row, scored on test, with note before the stop reason.
-func (x *expEnv) continuousFit(ctx context.Context, dataset, method string, m int, train, test *sgp.Dataset, note string,
+func (x *expEnv) continuousFit(ctx context.Context, dataset, method string, m int, train, test *data.Dataset, note string,
 	fit func(context.Context) (*sgp.ContinuousResult, error)) (expRow, error) {
 	cctx, cancel := context.WithTimeout(ctx, x.budget)
 	res, err := fit(cctx)
@@ -571,7 +582,7 @@ func (x *expEnv) continuousFit(ctx context.Context, dataset, method string, m in
 		return expRow{}, err
 	}
 	return expRow{Dataset: dataset, Method: method, M: m, Objective: res.Objective, Kind: "VAR",
-		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + res.Stopped}, nil
+		SMSE: smse, SNLP: snlp, Seconds: res.Elapsed.Seconds(), Epochs: res.Evals, Note: note + stopText(res.Status, res.Reason)}, nil
 }
 
 // newRand returns a seeded generator.

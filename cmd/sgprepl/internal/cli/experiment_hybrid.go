@@ -6,12 +6,18 @@ import (
 	"sort"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // hybridSet is one data set of the hybrid experiment.
 type hybridSet struct {
 	name        string
-	train, test *sgp.Dataset
+	train, test *data.Dataset
 	m           int
 	note        string // how the rows are scored, when not on test targets
 }
@@ -24,7 +30,7 @@ type hybridSet struct {
 // behind CholQR.
 func (x *expEnv) hybridSets() ([]hybridSet, error) {
 	var sets []hybridSet
-	kTrain, kTest, err := sgp.LoadKIN40K(x.dataDir)
+	kTrain, kTest, err := data.LoadKIN40K(x.dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -35,19 +41,19 @@ func (x *expEnv) hybridSets() ([]hybridSet, error) {
 	for _, m := range ms {
 		sets = append(sets, hybridSet{name: "kin40k", train: kTrain, test: kTest, m: m})
 	}
-	k8Train, k8Test, err := sgp.LoadKin8nm(x.dataDir, 0)
+	k8Train, k8Test, err := data.LoadKin8nm(x.dataDir, 0)
 	if err != nil {
 		return nil, err
 	}
 	sets = append(sets, hybridSet{name: "kin8nm", train: k8Train, test: k8Test, m: 64})
-	sn, _, err := sgp.LoadSnelson(x.dataDir)
+	sn, _, err := data.LoadSnelson(x.dataDir)
 	if err != nil {
 		return nil, err
 	}
 	sets = append(sets, hybridSet{name: "snelson200", train: sn, test: sn, m: 10, note: snelsonNote})
-	arTrain, arTest := sgp.SyntheticARD(5000, 2000, 8, 3)
+	arTrain, arTest := data.SyntheticARD(5000, 2000, 8, 3)
 	sets = append(sets, hybridSet{name: "synthetic-ard", train: arTrain, test: arTest, m: 32})
-	dTrain, dTest := sgp.SyntheticDiscrete(5000, 2000, 5)
+	dTrain, dTest := data.SyntheticDiscrete(5000, 2000, 5)
 	return append(sets, hybridSet{name: "synthetic-discrete", train: dTrain, test: dTest, m: 64}), nil
 }
 
@@ -99,10 +105,10 @@ func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, se
 	}
 	if method == "SGPR-continuous" {
 		z0 := set.train.X.Rows(newRand(seed).Perm(set.train.Len())[:set.m])
-		_, vy := sgp.MeanVar(set.train.Y)
+		_, vy := stat.PopMeanVariance(set.train.Y, nil)
 		return x.continuousFit(ctx, set.name, method, set.m, set.train, set.test, prefix+"epochs = evaluations; ",
 			func(c context.Context) (*sgp.ContinuousResult, error) {
-				return sgp.FitContinuous(c, set.train.X, set.train.Y, sgp.NewRBFFromData(set.train.X, set.train.Y), z0, vy/4, sgp.VAR,
+				return sgp.FitContinuous(c, set.train.X, set.train.Y, kernel.NewRBFFromData(set.train.X, set.train.Y), z0, vy/4, sgp.VAR,
 					sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
 			})
 	}
@@ -110,7 +116,7 @@ func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, se
 	if method == "Hybrid-VAR" {
 		sel = sgp.SelectHybrid
 	}
-	md := sgp.NewModel(set.train.X, set.train.Y, sgp.NewRBFFromData(set.train.X, set.train.Y)).WithM(set.m).WithInfoPivots(16).
+	md := sgp.NewModel(set.train.X, set.train.Y, kernel.NewRBFFromData(set.train.X, set.train.Y)).WithM(set.m).WithInfoPivots(16).
 		WithSelector(sel).WithSeed(seed).WithTimeBudget(x.budget).WithMaxEpochs(200)
 	res, err := md.FitContext(ctx)
 	if err != nil {
@@ -121,7 +127,7 @@ func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, se
 		return row, err
 	}
 	row.Z, row.Objective, row.SMSE, row.SNLP = 16, res.Objective, ev.SMSE, ev.SNLP
-	row.Seconds, row.Epochs, row.Note = res.Elapsed.Seconds(), res.Epochs, prefix+res.Stopped
+	row.Seconds, row.Epochs, row.Note = res.Elapsed.Seconds(), res.Epochs, prefix+stopText(res.Status, res.Reason)
 	if sel == sgp.SelectHybrid {
 		row.Note = prefix + hybridNote(res)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -92,7 +94,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if spec == "" {
 			spec = "rbf"
 		}
-		if _, _, err := sgp.ParseKernelSpec(spec); err != nil {
+		if _, _, err := kernel.SplitSpec(spec); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 		var train, test *fitData
@@ -110,7 +112,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		n := train.Len()
 		if *selectorName == selectorExact {
-			kern, err := sgp.NewKernel(spec, train.x, train.y)
+			kern, err := kernel.Parse(spec, train.x, train.y)
 			if err != nil {
 				return err
 			}
@@ -119,12 +121,12 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				noiseFloor: *noiseFloor})
 		}
 		if !isSet(fs, "m") {
-			*m = sgp.DefaultM(n)
+			*m = defaultM(n)
 		}
 		if err := checkSettings(n, *m, *z, *maxEpochs, *budget); err != nil {
 			return err
 		}
-		kern, err := sgp.NewKernel(spec, train.x, train.y)
+		kern, err := kernel.Parse(spec, train.x, train.y)
 		if err != nil {
 			return err
 		}
@@ -144,7 +146,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 
 		rep := fitReport{
 			Objective: res.Objective, ObjectiveKind: obj.String(),
-			Epochs: ptr(res.Epochs), Seconds: res.Elapsed.Seconds(), Stopped: res.Stopped, Converged: res.Converged,
+			Epochs: ptr(res.Epochs), Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Converged,
 			NoiseOnly: ptr(res.NoiseOnly), Restarted: ptr(res.Restarted), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Resumed: ptr(res.Resumed), SwitchedOn: append([]int{}, res.SwitchedOn...),
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
 			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
@@ -153,7 +155,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			BLAS:     blas, Selector: sel.String(),
 		}
 		if cr := res.Refined; cr != nil {
-			rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: cr.Stopped, Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
+			rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: stopText(cr.Status, cr.Reason), Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
 		}
 		var pred *predictions
 		if test != nil {
@@ -212,7 +214,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
 			}
 		}
-		if res.Stopped == "cancelled" {
+		if res.Status == sgp.Cancelled {
 			return errInterrupted
 		}
 		return nil
@@ -308,7 +310,7 @@ func namedParams(names []string, theta []float64) map[string]float64 {
 }
 
 // rowsOf returns the rows of v.
-func rowsOf(v *sgp.Vectors) [][]float64 {
+func rowsOf(v *kernel.Vectors) [][]float64 {
 	rows := make([][]float64, v.Len())
 	for i := range rows {
 		rows[i] = append([]float64(nil), v.Row(i)...)
@@ -324,6 +326,10 @@ func progressTo(e *env, quiet bool) io.Writer {
 	}
 	return e.stderr
 }
+
+// defaultM is the number of inducing points without --m, the one
+// sgp.NewModel chooses without WithM: min(100, max(1, ⌊n/2⌋)).
+func defaultM(n int) int { return min(100, max(1, n/2)) }
 
 // checkSettings validates the fit settings against n points. A flag value
 // outside its range is a usage error (exit status 2); m ≥ n, a value that
@@ -383,7 +389,7 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 		fmt.Fprintf(w, "%-16s%s\n", "hybrid", "CholQR resumed after the continuous refinements (behind it, or ended with time left)")
 	}
 	if cr := res.Refined; cr != nil {
-		fmt.Fprintf(w, "%-16sfrom %s: %v %.6g → %.6g in %d evaluations (%s); predictions use it\n", "refined", res.RefinedFrom, kind, cr.Start, cr.Objective, cr.Evals, cr.Stopped)
+		fmt.Fprintf(w, "%-16sfrom %s: %v %.6g → %.6g in %d evaluations (%s); predictions use it\n", "refined", res.RefinedFrom, kind, cr.Start, cr.Objective, cr.Evals, stopText(cr.Status, cr.Reason))
 	}
 }
 
@@ -397,9 +403,9 @@ func epochsLine(res *sgp.Result, trace sgp.Trace) string {
 	for _, r := range trace {
 		inEpochs += r.Swaps
 	}
-	s := fmt.Sprintf("%d complete (%s) in %.3g s; %d of %d swaps accepted", res.Epochs, res.Stopped, res.Elapsed.Seconds(), res.Accepted, res.Swaps)
-	if cut := res.Swaps - inEpochs; cut > 0 && (res.Stopped == "time budget" || res.Stopped == "cancelled") {
-		s += fmt.Sprintf(", %d of them in an epoch cut short by the %s", cut, map[string]string{"time budget": "time budget", "cancelled": "interrupt"}[res.Stopped])
+	s := fmt.Sprintf("%d complete (%s) in %.3g s; %d of %d swaps accepted", res.Epochs, stopText(res.Status, res.Reason), res.Elapsed.Seconds(), res.Accepted, res.Swaps)
+	if cut := res.Swaps - inEpochs; cut > 0 && (res.Status == sgp.TimeBudget || res.Status == sgp.Cancelled) {
+		s += fmt.Sprintf(", %d of them in an epoch cut short by the %s", cut, map[sgp.Status]string{sgp.TimeBudget: "time budget", sgp.Cancelled: "interrupt"}[res.Status])
 	}
 	return s
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestFitHybrid runs `fit --selector hybrid` end to end: the JSON reports
@@ -19,8 +19,8 @@ import (
 func TestFitHybrid(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(150, 3)
-	test, _ := sgp.SnelsonLike(40, 4)
+	train, _ := data.SnelsonLike(150, 3)
+	test, _ := data.SnelsonLike(40, 4)
 	trainPath := writeCSV(t, dir, "train.csv", train, true)
 	testPath := writeCSV(t, dir, "test.csv", test, false)
 	fit := func(sel string) map[string]any {

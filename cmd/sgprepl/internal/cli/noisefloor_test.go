@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestFitNoiseFloor: --noise-floor sets the least σ², and a fit that ends
@@ -16,7 +18,7 @@ import (
 func TestFitNoiseFloor(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(120, 3)
+	train, _ := data.SnelsonLike(120, 3)
 	trainPath := writeCSV(t, dir, "train.csv", train, true)
 	for _, sel := range []string{"cholqr", "exact", "sgpr-continuous"} {
 		args := []string{"fit", "--train", trainPath, "--max-epochs", "5", "--selector", sel, "--noise-floor", "1", "--json"}
@@ -56,12 +58,12 @@ func TestFitNoiseFloor(t *testing.T) {
 // say "0 epochs" and "10 of 25 swaps accepted" as if they were one.
 func TestEpochsLine(t *testing.T) {
 	t.Parallel()
-	res := &sgp.Result{Epochs: 0, Stopped: "time budget", Stats: sgp.Stats{Swaps: 25, Accepted: 10}}
+	res := &sgp.Result{Epochs: 0, Status: sgp.TimeBudget, Stats: sgp.Stats{Swaps: 25, Accepted: 10}}
 	line := epochsLine(res, nil)
 	if !strings.Contains(line, "0 complete (time budget)") || !strings.Contains(line, "25 of them in an epoch cut short by the time budget") {
 		t.Errorf("line %q", line)
 	}
-	res = &sgp.Result{Epochs: 2, Stopped: "converged", Stats: sgp.Stats{Swaps: 16, Accepted: 3}}
+	res = &sgp.Result{Epochs: 2, Status: sgp.Converged, Stats: sgp.Stats{Swaps: 16, Accepted: 3}}
 	if line := epochsLine(res, sgp.Trace{{Swaps: 8}, {Swaps: 8}}); strings.Contains(line, "cut short") {
 		t.Errorf("line %q", line)
 	}
@@ -73,14 +75,14 @@ func TestEpochsLine(t *testing.T) {
 func TestReadProgress(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(120, 3)
+	train, _ := data.SnelsonLike(120, 3)
 	path := writeCSV(t, dir, "train.csv", train, true)
 	var buf strings.Builder
 	d, err := readCSVProgress(path, &buf, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := sgp.ReadCSVFile(path)
+	want, err := data.ReadCSVFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

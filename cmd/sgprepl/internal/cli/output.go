@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/outfile"
 )
 
@@ -161,4 +162,14 @@ func writeOutputs(stdout io.Writer, outs ...output) error {
 		written = append(written, o.path)
 	}
 	return nil
+}
+
+// stopText returns how a fit stopped in the words of its display and of
+// the JSON report's "stopped": the status, then ": " and the reason of a
+// stalled or failed fit.
+func stopText(s sgp.Status, reason string) string {
+	if reason == "" {
+		return s.String()
+	}
+	return s.String() + ": " + reason
 }

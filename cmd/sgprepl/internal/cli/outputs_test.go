@@ -16,14 +16,16 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // savedModel fits a small model, saves it in dir and returns the model's
 // path, an input file's and what predict prints for it.
 func savedModel(t *testing.T, dir string) (model, input, want string) {
 	t.Helper()
-	train, _ := sgp.SnelsonLike(60, 3)
-	test, _ := sgp.SnelsonLike(25, 4)
+	train, _ := data.SnelsonLike(60, 3)
+	test, _ := data.SnelsonLike(25, 4)
 	trainPath := writeCSV(t, dir, "train.csv", train, false)
 	input = writeCSV(t, dir, "test.csv", test, false)
 	model = filepath.Join(dir, "model.json")

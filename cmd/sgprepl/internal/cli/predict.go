@@ -12,6 +12,12 @@ import (
 	"strconv"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+
+	"github.com/cholqr/sgp/sgp/data"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // predictions are a model's predictive distribution at some inputs: the
@@ -22,7 +28,7 @@ type predictions struct {
 }
 
 // modelPredictions predicts with a fitted model.
-func modelPredictions(md *sgp.Model, x sgp.Inputs) (*predictions, error) {
+func modelPredictions(md *sgp.Model, x kernel.Inputs) (*predictions, error) {
 	p, err := md.Predictor()
 	if err != nil {
 		return nil, err
@@ -33,7 +39,7 @@ func modelPredictions(md *sgp.Model, x sgp.Inputs) (*predictions, error) {
 // predictorPredictions predicts with a Predictor or an ExactPredictor:
 // for a Predictor, the same numbers as modelPredictions for the model it
 // was taken from, bit for bit.
-func predictorPredictions(p sgp.Regressor, x sgp.Inputs) (*predictions, error) {
+func predictorPredictions(p sgp.Regressor, x kernel.Inputs) (*predictions, error) {
 	mean, latent, err := p.Predict(x)
 	if err != nil {
 		return nil, err
@@ -70,7 +76,7 @@ func testMetrics(p *predictions, y, trainY []float64) (smse, snlp *float64, note
 	if err != nil {
 		return nil, nil, fmt.Sprintf("SMSE and SNLP are undefined for these %d test rows: %v", len(y), trimSGP(err))
 	}
-	tm, tv := sgp.MeanVar(trainY)
+	tm, tv := stat.PopMeanVariance(trainY, nil)
 	l, err := sgp.SNLP(p.mean, p.noisy, y, tm, tv)
 	if err != nil {
 		return &s, nil, fmt.Sprintf("SNLP is undefined: %v", trimSGP(err))
@@ -164,7 +170,7 @@ func modelKind(p sgp.Regressor) string {
 // modelParts returns a loaded model's kernel, the inputs it keeps
 // (inducing inputs, or the training inputs of an exact model) and the
 // columns it was fit on.
-func modelParts(p sgp.Regressor) (sgp.Kernel, sgp.Inputs, sgp.InputColumns) {
+func modelParts(p sgp.Regressor) (kernel.Kernel, kernel.Inputs, data.InputColumns) {
 	switch m := p.(type) {
 	case *sgp.Predictor:
 		return m.Kern, m.X, m.InputColumns()
@@ -176,12 +182,12 @@ func modelParts(p sgp.Regressor) (sgp.Kernel, sgp.Inputs, sgp.InputColumns) {
 
 // readPredictInputs reads the rows to predict at: numbers for a model of
 // vectors, matched to the model's input columns by name where both have
-// names (sgp.ReadPredictCSV), by position otherwise (byPosition allows
+// names (data.ReadPredictCSV), by position otherwise (byPosition allows
 // that for a named model); named columns for other models (SMILES,
 // strings, …, featurised as in fit), by default the model's own.
-func readPredictInputs(path string, p sgp.Regressor, inputCols []string, byPosition bool) (sgp.Inputs, error) {
+func readPredictInputs(path string, p sgp.Regressor, inputCols []string, byPosition bool) (kernel.Inputs, error) {
 	kern, kept, cols := modelParts(p)
-	if _, ok := kept.(*sgp.Vectors); !ok || len(inputCols) > 0 {
+	if _, ok := kept.(*kernel.Vectors); !ok || len(inputCols) > 0 {
 		switch {
 		case len(inputCols) == 0 && cols.Names == nil:
 			return nil, usageErrorf("predict: this model's inputs are not numbers: name the input column with --input-column (the file needs a header row)")
@@ -210,26 +216,26 @@ func readPredictInputs(path string, p sgp.Regressor, inputCols []string, byPosit
 	}
 	defer fh.Close()
 	cols.ByPosition = byPosition
-	x, err := sgp.ReadPredictCSV(fh, path, cols)
+	x, err := data.ReadPredictCSV(fh, path, cols)
 	switch {
-	case errors.Is(err, sgp.ErrNoHeader):
+	case errors.Is(err, data.ErrNoHeader):
 		return nil, fmt.Errorf("%s has no header row, but the model was fit on named columns (%s): add a header row naming them, or pass --no-header to read the columns in the model's order", path, columnNames(cols.Names))
-	case errors.Is(err, sgp.ErrUnknownColumn):
+	case errors.Is(err, data.ErrUnknownColumn):
 		return nil, fmt.Errorf("%w; or read only the model's inputs by naming each with --input-column", err)
 	}
 	return x, err
 }
 
 // kernelSpecOf returns the --kernel spec that featurises inputs for k.
-func kernelSpecOf(k sgp.Kernel) (string, error) {
+func kernelSpecOf(k kernel.Kernel) (string, error) {
 	switch kk := k.(type) {
-	case *sgp.RBF:
+	case *kernel.RBF:
 		return "rbf", nil
-	case *sgp.HistogramIntersection:
+	case *kernel.HistogramIntersection:
 		return fmt.Sprintf("histogram:%d", kk.NumChannels()), nil
-	case *sgp.Spectrum:
+	case *kernel.Spectrum:
 		return fmt.Sprintf("spectrum:%d", kk.K()), nil
-	case *sgp.WL:
+	case *kernel.WL:
 		if kk.PerDepth() {
 			return fmt.Sprintf("wl-depth:%d", kk.Depth()), nil
 		}

@@ -17,8 +17,8 @@ const scriptHelp = `usage: sgprepl run FILE.go
        sgprepl -e 'CODE'
 
 Runs Go statements and declarations (a file, or a package main whose main
-runs once) in a new interactive session with fmt, math, sgp, figure, mol,
-mat and display imported, printing what it prints and the value of its final
+runs once) in a new interactive session with fmt, math, sgp, kernel, data,
+figure, mol, mat and display imported, printing what it prints and the value of its final
 expression; figures are saved as PNG files ($SGPREPL_OUT chooses the
 folder). A compile error, a panic or a final expression whose last value is
 a non-nil error is one line on stderr and exit status 1; Ctrl-C (SIGINT)

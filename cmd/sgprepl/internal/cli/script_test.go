@@ -27,8 +27,8 @@ import "strings"
 
 func shout(s string) string { return strings.ToUpper(s) + "!" }
 
-train, _ := sgp.SnelsonLike(60, 1)
-m := sgp.NewModel(train.X, train.Y, sgp.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(10)
+train, _ := data.SnelsonLike(60, 1)
+m := sgp.NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithM(5).WithMaxEpochs(10)
 res, err := m.Fit()
 if err != nil {
 	panic(err)

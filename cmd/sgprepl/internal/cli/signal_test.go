@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // buildSgprepl builds cmd/sgprepl into a temporary folder and returns its
@@ -229,7 +231,7 @@ func TestFitSIGINT(t *testing.T) {
 func TestFitCancelledEarly(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	train, _ := sgp.SnelsonLike(60, 5)
+	train, _ := data.SnelsonLike(60, 5)
 	path := writeCSV(t, dir, "train.csv", train, false)
 	for _, tc := range []struct {
 		cause error // nil: a plain cancel

@@ -1,0 +1,767 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
+	"github.com/cholqr/sgp/sgp/internal/table"
+	"github.com/cholqr/sgp/sgp/kernel"
+)
+
+// This file holds the parallel CSV reader behind ReadCSV, ReadCSVFile and
+// ReadInputsCSV (read.go). The input is read in blocks of whole lines;
+// the first lines, up to the first data row (which fixes the separator and
+// the number of columns), are parsed one by one by the caller, every later
+// block by one of GOMAXPROCS workers. The blocks' rows are joined in file
+// order, and the error reported is that of the first failing line in the
+// file, so the result is the one of reading the lines one by one with a
+// bufio.Scanner limited to maxLine bytes a line: the same rows, the same
+// messages (dataset_csv_test.go keeps such a reader as the reference).
+// The memory held is the blocks' rows and their joined copy, twice the
+// parsed data, and a few blocks of input. Once a block fails, the blocks
+// after it are skipped and reading stops.
+
+// csvOptions sets how readCSVWith splits its work.
+type csvOptions struct {
+	block   int // bytes read before a block of whole lines is handed on (1 to maxLine)
+	workers int // goroutines parsing blocks (≥ 1)
+}
+
+// defaultCSVOptions: blocks of 1 MiB, one worker per processor.
+func defaultCSVOptions() csvOptions {
+	return csvOptions{block: 1 << 20, workers: runtime.GOMAXPROCS(0)}
+}
+
+// csvParser parses lines of a numeric CSV file. Its fields other than
+// label and withTarget are fixed by the first lines (the header, if any,
+// and the first data row); a copy taken after the first data row parses
+// any later block of lines on its own.
+type csvParser struct {
+	label      string
+	withTarget bool
+	sel        *csvSelect // which columns are read (ReadPredictCSV); nil: all
+	seenFirst  bool       // a non-blank, non-comment line has been seen
+	headerLine int        // line of the header, 0 if none
+	header     []string   // the header's cells, nil if none
+	cols       int        // number of columns of the data rows, 0 until the first one
+	colsLine   int        // line that fixed cols
+	comma      bool       // separator of the data rows
+	keep       []int      // with sel: column j's place among the values read, −1 for a column not read
+	dOut       int        // with sel: values read per row
+}
+
+// csvSelect chooses the columns a reader reads, and which first lines
+// are headers, for ReadPredictCSV.
+type csvSelect struct {
+	// isHeader reports whether the first line, of cells, is a header.
+	isHeader func(cells []string) bool
+	// choose returns, once the first data row has fixed the number of
+	// columns cols, the place of each column among the values read (−1
+	// for a column not read) and their number; header is nil without a
+	// header row. Its error is reported for the line of that row.
+	choose func(header []string, cols int) (keep []int, d int, err error)
+}
+
+// headerTest reports whether the first line, of cells, is a header.
+func (p *csvParser) headerTest(cells []string) bool {
+	if p.sel != nil {
+		return p.sel.isHeader(cells)
+	}
+	return isHeader(cells)
+}
+
+// outDim returns the number of input values read per row.
+func (p *csvParser) outDim() int {
+	switch {
+	case p.sel != nil:
+		return p.dOut
+	case p.withTarget:
+		return p.cols - 1
+	}
+	return p.cols
+}
+
+// csvPart holds the rows parsed from one block of lines: inputs x
+// (row-major) and targets y, or the first error in the block.
+type csvPart struct {
+	x, y  []float64
+	rows  int
+	err   error
+	panic *par.Panic // a panic while parsing, raised again by the caller
+}
+
+// tooLong is the error for line lineNo exceeding maxLine bytes.
+func (p *csvParser) tooLong(lineNo int) error {
+	return fmt.Errorf("sgp: %s: line %d is longer than %d MiB; is this a CSV file?", p.label, lineNo, maxLine>>20)
+}
+
+// readError is the error for a failed read after line lineNo.
+func (p *csvParser) readError(lineNo int, err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return p.tooLong(lineNo + 1)
+	}
+	return fmt.Errorf("sgp: %s: reading after line %d: %w", p.label, lineNo, err)
+}
+
+// parse parses text, whole lines of which the first is line before+1 (the
+// last line may lack its '\n'), appending the rows to part. It stops at
+// the first error, which it stores in part.err, and returns the number of
+// lines it consumed.
+func (p *csvParser) parse(text string, before int, part *csvPart) int {
+	lineNo := before
+	var row []float64
+	for len(text) > 0 {
+		raw := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			raw, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		lineNo++
+		if len(raw) >= maxLine {
+			part.err = p.tooLong(lineNo)
+			return lineNo - before
+		}
+		// TrimSpace also removes the '\r' of a "\r\n" line end.
+		line := strings.TrimSpace(raw)
+		if lineNo == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF") // byte order mark
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if !p.seenFirst {
+			p.seenFirst = true
+			if cells := splitCells(line, strings.Contains(line, ",")); p.headerTest(cells) {
+				p.headerLine, p.header = lineNo, cells
+				if err := headerError(cells, p.sel == nil); err != nil {
+					part.err = fmt.Errorf("sgp: %s: line %d: %w", p.label, lineNo, err)
+					return lineNo - before
+				}
+				continue
+			}
+		}
+		if p.cols == 0 {
+			p.comma = strings.Contains(line, ",")
+			if p.sel != nil {
+				// The columns read are chosen before the first data
+				// row's cells are parsed.
+				n := len(strings.Fields(line))
+				if p.comma {
+					n = strings.Count(line, ",") + 1
+				}
+				if p.header != nil && n != len(p.header) {
+					part.err = p.headerCount(lineNo, n)
+					return lineNo - before
+				}
+				keep, d, err := p.sel.choose(p.header, n)
+				if err != nil {
+					part.err = fmt.Errorf("sgp: %s: %w", p.label, err)
+					return lineNo - before
+				}
+				p.keep, p.dOut = keep, d
+			}
+		}
+		// Parse the cells into row, keeping the first bad one; a wrong
+		// number of cells is reported before a bad cell.
+		var (
+			n      int // cells
+			bad    error
+			badCol int
+		)
+		row = row[:0]
+		if p.keep != nil {
+			// Every place is set by its column, for a row without error.
+			if cap(row) < p.dOut {
+				row = make([]float64, p.dOut)
+			}
+			row = row[:p.dOut]
+		}
+		cell := func(c string) {
+			j := n
+			n++
+			if bad != nil {
+				return
+			}
+			// A column not read is not parsed; a wrong number of cells
+			// is reported below.
+			if p.keep != nil && (j >= len(p.keep) || p.keep[j] < 0) {
+				return
+			}
+			v, ok := parseDecimal(c)
+			if !ok {
+				var err error
+				if v, err = parseCell(c); err != nil {
+					bad, badCol = err, n
+					return
+				}
+			}
+			if p.keep != nil {
+				row[p.keep[j]] = v
+			} else {
+				row = append(row, v)
+			}
+		}
+		if p.comma {
+			for rest := line; ; {
+				i := strings.IndexByte(rest, ',')
+				if i < 0 {
+					cell(cleanCell(rest))
+					break
+				}
+				cell(cleanCell(rest[:i]))
+				rest = rest[i+1:]
+			}
+		} else {
+			for c := range strings.FieldsSeq(line) {
+				cell(c)
+			}
+		}
+		if n < 2 && p.withTarget {
+			part.err = fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
+			return lineNo - before
+		}
+		// A first data row whose cells do not match the header's is
+		// reported after a cell that is not a number (a file separated by
+		// ';' has both).
+		headerCount := false
+		if p.cols == 0 {
+			headerCount = p.header != nil && n != len(p.header)
+			p.cols, p.colsLine = n, lineNo
+		} else if n != p.cols {
+			part.err = fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", p.label, lineNo, n, p.colsLine, p.cols)
+			return lineNo - before
+		}
+		if bad != nil {
+			part.err = fmt.Errorf("sgp: %s: line %d, column %d: %w%s", p.label, lineNo, badCol, bad, separatorHint(line))
+			return lineNo - before
+		}
+		if headerCount {
+			part.err = p.headerCount(lineNo, n)
+			return lineNo - before
+		}
+		if p.withTarget {
+			part.x = append(part.x, row[:n-1]...)
+			part.y = append(part.y, row[n-1])
+		} else {
+			part.x = append(part.x, row...)
+		}
+		part.rows++
+	}
+	return lineNo - before
+}
+
+// headerCount is the error for the first data row, on line lineNo, having
+// n cells where the header has another number.
+func (p *csvParser) headerCount(lineNo, n int) error {
+	return fmt.Errorf("sgp: %s: line %d has %d columns, but the header on line %d names %d; every row needs one value per named column", p.label, lineNo, n, p.headerLine, len(p.header))
+}
+
+// headerError returns what is wrong with a header row's cells as column
+// names: a first cell that is empty, the row index pandas writes, and
+// with all, any other empty or repeated name.
+func headerError(cells []string, all bool) error {
+	if len(cells) > 1 && cells[0] == "" {
+		return errors.New("the header's first column has no name: it is the row index that pandas' DataFrame.to_csv() writes; write the file with to_csv(index=False), or drop that column (cut -d, -f2-)")
+	}
+	if !all {
+		return nil
+	}
+	if err := kernel.CheckNames(cells, len(cells)); err != nil {
+		return fmt.Errorf("the header names its columns badly: %w", err)
+	}
+	return nil
+}
+
+// csvJob is a block of lines for a worker; the parsed part is sent on done.
+type csvJob struct {
+	idx    int    // position of the block among all blocks
+	text   string // whole lines
+	before int    // lines before text
+	lines  int    // lines in text
+	done   chan *csvPart
+}
+
+// csvPool parses blocks on worker goroutines and keeps their results in
+// file order.
+type csvPool struct {
+	opt     csvOptions
+	parser  csvParser   // fixed once the first data row has been read
+	jobs    chan csvJob // nil until the first worker starts
+	wg      sync.WaitGroup
+	results []chan *csvPart // one per block, in file order
+	failed  atomic.Int64    // smallest index of a block that failed
+}
+
+// add records a part parsed by the caller.
+func (c *csvPool) add(part *csvPart) {
+	ch := make(chan *csvPart, 1)
+	ch <- part
+	c.results = append(c.results, ch)
+	if part.err != nil {
+		c.fail(len(c.results) - 1)
+	}
+}
+
+// fail records that block idx holds an error.
+func (c *csvPool) fail(idx int) {
+	for {
+		old := c.failed.Load()
+		if int64(idx) >= old || c.failed.CompareAndSwap(old, int64(idx)) {
+			return
+		}
+	}
+}
+
+// hasFailed reports whether some block holds an error, which makes the
+// input after it irrelevant.
+func (c *csvPool) hasFailed() bool { return c.failed.Load() != math.MaxInt64 }
+
+// submit hands a block of lines, parsed by c.parser, to the workers; with
+// last and no worker started, it parses the block at once instead.
+func (c *csvPool) submit(text string, before, lines int, last bool) {
+	if c.jobs == nil && last {
+		part := c.newPart(lines)
+		p := c.parser
+		p.parse(text, before, part)
+		c.add(part)
+		return
+	}
+	if c.jobs == nil {
+		c.jobs = make(chan csvJob, c.opt.workers)
+		for range c.opt.workers {
+			c.wg.Add(1)
+			go c.work()
+		}
+	}
+	j := csvJob{idx: len(c.results), text: text, before: before, lines: lines, done: make(chan *csvPart, 1)}
+	c.results = append(c.results, j.done)
+	c.jobs <- j
+}
+
+// newPart returns a part with room for the rows of a block of lines.
+func (c *csvPool) newPart(lines int) *csvPart {
+	d := c.parser.outDim()
+	part := &csvPart{x: make([]float64, 0, lines*d)}
+	if c.parser.withTarget {
+		part.y = make([]float64, 0, lines)
+	}
+	return part
+}
+
+// work parses blocks until the jobs channel is closed; blocks after a
+// failed one are skipped.
+func (c *csvPool) work() {
+	defer c.wg.Done()
+	for j := range c.jobs {
+		if int64(j.idx) > c.failed.Load() {
+			j.done <- &csvPart{}
+			continue
+		}
+		j.done <- c.parseJob(j)
+	}
+}
+
+// parseJob parses a block for work, recording a panic in the part.
+func (c *csvPool) parseJob(j csvJob) (part *csvPart) {
+	part = c.newPart(j.lines)
+	defer func() {
+		if r := recover(); r != nil {
+			part.panic = par.Capture(r, -1, -1)
+		}
+		if part.err != nil || part.panic != nil {
+			c.fail(j.idx)
+		}
+	}()
+	p := c.parser
+	p.parse(j.text, j.before, part)
+	return part
+}
+
+// stop ends the workers once they have finished their blocks.
+func (c *csvPool) stop() {
+	if c.jobs != nil {
+		close(c.jobs)
+		c.wg.Wait()
+		c.jobs = nil
+	}
+}
+
+// readSome reads into p as bufio.Scanner does: a reader that returns
+// neither data nor an error 100 times in a row fails with io.ErrNoProgress,
+// one that claims an impossible count with bufio.ErrBadReadCount.
+func readSome(r io.Reader, p []byte) (int, error) {
+	for empty := 0; ; {
+		n, err := r.Read(p)
+		if n < 0 || n > len(p) {
+			return 0, bufio.ErrBadReadCount
+		}
+		if n > 0 || err != nil {
+			return n, err
+		}
+		if empty++; empty > 100 {
+			return 0, io.ErrNoProgress
+		}
+	}
+}
+
+// countLines returns the number of lines in text: its '\n's, and one more
+// if it does not end with one.
+func countLines(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// readCSVWith implements readCSV with the work split as opt says, reading
+// the columns sel chooses (nil: all).
+func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOptions, sel *csvSelect) (*Dataset, error) {
+	if label == "" {
+		label = "CSV input"
+	}
+	opt.block, opt.workers = min(max(opt.block, 1), maxLine), max(opt.workers, 1)
+	c := &csvPool{opt: opt, parser: csvParser{label: label, withTarget: withTarget, sel: sel}}
+	c.failed.Store(math.MaxInt64)
+	defer c.stop()
+
+	var (
+		buf   = make([]byte, 0, opt.block) // input read but not handed on, from the start of a line
+		lines int                          // lines handed on
+		tail  error                        // error after the lines handed on
+		first = &csvPart{}                 // rows parsed before the first data row is known
+	)
+	// hand parses or submits text, whole lines.
+	hand := func(text string, last bool) {
+		for c.parser.cols == 0 && text != "" && first.err == nil {
+			// Up to the first data row, lines are parsed one by one here.
+			line := text
+			if i := strings.IndexByte(text, '\n'); i >= 0 {
+				line, text = text[:i+1], text[i+1:]
+			} else {
+				text = ""
+			}
+			lines += c.parser.parse(line, lines, first)
+			if c.parser.cols > 0 || first.err != nil {
+				c.add(first)
+			}
+		}
+		if text == "" || first.err != nil {
+			return
+		}
+		n := countLines(text)
+		c.submit(text, lines, n, last)
+		lines += n
+	}
+	for !c.hasFailed() {
+		n, err := readSome(r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			hand(string(buf), true)
+			if err != io.EOF {
+				tail = c.parser.readError(lines, err)
+			}
+			break
+		}
+		if len(buf) < cap(buf) {
+			continue
+		}
+		k := bytes.LastIndexByte(buf, '\n')
+		if k < 0 {
+			// One line fills the buffer: make room for more of it, up
+			// to the limit of maxLine bytes.
+			if len(buf) >= maxLine {
+				tail = c.parser.tooLong(lines + 1)
+				break
+			}
+			grown := make([]byte, len(buf), min(2*cap(buf), maxLine))
+			copy(grown, buf)
+			buf = grown
+			continue
+		}
+		hand(string(buf[:k+1]), false)
+		rest := buf[k+1:]
+		if cap(buf) > opt.block && len(rest) < opt.block {
+			buf = make([]byte, 0, opt.block) // back to blocks after a long line
+		}
+		buf = buf[:copy(buf[:cap(buf)], rest)]
+	}
+	if c.parser.cols == 0 && first.err == nil {
+		c.add(first) // no data row: first holds nothing
+	}
+	c.stop()
+
+	parts := make([]*csvPart, len(c.results))
+	rows := 0
+	for i, ch := range c.results {
+		parts[i] = <-ch
+		if parts[i].panic != nil {
+			panic(parts[i].panic)
+		}
+		if parts[i].err != nil {
+			return nil, parts[i].err
+		}
+		rows += parts[i].rows
+	}
+	if tail != nil {
+		return nil, tail
+	}
+	if rows == 0 {
+		if c.parser.headerLine > 0 {
+			return nil, fmt.Errorf("sgp: %s: no data rows after the header on line %d", label, c.parser.headerLine)
+		}
+		return nil, fmt.Errorf("sgp: %s: no data rows: the input is empty or holds only blank and '#' comment lines", label)
+	}
+	d := c.parser.outDim()
+	data, y := parts[0].x, parts[0].y
+	if len(parts) > 1 {
+		data = make([]float64, 0, rows*d)
+		if withTarget {
+			y = make([]float64, 0, rows)
+		}
+		for i, part := range parts {
+			data = append(data, part.x...)
+			y = append(y, part.y...)
+			parts[i] = nil // let the collector have the block's rows
+		}
+	}
+	x, err := kernel.NewVectors(rows, d, data)
+	if err != nil {
+		return nil, fmt.Errorf("sgp: %s: %w", label, err)
+	}
+	ds := &Dataset{Name: name, X: x, Y: y}
+	if h := c.parser.header; h != nil {
+		var names []string
+		switch {
+		case c.parser.keep != nil:
+			names = make([]string, d)
+			for j, at := range c.parser.keep {
+				if at >= 0 {
+					names[at] = h[j]
+				}
+			}
+		case withTarget:
+			names, ds.TargetName = h[:len(h)-1], h[len(h)-1]
+		default:
+			names = h
+		}
+		// The header's names have been checked (headerError), except
+		// those of columns a selection took by position, for a model
+		// whose inputs have no names to match: such inputs keep none if
+		// they are named badly.
+		if named, err := x.WithNames(names); err == nil {
+			ds.X = named
+		} else if c.parser.keep == nil {
+			return nil, fmt.Errorf("sgp: %s: %w", label, err)
+		}
+	}
+	return ds, nil
+}
+
+// parseDecimal is a fast path of strconv.ParseFloat(s, 64) for the
+// numbers of typical data files: with ok, v is the value ParseFloat
+// returns, bit for bit; without, the caller must ask strconv. It accepts
+// only plain decimals, [+-]digits[.digits][(e|E)[+-]digits] (digits may
+// be missing on one side of the point), of at most 19 digits that form an
+// integer m ≤ 2⁵³ and whose value is m·10^e with |e| ≤ 22. Then m and
+// 10^|e| are float64s exactly, and one multiplication or division rounds
+// m·10^e correctly, to the value ParseFloat (which also rounds correctly,
+// and takes this path itself) returns.
+func parseDecimal(s string) (v float64, ok bool) {
+	i, neg := 0, false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	// The digits, leading zeros included, form m; at most 19 of them
+	// keep it below 2⁶⁴.
+	var m uint64
+	start := i
+	for ; i < len(s) && s[i]-'0' < 10; i++ {
+		m = m*10 + uint64(s[i]-'0')
+	}
+	nd := i - start
+	exp := 0
+	if i < len(s) && s[i] == '.' {
+		i++
+		frac := i
+		for ; i < len(s) && s[i]-'0' < 10; i++ {
+			m = m*10 + uint64(s[i]-'0')
+		}
+		nd += i - frac
+		exp = frac - i
+	}
+	if nd == 0 || nd > 19 {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		if i == len(s) {
+			return 0, false
+		}
+		e := 0
+		for ; i < len(s) && s[i]-'0' < 10; i++ {
+			if e < 1000 {
+				e = e*10 + int(s[i]-'0')
+			}
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i != len(s) || m > 1<<53 || exp < -22 || exp > 22 {
+		return 0, false
+	}
+	v = float64(int64(m)) // exact: m ≤ 2⁵³
+	if exp < 0 {
+		v /= exactPow10(-exp)
+	} else {
+		v *= exactPow10(exp)
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// exactPow10 returns 10^e for 0 ≤ e ≤ 22, the powers of ten that float64
+// represents exactly.
+func exactPow10(e int) float64 {
+	switch e {
+	case 0:
+		return 1
+	case 1:
+		return 1e1
+	case 2:
+		return 1e2
+	case 3:
+		return 1e3
+	case 4:
+		return 1e4
+	case 5:
+		return 1e5
+	case 6:
+		return 1e6
+	case 7:
+		return 1e7
+	case 8:
+		return 1e8
+	case 9:
+		return 1e9
+	case 10:
+		return 1e10
+	case 11:
+		return 1e11
+	case 12:
+		return 1e12
+	case 13:
+		return 1e13
+	case 14:
+		return 1e14
+	case 15:
+		return 1e15
+	case 16:
+		return 1e16
+	case 17:
+		return 1e17
+	case 18:
+		return 1e18
+	case 19:
+		return 1e19
+	case 20:
+		return 1e20
+	case 21:
+		return 1e21
+	case 22:
+		return 1e22
+	}
+	panic("sgp: exactPow10 of " + strconv.Itoa(e))
+}
+
+// separatorHint names the likely cause of a row that does not split into
+// numbers: a file separated by semicolons (often with decimal commas),
+// which this reader does not take.
+func separatorHint(line string) string {
+	if strings.ContainsRune(line, ';') {
+		return "; the line holds ';', but values must be separated by commas or whitespace (with '.' as the decimal point)"
+	}
+	return ""
+}
+
+// maxLine bounds the length of one line of a text data file.
+const maxLine = 64 << 20
+
+// splitCells splits a trimmed line at commas or at runs of white space, and
+// strips spaces and enclosing double quotes from each cell.
+func splitCells(line string, comma bool) []string {
+	if !comma {
+		return strings.Fields(line)
+	}
+	cells := strings.Split(line, ",")
+	for i, c := range cells {
+		cells[i] = cleanCell(c)
+	}
+	return cells
+}
+
+// cleanCell strips spaces and enclosing double quotes from one cell of a
+// comma separated line.
+func cleanCell(c string) string {
+	if c != "" && c[0] > ' ' && c[0] != '"' && c[0] < utf8.RuneSelf && c[len(c)-1] > ' ' && c[len(c)-1] < utf8.RuneSelf {
+		return c // nothing to strip: the common case, without TrimSpace's call
+	}
+	c = strings.TrimSpace(c)
+	if len(c) >= 2 && c[0] == '"' && c[len(c)-1] == '"' {
+		c = strings.TrimSpace(c[1 : len(c)-1])
+	}
+	return c
+}
+
+// isHeader reports whether a first row is a header: some non-empty cell does
+// not parse as a float64. Empty cells alone do not make a header, so that a
+// data row with a missing value is reported rather than skipped.
+func isHeader(cells []string) bool {
+	for _, c := range cells {
+		if _, err := strconv.ParseFloat(c, 64); c != "" && err != nil && !errors.Is(err, strconv.ErrRange) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseCell parses one cell as a finite float64.
+func parseCell(c string) (float64, error) {
+	if c == "" {
+		return 0, errors.New("empty cell; every cell must hold a number")
+	}
+	v, err := strconv.ParseFloat(c, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return 0, fmt.Errorf("value %q is out of the float64 range", table.Short(c))
+		}
+		return 0, fmt.Errorf("cannot parse %q as a number", table.Short(c))
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("value %q is not finite; remove or impute NaN and ±Inf values", table.Short(c))
+	}
+	return v, nil
+}

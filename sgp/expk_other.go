@@ -1,7 +1,0 @@
-//go:build !amd64
-
-package sgp
-
-// expRow sets dst[i] = v·exp(−s[i]/2) for i < len(s), the RBF kernel's
-// values from the squared scaled distances s (see expNeg).
-func expRow(dst, s []float64, v float64) { expRowGo(dst, s, v) }

@@ -1,0 +1,273 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/cholqr/sgp/sgp/internal/jsonstream"
+	"github.com/cholqr/sgp/sgp/internal/table"
+)
+
+// Description is the JSON form of a built-in kernel, as model files hold
+// it: the kernel's type, its size, its hyperparameters θ by name and a
+// sum's components. Describe writes it and FromDescription reads it back,
+// θ bit for bit (encoding/json writes floats in their shortest
+// round-trip form).
+type Description struct {
+	Type   string    `json:"type"`
+	Dim    int       `json:"dim,omitempty"` // d of RBF, the channels of HistogramIntersection
+	Names  []string  `json:"names"`
+	Params []float64 `json:"log_params"`
+	// Order is k of a Spectrum kernel or h of a WL kernel.
+	Order int `json:"order,omitempty"`
+	// Components are the parts of a Sum, whose Params are theirs
+	// concatenated.
+	Components []Description `json:"components,omitempty"`
+}
+
+// Limits on descriptions, which are untrusted input (model files).
+const (
+	maxDim           = 1 << 20 // input dimensions or histogram channels
+	maxSumDepth      = 8       // nesting of sum kernels
+	maxSumComponents = 1 << 10 // components of one sum kernel
+	maxSpectrumK     = 64
+	// maxItemSize bounds the parts of one input whose size nothing
+	// declares: a histogram's channels (when the kernel has not given
+	// them) and its bins, a graph's nodes and edges, a sparse count
+	// vector's entries.
+	maxItemSize = 1 << 14
+)
+
+// MaxLogParameter bounds the log hyperparameters |θ| of a description
+// that FromDescription accepts: exp(600) ≈ 4e260 is finite, and squares
+// of such values are not needed.
+const MaxLogParameter = 600
+
+// knownKernels lists the kernel types a description may hold.
+const knownKernels = "rbf, histogram, spectrum, wl, wl-per-depth, tanimoto, sum"
+
+// describer is implemented by the kernels Describe can describe: each sets
+// its type and size in d, whose Names and Params are already set.
+type describer interface {
+	describe(d *Description) error
+}
+
+// Describe returns the description of a built-in kernel at its current
+// hyperparameters. It returns an error for a Func or a kernel of another
+// package, which have no description.
+func Describe(k Kernel) (Description, error) {
+	d := Description{Names: k.ParamNames(), Params: k.Params(nil)}
+	kd, ok := k.(describer)
+	if !ok {
+		return d, fmt.Errorf("sgp: cannot save a model with kernel %T", k)
+	}
+	return d, kd.describe(&d)
+}
+
+func (k *RBF) describe(d *Description) error {
+	d.Type, d.Dim = "rbf", len(k.ls)
+	return nil
+}
+
+func (k *HistogramIntersection) describe(d *Description) error {
+	d.Type, d.Dim = "histogram", len(k.s.v)
+	return nil
+}
+
+func (k *Spectrum) describe(d *Description) error {
+	d.Type, d.Order = "spectrum", k.k
+	return nil
+}
+
+func (k *WL) describe(d *Description) error {
+	d.Type, d.Order = "wl", k.h
+	if k.perDepth {
+		d.Type = "wl-per-depth"
+	}
+	return nil
+}
+
+func (k *Tanimoto) describe(d *Description) error {
+	d.Type = "tanimoto"
+	return nil
+}
+
+func (k *Sum) describe(d *Description) error {
+	d.Type = "sum"
+	for _, c := range k.comps {
+		cd, err := Describe(c)
+		if err != nil {
+			return err
+		}
+		d.Components = append(d.Components, cd)
+	}
+	return nil
+}
+
+// FromDescription returns the kernel d describes. d is not trusted: its
+// sizes and parameters are checked (finite, |θ| ≤ 600, sums nested at
+// most 8 deep) and an error says what is wrong.
+func FromDescription(d Description) (Kernel, error) {
+	return fromDescription(d, 0)
+}
+
+// fromDescription is FromDescription for a kernel at sum nesting depth.
+func fromDescription(sk Description, depth int) (Kernel, error) {
+	if depth > maxSumDepth {
+		return nil, fmt.Errorf("sgp: model file: sum kernels nested more than %d deep", maxSumDepth)
+	}
+	if sk.Dim > maxDim || sk.Dim < 0 {
+		return nil, fmt.Errorf("sgp: model file: kernel dimension %d out of range (at most %d)", sk.Dim, maxDim)
+	}
+	if len(sk.Params) > maxDim+1 {
+		return nil, fmt.Errorf("sgp: model file: %d kernel parameters", len(sk.Params))
+	}
+	for _, v := range sk.Params {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > MaxLogParameter {
+			return nil, fmt.Errorf("sgp: model file: log kernel parameter %v is not finite or out of range (|log θ| ≤ %d)", v, MaxLogParameter)
+		}
+	}
+	var k Kernel
+	switch sk.Type {
+	case "rbf":
+		if sk.Dim < 1 {
+			return nil, fmt.Errorf("sgp: model file: RBF kernel of dimension %d", sk.Dim)
+		}
+		k = NewRBF(1, onesLike(sk.Dim))
+	case "histogram":
+		if sk.Dim < 1 {
+			return nil, fmt.Errorf("sgp: model file: histogram kernel with %d channels", sk.Dim)
+		}
+		k = NewHistogramIntersection(onesLike(sk.Dim))
+	case "spectrum":
+		if sk.Order < 1 || sk.Order > maxSpectrumK {
+			return nil, fmt.Errorf("sgp: model file: spectrum kernel with k=%d", sk.Order)
+		}
+		k = NewSpectrum(sk.Order, 1)
+	case "wl", "wl-per-depth":
+		if sk.Order < 0 || sk.Order > wlMaxDepth {
+			return nil, fmt.Errorf("sgp: model file: WL kernel with h=%d iterations", sk.Order)
+		}
+		if sk.Type == "wl" {
+			k = NewWL(sk.Order, 1)
+		} else {
+			k = NewWLPerDepth(onesLike(sk.Order + 1))
+		}
+	case "tanimoto":
+		k = NewTanimoto(1)
+	case "sum":
+		if len(sk.Components) == 0 {
+			return nil, fmt.Errorf("sgp: model file: sum kernel without components")
+		}
+		comps := make([]Kernel, len(sk.Components))
+		for c, cs := range sk.Components {
+			kc, err := fromDescription(cs, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			comps[c] = kc
+		}
+		k = NewSum(comps...)
+	default:
+		return nil, fmt.Errorf("sgp: model file: unknown kernel type %q (known: %s)", table.Short(sk.Type), knownKernels)
+	}
+	if len(sk.Params) != k.NumParams() {
+		return nil, fmt.Errorf("sgp: model file: kernel %q has %d parameters, want %d", sk.Type, len(sk.Params), k.NumParams())
+	}
+	k.SetParams(sk.Params)
+	return k, nil
+}
+
+// onesLike returns n ones, placeholder variances set by SetParams.
+func onesLike(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}
+
+// Clone returns an independent copy of a built-in kernel (through its
+// description, so the copy's θ is bit-identical), or k itself for a
+// kernel it cannot copy: a Func or a kernel of another package.
+func Clone(k Kernel) Kernel {
+	d, err := Describe(k)
+	if err != nil {
+		return k
+	}
+	c, err := FromDescription(d)
+	if err != nil {
+		return k
+	}
+	return c
+}
+
+// InputDim returns the dimension of the vector inputs the described kernel
+// reads (an RBF kernel's), or 0 when the description does not give one.
+func (d *Description) InputDim() int {
+	if d.Type == "rbf" && d.Dim > 0 && d.Dim <= maxDim {
+		return d.Dim
+	}
+	return 0
+}
+
+// channels returns the number of channels of the histogram inputs the
+// described kernel reads, or 0 when the description does not give one.
+func (d *Description) channels() int {
+	if d.Type == "histogram" && d.Dim > 0 && d.Dim <= maxItemSize {
+		return d.Dim
+	}
+	return 0
+}
+
+// ReadDescription reads a kernel's description, a JSON object, from dec
+// as a stream of tokens: every array is bounded as it is read (the names
+// and parameters by the dimension the description declares, sums by
+// their nesting and number of components), so that a hostile file
+// allocates no more than its declared sizes allow. FromDescription then
+// checks the values.
+func ReadDescription(dec *json.Decoder) (Description, error) {
+	var d Description
+	return d, readDescription(jsonstream.Decoder{Decoder: dec}, &d, 0)
+}
+
+// readDescription reads a kernel's description at sum nesting depth.
+func readDescription(d jsonstream.Decoder, sk *Description, depth int) error {
+	if depth > maxSumDepth {
+		return jsonstream.Errorf("sum kernels nested more than %d deep", maxSumDepth)
+	}
+	return d.Object("the kernel", jsonstream.MaxObjectKeys, true, func(key string) error {
+		switch key {
+		case "type":
+			return d.Value(key, &sk.Type)
+		case "dim":
+			return d.Value(key, &sk.Dim)
+		case "order":
+			return d.Value(key, &sk.Order)
+		case "names":
+			return d.Strs(key, &sk.Names, paramBound(sk))
+		case "log_params":
+			return d.Floats(key, &sk.Params, paramBound(sk))
+		case "components":
+			return d.Array(key, maxSumComponents, func(int) error {
+				var c Description
+				err := readDescription(d, &c, depth+1)
+				sk.Components = append(sk.Components, c)
+				return err
+			})
+		}
+		return d.Skip(key)
+	})
+}
+
+// paramBound returns the most parameters a kernel can have given the
+// dimension it declares (an RBF kernel's variance and d lengthscales, a
+// histogram kernel's C channel variances), or the format's limit while it
+// has declared none.
+func paramBound(sk *Description) int {
+	if sk.Dim > 0 && sk.Dim <= maxDim {
+		return sk.Dim + 1
+	}
+	return maxDim + 1
+}

@@ -1,0 +1,63 @@
+package sgp
+
+import (
+	"testing"
+
+	"github.com/cholqr/sgp/sgp/internal/layers"
+)
+
+// fileLayers lists the package's files from its foundations up, with
+// what each holds: a file refers only to the files before it.
+var fileLayers = []string{
+	"doc.go",             // the package documentation
+	"blas.go",            // the dense linear-algebra backend in use
+	"errors.go",          // errors, panics turned into errors
+	"status.go",          // how a fit ended: Status
+	"parts.go",           // the objectives and their terms, the counters
+	"metrics.go",         // SMSE, SNLP and test scores
+	"mean.go",            // the prior mean
+	"optimize.go",        // helpers of the gonum/optimize runs
+	"hyperparameters.go", // hyperparameters by name
+	"trace.go",           // the record of an epoch, the trace
+	"kernel_rows.go",     // a kernel read over all rows in parallel
+	"noisefloor.go",      // the least noise variance a fit may reach
+	"kmeans.go",          // k-means centres of the inputs
+	"factor.go",          // the factored state: storage, accessors, the objective read off it
+	"gs.go",              // Gram–Schmidt orthogonalisation of a new column against Q
+	"pivot.go",           // appending a pivot to the partial Cholesky factor
+	"factor_block.go",    // factorising an inducing set by blocks
+	"factorize.go",       // creating and factorising the state
+	"score.go",           // approximate scores through the information pivots
+	"score_exact.go",     // exact scores of candidates in batches
+	"swap.go",            // moving, removing and adding pivots; a swap
+	"objective.go",       // the Evaluator: an objective and its gradient in θ
+	"predict.go",         // the Predictor
+	"exact.go",           // the exact GP
+	"sgpr.go",            // SGPR with continuous inducing inputs
+	"selector.go",        // the rules that choose inducing points
+	"model.go",           // the Model and its configuration
+	"params.go",          // the model's hyperparameters and prior mean, read without building
+	"start.go",           // building the model: its starting inducing set
+	"epoch.go",           // one epoch: the gradient phase and the swaps
+	"epochs.go",          // epochs until a stop rule; the restart from MLE
+	"switchon.go",        // switching back on inputs whose lengthscales grew too long
+	"subset.go",          // a fit of a subset of the data: the Result
+	"hybrid.go",          // the hybrid selector's continuous refinement
+	"fit.go",             // Fit, Step and Swap
+	"factor_view.go",     // the read-only view of the factored state
+	"state.go",           // the model's state read after building it
+	"model_predict.go",   // the model's predictions and test scores
+	"ranking.go",         // the exact and approximate costs of the candidates
+	"persist_decode.go",  // reading a model file as a bounded token stream
+	"persist.go",         // saving and loading the sparse model
+	"persist_exact.go",   // saving and loading the exact GP
+	"display.go",         // text and HTML displays
+	"compare.go",         // models side by side
+}
+
+// TestFileLayers checks that no file refers to a file after it in
+// fileLayers, and that every file is listed.
+func TestFileLayers(t *testing.T) {
+	t.Parallel()
+	layers.Check(t, ".", fileLayers)
+}

@@ -1,0 +1,200 @@
+package sgp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
+)
+
+// Result summarises a Fit.
+type Result struct {
+	Objective float64
+	Parts     Parts
+	Epochs    int
+	Elapsed   time.Duration
+	// Status says why Fit stopped: Converged, MaxEpochs, TimeBudget,
+	// Cancelled, Failed (with an error), or Stalled when the objective
+	// stopped decreasing because the gradient phase failed (a line search
+	// that found no decrease, non-finite objective values) while the
+	// gradient was not small; Reason then says how.
+	Status Status
+	Reason string
+	// Converged is true only when the relative decrease of the objective
+	// over the last epoch fell below the tolerance and the gradient phase
+	// ended normally or at a small gradient.
+	Converged bool
+	Inducing  []int
+	Params    []float64
+	// Mean is the prior mean μ the model predicts with: for a hybrid fit
+	// that kept its refinement, the refinement's (Refined.Mean), as
+	// Objective and Params are.
+	Mean float64
+	// M is the number of inducing points asked for; len(Inducing) can be
+	// smaller (see Model.WithM).
+	M int
+	// Warnings lists what the user should know about the result: fewer
+	// inducing points than asked for, a fit that did not converge, the
+	// noise-only optimum.
+	Warnings []string
+	// NoiseOnly is true when the model explains less than 1% of the
+	// training targets' variance around the prior mean: the trivial
+	// optimum where everything is noise.
+	NoiseOnly bool
+	// Restarted is true when a VAR fit reached the noise-only optimum and
+	// a restart from an MLE warm start (WithMLERestart) found a lower
+	// VAR objective, which the model keeps.
+	Restarted bool
+	// SwitchedOn lists the inputs, in order, whose lengthscales the fit
+	// set back after its gradient phases had switched them off (grown
+	// far beyond the inputs' spread, where no gradient step brings them
+	// back) because the objective was lower there; the epochs that
+	// followed are part of the fit (kernels with lengthscales only,
+	// kernel.Lengthscaled). nil when none was.
+	SwitchedOn []int
+	// Refined is, for the hybrid selector, the continuous refinement
+	// that the model predicts with (its inducing
+	// inputs Z and θ; Objective and Params are then its own); nil when the
+	// refinement did not lower the objective, and for other selectors.
+	Refined *ContinuousResult
+	// RefinedFrom says where the kept refinement started: "the k-means
+	// centres", "the k-means++ seeds", "CholQR's set", "a random subset"
+	// (each at the starting
+	// hyperparameters) or "CholQR's fit" (its set and θ), followed by
+	// ", then lengthscale[j] switched back on" (or "lengthscales[j, k]")
+	// when the refinement went on from bringing back inputs it had switched
+	// off (see fitHybrid); "" without one.
+	RefinedFrom string
+	// NoiseFloor is the least noise variance the fit could reach
+	// (WithNoiseFloor, or its default); AtNoiseFloor is true when σ²
+	// ended there (within 5%), so that the floor rather than the data
+	// decided σ² and the predictive variances (a warning says so too).
+	// Both are zero for fixed hyperparameters.
+	NoiseFloor   float64
+	AtNoiseFloor bool
+	// Resumed is true when CholQR had the rest of a hybrid fit's time
+	// budget after the refinements: they were all behind CholQR's objective
+	// after as long as its phase took (at least its tenth of the budget),
+	// or all ended with time left (Epochs and Status then describe all of
+	// CholQR's epochs).
+	Resumed bool
+	Stats
+}
+
+// fitSubset is Fit for inducing points chosen among the training data,
+// with the time budget and Result.Elapsed counted from start.
+func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, err error) {
+	md.refined = nil
+	theta0 := md.Params()
+	first, leftOut := len(md.trace), md.f.stats.LeftOut
+	stopped, converged, runErr := md.runEpochs(ctx, start)
+	restarted := false
+	if runErr == nil && md.restartWanted(start) {
+		stopped, converged, restarted, runErr = md.restartFromMLE(ctx, start, theta0, stopped, converged)
+	}
+	var on []int
+	if lk, ok := md.kern.(kernel.Lengthscaled); ok && runErr == nil && !md.fixHyper {
+		ls0 := make([]float64, len(lk.Lengthscales()))
+		for j := range ls0 {
+			ls0[j] = math.Exp(theta0[1+j])
+		}
+		stopped, converged, on, runErr = md.switchBackSubset(ctx, start, math.Exp(theta0[0]), ls0, stopped, converged)
+	}
+	res = &Result{
+		Objective:  md.f.Value(md.obj),
+		Parts:      md.f.Parts(),
+		Epochs:     len(md.trace),
+		Elapsed:    time.Since(start),
+		Status:     stopped.status,
+		Reason:     stopped.reason,
+		Converged:  converged,
+		Inducing:   md.f.Active(nil),
+		Params:     md.Params(),
+		Mean:       md.f.mu,
+		M:          md.m,
+		Restarted:  restarted,
+		SwitchedOn: on,
+		Stats:      md.f.stats,
+	}
+	res.Warnings = md.warnings(res, md.rose(first, leftOut))
+	md.announce(res.Warnings)
+	return res, runErr
+}
+
+// rose returns a warning when the objective ends above the lowest value an
+// epoch of this fit (md.trace[first:]) reached, or "". Swaps and gradient
+// phases never raise it, but a rebuild of the factor at new
+// hyperparameters can leave out inducing points that are numerically in
+// the span of the others (factor.factorizeSkipping, Stats.LeftOut): on a
+// 26-input set with discrete inputs, where the signal variance grew to
+// about 10⁴ times the targets' variance, the residuals of members fell
+// below 1e-8 of it.
+func (md *Model) rose(first, leftOut int) string {
+	best, at := math.Inf(1), 0
+	for _, r := range md.trace[first:] {
+		if r.Kind == md.obj && r.Objective < best {
+			best, at = r.Objective, r.Epoch
+		}
+	}
+	end := md.f.Value(md.obj)
+	if !(end > best+md.riseTol()*md.f.valueScale(best)) {
+		return ""
+	}
+	if k := md.f.stats.LeftOut - leftOut; k > 0 {
+		return fmt.Sprintf("the objective rose from %.6g (epoch %d) to %.6g: rebuilding the factor at new hyperparameters left out %d inducing points that were numerically in the span of the others; the model is the last state",
+			best, at, end, k)
+	}
+	return fmt.Sprintf("the objective rose from %.6g (epoch %d) to %.6g; the model is the last state", best, at, end)
+}
+
+// announce passes warnings to the progress writer and the warning hook.
+func (md *Model) announce(ws []string) {
+	for _, w := range ws {
+		if md.progress != nil {
+			fmt.Fprintf(md.progress, "warning: %s\n", w)
+		}
+		if md.onWarning != nil {
+			md.onWarning(w)
+		}
+	}
+}
+
+// warnings returns the notes a user must see about a fit.
+func (md *Model) warnings(res *Result, rose string) []string {
+	var w []string
+	if k := len(res.Inducing); k < md.m {
+		w = append(w, fmt.Sprintf("only %d of the m=%d inducing points asked for: the kernel cannot tell more training points apart at these hyperparameters (see WithM)", k, md.m))
+	}
+	if frac := md.explained(); frac < noiseOnlyFraction {
+		try := "try WithObjective(MLE), more inducing points or another kernel"
+		if md.obj == MLE {
+			try = "try more inducing points or another kernel"
+		}
+		w = append(w, fmt.Sprintf("the model explains %.2g%% of the training targets' variance: everything is fitted as noise (the noise-only optimum); %s, or check that the inputs can predict the target", 100*frac, try))
+		res.NoiseOnly = true
+	}
+	switch {
+	case res.Status == Cancelled:
+		w = append(w, fmt.Sprintf("interrupted at epoch %d, F = %.6g; the model keeps this state", res.Epochs, res.Objective))
+	case !res.Converged && rose != "":
+		w = append(w, fmt.Sprintf("the fit did not converge (%s)", stopText(res.Status, res.Reason)))
+	case !res.Converged:
+		w = append(w, notConverged(stopText(res.Status, res.Reason)))
+	}
+	if rose != "" {
+		w = append(w, rose)
+	}
+	if md.replaced > 0 && md.inducing != nil && len(md.trace) == res.Epochs {
+		// The model's first fit: its start was changed when it was built.
+		w = append(w, fmt.Sprintf("%d of the %d points of the initial inducing set (WithInducing) had a negligible residual variance given the points before them (duplicate inputs, or a kernel that cannot tell them apart) and were replaced by random points", md.replaced, len(md.inducing)))
+	}
+	return w
+}
+
+// notConverged is the warning for a fit that did not converge and kept its
+// best state.
+func notConverged(stopped string) string {
+	return fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", stopped)
+}
