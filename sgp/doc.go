@@ -142,7 +142,7 @@
 //     rows from its rows of G, Q and d and the replicated quantities,
 //     then one all-reduce of (score, index) pairs by arg max picks the
 //     best.
-//  3. Adding the chosen point j (appendPivot in pivot.go): its owner
+//  3. Adding the chosen point j (pivot.go): its owner
 //     broadcasts x_j and the row G[j, :] (O(d + t) numbers); every machine
 //     computes the kernel column on its rows and its part of the new G
 //     column and of d; the new column of A = GᵀG and the new column of
