@@ -78,7 +78,7 @@ type ScaledSum interface {
 }
 
 // InputGradient is implemented by kernels on *Vectors that are
-// differentiable in their inputs. Continuous SGPR (sgp.FitContinuous, and
+// differentiable in their inputs. Continuous SGPR (sgp.NewContinuous, and
 // the hybrid selector that refines a CholQR selection) moves the m
 // inducing inputs Z along this gradient.
 type InputGradient interface {
