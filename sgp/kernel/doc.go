@@ -15,6 +15,5 @@
 // at once (BlockEvaluator), blocks that do not depend on θ (ScaledSum),
 // gradients with respect to the inputs for inducing inputs that move
 // (InputGradient) and lengthscales (Lengthscaled). A kernel of another
-// package needs only Kernel, and runs the conformance suite of
-// sgp/internal/kerneltest from its tests.
+// package needs only Kernel; Func turns a Go function into one.
 package kernel

@@ -75,7 +75,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if *selectorName == "" {
 			// The hybrid's objective is never above CholQR's, and on KIN40K
 			// it reaches continuous SGPR's where CholQR alone does not
-			// (README, Results); inducing inputs move continuously only for
+			// (docs/results.md); inducing inputs move continuously only for
 			// numeric inputs and the RBF kernel.
 			*selectorName = "cholqr"
 			if *kernelSpec == "" || *kernelSpec == "rbf" {
