@@ -105,4 +105,3 @@ func crossByColumns(k kernel.Kernel, dst []float64, x, y kernel.Inputs, cols []i
 		k.Column(dst[c*n:(c+1)*n], x, 0, n, y, j)
 	}
 }
-
