@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/cholqr/sgp/sgp/internal/kerneltest"
@@ -173,5 +174,138 @@ func TestKindsDisplay(t *testing.T) {
 		if got := fmt.Sprint(tc.k); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
 		}
+	}
+}
+
+// TestParseKinds: the specifications of the new kernels and their sums
+// and products give the kernels they name, with starting hyperparameters
+// from the data: a sum's terms share var(y), a product's first factor
+// has it.
+func TestParseKinds(t *testing.T) {
+	t.Parallel()
+	rnd := rand.New(rand.NewPCG(4, 4))
+	x := mustVectors(t, randomRows(rnd, 50, 2))
+	y := make([]float64, 50)
+	for i := range y {
+		y[i] = 3 * rnd.NormFloat64()
+	}
+	vy := variance(y)
+	for _, tc := range []struct {
+		spec, text string // text: the kernel's display with its numbers dropped
+		variances  []float64
+	}{
+		{"matern12", "matern12", []float64{vy}},
+		{"Matern32", "matern32", []float64{vy}},
+		{" matern52 ", "matern52", []float64{vy}},
+		{"rq", "rq", []float64{vy}},
+		{"periodic", "periodic", []float64{vy}},
+		{"const", "const", []float64{vy}},
+		{"rbf+linear", "rbf + linear", []float64{vy / 2}},
+		{"matern52 + const", "matern52 + const", []float64{vy / 2, vy / 2}},
+		{"periodic*rbf", "periodic * rbf", []float64{vy, 1}},
+		{"(rbf+linear)*const", "(rbf + linear) * const", []float64{vy / 2, 1}},
+		{"rbf*periodic+const", "rbf * periodic + const", []float64{vy / 2, 1, vy / 2}},
+	} {
+		k, err := kernel.Parse(tc.spec, x, y)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.spec, err)
+			continue
+		}
+		if got := shape(kernel.Text(k)); got != tc.text {
+			t.Errorf("Parse(%q) = %s, want the structure %s", tc.spec, kernel.Text(k), tc.text)
+		}
+		names, theta := k.ParamNames(), k.Params(nil)
+		var got []float64
+		for p, name := range names {
+			if name == "variance" || strings.HasSuffix(name, ".variance") {
+				got = append(got, math.Exp(theta[p]))
+			}
+		}
+		if len(got) != len(tc.variances) {
+			t.Errorf("Parse(%q): variances %v, want %v", tc.spec, got, tc.variances)
+			continue
+		}
+		for i := range got {
+			if math.Abs(got[i]-tc.variances[i]) > 1e-12*tc.variances[i] {
+				t.Errorf("Parse(%q): variances %v, want %v", tc.spec, got, tc.variances)
+			}
+		}
+		name, _, err := kernel.SplitSpec(tc.spec)
+		if err != nil || !kernel.NumericSpec(name) {
+			t.Errorf("SplitSpec(%q) = %q, %v: not a numeric specification", tc.spec, name, err)
+		}
+	}
+	for _, tc := range []struct{ spec, want string }{
+		{"matern", "unknown kernel"},
+		{"rbf+", "a kernel name is missing"},
+		{"rbf+wl", "only the numeric kernels combine"},
+		{"(rbf+linear", "closing parenthesis"},
+		{"rbf)+const", "unexpected"},
+		{"rbf+gauss", "unknown kernel"},
+		{"matern52:2", "takes no parameter"},
+		{strings.Repeat("(", 12) + "rbf" + strings.Repeat(")", 12), "nested"},
+	} {
+		_, err := kernel.Parse(tc.spec, x, y)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "matern52") {
+			t.Errorf("Parse(%q): error %v, want it to say %q and list the kernels", tc.spec, err, tc.want)
+		}
+	}
+}
+
+// shape drops the parenthesised arguments of a kernel's display, keeping
+// its structure: "rbf(variance 1) + linear(…)" → "rbf + linear".
+func shape(text string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '(' && i > 0 && text[i-1] >= 'a' && text[i-1] <= 'z' || c == '(' && i > 0 && text[i-1] >= '0' && text[i-1] <= '9':
+			depth++
+		case c == '(' && depth > 0:
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// variance returns the population variance of v.
+func variance(v []float64) float64 {
+	var m, s float64
+	for _, x := range v {
+		m += x
+	}
+	m /= float64(len(v))
+	for _, x := range v {
+		s += (x - m) * (x - m)
+	}
+	return s / float64(len(v))
+}
+
+// TestPeriodFromData: the periodogram finds the period of a noisy sine
+// sampled at uneven inputs, and finds none in noise.
+func TestPeriodFromData(t *testing.T) {
+	t.Parallel()
+	rnd := rand.New(rand.NewPCG(6, 1))
+	const n, period = 400, 3.7
+	rows, y, noise := make([][]float64, n), make([]float64, n), make([]float64, n)
+	for i := range rows {
+		rows[i] = []float64{40 * rnd.Float64()}
+		y[i] = math.Sin(2*math.Pi*rows[i][0]/period) + 0.3*rnd.NormFloat64()
+		noise[i] = rnd.NormFloat64()
+	}
+	x := mustVectors(t, rows)
+	p, ok := kernel.PeriodFromData(x, y)
+	if !ok || math.Abs(p-period) > 0.02*period {
+		t.Errorf("PeriodFromData = %v, %v; want %v", p, ok, period)
+	}
+	if k := kernel.NewPeriodicFromData(x, y); math.Abs(k.Periods()[0]-p) > 1e-12 {
+		t.Errorf("NewPeriodicFromData's period %v, periodogram's %v", k.Periods()[0], p)
+	}
+	if p, ok := kernel.PeriodFromData(x, noise); ok {
+		t.Errorf("PeriodFromData of noise = %v, want none", p)
 	}
 }
