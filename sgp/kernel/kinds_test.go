@@ -286,7 +286,8 @@ func variance(v []float64) float64 {
 }
 
 // TestPeriodFromData: the periodogram finds the period of a noisy sine
-// sampled at uneven inputs, and finds none in noise.
+// beside a linear trend, sampled at uneven inputs, and finds none in
+// noise.
 func TestPeriodFromData(t *testing.T) {
 	t.Parallel()
 	rnd := rand.New(rand.NewPCG(6, 1))
@@ -294,7 +295,7 @@ func TestPeriodFromData(t *testing.T) {
 	rows, y, noise := make([][]float64, n), make([]float64, n), make([]float64, n)
 	for i := range rows {
 		rows[i] = []float64{40 * rnd.Float64()}
-		y[i] = math.Sin(2*math.Pi*rows[i][0]/period) + 0.3*rnd.NormFloat64()
+		y[i] = math.Sin(2*math.Pi*rows[i][0]/period) + 0.2*rows[i][0] + 0.3*rnd.NormFloat64() // a trend beside it
 		noise[i] = rnd.NormFloat64()
 	}
 	x := mustVectors(t, rows)

@@ -96,12 +96,13 @@ func NewPeriodicFromData(x *Vectors, y []float64) *Periodic {
 }
 
 // PeriodFromData returns the period of the strongest peak of the
-// Lomb–Scargle periodogram (Lomb 1976; Scargle 1982) of the targets y
-// against a one-dimensional input x, which need not be evenly spaced,
-// over periods from 4 times the median spacing of the sorted inputs to
-// half their range, and whether there is such a peak that explains at
-// least a tenth of y's variance; it uses at most 2000 of the inputs
-// (evenly strided) and 2000 frequencies.
+// Lomb–Scargle periodogram (Lomb 1976; Scargle 1982) of the targets y,
+// less their least-squares straight line (a trend would otherwise take
+// the longest periods), against a one-dimensional input x, which need
+// not be evenly spaced, over periods from 4 times the median spacing of
+// the sorted inputs to half their range, and whether there is such a peak
+// that explains at least a tenth of the residuals' variance; it uses at
+// most 2000 of the inputs (evenly strided) and 2000 frequencies.
 func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
 	if x.d != 1 || x.n < 8 || len(y) != x.n {
 		return 0, false
@@ -112,6 +113,7 @@ func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
 		xs, ys = append(xs, x.At(i, 0)), append(ys, y[i])
 	}
 	n := len(xs)
+	detrend(ys, xs)
 	mean := sum(ys) / float64(n)
 	v := variance(ys)
 	if !(v > 0) || math.IsInf(v, 0) {
@@ -171,6 +173,24 @@ func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
 		return 0, false
 	}
 	return bestP, true
+}
+
+// detrend subtracts from y its least-squares straight line in x.
+func detrend(y, x []float64) {
+	n := float64(len(x))
+	mx, my := sum(x)/n, sum(y)/n
+	var sxy, sxx float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+	}
+	b := 0.0
+	if sxx > 0 {
+		b = sxy / sxx
+	}
+	for i := range y {
+		y[i] -= my + b*(x[i]-mx)
+	}
 }
 
 // periodSample and periodFrequencies bound PeriodFromData's inputs and
