@@ -36,8 +36,9 @@ func savedKind(t testing.TB, spec string) (*Model, []byte) {
 }
 
 // TestKindsSaveLoad: a model with any of the new kernels, or a sum or
-// product of them, saves and loads back to the same kernel (its display,
-// θ bit for bit) and predicts bit for bit as the model.
+// product of them, shows its kernel in its summary, saves and loads back
+// to the same kernel (its display, θ bit for bit) and predicts bit for
+// bit as the model.
 func TestKindsSaveLoad(t *testing.T) {
 	t.Parallel()
 	for _, spec := range kindSpecs {
@@ -48,6 +49,10 @@ func TestKindsSaveLoad(t *testing.T) {
 		}
 		if got, want := kernel.Text(p.Kern), kernel.Text(md.Kernel()); got != want {
 			t.Errorf("%s: loaded kernel %s, saved %s", spec, got, want)
+		}
+		// The model's summary shows the kernel in one line, text and HTML.
+		if text := kernel.Text(md.Kernel()); !strings.Contains(md.String(), "\n  kernel ") || !strings.Contains(md.String(), text) || !strings.Contains(md.HTML(), text) {
+			t.Errorf("%s: the model's summary does not show %s:\n%s", spec, text, md.String())
 		}
 		th, th0 := p.Kern.Params(nil), md.Kernel().Params(nil)
 		for i := range th0 {
