@@ -101,7 +101,7 @@ type hybridKernel interface {
 func (md *Model) fitHybrid(ctx context.Context, start time.Time) (*Result, error) {
 	kern, ok := md.kern.(hybridKernel)
 	if !ok || kernel.Clone(md.kern) == md.kern {
-		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (RBF) on vector inputs; use cholqr for other kernels")
+		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (RBF, Matern or RQ) on vector inputs; use cholqr for other kernels")
 	}
 	xv, ok := md.x.(*kernel.Vectors)
 	if !ok {
@@ -500,7 +500,7 @@ func (md *Model) refineFrom(ctx context.Context, opts ContinuousOptions, theta [
 	_, ok := md.kern.(kernel.InputGradient)
 	xv, ok2 := md.x.(*kernel.Vectors)
 	if !ok || !ok2 {
-		return nil, errors.New("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient, as RBF)")
+		return nil, errors.New("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient: RBF, Matern, RQ, Periodic, Linear, Const)")
 	}
 	if theta == nil {
 		theta = md.Params()

@@ -17,6 +17,7 @@ import (
 // contOptions are the fit settings used by fitContinuousCLI.
 type contOptions struct {
 	train, test string
+	spec        string // the kernel's specification (kernel.Parse)
 	m           int
 	mSet        bool
 	obj         sgp.Objective
@@ -65,7 +66,14 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		defer cancel()
 	}
 	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
-	kern := kernel.NewRBFFromData(train.X, train.Y)
+	k, err := kernel.Parse(o.spec, train.X, train.Y)
+	if err != nil {
+		return err
+	}
+	kern, ok := k.(kernel.InputGradient)
+	if !ok {
+		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels, o.spec)
+	}
 	_, vy := stat.PopMeanVariance(train.Y, nil)
 	if !(vy > 0) {
 		vy = 1
@@ -78,7 +86,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	names := append(kern.ParamNames(), "noise")
 	rep := fitReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Selector: selectorContinuous, Evaluations: ptr(res.Evals),
 		Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Status == sgp.Converged, Restarts: ptr(res.Restarts),
-		InducingInputs: rowsOf(res.Z), Hyperparameters: namedParams(names, res.Params),
+		InducingInputs: rowsOf(res.Z), Hyperparameters: namedParams(names, res.Params), Kernel: kernelText(kern, res.Params),
 		Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(), N: n, M: o.m, MRequested: ptr(o.m), Jitter: ptr(res.Jitter), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor,
 		Warnings: continuousWarnings(res, parent), BLAS: blas}
 	if res.AtNoiseFloor {
@@ -116,6 +124,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	} else {
 		fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
 			o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), stopText(res.Status, res.Reason))
+		fmt.Fprintf(e.stdout, "kernel: %s\n", rep.Kernel)
 		fmt.Fprintf(e.stdout, "prior mean: %.6g (%s)\n", res.Mean, sgp.MeanConstant)
 		if test != nil {
 			fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))

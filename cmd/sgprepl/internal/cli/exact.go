@@ -98,7 +98,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	}
 	rep := fitReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
 		Evaluations: ptr(res.Evals), Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Converged, Restarts: ptr(res.Restarts),
-		Hyperparameters: res.Hyperparameters().Map(), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
+		Hyperparameters: res.Hyperparameters().Map(), Kernel: kernelText(o.kern, res.Params), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
 		N: n, M: n, Jitter: ptr(res.Jitter), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
 	var pred *predictions
 	if o.test != nil {
@@ -140,6 +140,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		for i, name := range res.Names {
 			parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(res.Params[i]))
 		}
+		fmt.Fprintf(w, "%-16s%s\n", "kernel", rep.Kernel)
 		fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
 		fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, sgp.MeanConstant)
 		if o.test != nil {

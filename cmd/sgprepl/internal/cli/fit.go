@@ -34,8 +34,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	var inputCols stringList
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
-	kernelSpec := fs.String("kernel", "", "kernel: rbf|wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] (column mode unless rbf)")
-	selectorName := fs.String("selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR, then inducing inputs and hyperparameters refined continuously, kept if the objective is lower)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
+	kernelSpec := fs.String("kernel", "", "kernel: rbf|matern12|matern32|matern52|rq|linear|periodic|const, or sums and products of these (rbf+linear, periodic*rbf, matern52+const), on numeric columns; wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] in column mode")
+	selectorName := fs.String("selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf, matern12, matern32, matern52 or rq kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR, then inducing inputs and hyperparameters refined continuously, kept if the objective is lower)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
 	where := fs.String("where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	testWhere := fs.String("test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	return func(ctx context.Context, e *env) error {
@@ -65,20 +65,30 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			e = &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr, dash: e.stdout}
 		}
 		*selectorName = strings.ToLower(strings.TrimSpace(*selectorName))
+		spec := *kernelSpec
+		if spec == "" {
+			spec = "rbf"
+		}
+		specName, _, err := kernel.SplitSpec(spec)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		numeric := kernel.NumericSpec(specName)
 		if *selectorName == selectorContinuous {
-			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf") {
-				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and the rbf kernel")
+			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || !continuousSpec(specName) {
+				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels, spec)
 			}
-			return fitContinuousCLI(ctx, e, contOptions{train: *trainPath, test: *testPath, m: *m, mSet: isSet(fs, "m"), obj: obj,
+			return fitContinuousCLI(ctx, e, contOptions{train: *trainPath, test: *testPath, m: *m, mSet: isSet(fs, "m"), obj: obj, spec: spec,
 				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut, noiseFloor: *noiseFloor})
 		}
 		if *selectorName == "" {
 			// The hybrid's objective is never above CholQR's, and on KIN40K
 			// it reaches continuous SGPR's where CholQR alone does not
 			// (docs/results.md); inducing inputs move continuously only for
-			// numeric inputs and the RBF kernel.
+			// numeric inputs and kernels with lengthscales and input
+			// gradients.
 			*selectorName = "cholqr"
-			if *kernelSpec == "" || *kernelSpec == "rbf" {
+			if hybridSpec(specName) {
 				*selectorName = "hybrid"
 			}
 		}
@@ -86,16 +96,9 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		columnMode := len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || (*kernelSpec != "" && *kernelSpec != "rbf")
-		if sel == sgp.SelectHybrid && *kernelSpec != "" && *kernelSpec != "rbf" {
-			return usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and the rbf kernel; use cholqr for --kernel %s", *kernelSpec)
-		}
-		spec := *kernelSpec
-		if spec == "" {
-			spec = "rbf"
-		}
-		if _, _, err := kernel.SplitSpec(spec); err != nil {
-			return &exitError{code: exitUsage, err: err}
+		columnMode := len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || !numeric
+		if sel == sgp.SelectHybrid && !hybridSpec(specName) {
+			return usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and a kernel with lengthscales and input gradients (%s); use cholqr for --kernel %s", hybridKernels, spec)
 		}
 		var train, test *fitData
 		if columnMode {
@@ -149,7 +152,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			Epochs: ptr(res.Epochs), Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Converged,
 			NoiseOnly: ptr(res.NoiseOnly), Restarted: ptr(res.Restarted), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Resumed: ptr(res.Resumed), SwitchedOn: append([]int{}, res.SwitchedOn...),
 			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
-			Hyperparameters: namedParams(md.ParamNames(), res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
+			Hyperparameters: namedParams(md.ParamNames(), res.Params), Kernel: kernelText(kern, res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
 			N: n, M: len(res.Inducing), MRequested: ptr(*m), Z: ptr(*z),
 			Warnings: append([]string{}, res.Warnings...),
 			BLAS:     blas, Selector: sel.String(),
@@ -251,6 +254,7 @@ type fitReport struct {
 	Inducing        []int              `json:"inducing"`
 	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's (a hybrid fit's are under refined)
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
+	Kernel          string             `json:"kernel"` // the kernel at the fitted hyperparameters, as kernel.Text writes it
 	Mean            float64            `json:"mean"`
 	MeanFunction    string             `json:"mean_function"`
 	N               int                `json:"n"`
@@ -373,6 +377,7 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	for i, name := range names {
 		parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(theta[i]))
 	}
+	fmt.Fprintf(w, "%-16s%s\n", "kernel", kernelText(md.Kernel(), theta))
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
 	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
 	if res.AtNoiseFloor {
@@ -381,7 +386,7 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	if len(res.SwitchedOn) > 0 {
 		on := make([]string, len(res.SwitchedOn))
 		for i, j := range res.SwitchedOn {
-			on[i] = names[1+j] // an RBF kernel's: variance, then the lengthscales
+			on[i] = names[1+j] // a kernel.Lengthscaled's: variance, then the lengthscales
 		}
 		fmt.Fprintf(w, "%-16s%s (the fit had switched them off; the objective was lower with them back)\n", "switched on", strings.Join(on, " "))
 	}
@@ -436,3 +441,44 @@ func formatInts(v []int) string {
 }
 
 // --- eval ---
+
+// The kernels of each selector that moves inducing inputs continuously,
+// by their specifications: sgpr-continuous needs input gradients
+// (kernel.InputGradient), the hybrid lengthscales too
+// (kernel.Lengthscaled).
+const (
+	continuousKernels = "rbf, matern12, matern32, matern52, rq, linear, periodic or const"
+	hybridKernels     = "rbf, matern12, matern32, matern52 or rq"
+)
+
+// continuousSpec reports whether the kernel named by name (from
+// kernel.SplitSpec) has input gradients, for sgpr-continuous.
+func continuousSpec(name string) bool {
+	switch name {
+	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic", "const":
+		return true
+	}
+	return false
+}
+
+// hybridSpec reports whether the kernel named by name has lengthscales and
+// input gradients, for the hybrid selector.
+func hybridSpec(name string) bool {
+	switch name {
+	case "rbf", "matern12", "matern32", "matern52", "rq":
+		return true
+	}
+	return false
+}
+
+// kernelText describes k at the hyperparameters theta (its log
+// parameters first, as a fit's Params hold them) in one line
+// (kernel.Text), without changing k.
+func kernelText(k kernel.Kernel, theta []float64) string {
+	c := kernel.Clone(k)
+	if c == k {
+		return kernel.Text(k)
+	}
+	c.SetParams(theta[:c.NumParams()])
+	return kernel.Text(c)
+}
