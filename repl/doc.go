@@ -4,12 +4,19 @@
 // HTML), completes and documents names, and stops a running cell —
 // interpreted loops at once, a Fit at its next swap — when asked.
 //
-// The Session is the one job of this package. Its front ends live beside
-// it: repl/terminal (the terminal REPL and `sgprepl run`/`-e`) and
-// repl/jupyter (the Jupyter kernel). Workarounds for yaegi v0.16.1 live
-// together in the files yaegi_*.go (but for compound in split.go, where it
-// decides how a cell is split), each naming the behaviour (and the
-// upstream issue, where there is one) it works around;
-// yaegi_canary_test.go reproduces each on a bare interpreter and fails
-// once an upgraded yaegi no longer needs the workaround.
+//	s, err := repl.New(repl.Options{}) // the zero Options collect output in each Result
+//	res, err := s.Eval(ctx, `train, _ := data.SnelsonLike(200, 1); train`)
+//	// res.Output is what the cell printed, res.Value its final value rendered
+//
+// Cancelling ctx stops the cell. Variables, functions and types persist
+// from one cell to the next until Reset; Complete and Inspect serve a
+// front end's completion and documentation. Two front ends use it:
+// repl/terminal (the terminal REPL and `sgprepl run`/`-e`) and
+// repl/jupyter (the Jupyter kernel).
+//
+// yaegi v0.16.1 interprets Go at the level of Go 1.22 with gaps: no range
+// over an integer, no min/max/clear builtins, loop variables shared by
+// closures, no method expressions, and type switches on gonum interfaces
+// that can take the wrong case (use comma-ok assertions). The session
+// works around the interpreter's other known faults.
 package repl

@@ -89,8 +89,8 @@ func TestYaegiObscureUndefined(t *testing.T) {
 }
 
 // Upstream yaegi issue #1701: range over an integer panics with "nil
-// type" in the compiler. The README lists it among the interpreter's
-// limits.
+// type" in the compiler. docs/repl.md and the README list it among the
+// interpreter's limits.
 func TestYaegiRangeOverInt(t *testing.T) {
 	in := bare(t)
 	panicked := false
@@ -100,7 +100,7 @@ func TestYaegiRangeOverInt(t *testing.T) {
 		panicked = panicked || err != nil
 	}()
 	if !panicked {
-		t.Fatal("yaegi now ranges over integers: drop the limit from the README and the session's advice")
+		t.Fatal("yaegi now ranges over integers: drop the limit from docs/repl.md, the README, repl's package doc and the session's advice")
 	}
 }
 

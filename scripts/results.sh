@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the README's Results section: builds sgprepl, runs the KIN40K,
+# Reproduces the tables of docs/results.md: builds sgprepl, runs the KIN40K,
 # thrombin and hybrid experiments (cmd/sgprepl/internal/cli/experiment.go) and
 # writes their tables and figures to notebooks/results/ together with the
 # machine, the BLAS in use and the date.

@@ -331,8 +331,8 @@ func (cr CostRanking) HTML() string {
 
 // String describes the model without building it: before it is built,
 // its size and objective in one line; once built, an aligned table of the
-// same rows as HTML (the objective's value, the inducing points, the prior
-// mean and the hyperparameters).
+// same rows as HTML (the kernel in one line, the objective's value, the
+// inducing points, the prior mean and the hyperparameters).
 func (md *Model) String() string {
 	if md == nil {
 		return "sgp.Model(nil)"
@@ -354,6 +354,7 @@ func (md *Model) rows() [][2]string {
 	}
 	rows := [][2]string{
 		{"n", strconv.Itoa(md.x.Len())},
+		{"kernel", kernel.Text(md.kern)},
 		{"inducing points", inducing},
 		{"information pivots z", strconv.Itoa(md.z)},
 		{"objective", fmt.Sprintf("%v %s", md.obj, table.G(md.f.Value(md.obj)))},

@@ -109,7 +109,7 @@ func TestModelResultText(t *testing.T) {
 		text, html, title string
 		labels            []string
 	}{
-		"model":  {md.String(), md.HTML(), "sgp.Model", []string{"n", "inducing points", "objective", "prior mean μ", "lengthscale[0]", "noise"}},
+		"model":  {md.String(), md.HTML(), "sgp.Model", []string{"n", "kernel", "inducing points", "objective", "prior mean μ", "lengthscale[0]", "noise"}},
 		"result": {res.String(), res.HTML(), "fit " + stopText(res.Status, res.Reason) + " after 3 epochs", []string{"objective", "prior mean μ", "inducing points", "swaps accepted"}},
 	} {
 		lines := strings.Split(c.text, "\n")

@@ -60,8 +60,9 @@ func (md *Model) StepContext(ctx context.Context) (rec EpochRecord, err error) {
 // Converged = false.
 //
 // The noise variance stays above a floor (σ² = floor + exp u, with u
-// optimised), by default 10⁻⁹ of the targets' variance (WithNoiseFloor),
-// as in Continuous and Exact: without a floor, targets with little
+// optimised), by default 10⁻⁶ of the targets' variance around a quadratic
+// trend in the inputs and at least 10⁻⁹ of their variance
+// (WithNoiseFloor), as in Continuous and Exact: without a floor, targets with little
 // or no noise drive σ² towards 0, where the objective is decided by
 // rounding. A fit that ends at the floor says so (Result.AtNoiseFloor).
 func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Background()) }

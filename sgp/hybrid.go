@@ -127,7 +127,7 @@ type hybrid struct {
 func (md *Model) newHybrid(r *run) (*hybrid, error) {
 	kern, ok := md.kern.(hybridKernel)
 	if !ok || kernel.Clone(md.kern) == md.kern {
-		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (RBF) on vector inputs; use cholqr for other kernels")
+		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (RBF, Matern or RQ) on vector inputs; use cholqr for other kernels")
 	}
 	xv, ok := md.x.(*kernel.Vectors)
 	if !ok {
@@ -516,9 +516,10 @@ func (md *Model) refineFrom(ctx context.Context, opts Continuous, theta []float6
 	if err := md.build(); err != nil {
 		return nil, err
 	}
-	xv, ok := md.x.(*kernel.Vectors)
-	if !ok {
-		return nil, errors.New("sgp: continuous refinement needs vector inputs")
+	_, ok := md.kern.(kernel.InputGradient)
+	xv, ok2 := md.x.(*kernel.Vectors)
+	if !ok || !ok2 {
+		return nil, errors.New("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient: RBF, Matern, RQ, Periodic, Linear, Const)")
 	}
 	if theta == nil {
 		theta = md.Params()

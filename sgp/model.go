@@ -213,7 +213,8 @@ func (md *Model) WithNoise(noise float64) *Model {
 
 // WithNoiseFloor sets the least noise variance σ² that fitting the
 // hyperparameters may reach, in the targets' units squared (0: the
-// default, 10⁻⁹ of the targets' variance). The floor keeps σ² away from
+// default, 10⁻⁶ of the targets' variance around a quadratic trend in the
+// inputs, at least 10⁻⁹ of their variance). The floor keeps σ² away from
 // the region where the objective is decided by rounding (targets with
 // little or no noise; see Model.Fit); it is not a prior on the noise. A
 // fit whose σ² ends at the floor says so (Result.AtNoiseFloor and a

@@ -231,6 +231,9 @@ func FuzzLoadRegressor(f *testing.F) {
 	f.Add([]byte(`{"format":"sgp-exact-model/1","kernel":{"type":"rbf","dim":1,"log_params":[0,0]},"noise":1,"n":2,"alpha":[1,2],"input_kind":"vectors","inputs":[[0],[1]]}`))
 	f.Add([]byte(`{"format":"sgp-exact-model/1","kernel":{"type":"rbf","dim":1,"log_params":[0,0]},"input_kind":"vectors","n":2,"input_names":["x"],"target_name":"y","noise":1,"inputs":[[0],[1]],"alpha":[1,2]}`))
 	f.Add([]byte(`{"format":"sgp-exact-model/1","n":1e15}`))
+	f.Add([]byte(`{"format":"sgp-exact-model/1","kernel":{"type":"product","components":[{"type":"periodic","dim":1,"log_params":[0,0,0]},{"type":"matern32","dim":1,"log_params":[0,0]}]},"noise":1,"n":2,"alpha":[1,2],"input_kind":"vectors","inputs":[[0],[1]]}`))
+	_, saved := savedKind(f, "matern52+linear")
+	f.Add(saved)
 	// Keys sorted, as a tool may write them: arrays before their sizes.
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(savedSnelson(f), &m); err == nil {

@@ -64,7 +64,7 @@ func TestLoadHostileModels(t *testing.T) {
 		"k huge":          {edit(t, good, func(m map[string]any) { m["k"] = 1e9 }), "inconsistent"},
 		"k negative":      {edit(t, good, func(m map[string]any) { m["k"] = -1 }), "inconsistent"},
 		"noise zero":      {edit(t, good, func(m map[string]any) { m["noise"] = 0 }), "noise"},
-		"unknown kernel":  {edit(t, good, func(m map[string]any) { kern(m)["type"] = "matern52" }), "known: rbf"},
+		"unknown kernel":  {edit(t, good, func(m map[string]any) { kern(m)["type"] = "gauss" }), "known: rbf"},
 		"unknown inputs":  {edit(t, good, func(m map[string]any) { m["input_kind"] = "tensors" }), "unknown input kind"},
 		"format":          {edit(t, good, func(m map[string]any) { m["format"] = strings.Repeat("x", 500) }), "not an sgp model"},
 		"trailing data":   {string(good) + `{"format":"sgp-model/1"}`, "after the model"},
@@ -107,6 +107,11 @@ func FuzzLoadPredictor(f *testing.F) {
 	f.Add([]byte(`{"format":"sgp-model/1","kernel":{"type":"rbf","dim":1e15},"k":1}`))
 	f.Add([]byte(`{"format":"sgp-model/1","kernel":{"type":"sum","components":[{"type":"wl","order":3}]}}`))
 	f.Add(append(append([]byte(nil), good...), good...))
+	// The kinds of kernel beside RBF, sums and products of them.
+	for _, spec := range []string{"periodic*rbf", "matern52+linear", "rq", "(matern12+const)*matern32"} {
+		_, saved := savedKind(f, spec)
+		f.Add(saved)
+	}
 	f.Add([]byte(`{}`))
 	// The column names of a model fit on a CSV file with a header.
 	var m map[string]any

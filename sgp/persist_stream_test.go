@@ -86,6 +86,8 @@ func TestLoadHostileSizesStream(t *testing.T) {
 		{"histogram channels", sparse + histogram + `,"input_kind":"histograms","k":1,"noise":1,"inducing_inputs":[[`, `[],`, `[]]],"w":[1],"r":[1],"a":[1]}`, nil},
 		{"row values", sparse + rbf + `,"input_kind":"vectors","k":1,"noise":1,"inducing_inputs":[[`, `0,`, `0]],"w":[1],"r":[1],"a":[1]}`, nil},
 		{"kernel parameters", sparse + `"kernel":{"type":"rbf","dim":1,"log_params":[`, `0,`, `0]}}`, nil},
+		{"periodic parameters", sparse + `"kernel":{"type":"periodic","dim":1,"log_params":[`, `0,`, `0]}}`, nil},
+		{"product components", sparse + `"kernel":{"type":"product","components":[`, `{"type":"const","names":["variance"],"log_params":[0]},`, `{"type":"const"}]}}`, nil},
 		{"hyperparameters", sparse + rbf + `,"hyperparameters":{`, `"a":0,`, `"b":0}}`, nil},
 		{"sparse counts", sparse + `"k":1,"inducing_inputs":[{"indices":[`, `0,`, `0]}]}`, nil},
 		{"exact rows, n last", exact + rbf + `,"noise":1,"input_kind":"vectors","inputs":[`, `[0],`, `[0]],"n":1,"alpha":[1]}`, nil},

@@ -6,7 +6,7 @@ import (
 )
 
 // The groups of sets. The tuning sets are those the defaults were measured
-// on (the README's results and the tests read them); the checking sets
+// on (docs/results.md and the tests read them); the checking sets
 // played no part in choosing any default.
 const (
 	groupTuning   = "tuning"

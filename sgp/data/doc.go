@@ -4,4 +4,8 @@
 // (EachRecord), the shared data sets of the experiments (LoadSnelson,
 // LoadKIN40K, LoadKin8nm under Dir, $SGP_DATA) and synthetic sets that
 // need no download (SnelsonLike, SyntheticARD, SyntheticDiscrete).
+//
+// The shared data sets are not part of the module: the repository's
+// docs/data.md says where each comes from, under what licence, and how to
+// fetch it into the folder that Dir names.
 package data

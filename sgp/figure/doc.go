@@ -7,18 +7,12 @@
 // Every plot kind returns a *Figure, a value rendered on demand to PNG,
 // SVG or PDF bytes (Encode, PNG, SVG, HTML) and written to a file only by
 // Save; a REPL or a Jupyter kernel shows it through its PNG and HTML
-// methods. The plot kinds, one file each:
+// methods. The plot kinds:
 //
-//	Fit1D        fit1d.go    a 1-D fit: data, predictive mean, ±2σ band,
-//	                         inducing inputs
-//	CostRanking  ranking.go  approximate against exact ΔF of every swap
-//	                         candidate (Cao et al. 2013, §4, the
-//	                         cost-ranking figure)
-//	Trace        trace.go    the objective and its terms per epoch
-//	Curves       curves.go   named curves, e.g. SMSE against m or time
-//	Parity       parity.go   predicted against measured test values
-//
-// The Figure value and its encodings are in figure.go; the shared panel
-// style (palette, markers, legend room) in panel.go and the tick
-// placement in ticks.go.
+//	Fit1D        a 1-D fit: data, predictive mean, ±2σ band, inducing inputs
+//	CostRanking  approximate against exact ΔF of every swap candidate
+//	             (Cao et al. 2013, §4, the cost-ranking figure)
+//	Trace        the objective and its terms per epoch
+//	Curves       named curves, e.g. SMSE against m or time
+//	Parity       predicted against measured test values
 package figure

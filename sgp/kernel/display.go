@@ -13,6 +13,7 @@ import (
 // then its settings and hyperparameters by name in parentheses,
 // name(setting value, hyperparameter value, …), as oneLine writes it;
 // a Sum joins its components' lines with " + " (a Sum within a Sum in
+// parentheses) and a Product with " * " (a Sum or Product within it in
 // parentheses), so that every combination of kernels reads alike. Its HTML
 // is a table of the hyperparameters by name, in θ order (hyperHTML), with
 // Name in the caption.
@@ -26,6 +27,13 @@ func Name(k Kernel) string {
 	}
 	return typeName(k)
 }
+
+// Text describes k in one line, its structure and hyperparameters by
+// name, as the built-in kernels' String methods write it:
+// matern52(variance 1.2, lengthscales [0.8 2.1]) + linear(variances [0.3 0.1]);
+// for a kernel of another package without a String method, its type name
+// and its hyperparameters by name.
+func Text(k Kernel) string { return oneLine(k) }
 
 // oneLine describes k in one line: its String, or for a kernel without
 // one (a user's type) its type name and its hyperparameters by name.

@@ -16,21 +16,21 @@ import (
 // round-trip form).
 type Description struct {
 	Type   string    `json:"type"`
-	Dim    int       `json:"dim,omitempty"` // d of RBF, the channels of HistogramIntersection
+	Dim    int       `json:"dim,omitempty"` // d of the kernels of vectors, the channels of HistogramIntersection
 	Names  []string  `json:"names"`
 	Params []float64 `json:"log_params"`
 	// Order is k of a Spectrum kernel or h of a WL kernel.
 	Order int `json:"order,omitempty"`
-	// Components are the parts of a Sum, whose Params are theirs
-	// concatenated.
+	// Components are the parts of a Sum or a Product, whose Params are
+	// theirs concatenated.
 	Components []Description `json:"components,omitempty"`
 }
 
 // Limits on descriptions, which are untrusted input (model files).
 const (
 	maxDim           = 1 << 20 // input dimensions or histogram channels
-	maxSumDepth      = 8       // nesting of sum kernels
-	maxSumComponents = 1 << 10 // components of one sum kernel
+	maxSumDepth      = 8       // nesting of sum and product kernels
+	maxSumComponents = 1 << 10 // components of one sum or product kernel
 	maxSpectrumK     = 64
 	// maxItemSize bounds the parts of one input whose size nothing
 	// declares: a histogram's channels (when the kernel has not given
@@ -45,7 +45,7 @@ const (
 const MaxLogParameter = 600
 
 // knownKernels lists the kernel types a description may hold.
-const knownKernels = "rbf, histogram, spectrum, wl, wl-per-depth, tanimoto, sum"
+const knownKernels = "rbf, matern12, matern32, matern52, rq, linear, periodic, const, histogram, spectrum, wl, wl-per-depth, tanimoto, sum, product"
 
 // describer is implemented by the kernels Describe can describe: each sets
 // its type and size in d, whose Names and Params are already set.
@@ -93,9 +93,44 @@ func (k *Tanimoto) describe(d *Description) error {
 	return nil
 }
 
+func (k *Matern) describe(d *Description) error {
+	d.Type, d.Dim = k.specName(), len(k.ls)
+	return nil
+}
+
+func (k *RQ) describe(d *Description) error {
+	d.Type, d.Dim = "rq", len(k.ls)
+	return nil
+}
+
+func (k *Linear) describe(d *Description) error {
+	d.Type, d.Dim = "linear", len(k.v)
+	return nil
+}
+
+func (k *Periodic) describe(d *Description) error {
+	d.Type, d.Dim = "periodic", len(k.ls)
+	return nil
+}
+
+func (k *Const) describe(d *Description) error {
+	d.Type = "const"
+	return nil
+}
+
 func (k *Sum) describe(d *Description) error {
 	d.Type = "sum"
-	for _, c := range k.comps {
+	return describeComponents(d, k.comps)
+}
+
+func (k *Product) describe(d *Description) error {
+	d.Type = "product"
+	return describeComponents(d, k.comps)
+}
+
+// describeComponents sets d's components to the descriptions of comps.
+func describeComponents(d *Description, comps []Kernel) error {
+	for _, c := range comps {
 		cd, err := Describe(c)
 		if err != nil {
 			return err
@@ -106,8 +141,8 @@ func (k *Sum) describe(d *Description) error {
 }
 
 // FromDescription returns the kernel d describes. d is not trusted: its
-// sizes and parameters are checked (finite, |θ| ≤ 600, sums nested at
-// most 8 deep) and an error says what is wrong.
+// sizes and parameters are checked (finite, |θ| ≤ 600, sums and products
+// nested at most 8 deep) and an error says what is wrong.
 func FromDescription(d Description) (Kernel, error) {
 	return fromDescription(d, 0)
 }
@@ -115,12 +150,12 @@ func FromDescription(d Description) (Kernel, error) {
 // fromDescription is FromDescription for a kernel at sum nesting depth.
 func fromDescription(sk Description, depth int) (Kernel, error) {
 	if depth > maxSumDepth {
-		return nil, fmt.Errorf("sgp: model file: sum kernels nested more than %d deep", maxSumDepth)
+		return nil, fmt.Errorf("sgp: model file: sum and product kernels nested more than %d deep", maxSumDepth)
 	}
 	if sk.Dim > maxDim || sk.Dim < 0 {
 		return nil, fmt.Errorf("sgp: model file: kernel dimension %d out of range (at most %d)", sk.Dim, maxDim)
 	}
-	if len(sk.Params) > maxDim+1 {
+	if len(sk.Params) > 2*maxDim+2 {
 		return nil, fmt.Errorf("sgp: model file: %d kernel parameters", len(sk.Params))
 	}
 	for _, v := range sk.Params {
@@ -156,9 +191,30 @@ func fromDescription(sk Description, depth int) (Kernel, error) {
 		}
 	case "tanimoto":
 		k = NewTanimoto(1)
-	case "sum":
+	case "matern12", "matern32", "matern52", "rq", "linear", "periodic":
+		if sk.Dim < 1 {
+			return nil, fmt.Errorf("sgp: model file: %s kernel of dimension %d", sk.Type, sk.Dim)
+		}
+		ones := onesLike(sk.Dim)
+		switch sk.Type {
+		case "matern12":
+			k = NewMatern(0.5, 1, ones)
+		case "matern32":
+			k = NewMatern(1.5, 1, ones)
+		case "matern52":
+			k = NewMatern(2.5, 1, ones)
+		case "rq":
+			k = NewRQ(1, ones, 1)
+		case "linear":
+			k = NewLinear(ones)
+		case "periodic":
+			k = NewPeriodic(1, ones, ones)
+		}
+	case "const":
+		k = NewConst(1)
+	case "sum", "product":
 		if len(sk.Components) == 0 {
-			return nil, fmt.Errorf("sgp: model file: sum kernel without components")
+			return nil, fmt.Errorf("sgp: model file: %s kernel without components", sk.Type)
 		}
 		comps := make([]Kernel, len(sk.Components))
 		for c, cs := range sk.Components {
@@ -168,7 +224,11 @@ func fromDescription(sk Description, depth int) (Kernel, error) {
 			}
 			comps[c] = kc
 		}
-		k = NewSum(comps...)
+		if sk.Type == "sum" {
+			k = NewSum(comps...)
+		} else {
+			k = NewProduct(comps...)
+		}
 	default:
 		return nil, fmt.Errorf("sgp: model file: unknown kernel type %q (known: %s)", table.Short(sk.Type), knownKernels)
 	}
@@ -204,10 +264,21 @@ func Clone(k Kernel) Kernel {
 }
 
 // InputDim returns the dimension of the vector inputs the described kernel
-// reads (an RBF kernel's), or 0 when the description does not give one.
+// reads (that of an RBF, Matérn, RQ, linear or periodic kernel, or of
+// the first such component of a sum or product), or 0 when the
+// description does not give one.
 func (d *Description) InputDim() int {
-	if d.Type == "rbf" && d.Dim > 0 && d.Dim <= maxDim {
-		return d.Dim
+	switch d.Type {
+	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic":
+		if d.Dim > 0 && d.Dim <= maxDim {
+			return d.Dim
+		}
+	case "sum", "product":
+		for i := range d.Components {
+			if v := d.Components[i].InputDim(); v > 0 {
+				return v
+			}
+		}
 	}
 	return 0
 }
@@ -232,10 +303,10 @@ func ReadDescription(dec *json.Decoder) (Description, error) {
 	return d, readDescription(jsonstream.Decoder{Decoder: dec}, &d, 0)
 }
 
-// readDescription reads a kernel's description at sum nesting depth.
+// readDescription reads a kernel's description at sum and product nesting depth.
 func readDescription(d jsonstream.Decoder, sk *Description, depth int) error {
 	if depth > maxSumDepth {
-		return jsonstream.Errorf("sum kernels nested more than %d deep", maxSumDepth)
+		return jsonstream.Errorf("sum and product kernels nested more than %d deep", maxSumDepth)
 	}
 	return d.Object("the kernel", jsonstream.MaxObjectKeys, true, func(key string) error {
 		switch key {
@@ -262,12 +333,12 @@ func readDescription(d jsonstream.Decoder, sk *Description, depth int) error {
 }
 
 // paramBound returns the most parameters a kernel can have given the
-// dimension it declares (an RBF kernel's variance and d lengthscales, a
-// histogram kernel's C channel variances), or the format's limit while it
-// has declared none.
+// dimension it declares (at most 2d + 1: a periodic kernel's variance, d
+// lengthscales and d periods; RBF has d + 1, RQ d + 2, a histogram kernel
+// C), or the format's limit while it has declared none.
 func paramBound(sk *Description) int {
 	if sk.Dim > 0 && sk.Dim <= maxDim {
-		return sk.Dim + 1
+		return 2*sk.Dim + 2
 	}
-	return maxDim + 1
+	return 2*maxDim + 2
 }

@@ -43,10 +43,10 @@ type Kernel interface {
 // dst[c·n+i], each of its m columns contiguous.
 
 // BlockEvaluator is implemented by kernels that evaluate a whole n×m
-// cross-covariance block faster than column by column (RBF by tiles of
-// scaled inputs, the discrete kernels by inverted indices) and whose
-// derivatives follow from their values, so that a gradient needs one
-// kernel evaluation per entry. The engine uses it to factorise, score and
+// cross-covariance block faster than column by column (RBF, Matern, RQ
+// and Periodic by tiles of scaled inputs, the discrete kernels by
+// inverted indices) and whose derivatives follow from their values and
+// inputs, so that a gradient needs at most one more pass over the block. The engine uses it to factorise, score and
 // differentiate against a set of inducing points at once.
 type BlockEvaluator interface {
 	Kernel
@@ -78,9 +78,11 @@ type ScaledSum interface {
 }
 
 // InputGradient is implemented by kernels on *Vectors that are
-// differentiable in their inputs. Continuous SGPR (sgp.NewContinuous, and
-// the hybrid selector that refines a CholQR selection) moves the m
-// inducing inputs Z along this gradient.
+// differentiable in their inputs: RBF, Matern, RQ, Periodic, Linear and
+// Const (Matérn-1/2 with the subgradient 0 where two inputs coincide; see
+// Matern). Continuous SGPR (sgp.NewContinuous, and the hybrid selector
+// that refines a CholQR selection) moves the m inducing inputs Z along
+// this gradient.
 type InputGradient interface {
 	Kernel
 	// InputGradT sets gz (m×d, row-major, for the m×d inputs z) to the
@@ -92,8 +94,9 @@ type InputGradient interface {
 }
 
 // Lengthscaled is implemented by kernels on *Vectors with a signal
-// variance V and one lengthscale ℓ_t per input dimension, whose θ is
-// (log V, log ℓ₁, …, log ℓ_d) in that order, as RBF's. The hybrid
+// variance V and one lengthscale ℓ_t per input dimension, whose θ begins
+// with (log V, log ℓ₁, …, log ℓ_d) in that order: RBF, Matern and RQ
+// (whose log α follows). The hybrid
 // selector uses the lengthscales to place its k-means centres and to
 // find inputs whose lengthscale has grown until the kernel ignores them.
 type Lengthscaled interface {

@@ -16,7 +16,11 @@ var fileLayers = []string{
 	"inputs_discrete.go", // strings, graphs, histograms and sparse counts
 	"discrete.go",        // what the discrete kernels share
 	"display.go",         // the kernels' displays
+	"stationary.go",      // the blocks and gradients of kernels of a scaled distance
 	"rbf.go",             // RBF with one lengthscale per dimension
+	"matern.go",          // the Matérn and rational quadratic kernels
+	"linear.go",          // the linear and constant kernels
+	"periodic.go",        // the periodic kernel
 	"spectrum.go",        // the k-mer spectrum kernel
 	"tanimoto.go",        // the Tanimoto (MinMax) kernel
 	"wl.go",              // the WL subtree kernel and fingerprints
@@ -24,6 +28,7 @@ var fileLayers = []string{
 	"basis.go",           // the blocks of the scaled-sum kernels
 	"func.go",            // a kernel from a user's function
 	"sum.go",             // a sum of kernels
+	"product.go",         // a product of kernels
 	"parse.go",           // kernels from their specifications
 	"json.go",            // the kernels' JSON form
 	"inputs_json.go",     // the inputs' JSON form

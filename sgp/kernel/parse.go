@@ -8,7 +8,11 @@ import (
 )
 
 // specNames lists the kernel specifications SplitSpec accepts.
-const specNames = "rbf, wl[:h], wl-depth[:h], spectrum[:k], tanimoto[:r], histogram[:C]"
+const specNames = "rbf, matern12, matern32, matern52, rq, linear, periodic, const, sums and products of these (rbf+linear, periodic*rbf, (rbf+linear)*const), wl[:h], wl-depth[:h], spectrum[:k], tanimoto[:r], histogram[:C]"
+
+// numericNames lists the kernels of numeric inputs, which expressions
+// combine.
+const numericNames = "rbf, matern12, matern32, matern52, rq, linear, periodic, const"
 
 // SplitSpec splits a kernel specification "name[:p]" into the name and
 // its integer parameter, filling in the default. Specifications name a
@@ -17,6 +21,16 @@ const specNames = "rbf, wl[:h], wl-depth[:h], spectrum[:k], tanimoto[:r], histog
 // reading inputs from table cells):
 //
 //	rbf             RBF-ARD on numeric columns (NewRBFFromData)
+//	matern12, matern32, matern52
+//	                Matérn-ARD of smoothness 1/2, 3/2, 5/2 (NewMaternFromData)
+//	rq              rational quadratic ARD (NewRQFromData)
+//	linear          linear ARD, one variance per column (NewLinearFromData)
+//	periodic        periodic, one period and lengthscale per column
+//	                (NewPeriodicFromData)
+//	const           constant (a variance for an offset)
+//	a+b, a*b        sums and products of the kernels above, * before +,
+//	                with parentheses: rbf+linear, periodic*rbf,
+//	                matern52+const, (rbf+linear)*const
 //	wl[:h]          WL subtree kernel on SMILES, h iterations (default 3)
 //	wl-depth[:h]    WL with one variance per depth 0…h (default h = 3)
 //	spectrum[:k]    normalised k-mer spectrum on strings (default k = 3)
@@ -25,13 +39,24 @@ const specNames = "rbf, wl[:h], wl-depth[:h], spectrum[:k], tanimoto[:r], histog
 //	histogram[:C]   histogram intersection; the numeric columns are the bins
 //	                of C channels of equal size (default 1)
 //
-// Names are case-insensitive. It returns an error for an unknown name or a
-// parameter out of range.
+// For an expression (a spec with +, * or parentheses) name is the
+// expression without spaces, in lower case, and param 0; NumericSpec
+// reports that it reads numeric columns. Names are case-insensitive. It
+// returns an error for an unknown name, a parameter out of range or an
+// expression it cannot read, listing what is accepted.
 func SplitSpec(spec string) (name string, param int, err error) {
-	name, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(spec)), ":")
+	s := strings.ToLower(strings.TrimSpace(spec))
+	if strings.ContainsAny(s, "+*()") {
+		e, err := parseExpr(spec)
+		if err != nil {
+			return "", 0, err
+		}
+		return e.String(), 0, nil
+	}
+	name, arg, hasArg := strings.Cut(s, ":")
 	def, lo, hi := 0, 0, 0
 	switch name {
-	case "rbf":
+	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic", "const":
 		if hasArg {
 			return "", 0, fmt.Errorf("sgp: kernel %q takes no parameter", spec)
 		}
@@ -57,42 +82,195 @@ func SplitSpec(spec string) (name string, param int, err error) {
 	return name, p, nil
 }
 
-// Parse returns the kernel named by spec (see SplitSpec) for inputs x, with its variance set to the variance of the targets y (1
-// if y is constant or empty): for wl-depth V_d = var(y)/(h+1), for the
-// histogram kernel as NewHistogramIntersectionFromData, for rbf as
-// NewRBFFromData. It returns an error if the kernel cannot read x.
+// NumericSpec reports whether name, a name SplitSpec returned, is a
+// kernel of numeric columns (*Vectors): rbf, matern12, matern32,
+// matern52, rq, linear, periodic, const, or an expression of these.
+func NumericSpec(name string) bool {
+	switch name {
+	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic", "const":
+		return true
+	}
+	return strings.ContainsAny(name, "+*()")
+}
+
+// expr is a parsed kernel expression: a leaf kernel's name, or a sum or
+// product of its terms.
+type expr struct {
+	op    byte // 0 for a leaf, '+' or '*'
+	name  string
+	terms []*expr
+}
+
+// String writes e without spaces, with parentheses where a sum is a
+// factor of a product or a term is parenthesised in the source.
+func (e *expr) String() string {
+	if e.op == 0 {
+		return e.name
+	}
+	parts := make([]string, len(e.terms))
+	for i, t := range e.terms {
+		parts[i] = t.String()
+		if t.op == '+' || (t.op == '*' && e.op == '*') {
+			parts[i] = "(" + parts[i] + ")"
+		}
+	}
+	return strings.Join(parts, string(e.op))
+}
+
+// parseExpr parses a kernel expression of the numeric kernels: sum :=
+// product {+ product}, product := atom {* atom}, atom := name | (sum).
+func parseExpr(spec string) (*expr, error) {
+	p := &exprParser{src: strings.ToLower(spec), spec: spec}
+	e, err := p.sum(0)
+	if err != nil {
+		return nil, err
+	}
+	if p.skip(); p.pos < len(p.src) {
+		return nil, p.errorf("unexpected %q", p.src[p.pos:p.pos+1])
+	}
+	return e, nil
+}
+
+// exprParser reads a kernel expression from src.
+type exprParser struct {
+	src, spec string
+	pos       int
+}
+
+// maxExprDepth and maxExprTerms bound the nesting of parentheses in an
+// expression and the terms of one sum or product: those of a saved
+// model's kernel (json.go).
+const (
+	maxExprDepth = 8
+	maxExprTerms = 1 << 10
+)
+
+func (p *exprParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("sgp: kernel %q: %s at character %d; write sums and products of %s, such as rbf+linear, periodic*rbf or (rbf+linear)*const",
+		p.spec, fmt.Sprintf(format, args...), p.pos+1, numericNames)
+}
+
+func (p *exprParser) skip() {
+	for p.pos < len(p.src) && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t') {
+		p.pos++
+	}
+}
+
+func (p *exprParser) sum(depth int) (*expr, error) {
+	return p.list(depth, '+', p.product)
+}
+
+func (p *exprParser) product(depth int) (*expr, error) {
+	return p.list(depth, '*', p.atom)
+}
+
+// list reads items separated by op; one item is returned as it is.
+func (p *exprParser) list(depth int, op byte, item func(int) (*expr, error)) (*expr, error) {
+	first, err := item(depth)
+	if err != nil {
+		return nil, err
+	}
+	e := &expr{op: op, terms: []*expr{first}}
+	for {
+		p.skip()
+		if p.pos >= len(p.src) || p.src[p.pos] != op {
+			break
+		}
+		p.pos++
+		t, err := item(depth)
+		if err != nil {
+			return nil, err
+		}
+		if len(e.terms) == maxExprTerms {
+			return nil, p.errorf("more than %d terms", maxExprTerms)
+		}
+		e.terms = append(e.terms, t)
+	}
+	if len(e.terms) == 1 {
+		return first, nil
+	}
+	return e, nil
+}
+
+func (p *exprParser) atom(depth int) (*expr, error) {
+	p.skip()
+	if p.pos >= len(p.src) {
+		return nil, p.errorf("a kernel name is missing")
+	}
+	if p.src[p.pos] == '(' {
+		if depth == maxExprDepth {
+			return nil, p.errorf("parentheses nested more than %d deep", maxExprDepth)
+		}
+		p.pos++
+		e, err := p.sum(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if p.skip(); p.pos >= len(p.src) || p.src[p.pos] != ')' {
+			return nil, p.errorf("a closing parenthesis is missing")
+		}
+		p.pos++
+		return e, nil // a sum or product in parentheses stays one term
+	}
+	start := p.pos
+	for p.pos < len(p.src) && strings.IndexByte("+*() \t", p.src[p.pos]) < 0 {
+		p.pos++
+	}
+	name := p.src[start:p.pos]
+	if name == "" {
+		return nil, p.errorf("a kernel name is missing")
+	}
+	if !NumericSpec(name) {
+		p.pos = start
+		if _, _, err := SplitSpec(name); err == nil {
+			return nil, p.errorf("%s reads no numeric columns, and only the numeric kernels combine", name)
+		}
+		return nil, p.errorf("unknown kernel %q", name)
+	}
+	return &expr{name: name}, nil
+}
+
+// Parse returns the kernel named by spec (see SplitSpec) for inputs x,
+// with starting hyperparameters from the data: its variance set to the
+// variance of the targets y (1 if y is constant or empty); for wl-depth
+// V_d = var(y)/(h+1), for the histogram kernel as
+// NewHistogramIntersectionFromData, for the numeric kernels as their
+// FromData constructors (NewRBFFromData, …). In a sum of C terms each term
+// starts with variance var(y)/C; in a product the first factor starts
+// with var(y) and the others with variance 1, so that the product's
+// variance is var(y) (see Product). It returns an error if the kernel
+// cannot read x.
 func Parse(spec string, x Inputs, y []float64) (Kernel, error) {
 	name, p, err := SplitSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	vy := 1.0
-	if len(y) > 0 {
-		if v := variance(y); v > 0 && !math.IsInf(v, 0) {
-			vy = v
-		}
-	}
+	vy := targetVariance(y)
 	var k Kernel
-	switch name {
-	case "rbf":
+	switch {
+	case NumericSpec(name):
 		v, ok := x.(*Vectors)
 		if !ok {
-			return nil, fmt.Errorf("sgp: kernel rbf needs numeric inputs (*kernel.Vectors), got %T", x)
+			return nil, fmt.Errorf("sgp: kernel %s needs numeric inputs (*kernel.Vectors), got %T", name, x)
 		}
-		k = NewRBFFromData(v, y)
-	case "wl":
+		e, err := parseExpr(name)
+		if err != nil {
+			return nil, err
+		}
+		k = e.build(v, y, vy)
+	case name == "wl":
 		k = NewWL(p, vy)
-	case "wl-depth":
+	case name == "wl-depth":
 		vars := make([]float64, p+1)
 		for d := range vars {
 			vars[d] = vy / float64(p+1)
 		}
 		k = NewWLPerDepth(vars)
-	case "spectrum":
+	case name == "spectrum":
 		k = NewSpectrum(p, vy)
-	case "tanimoto":
+	case name == "tanimoto":
 		k = NewTanimoto(vy)
-	case "histogram":
+	case name == "histogram":
 		h, ok := x.(*Histograms)
 		if !ok {
 			return nil, fmt.Errorf("sgp: kernel histogram needs histogram inputs (*kernel.Histograms), got %T", x)
@@ -103,4 +281,51 @@ func Parse(spec string, x Inputs, y []float64) (Kernel, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// build returns the kernel of e for inputs x and targets y with prior
+// variance v.
+func (e *expr) build(x *Vectors, y []float64, v float64) Kernel {
+	switch e.op {
+	case '+':
+		terms := make([]Kernel, len(e.terms))
+		for i, t := range e.terms {
+			terms[i] = t.build(x, y, v/float64(len(e.terms)))
+		}
+		return NewSum(terms...)
+	case '*':
+		factors := make([]Kernel, len(e.terms))
+		for i, t := range e.terms {
+			fv := 1.0
+			if i == 0 {
+				fv = v
+			}
+			factors[i] = t.build(x, y, fv)
+		}
+		return NewProduct(factors...)
+	}
+	var k Kernel
+	switch e.name {
+	case "rbf":
+		k = NewRBFFromData(x, y)
+	case "matern12":
+		k = NewMaternFromData(0.5, x, y)
+	case "matern32":
+		k = NewMaternFromData(1.5, x, y)
+	case "matern52":
+		k = NewMaternFromData(2.5, x, y)
+	case "rq":
+		k = NewRQFromData(x, y)
+	case "periodic":
+		k = NewPeriodicFromData(x, y)
+	case "linear":
+		return newLinearScaled(x, v)
+	case "const":
+		return NewConst(v)
+	}
+	// The variance is θ₀ of each of these.
+	theta := k.Params(nil)
+	theta[0] = math.Log(v)
+	k.SetParams(theta)
+	return k
 }

@@ -13,7 +13,9 @@ import (
 // InputsFromCells converts table cells into the inputs that the kernel
 // named by spec reads; cells[i] holds the input columns of row i:
 //
-//	rbf             one or more numeric columns → *sgp.Vectors
+//	rbf, matern12, matern32, matern52, rq, linear, periodic, const and
+//	their sums and products (kernel.NumericSpec)
+//	                one or more numeric columns → *sgp.Vectors
 //	wl, wl-depth    one column of SMILES, of molecules or of reactions
 //	                (ParseSMILES) → *sgp.Graphs
 //	spectrum        one column of strings → *sgp.Strings
@@ -29,6 +31,9 @@ func InputsFromCells(spec string, cells [][]string) (kernel.Inputs, error) {
 	name, p, err := kernel.SplitSpec(spec)
 	if err != nil {
 		return nil, err
+	}
+	if kernel.NumericSpec(name) {
+		name = "rbf" // every kernel of numeric columns reads them alike
 	}
 	if len(cells) == 0 {
 		return nil, fmt.Errorf("sgp: no input rows")

@@ -53,3 +53,19 @@ func expRowGo(dst, s []float64, v float64) {
 		dst[i] = float64(v * expNeg(float64(-0.5*si)))
 	}
 }
+
+// maternRowGo is MaternRow as a Go loop: a = √(c·s), e^{−a} by expNeg,
+// and v·e^{−a}·((1 + c1·a) + (c2·a)·a), 0 where −a < expMin.
+func maternRowGo(dst, s []float64, v, c, c1, c2 float64) {
+	dst = dst[:len(s)]
+	for i, si := range s {
+		a := math.Sqrt(float64(c * si))
+		x := -a
+		if x < expMin {
+			dst[i] = 0
+			continue
+		}
+		p := float64(float64(1+float64(c1*a)) + float64(float64(c2*a)*a))
+		dst[i] = float64(float64(v*expNeg(x)) * p)
+	}
+}

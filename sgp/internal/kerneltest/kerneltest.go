@@ -20,8 +20,11 @@
 // Test (this file) runs the checks, one file per part of the contract:
 // params.go the hyperparameter bookkeeping, values.go the kernel values
 // (Column and Diag over sub-ranges, symmetry, positive semi-definiteness),
-// grad.go the gradients against finite differences and concurrent.go
-// evaluation from several goroutines.
+// grad.go the gradients against finite differences, block.go the fast
+// paths of kernel.BlockEvaluator (against Column and AddGrad) and the
+// input gradients of kernel.InputGradient (against finite differences in
+// the inducing inputs), and concurrent.go evaluation from several
+// goroutines.
 package kerneltest
 
 import (
@@ -84,6 +87,14 @@ func Test(t *testing.T, k kernel.Kernel, x kernel.Inputs) {
 			t.Run("AddGrad", func(t *testing.T) { testAddGrad(t, k, x, s.theta, rnd) })
 			t.Run("AddDiagGrad", func(t *testing.T) { testAddDiagGrad(t, k, x, s.theta, rnd) })
 			t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, k, x, rnd) })
+			if bk, ok := k.(kernel.BlockEvaluator); ok {
+				t.Run("Block", func(t *testing.T) { testBlock(t, bk, x, rnd) })
+			}
+			if ik, ok := k.(kernel.InputGradient); ok {
+				if xv, ok := x.(*kernel.Vectors); ok {
+					t.Run("InputGrad", func(t *testing.T) { testInputGrad(t, ik, xv, rnd) })
+				}
+			}
 		})
 	}
 

@@ -13,6 +13,7 @@ var fileLayers = []string{
 	"params.go",     // the hyperparameter bookkeeping
 	"values.go",     // the kernel values
 	"grad.go",       // the gradients against finite differences
+	"block.go",      // the block fast paths and the input gradients
 	"concurrent.go", // evaluation from several goroutines
 	"kerneltest.go", // Test, the suite
 }

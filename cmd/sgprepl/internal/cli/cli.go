@@ -102,14 +102,16 @@ var commands = []command{
 		name:     "fit",
 		synopsis: "fit --train FILE [flags]",
 		doc: "Fits a sparse GP to a CSV file: numbers with the target in the last column\n" +
-			"(header optional) and an RBF-ARD kernel, or named columns (--input-column,\n" +
-			"--target-column) with any --kernel: rbf, wl, wl-depth, spectrum, tanimoto,\n" +
-			"histogram. The prior mean is a constant estimated in closed form with the\n" +
+			"(header optional) and an RBF-ARD kernel or another kernel of numeric columns\n" +
+			"(--kernel matern12, matern32, matern52, rq, linear, periodic, const, and sums\n" +
+			"and products of these: rbf+linear, periodic*rbf, matern52+const), or named\n" +
+			"columns (--input-column, --target-column) with any --kernel, also wl,\n" +
+			"wl-depth, spectrum, tanimoto, histogram. The prior mean is a constant estimated in closed form with the\n" +
 			"hyperparameters (the generalised least-squares mean of the targets under\n" +
 			"the model), so targets need no centring; it is saved with the model.\n" +
 			"Inducing points: --selector hybrid by default for numeric inputs with the\n" +
-			"rbf kernel (CholQR, then inducing inputs refined continuously, kept only\n" +
-			"if the objective is lower), cholqr for the other kernels.\n" +
+			"rbf, matern* and rq kernels (CholQR, then inducing inputs refined\n" +
+			"continuously, kept only if the objective is lower), cholqr for the others.\n" +
 			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +
 			"points than asked, no convergence) to both. Interrupting (Ctrl-C, SIGINT) or\n" +
 			"terminating (SIGTERM, as timeout, Slurm, docker stop and systemd send it)\n" +
@@ -141,11 +143,16 @@ var commands = []command{
 		name:     "eval",
 		synopsis: "eval --train FILE --inducing I,J,… --variance V --lengthscales L[,…] --noise S2 [flags]",
 		doc: "Prints the objective of a given inducing set (0-based data rows, factorised in\n" +
-			"the given order) and RBF-ARD hyperparameters,\n" +
+			"the given order) and kernel hyperparameters, by default RBF-ARD,\n" +
 			"    κ(x, x′) = V·exp(−½ Σ_t (x_t − x′_t)²/L_t²),\n" +
 			"including n/2·log 2π, for reproducing numbers from papers and other tools.\n" +
 			"The prior mean is 0 (the paper's model) unless --mean C is given.\n" +
-			"One lengthscale applies to every dimension; otherwise give exactly d.",
+			"One lengthscale applies to every dimension; otherwise give exactly d.\n" +
+			"--kernel takes any kernel of numeric columns (matern52, rq --alpha A,\n" +
+			"periodic --periods P[,…], linear --variance V[,…], const, and sums and\n" +
+			"products such as matern52+linear, whose hyperparameters are given by name:\n" +
+			"--param k0.variance=1.2,k0.lengthscale[0]=0.8,k1.variance[0]=0.1). Every\n" +
+			"hyperparameter must be given.",
 		flags: evalFlags,
 	},
 	{

@@ -273,7 +273,6 @@ func TestFitCancelled(t *testing.T) {
 //	VAR = MLE + ½σ⁻²tr(K − Q)
 func denseObjectives(t *testing.T, x [][]float64, y []float64, I []int, v float64, ls []float64, s2 float64) (mle, vfe float64) {
 	t.Helper()
-	n, m := len(x), len(I)
 	kern := func(a, b []float64) float64 {
 		var r float64
 		for d := range a {
@@ -282,6 +281,13 @@ func denseObjectives(t *testing.T, x [][]float64, y []float64, I []int, v float6
 		}
 		return v * math.Exp(-r/2)
 	}
+	return denseObjectivesOf(t, x, y, I, kern, s2)
+}
+
+// denseObjectivesOf is denseObjectives for any kernel function.
+func denseObjectivesOf(t *testing.T, x [][]float64, y []float64, I []int, kern func(a, b []float64) float64, s2 float64) (mle, vfe float64) {
+	t.Helper()
+	n, m := len(x), len(I)
 	K := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
@@ -377,7 +383,7 @@ func TestEval(t *testing.T) {
 					r[k] = f
 				}
 			}
-			if len(raw) != 10 || raw["objective_kind"] != strings.ToUpper(obj) || r["n"] != n || r["m"] != float64(len(inducing)) {
+			if len(raw) != 11 || raw["objective_kind"] != strings.ToUpper(obj) || r["n"] != n || r["m"] != float64(len(inducing)) {
 				t.Errorf("%s %s: JSON %s", tc.name, obj, stdout)
 			}
 			for _, c := range []struct {

@@ -14,6 +14,7 @@ import (
 // contOptions are the fit settings used by fitContinuousCLI.
 type contOptions struct {
 	train, test string
+	spec        string // the kernel's specification (kernel.Parse)
 	m           int
 	mSet        bool
 	obj         sgp.Objective
@@ -46,7 +47,14 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return err
 	}
 	n := train.Len()
-	fit := sgp.NewContinuous(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithObjective(o.obj).WithSeed(o.seed).
+	k, err := kernel.Parse(o.spec, train.X, train.Y)
+	if err != nil {
+		return err
+	}
+	if _, ok := k.(kernel.InputGradient); !ok {
+		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels, o.spec)
+	}
+	fit := sgp.NewContinuous(train.X, train.Y, k).WithObjective(o.obj).WithSeed(o.seed).
 		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor)
 	if o.mSet {
 		fit.WithM(o.m)
@@ -58,7 +66,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if res == nil {
 		return noResult(ctx, ctx, err)
 	}
-	rep := summaryReport(&res.FitSummary, o.obj.String(), selectorContinuous, n, o.blas)
+	rep := summaryReport(&res.FitSummary, k, o.obj.String(), selectorContinuous, n, o.blas)
 	rep.Evaluations, rep.Restarts, rep.Jitter = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter)
 	rep.InducingInputs, rep.M, rep.MRequested = rowsOf(res.Z), res.Z.Len(), ptr(res.Z.Len())
 	var pred *predictions
@@ -73,6 +81,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	err = rep.write(e, o.json, output{o.save, namedPredictor(res.Predictor, train.X.Names(), train.TargetName).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
 		fmt.Fprintf(w, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
 			o.train, n, res.Z.Len(), o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped())
+		fmt.Fprintf(w, "kernel: %s\n", rep.Kernel)
 		fmt.Fprintf(w, "prior mean: %.6g (%s)\n", res.Mean, sgp.MeanConstant)
 		if test != nil {
 			fmt.Fprintf(w, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cholqr/sgp/sgp"
 
@@ -18,9 +19,14 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	trainPath := fs.String("train", "", "training CSV `file` (required)")
 	var inducing intList
 	fs.Var(&inducing, "inducing", "comma-separated 0-based data rows of the inducing set, in factorisation `order` (required)")
-	variance := fs.Float64("variance", 0, "signal variance `V` of the RBF kernel (required)")
-	var ls floatList
-	fs.Var(&ls, "lengthscales", "lengthscales `L1[,L2,…]`: one for all dimensions, or exactly d (required)")
+	kernelSpec := fs.String("kernel", "rbf", "`kernel` of the numeric columns: rbf|matern12|matern32|matern52|rq|linear|periodic|const, or sums and products of these (rbf+linear, periodic*rbf); every hyperparameter must be given")
+	var variance, ls, periods floatList
+	fs.Var(&variance, "variance", "signal variance `V` (rbf, matern*, rq, periodic, const), or the linear kernel's variances V1[,V2,…]: one for all dimensions, or exactly d")
+	fs.Var(&ls, "lengthscales", "lengthscales `L1[,L2,…]` (rbf, matern*, rq, periodic): one for all dimensions, or exactly d")
+	fs.Var(&periods, "periods", "periods `P1[,P2,…]` of the periodic kernel: one for all dimensions, or exactly d")
+	alpha := fs.Float64("alpha", 0, "shape `α` of the rq kernel")
+	var params paramList
+	fs.Var(&params, "param", "hyperparameter `NAME=VALUE` by its name, as fit --json reports them (k0.variance=1.2, k1.period[0]=12): repeatable, comma-separated; for sums and products, every one")
 	noise := fs.Float64("noise", 0, "noise variance `S2` (required)")
 	objective := fs.String("objective", "var", "objective to report: var (Titsias' VFE) or mle (DTC)")
 	meanC := fs.Float64("mean", 0, "constant prior mean `C`: the objective of the zero-mean GP for y − C (default 0, the model of the paper)")
@@ -29,7 +35,11 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if math.IsNaN(*meanC) || math.IsInf(*meanC, 0) {
 			return usageErrorf("eval: --mean %v must be finite", *meanC)
 		}
-		for _, name := range []string{"train", "inducing", "variance", "lengthscales", "noise"} {
+		required := []string{"train", "inducing"}
+		if strings.EqualFold(strings.TrimSpace(*kernelSpec), "rbf") && len(params) == 0 {
+			required = append(required, "variance", "lengthscales")
+		}
+		for _, name := range append(required, "noise") {
 			if !isSet(fs, name) {
 				return usageErrorf("eval: --%s is required (run 'sgprepl help eval')", name)
 			}
@@ -38,19 +48,31 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		if !positive(*variance) {
-			return usageErrorf("--variance %v must be positive and finite", *variance)
+		specName, _, err := kernel.SplitSpec(*kernelSpec)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if !kernel.NumericSpec(specName) {
+			return usageErrorf("eval: --kernel %s: eval reads numeric columns; use one of rbf, matern12, matern32, matern52, rq, linear, periodic, const or their sums and products", *kernelSpec)
+		}
+		for _, f := range []struct {
+			name string
+			vs   []float64
+		}{{"variance", variance}, {"lengthscales", ls}, {"periods", periods}} {
+			if isSet(fs, f.name) && len(f.vs) == 0 {
+				return usageErrorf("--%s is empty; give one value, or one per input dimension", f.name)
+			}
+			for _, v := range f.vs {
+				if !positive(v) {
+					return usageErrorf("--%s: %v must be positive and finite", f.name, v)
+				}
+			}
+		}
+		if isSet(fs, "alpha") && !positive(*alpha) {
+			return usageErrorf("--alpha %v must be positive and finite", *alpha)
 		}
 		if !positive(*noise) {
 			return usageErrorf("--noise %v must be positive and finite", *noise)
-		}
-		for _, l := range ls {
-			if !positive(l) {
-				return usageErrorf("--lengthscales: %v must be positive and finite", l)
-			}
-		}
-		if len(ls) == 0 {
-			return usageErrorf("--lengthscales is empty; give one lengthscale, or one per input dimension")
 		}
 		if len(inducing) == 0 {
 			return usageErrorf("--inducing is empty; give at least one 0-based data row")
@@ -70,20 +92,58 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			}
 			seen[j] = true
 		}
-		switch {
-		case len(ls) == 1 && d > 1:
-			ls = slices.Repeat(ls, d)
-		case len(ls) != d && d == 1:
-			return fmt.Errorf("--lengthscales: %d given but the inputs have 1 dimension; give 1", len(ls))
-		case len(ls) != d:
-			return fmt.Errorf("--lengthscales: %d given but the inputs have %d dimensions; give 1 or %d", len(ls), d, d)
+		// The kernel's structure from the specification; every
+		// hyperparameter from the flags.
+		kern, err := kernel.Parse(*kernelSpec, train.X, train.Y)
+		if err != nil {
+			return err
 		}
+		values := make(map[string]float64)
+		single := !strings.ContainsAny(specName, "+*()")
+		for _, f := range []struct {
+			flag, name string
+			vs         []float64
+		}{{"variance", "variance", variance}, {"lengthscales", "lengthscale", ls}, {"periods", "period", periods}, {"alpha", "alpha", []float64{*alpha}}} {
+			if !isSet(fs, f.flag) {
+				continue
+			}
+			if !single {
+				return usageErrorf("eval: --%s is for a single kernel; give the hyperparameters of a sum or product with --param NAME=VALUE (%s)", f.flag, strings.Join(kern.ParamNames(), ", "))
+			}
+			if err := setByName(values, kern.ParamNames(), f.flag, f.name, f.vs, d, specName); err != nil {
+				return err
+			}
+		}
+		names := kern.ParamNames()
+		for _, p := range params {
+			if !slices.Contains(names, p.name) {
+				return usageErrorf("--param %s: kernel %s has no hyperparameter %q; its hyperparameters are %s", p.name, specName, p.name, strings.Join(names, ", "))
+			}
+			if !positive(p.value) {
+				return usageErrorf("--param %s=%v must be positive and finite", p.name, p.value)
+			}
+			values[p.name] = p.value
+		}
+		theta := make([]float64, len(names))
+		var missing []string
+		for i, name := range names {
+			v, ok := values[name]
+			if !ok {
+				missing = append(missing, name)
+				continue
+			}
+			theta[i] = math.Log(v)
+		}
+		if len(missing) > 0 {
+			return usageErrorf("eval: kernel %s: no value for %s; give every hyperparameter (--variance, --lengthscales, --periods, --alpha for a single kernel, or --param NAME=VALUE)", specName, strings.Join(missing, ", "))
+		}
+		kern.SetParams(theta)
 		m := len(inducing)
 		mean := sgp.MeanZero
 		if *meanC != 0 {
 			mean = sgp.MeanFixed(*meanC)
 		}
-		md := sgp.NewModel(train.X, train.Y, kernel.NewRBF(*variance, ls)).WithInducing(inducing).WithNoise(*noise).WithMean(mean)
+		md := sgp.NewModel(train.X, train.Y, kern).WithInducing(inducing).WithNoise(*noise).WithMean(mean)
 		f, err := md.Factor()
 		if err != nil {
 			return err
@@ -108,7 +168,7 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			out, err := json.Marshal(evalReport{
 				Objective: value, ObjectiveKind: obj.String(),
 				DataFit: p.DataFit, Complexity: p.Complexity, Trace: p.Trace,
-				MLE: p.MLE, VAR: p.VAR, N: n, M: m, Mean: *meanC,
+				MLE: p.MLE, VAR: p.VAR, N: n, M: m, Mean: *meanC, Kernel: kernel.Text(kern),
 			})
 			if err != nil {
 				return fmt.Errorf("cannot encode the result as JSON: %w", err)
@@ -119,6 +179,7 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 		w := e.stdout
 		fmt.Fprintf(w, "%v %s\n", obj, g(value))
+		fmt.Fprintf(w, "  kernel     %s\n", kernel.Text(kern))
 		fmt.Fprintf(w, "  n=%d m=%d; MLE = ½(data_fit + complexity) + n/2·log 2π, VAR = MLE + ½trace\n", n, m)
 		fmt.Fprintf(w, "  MLE        %s\n  VAR        %s\n", g(p.MLE), g(p.VAR))
 		fmt.Fprintf(w, "  data_fit   %s\n  complexity %s\n  trace      %s\n", g(p.DataFit), g(p.Complexity), g(p.Trace))
@@ -139,8 +200,72 @@ type evalReport struct {
 	N             int     `json:"n"`
 	M             int     `json:"m"`
 	Mean          float64 `json:"mean"`
+	Kernel        string  `json:"kernel"` // the kernel evaluated, as kernel.Text writes it
 }
 
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+
+// setByName sets values[name] (one value, for a kernel's "variance" or
+// "alpha") or values[name[t]] for t < d (one value for all dimensions or
+// exactly d) from the flag's values vs, where names (the kernel's
+// ParamNames) has them; it returns a usage error when the kernel spec has
+// no such hyperparameter or the count is wrong.
+func setByName(values map[string]float64, names []string, flag, name string, vs []float64, d int, spec string) error {
+	if slices.Contains(names, name) {
+		if len(vs) != 1 {
+			return usageErrorf("--%s: %d values given but kernel %s has one %s; give 1", flag, len(vs), spec, name)
+		}
+		values[name] = vs[0]
+		return nil
+	}
+	if !slices.Contains(names, name+"[0]") {
+		return usageErrorf("--%s: kernel %s has no %s; its hyperparameters are %s", flag, spec, name, strings.Join(names, ", "))
+	}
+	switch {
+	case len(vs) == 1 && d > 1:
+		vs = slices.Repeat(vs, d)
+	case len(vs) != d && d == 1:
+		return fmt.Errorf("--%s: %d given but the inputs have 1 dimension; give 1", flag, len(vs))
+	case len(vs) != d:
+		return fmt.Errorf("--%s: %d given but the inputs have %d dimensions; give 1 or %d", flag, len(vs), d, d)
+	}
+	for t, v := range vs {
+		values[name+"["+strconv.Itoa(t)+"]"] = v
+	}
+	return nil
+}
+
+// paramList is a flag of NAME=VALUE pairs, repeatable and comma-separated.
+type paramList []namedValue
+
+// namedValue is one NAME=VALUE of a paramList.
+type namedValue struct {
+	name  string
+	value float64
+}
+
+func (l *paramList) String() string {
+	parts := make([]string, len(*l))
+	for i, p := range *l {
+		parts[i] = p.name + "=" + strconv.FormatFloat(p.value, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set adds the pairs of s, NAME=VALUE[,NAME=VALUE…].
+func (l *paramList) Set(s string) error {
+	for _, part := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || name == "" {
+			return fmt.Errorf("%q is not NAME=VALUE (e.g. k0.variance=1.2)", part)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil {
+			return fmt.Errorf("%q: %q is not a number", part, val)
+		}
+		*l = append(*l, namedValue{strings.TrimSpace(name), v})
+	}
+	return nil
+}
 
 // --- flag helpers ---

@@ -80,7 +80,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	if fitErr != nil && ctx.Err() == nil {
 		return fitErr
 	}
-	rep := summaryReport(&res.FitSummary, "exact", selectorExact, n, o.blas)
+	rep := summaryReport(&res.FitSummary, o.kern, "exact", selectorExact, n, o.blas)
 	rep.Evaluations, rep.Restarts, rep.Jitter, rep.M = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter), n
 	var pred *predictions
 	if o.test != nil {
@@ -100,6 +100,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, exact GP (m = n)\n", o.trainPath, n, o.train.dim, o.spec)
 		fmt.Fprintf(w, "%-16s%s  (exact, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64))
 		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped(), res.Elapsed.Seconds())
+		fmt.Fprintf(w, "%-16s%s\n", "kernel", rep.Kernel)
 		fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", paramsText(res.Names, res.Params))
 		fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, sgp.MeanConstant)
 		rep.printTail(w, o.test, o.testPath, o.save, o.pred, " (exact; predict loads it again, factorising its n×n matrix)")

@@ -52,8 +52,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Float64Var(&c.noiseFloor, "noise-floor", 0, "least noise `variance` σ² the fit may reach, in the target's units squared (0: 1e-6 of the target's variance around a quadratic trend in the inputs, at least 1e-9 of its variance); a fit that ends at it says so")
 	fs.Var(&c.inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	fs.StringVar(&c.targetCol, "target-column", "", "target column `NAME` (column mode; default the last column)")
-	fs.StringVar(&c.kernelSpec, "kernel", "", "kernel: rbf|wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] (column mode unless rbf)")
-	fs.StringVar(&c.selector, "selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR, then inducing inputs and hyperparameters refined continuously, kept if the objective is lower)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
+	fs.StringVar(&c.kernelSpec, "kernel", "", "kernel: rbf|matern12|matern32|matern52|rq|linear|periodic|const, or sums and products of these (rbf+linear, periodic*rbf, matern52+const), on numeric columns; wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] in column mode")
+	fs.StringVar(&c.selector, "selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf, matern12, matern32, matern52 or rq kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR, then inducing inputs and hyperparameters refined continuously, kept if the objective is lower)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
 	fs.StringVar(&c.where, "where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	fs.StringVar(&c.testWhere, "test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	return func(ctx context.Context, e *env) error {
@@ -84,18 +84,26 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 		e = &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr, dash: e.stdout}
 	}
 	c.selector = strings.ToLower(strings.TrimSpace(c.selector))
+	spec := c.kernelSpec
+	if spec == "" {
+		spec = "rbf"
+	}
+	specName, _, err := kernel.SplitSpec(spec)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
 	if c.selector == selectorContinuous {
-		if c.columnMode() {
-			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and the rbf kernel")
+		if c.columnMode(specName) || !continuousSpec(specName) {
+			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels, spec)
 		}
-		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj,
+		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas})
 	}
-	sel, spec, err := c.resolveSelector()
+	sel, err := c.resolveSelector(spec, specName)
 	if err != nil {
 		return err
 	}
-	train, test, err := c.readData(e, spec)
+	train, test, err := c.readData(e, spec, specName)
 	if err != nil {
 		return err
 	}
@@ -135,44 +143,36 @@ func (c *fitConfig) checkFlags() error {
 }
 
 // columnMode reports whether the data are read by column name, as the
-// kernels other than rbf need.
-func (c *fitConfig) columnMode() bool {
-	return len(c.inputCols) > 0 || c.targetCol != "" || c.where != "" || c.testWhere != "" || (c.kernelSpec != "" && c.kernelSpec != "rbf")
+// kernels on discrete inputs (kernel.NumericSpec false) need.
+func (c *fitConfig) columnMode(specName string) bool {
+	return len(c.inputCols) > 0 || c.targetCol != "" || c.where != "" || c.testWhere != "" || !kernel.NumericSpec(specName)
 }
 
-// resolveSelector returns the selector of a sparse fit and the kernel
-// spec. Without --selector, numeric inputs with the rbf kernel get the
-// hybrid, whose objective is never above CholQR's (inducing inputs move
-// continuously only for numeric inputs and the RBF kernel), other kernels
-// CholQR.
-func (c *fitConfig) resolveSelector() (sgp.Selector, string, error) {
+// resolveSelector returns the selector of a sparse fit of the kernel spec
+// (named specName). Without --selector, numeric inputs with a kernel the
+// hybrid can refine (lengthscales and input gradients) get the hybrid,
+// whose objective is never above CholQR's; other kernels get CholQR.
+func (c *fitConfig) resolveSelector(spec, specName string) (sgp.Selector, error) {
 	if c.selector == "" {
 		c.selector = "cholqr"
-		if c.kernelSpec == "" || c.kernelSpec == "rbf" {
+		if hybridSpec(specName) {
 			c.selector = "hybrid"
 		}
 	}
 	sel, err := parseSelector(c.selector)
 	if err != nil {
-		return sel, "", &exitError{code: exitUsage, err: err}
+		return sel, &exitError{code: exitUsage, err: err}
 	}
-	if sel == sgp.SelectHybrid && c.kernelSpec != "" && c.kernelSpec != "rbf" {
-		return sel, "", usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and the rbf kernel; use cholqr for --kernel %s", c.kernelSpec)
+	if sel == sgp.SelectHybrid && !hybridSpec(specName) {
+		return sel, usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and a kernel with lengthscales and input gradients (%s); use cholqr for --kernel %s", hybridKernels, spec)
 	}
-	spec := c.kernelSpec
-	if spec == "" {
-		spec = "rbf"
-	}
-	if _, _, err := kernel.SplitSpec(spec); err != nil {
-		return sel, "", &exitError{code: exitUsage, err: err}
-	}
-	return sel, spec, nil
+	return sel, nil
 }
 
 // readData reads the training and test sets, by column name in column
 // mode.
-func (c *fitConfig) readData(e *env, spec string) (train, test *fitData, err error) {
-	if !c.columnMode() {
+func (c *fitConfig) readData(e *env, spec, specName string) (train, test *fitData, err error) {
+	if !c.columnMode(specName) {
 		return readNumericData(c.trainPath, c.testPath, progressTo(e, c.quiet))
 	}
 	if train, err = readColumnData(c.trainPath, c.inputCols, c.targetCol, spec, c.where); err != nil {
@@ -201,7 +201,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	if err := fitError(res, fitErr); err != nil {
 		return err
 	}
-	rep := summaryReport(&res.FitSummary, obj.String(), sel.String(), train.Len(), blas)
+	rep := summaryReport(&res.FitSummary, kern, obj.String(), sel.String(), train.Len(), blas)
 	rep.Epochs, rep.NoiseOnly, rep.Restarted, rep.Resumed = ptr(res.Epochs), ptr(res.NoiseOnly), ptr(res.Restarted), ptr(res.Resumed)
 	rep.SwitchedOn = append([]int{}, res.SwitchedOn...)
 	rep.Inducing = slices.Sorted(slices.Values(res.Inducing))
@@ -247,8 +247,9 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 
 // summaryReport returns the report of a fit with the part every fit
 // shares (sgp.FitSummary) filled in, for n training points.
-func summaryReport(s *sgp.FitSummary, kind, selector string, n int, blas string) fitReport {
+func summaryReport(s *sgp.FitSummary, k kernel.Kernel, kind, selector string, n int, blas string) fitReport {
 	return fitReport{
+		Kernel:    kernelText(k, s.Params),
 		Objective: s.Objective, ObjectiveKind: kind, Selector: selector,
 		Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped(), Converged: s.Converged,
 		NoiseFloor: s.NoiseFloor, AtNoiseFloor: s.AtNoiseFloor,
@@ -344,6 +345,7 @@ type fitReport struct {
 	Inducing        []int              `json:"inducing"`
 	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's (a hybrid fit's are under refined)
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
+	Kernel          string             `json:"kernel"` // the kernel at the fitted hyperparameters, as kernel.Text writes it
 	Mean            float64            `json:"mean"`
 	MeanFunction    string             `json:"mean_function"`
 	N               int                `json:"n"`
@@ -456,7 +458,7 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	if len(res.SwitchedOn) > 0 {
 		on := make([]string, len(res.SwitchedOn))
 		for i, j := range res.SwitchedOn {
-			on[i] = names[1+j] // an RBF kernel's: variance, then the lengthscales
+			on[i] = names[1+j] // a kernel.Lengthscaled's: variance, then the lengthscales
 		}
 		fmt.Fprintf(w, "%-16s%s (the fit had switched them off; the objective was lower with them back)\n", "switched on", strings.Join(on, " "))
 	}
@@ -511,3 +513,44 @@ func formatInts(v []int) string {
 }
 
 // --- eval ---
+
+// The kernels of each selector that moves inducing inputs continuously,
+// by their specifications: sgpr-continuous needs input gradients
+// (kernel.InputGradient), the hybrid lengthscales too
+// (kernel.Lengthscaled).
+const (
+	continuousKernels = "rbf, matern12, matern32, matern52, rq, linear, periodic or const"
+	hybridKernels     = "rbf, matern12, matern32, matern52 or rq"
+)
+
+// continuousSpec reports whether the kernel named by name (from
+// kernel.SplitSpec) has input gradients, for sgpr-continuous.
+func continuousSpec(name string) bool {
+	switch name {
+	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic", "const":
+		return true
+	}
+	return false
+}
+
+// hybridSpec reports whether the kernel named by name has lengthscales and
+// input gradients, for the hybrid selector.
+func hybridSpec(name string) bool {
+	switch name {
+	case "rbf", "matern12", "matern32", "matern52", "rq":
+		return true
+	}
+	return false
+}
+
+// kernelText describes k at the hyperparameters theta (its log
+// parameters first, as a fit's Params hold them) in one line
+// (kernel.Text), without changing k.
+func kernelText(k kernel.Kernel, theta []float64) string {
+	c := kernel.Clone(k)
+	if c == k {
+		return kernel.Text(k)
+	}
+	c.SetParams(theta[:c.NumParams()])
+	return kernel.Text(c)
+}

@@ -229,8 +229,10 @@ func readPredictInputs(path string, p sgp.Regressor, inputCols []string, byPosit
 // kernelSpecOf returns the --kernel spec that featurises inputs for k.
 func kernelSpecOf(k kernel.Kernel) (string, error) {
 	switch kk := k.(type) {
-	case *kernel.RBF:
-		return "rbf", nil
+	case *kernel.RBF, *kernel.Matern, *kernel.RQ, *kernel.Linear, *kernel.Periodic, *kernel.Sum, *kernel.Product, *kernel.Const:
+		if d, err := kernel.Describe(k); err == nil && (d.InputDim() > 0 || d.Type == "const") {
+			return "rbf", nil // every kernel of numeric columns reads them alike
+		}
 	case *kernel.HistogramIntersection:
 		return fmt.Sprintf("histogram:%d", kk.NumChannels()), nil
 	case *kernel.Spectrum:

@@ -1,0 +1,479 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cholqr/sgp/sgp/internal/asm"
+)
+
+// Matern is the Matérn kernel of smoothness ν = 1/2, 3/2 or 5/2 with
+// automatic relevance determination (one lengthscale per input
+// dimension): with r = √(Σ_t (x_t − x′_t)²/ℓ_t²) and a = √(2ν)·r,
+//
+//	ν = 1/2:  κ = V · e^{−a}
+//	ν = 3/2:  κ = V · (1 + a) · e^{−a}
+//	ν = 5/2:  κ = V · (1 + a + a²/3) · e^{−a}
+//
+// (Rasmussen & Williams 2006, eq. 4.17; GPflow's Matern12/32/52,
+// scikit-learn's Matern(nu), GPyTorch's MaternKernel(nu)). Its sample
+// paths are ⌈ν⌉ − 1 times differentiable: rougher than RBF's, which is the
+// limit ν → ∞.
+//
+// Its hyperparameters, in θ order, are log V, log ℓ₁, …, log ℓ_d, as RBF's.
+// It accepts *Vectors of dimension d. Its block (CrossT) shares RBF's
+// squared scaled distances and vectorised exponential; its gradients with
+// respect to θ and to the inputs follow from ψ = −2·∂κ/∂r², as RBF's:
+//
+//	ν = 1/2:  ψ = κ/a         ν = 3/2:  ψ = 3V·e^{−a}      ν = 5/2:  ψ = (5/3)·V·(1 + a)·e^{−a}
+//
+// The Matérn-1/2 kernel is not differentiable where two inputs coincide
+// (r = 0, a cusp): there its InputGradT uses the subgradient 0 (ψ = 0), as
+// a Clarke subgradient of the cusp, so that continuous SGPR and the hybrid
+// selector run with it; an inducing input that sits on a training input
+// is moved by the other inputs' pull alone. Its hyperparameter
+// derivatives are continuous (ψ·(x_t − x′_t)²/ℓ_t² ≤ κ·a → 0).
+type Matern struct {
+	nu       int       // 2ν: 1, 3 or 5
+	theta    []float64 // (log V, log ℓ₁, …): the state; the rest derives from it
+	variance float64   // V
+	ls       []float64 // ℓ_t
+	invLS    []float64 // 1/ℓ_t
+}
+
+var (
+	_ BlockEvaluator = (*Matern)(nil)
+	_ InputGradient  = (*Matern)(nil)
+	_ Lengthscaled   = (*Matern)(nil)
+)
+
+// NewMatern returns a Matérn kernel of smoothness nu (0.5, 1.5 or 2.5)
+// with signal variance V and lengthscales ℓ. It panics for another nu or
+// a value that is not positive and finite.
+func NewMatern(nu, variance float64, lengthscales []float64) *Matern {
+	var twoNu int
+	switch nu {
+	case 0.5, 1.5, 2.5:
+		twoNu = int(2 * nu)
+	default:
+		panic(fmt.Sprintf("sgp: Matérn smoothness ν must be 0.5, 1.5 or 2.5, got %v", nu))
+	}
+	if len(lengthscales) == 0 {
+		panic("sgp: Matérn kernel needs at least one lengthscale")
+	}
+	checkPositive("Matérn", []float64{variance}, lengthscales)
+	d := len(lengthscales)
+	k := &Matern{nu: twoNu, theta: make([]float64, 1+d), ls: make([]float64, d), invLS: make([]float64, d)}
+	theta := make([]float64, 1+d)
+	theta[0] = math.Log(variance)
+	for t, l := range lengthscales {
+		theta[1+t] = math.Log(l)
+	}
+	k.SetParams(theta)
+	return k
+}
+
+// NewMaternFromData returns a Matérn kernel of smoothness nu started as
+// NewRBFFromData starts RBF: variance var(y) and each lengthscale half
+// the inputs' range (or central spread, for outlying inputs).
+func NewMaternFromData(nu float64, x *Vectors, y []float64) *Matern {
+	return NewMatern(nu, targetVariance(y), lengthscalesFromData(x))
+}
+
+// Nu returns the smoothness ν.
+func (k *Matern) Nu() float64 { return float64(k.nu) / 2 }
+
+// Dim returns the input dimension d.
+func (k *Matern) Dim() int { return len(k.ls) }
+
+// Variance returns the signal variance V.
+func (k *Matern) Variance() float64 { return k.variance }
+
+// Lengthscales returns a copy of ℓ.
+func (k *Matern) Lengthscales() []float64 { return append([]float64(nil), k.ls...) }
+
+// specName returns matern12, matern32 or matern52.
+func (k *Matern) specName() string { return fmt.Sprintf("matern%d2", k.nu) }
+
+// String describes the kernel in one line,
+// matern52(variance V, lengthscales [ℓ₁ … ℓ_d]).
+func (k *Matern) String() string {
+	return callText(k.specName(), argText("variance", k.variance), vecText("lengthscales", k.ls))
+}
+
+// HTML returns the hyperparameters as a table, by name in θ order.
+func (k *Matern) HTML() string { return hyperHTML(k) }
+
+// kind describes the kernel for Name.
+func (k *Matern) kind() string {
+	return fmt.Sprintf("Matérn-%d/2 ARD, %s", k.nu, plural(len(k.ls), "lengthscale"))
+}
+
+// NumParams returns 1 + d.
+func (k *Matern) NumParams() int { return 1 + len(k.ls) }
+
+// ParamNames returns "variance", "lengthscale[0]", ….
+func (k *Matern) ParamNames() []string { return lengthscaledNames(len(k.ls)) }
+
+// Params returns (log V, log ℓ₁, …, log ℓ_d) in dst.
+func (k *Matern) Params(dst []float64) []float64 { return getParams(dst, k.theta) }
+
+// SetParams sets V = exp θ₀ and ℓ_t = exp θ_{1+t}.
+func (k *Matern) SetParams(theta []float64) {
+	if len(theta) != k.NumParams() {
+		panic(errParamLen)
+	}
+	copy(k.theta, theta)
+	k.variance = math.Exp(theta[0])
+	for t := range k.ls {
+		k.ls[t] = math.Exp(theta[1+t])
+		k.invLS[t] = 1 / k.ls[t]
+	}
+}
+
+// Accepts reports whether x is a *Vectors of dimension d.
+func (k *Matern) Accepts(x Inputs) error { return acceptsVectors("Matérn", x, len(k.ls)) }
+
+// profile sets dst[i] = κ at the squared scaled distances r2[i]: a =
+// √(2ν·r²) and the polynomial times V·e^{−a}, four at a time
+// (asm.MaternRow).
+func (k *Matern) profile(dst, r2 []float64) {
+	c1, c2 := 0.0, 0.0
+	switch k.nu {
+	case 3:
+		c1 = 1
+	case 5:
+		c1, c2 = 1, 1.0/3
+	}
+	asm.MaternRow(dst, r2, k.variance, float64(k.nu), c1, c2)
+}
+
+// psi returns ψ at the squared scaled distance s where κ = kv.
+func (k *Matern) psi(s, kv float64) float64 {
+	a := math.Sqrt(float64(k.nu) * s)
+	switch k.nu {
+	case 1:
+		if a == 0 {
+			return 0 // the subgradient at the cusp
+		}
+		return kv / a
+	case 3:
+		return 3 * kv / (1 + a)
+	}
+	return (5.0 / 3) * kv * (1 + a) / (1 + a + a*a*(1.0/3))
+}
+
+// value returns κ at the squared scaled distance s.
+func (k *Matern) value(s float64) float64 {
+	a := math.Sqrt(float64(k.nu) * s)
+	v := k.variance * math.Exp(-a)
+	switch k.nu {
+	case 3:
+		v *= 1 + a
+	case 5:
+		v *= 1 + a + a*a*(1.0/3)
+	}
+	return v
+}
+
+// Column sets dst[i−lo] = κ(x_i, y_j), rbfTile rows at a time.
+func (k *Matern) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
+	stationaryColumn(dst, x.(*Vectors), lo, hi, y.(*Vectors).Row(j), k.invLS, k.profile)
+}
+
+// Diag sets dst[i−lo] = V.
+func (k *Matern) Diag(dst []float64, x Inputs, lo, hi int) { fill(dst[:hi-lo], k.variance) }
+
+// AddGrad adds the weighted kernel derivatives to grad:
+//
+//	∂κ/∂log V = κ,   ∂κ/∂log ℓ_t = ψ · (x_t − x′_t)²/ℓ_t².
+func (k *Matern) AddGrad(grad, w []float64, x Inputs, lo, hi int, y Inputs, cols []int) {
+	xv, yv := x.(*Vectors), y.(*Vectors)
+	for i := lo; i < hi; i++ {
+		xi := xv.Row(i)
+		wi := w[(i-lo)*len(cols) : (i-lo+1)*len(cols)]
+		for c, j := range cols {
+			if wi[c] == 0 {
+				continue
+			}
+			z := yv.Row(j)
+			s := scaledDist2(xi, z, k.invLS)
+			kv := k.value(s)
+			grad[0] += wi[c] * kv
+			wp := wi[c] * k.psi(s, kv)
+			for t, il := range k.invLS {
+				diff := (xi[t] - z[t]) * il
+				grad[1+t] += wp * diff * diff
+			}
+		}
+	}
+}
+
+// AddDiagGrad adds Σ w_i · V to the derivative with respect to log V.
+func (k *Matern) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
+	grad[0] += sum(w[:hi-lo]) * k.variance
+}
+
+// CrossT evaluates the block from the squared scaled distances
+// (scaledCrossT), with e^{−a} four values at a time (asm.ExpRow).
+func (k *Matern) CrossT(dst []float64, x, y Inputs, cols []int) {
+	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
+}
+
+// AddGradBlockT forms ψ from the squared scaled distances and the values
+// kv and sums the derivatives as RBF's (scaledGradT): one more pass of
+// distances than RBF's, O(n·m·d).
+func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
+	xv, yv := x.(*Vectors), y.(*Vectors)
+	psi := sqDistT(xv, yv, cols, k.invLS)
+	for i, s := range psi {
+		psi[i] = k.psi(s, kv[i])
+	}
+	scaledGradT(grad, w, kv, psi, xv, yv, cols, k.invLS)
+}
+
+// InputGradT sets gz to the gradient with respect to the inducing inputs z
+// of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
+// of κ (scaledInputGradT); for ν = 1/2, ψ = 0 where an input coincides
+// with an inducing input (see Matern).
+func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
+	px := sqDistT(x, z, seqCols(z.n), k.invLS)
+	for i, s := range px {
+		px[i] = k.psi(s, kx[i])
+	}
+	pz := sqDistT(z, z, seqCols(z.n), k.invLS)
+	for i, s := range pz {
+		pz[i] = k.psi(s, kz[i])
+	}
+	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
+}
+
+// RQ is the rational quadratic kernel with automatic relevance
+// determination, a scale mixture of RBF kernels (Rasmussen & Williams
+// 2006, eq. 4.19; scikit-learn's RationalQuadratic, GPflow's
+// RationalQuadratic, GPyTorch's RQKernel), here with one lengthscale per
+// dimension:
+//
+//	κ(x, x′) = V · (1 + r²/(2α))^{−α},   r² = Σ_t (x_t − x′_t)²/ℓ_t²,
+//
+// which tends to RBF as α → ∞. Its hyperparameters, in θ order, are
+// log V, log ℓ₁, …, log ℓ_d, log α. It accepts *Vectors of dimension d.
+// Its block shares RBF's squared scaled distances and vectorised
+// exponential (κ = V·exp(−α·log(1 + r²/(2α)))); ψ = κ/(1 + r²/(2α)).
+type RQ struct {
+	theta    []float64 // (log V, log ℓ₁, …, log α)
+	variance float64
+	alpha    float64
+	ls       []float64
+	invLS    []float64
+}
+
+var (
+	_ BlockEvaluator = (*RQ)(nil)
+	_ InputGradient  = (*RQ)(nil)
+	_ Lengthscaled   = (*RQ)(nil)
+)
+
+// NewRQ returns a rational quadratic kernel with signal variance V,
+// lengthscales ℓ and shape α. It panics if a value is not positive and
+// finite.
+func NewRQ(variance float64, lengthscales []float64, alpha float64) *RQ {
+	if len(lengthscales) == 0 {
+		panic("sgp: RQ kernel needs at least one lengthscale")
+	}
+	checkPositive("RQ", []float64{variance, alpha}, lengthscales)
+	d := len(lengthscales)
+	k := &RQ{theta: make([]float64, 2+d), ls: make([]float64, d), invLS: make([]float64, d)}
+	theta := make([]float64, 2+d)
+	theta[0] = math.Log(variance)
+	for t, l := range lengthscales {
+		theta[1+t] = math.Log(l)
+	}
+	theta[1+d] = math.Log(alpha)
+	k.SetParams(theta)
+	return k
+}
+
+// DefaultRQAlpha is the shape α NewRQFromData starts from (scikit-learn's
+// and GPyTorch's default).
+const DefaultRQAlpha = 1.0
+
+// NewRQFromData returns an RQ kernel started as NewRBFFromData starts RBF,
+// with α = DefaultRQAlpha.
+func NewRQFromData(x *Vectors, y []float64) *RQ {
+	return NewRQ(targetVariance(y), lengthscalesFromData(x), DefaultRQAlpha)
+}
+
+// Dim returns the input dimension d.
+func (k *RQ) Dim() int { return len(k.ls) }
+
+// Variance returns the signal variance V.
+func (k *RQ) Variance() float64 { return k.variance }
+
+// Lengthscales returns a copy of ℓ.
+func (k *RQ) Lengthscales() []float64 { return append([]float64(nil), k.ls...) }
+
+// Alpha returns the shape α.
+func (k *RQ) Alpha() float64 { return k.alpha }
+
+// String describes the kernel in one line,
+// rq(variance V, lengthscales [ℓ₁ … ℓ_d], alpha α).
+func (k *RQ) String() string {
+	return callText("rq", argText("variance", k.variance), vecText("lengthscales", k.ls), argText("alpha", k.alpha))
+}
+
+// HTML returns the hyperparameters as a table, by name in θ order.
+func (k *RQ) HTML() string { return hyperHTML(k) }
+
+// kind describes the kernel for Name.
+func (k *RQ) kind() string {
+	return "rational quadratic ARD, " + plural(len(k.ls), "lengthscale")
+}
+
+// NumParams returns 2 + d.
+func (k *RQ) NumParams() int { return 2 + len(k.ls) }
+
+// ParamNames returns "variance", "lengthscale[0]", …, "alpha".
+func (k *RQ) ParamNames() []string { return append(lengthscaledNames(len(k.ls)), "alpha") }
+
+// Params returns (log V, log ℓ₁, …, log ℓ_d, log α) in dst.
+func (k *RQ) Params(dst []float64) []float64 { return getParams(dst, k.theta) }
+
+// SetParams sets V = exp θ₀, ℓ_t = exp θ_{1+t} and α = exp θ_{1+d}.
+func (k *RQ) SetParams(theta []float64) {
+	if len(theta) != k.NumParams() {
+		panic(errParamLen)
+	}
+	copy(k.theta, theta)
+	k.variance = math.Exp(theta[0])
+	for t := range k.ls {
+		k.ls[t] = math.Exp(theta[1+t])
+		k.invLS[t] = 1 / k.ls[t]
+	}
+	k.alpha = math.Exp(theta[1+len(k.ls)])
+}
+
+// Accepts reports whether x is a *Vectors of dimension d.
+func (k *RQ) Accepts(x Inputs) error { return acceptsVectors("RQ", x, len(k.ls)) }
+
+// profile sets dst[i] = V·exp(−α·log(1 + r2[i]/(2α))) for at most rbfTile
+// squared scaled distances, the exponential by asm.ExpRow.
+func (k *RQ) profile(dst, r2 []float64) {
+	var buf [rbfTile]float64
+	e := buf[:len(r2)]
+	asm.Log1pRow(e, r2, 0.5/k.alpha, 2*k.alpha) // 2α·log(1 + r²/(2α))
+	asm.ExpRow(dst, e, k.variance)
+}
+
+// value returns κ at the squared scaled distance s.
+func (k *RQ) value(s float64) float64 {
+	return k.variance * math.Exp(-k.alpha*math.Log1p(s*(0.5/k.alpha)))
+}
+
+// Column sets dst[i−lo] = κ(x_i, y_j), rbfTile rows at a time.
+func (k *RQ) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
+	stationaryColumn(dst, x.(*Vectors), lo, hi, y.(*Vectors).Row(j), k.invLS, k.profile)
+}
+
+// Diag sets dst[i−lo] = V.
+func (k *RQ) Diag(dst []float64, x Inputs, lo, hi int) { fill(dst[:hi-lo], k.variance) }
+
+// grads returns ψ = κ/(1 + u) and ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u))
+// at the squared scaled distance s where κ = kv, u = s/(2α).
+func (k *RQ) grads(s, kv float64) (psi, dAlpha float64) {
+	u := s * (0.5 / k.alpha)
+	return kv / (1 + u), kv * k.alpha * (u/(1+u) - math.Log1p(u))
+}
+
+// AddGrad adds the weighted kernel derivatives to grad:
+//
+//	∂κ/∂log V = κ,   ∂κ/∂log ℓ_t = ψ·(x_t − x′_t)²/ℓ_t²,
+//	∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u)),   u = r²/(2α).
+func (k *RQ) AddGrad(grad, w []float64, x Inputs, lo, hi int, y Inputs, cols []int) {
+	xv, yv := x.(*Vectors), y.(*Vectors)
+	d := len(k.ls)
+	for i := lo; i < hi; i++ {
+		xi := xv.Row(i)
+		wi := w[(i-lo)*len(cols) : (i-lo+1)*len(cols)]
+		for c, j := range cols {
+			if wi[c] == 0 {
+				continue
+			}
+			z := yv.Row(j)
+			s := scaledDist2(xi, z, k.invLS)
+			kv := k.value(s)
+			psi, da := k.grads(s, kv)
+			grad[0] += wi[c] * kv
+			grad[1+d] += wi[c] * da
+			wp := wi[c] * psi
+			for t, il := range k.invLS {
+				diff := (xi[t] - z[t]) * il
+				grad[1+t] += wp * diff * diff
+			}
+		}
+	}
+}
+
+// AddDiagGrad adds Σ w_i · V to the derivative with respect to log V.
+func (k *RQ) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
+	grad[0] += sum(w[:hi-lo]) * k.variance
+}
+
+// CrossT evaluates the block from the squared scaled distances
+// (scaledCrossT), with the logarithm and the exponential four values at a
+// time (asm.Log1pRow, asm.ExpRow).
+func (k *RQ) CrossT(dst []float64, x, y Inputs, cols []int) {
+	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
+}
+
+// AddGradBlockT forms ψ and ∂κ/∂log α from the squared scaled distances
+// and the values kv and sums the lengthscales' derivatives as RBF's
+// (scaledGradT).
+func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
+	xv, yv := x.(*Vectors), y.(*Vectors)
+	psi := sqDistT(xv, yv, cols, k.invLS)
+	var da float64
+	for i, s := range psi {
+		p, a := k.grads(s, kv[i])
+		psi[i] = p
+		da += w[i] * a
+	}
+	g := make([]float64, 1+len(k.ls))
+	scaledGradT(g, w, kv, psi, xv, yv, cols, k.invLS)
+	for p, v := range g {
+		grad[p] += v
+	}
+	grad[1+len(k.ls)] += da
+}
+
+// InputGradT sets gz to the gradient with respect to the inducing inputs z
+// of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
+// of κ (scaledInputGradT).
+func (k *RQ) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
+	px := sqDistT(x, z, seqCols(z.n), k.invLS)
+	for i, s := range px {
+		px[i], _ = k.grads(s, kx[i])
+	}
+	pz := sqDistT(z, z, seqCols(z.n), k.invLS)
+	for i, s := range pz {
+		pz[i], _ = k.grads(s, kz[i])
+	}
+	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
+}
+
+// lengthscalesFromData returns NewRBFFromData's lengthscales for x.
+func lengthscalesFromData(x *Vectors) []float64 {
+	return NewRBFFromData(x, nil).ls
+}
+
+// targetVariance returns var(y), or 1 if it is not positive and finite.
+func targetVariance(y []float64) float64 {
+	if len(y) == 0 {
+		return 1
+	}
+	v := variance(y)
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 1
+	}
+	return v
+}
