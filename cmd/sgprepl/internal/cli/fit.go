@@ -450,6 +450,7 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	fmt.Fprintf(w, "%-16s%s  (%v, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64), kind)
 	fmt.Fprintf(w, "%-16s%s\n", "epochs", epochsLine(res, md.Trace()))
 	names, theta := res.Names, res.Params // a hybrid fit's are its refinement's
+	fmt.Fprintf(w, "%-16s%s\n", "kernel", kernelText(md.Kernel(), theta))
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", paramsText(names, theta))
 	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
 	if res.AtNoiseFloor {
