@@ -27,7 +27,7 @@ func TestSgpTableRendering(t *testing.T) {
 		{cell: "p, _ := m.Predictor()\np", text: "sgp.Predictor\n  kernel           RBF-ARD, 1 lengthscale\n  inducing points  5",
 			html: "<table><caption>sgp.Predictor</caption>"},
 		{cell: "p.Evaluate(test)", text: "SMSE "},
-		{cell: "sgp.NewComparison(test).Add(\"VAR\", m, res).Add(\"<b>again</b>\", m, nil)", text: "sgp.Comparison of 2 models",
+		{cell: "sgp.NewComparison(test).Add(\"VAR\", res).Add(\"<b>again</b>\", m)", text: "sgp.Comparison of 2 models",
 			html: "<td>&lt;b&gt;again&lt;/b&gt;</td>"},
 	} {
 		res, err := s.Eval(context.Background(), c.cell)

@@ -577,7 +577,7 @@ func TestSessionExactSaveLoad(t *testing.T) {
 	path := t.TempDir() + "/exact.json"
 	cell := fmt.Sprintf(`import "context"
 train, test := data.SnelsonLike(60, 1)
-ex, err := sgp.FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), sgp.ExactOptions{MaxEvals: 40})
+ex, err := sgp.NewExact(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithMaxEvals(40).FitContext(context.Background())
 if err != nil {
 	panic(err)
 }

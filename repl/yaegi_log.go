@@ -9,7 +9,7 @@ import (
 // that drops the line yaegi v0.16 writes with log.Panic before it panics
 // on a type it cannot resolve ("nil type", interp/scope.go), and passes
 // every other line to w. The panic itself becomes the cell's error,
-// mapped to a readable message (limitHint); the logged copy, with its
+// mapped to a readable message; the logged copy, with its
 // timestamp, would otherwise reach the terminal or the notebook's stderr
 // ahead of it. The program that owns the process installs it: a library
 // does not set the standard logger's output.

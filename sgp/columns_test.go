@@ -223,7 +223,7 @@ func TestColumnNames(t *testing.T) {
 	}
 
 	// The exact GP and a continuous fit record the names too.
-	ex, err := FitExact(context.Background(), ds.X, ds.Y, kernel.NewRBFFromData(ds.X, ds.Y), ExactOptions{MaxEvals: 5})
+	ex, err := NewExact(ds.X, ds.Y, kernel.NewRBFFromData(ds.X, ds.Y)).WithMaxEvals(5).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestColumnNames(t *testing.T) {
 	if _, _, err := ex.Predictor.Predict(shuffled); err == nil {
 		t.Errorf("the exact predictor predicts at reordered named inputs")
 	}
-	cr, err := FitContinuous(context.Background(), ds.X, ds.Y, kernel.NewRBFFromData(ds.X, ds.Y), ds.X.Rows([]int{0, 1, 2, 3}), 1, VAR, ContinuousOptions{MaxEvals: 5})
+	cr, err := NewContinuous(ds.X, ds.Y, kernel.NewRBFFromData(ds.X, ds.Y)).WithInducingInputs(ds.X.Rows([]int{0, 1, 2, 3})).WithNoise(1).WithObjective(VAR).WithMaxEvals(5).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -17,9 +18,10 @@ import (
 // terminal and an HTML table in a notebook: each model's objective and
 // its kind, the inducing points used of those asked for, the selector, the
 // epochs, seconds and stop reason of its fit and, with a test set, its
-// scores (Evaluation). Build it with NewComparison and Add:
+// scores (Evaluation). Build it with NewComparison and Add, which takes
+// the result of any of the three fits (or a Model driven by hand):
 //
-//	c := sgp.NewComparison(test).Add("VAR", mVAR, resVAR).Add("MLE", mMLE, resMLE)
+//	c := sgp.NewComparison(test).Add("VAR", resVAR).Add("MLE", resMLE).Add("exact GP", resExact)
 //	c // one row per model
 type Comparison struct {
 	Test *data.Dataset // the test set the models are scored on; nil for none
@@ -38,9 +40,13 @@ type ComparisonRow struct {
 	Elapsed    time.Duration // the fit's wall time (summed over epochs without a Result)
 	Status     Status        // why the fit stopped; NotStopped without a Result
 	Reason     string        // the detail of a Stalled or Failed fit
-	// Exact marks the full GP (AddExact): Objective is its exact negative
-	// log marginal likelihood, M = MRequested = n, Epochs its evaluations.
+	// Exact marks the full GP (an ExactResult): Objective is its exact
+	// negative log marginal likelihood, M = MRequested = n, Epochs its
+	// evaluations.
 	Exact bool
+	// Continuous marks SGPR with free inducing inputs (a
+	// ContinuousResult): M = MRequested = m, Epochs its evaluations.
+	Continuous bool
 	// Eval holds the test scores; nil without a test set or when they
 	// could not be computed (Err says why).
 	Eval *Evaluation
@@ -51,26 +57,52 @@ type ComparisonRow struct {
 // on test (nil: no scores).
 func NewComparison(test *data.Dataset) *Comparison { return &Comparison{Test: test} }
 
-// Add appends the fitted model md under name, with res the Result of its
-// Fit (nil: the epochs and seconds are read from md's trace and the stop
-// reason is left blank), scores it on the comparison's test set and
-// returns c. An error (a model that cannot predict, constant test targets)
-// is kept in the row's Err and shown under the table.
-func (c *Comparison) Add(name string, md *Model, res *Result) *Comparison {
-	row := ComparisonRow{Name: name, Objective: math.NaN()}
-	defer func() { c.Rows = append(c.Rows, row) }()
-	if md == nil {
-		row.Err = fmt.Errorf("sgp: no model")
-		return c
+// Fitted is a fit that a Comparison can show: a *Result of Model.Fit
+// (scored as its model now is), a *Model driven by hand (the epochs and
+// seconds read from its trace, no stop reason), an *ExactResult or a
+// *ContinuousResult. Other packages cannot implement it.
+type Fitted interface {
+	comparisonRow(test *data.Dataset) ComparisonRow
+}
+
+// Add appends fit under name, scores it on the comparison's test set and
+// returns c. An error (a model that cannot predict, constant test
+// targets) is kept in the row's Err and shown under the table.
+//
+// The exact GP is the reference for what sparsity costs: its objective
+// is the negative log marginal likelihood that the sparse VAR and MLE
+// objectives bound from above (they reach it at m = n), and every
+// training point is "inducing".
+func (c *Comparison) Add(name string, fit Fitted) *Comparison {
+	row := ComparisonRow{Objective: math.NaN(), Err: fmt.Errorf("sgp: no fit")}
+	if fit != nil && !reflect.ValueOf(fit).IsNil() {
+		row = fit.comparisonRow(c.Test)
 	}
-	row.Kind, row.MRequested, row.Selector = md.ObjectiveKind(), md.m, md.Selector()
+	row.Name = name
+	c.Rows = append(c.Rows, row)
+	return c
+}
+
+func (md *Model) comparisonRow(test *data.Dataset) ComparisonRow { return modelRow(md, nil, test) }
+
+func (r *Result) comparisonRow(test *data.Dataset) ComparisonRow {
+	if r.md == nil {
+		return ComparisonRow{Objective: math.NaN(), Err: fmt.Errorf("sgp: a Result not made by Model.Fit has no model to score")}
+	}
+	return modelRow(r.md, r, test)
+}
+
+// modelRow is the comparison row of the sparse model md, with res the
+// Result of its Fit or nil.
+func modelRow(md *Model, res *Result, test *data.Dataset) ComparisonRow {
+	row := ComparisonRow{Objective: math.NaN(), Kind: md.ObjectiveKind(), MRequested: md.m, Selector: md.Selector()}
 	if res != nil {
 		row.Objective, row.M, row.Epochs, row.Elapsed, row.Status, row.Reason = res.Objective, len(res.Inducing), res.Epochs, res.Elapsed, res.Status, res.Reason
 	} else {
 		v, err := md.Value()
 		if err != nil {
 			row.Err = err
-			return c
+			return row
 		}
 		ind, _ := md.Inducing()
 		tr := md.Trace()
@@ -82,29 +114,35 @@ func (c *Comparison) Add(name string, md *Model, res *Result) *Comparison {
 	if md.refined != nil {
 		row.M = md.refined.Z.Len()
 	}
-	if c.Test != nil {
-		row.Eval, row.Err = md.Evaluate(c.Test)
+	if test != nil {
+		row.Eval, row.Err = md.Evaluate(test)
 	}
-	return c
+	return row
 }
 
-// AddExact appends the exact GP fitted by FitExact under name, the
-// reference for what sparsity costs: its objective is the negative log
-// marginal likelihood that the sparse VAR and MLE objectives bound from
-// above (they reach it at m = n), and every training point is "inducing".
-// It is scored on the comparison's test set and returns c.
-func (c *Comparison) AddExact(name string, res *ExactResult) *Comparison {
-	row := ComparisonRow{Name: name, Objective: math.NaN(), Exact: true}
-	defer func() { c.Rows = append(c.Rows, row) }()
-	if res == nil || res.Predictor == nil {
-		row.Err = fmt.Errorf("sgp: no exact fit")
-		return c
+func (r *ExactResult) comparisonRow(test *data.Dataset) ComparisonRow {
+	row := ComparisonRow{Objective: r.Objective, M: r.N, MRequested: r.N, Epochs: r.Evals, Elapsed: r.Elapsed,
+		Status: r.Status, Reason: r.Reason, Exact: true}
+	if r.Predictor == nil {
+		row.Err = fmt.Errorf("sgp: an ExactResult without its Predictor")
+	} else if test != nil {
+		row.Eval, row.Err = r.Predictor.Evaluate(test)
 	}
-	row.Objective, row.M, row.MRequested, row.Epochs, row.Elapsed, row.Status, row.Reason = res.Objective, res.N, res.N, res.Evals, res.Elapsed, res.Status, res.Reason
-	if c.Test != nil {
-		row.Eval, row.Err = res.Predictor.Evaluate(c.Test)
+	return row
+}
+
+func (r *ContinuousResult) comparisonRow(test *data.Dataset) ComparisonRow {
+	row := ComparisonRow{Kind: r.Kind, Objective: r.Objective, Epochs: r.Evals, Elapsed: r.Elapsed,
+		Status: r.Status, Reason: r.Reason, Continuous: true}
+	if r.Z != nil {
+		row.M, row.MRequested = r.Z.Len(), r.Z.Len()
 	}
-	return c
+	if r.Predictor == nil {
+		row.Err = fmt.Errorf("sgp: a ContinuousResult without its Predictor")
+	} else if test != nil {
+		row.Eval, row.Err = r.Predictor.Evaluate(test)
+	}
+	return row
 }
 
 // header returns the column names: the scores only with a test set.
@@ -125,6 +163,9 @@ func (c *Comparison) cells() (rows [][]string, notes []string) {
 			r.Selector.String(), strconv.Itoa(r.Epochs), fmt.Sprintf("%.3g", r.Elapsed.Seconds()), stopText(r.Status, r.Reason)}
 		if r.Exact {
 			cells[1], cells[4] = "exact", "all (m = n)"
+		}
+		if r.Continuous {
+			cells[4] = "continuous (Z moves)"
 		}
 		if r.MRequested == 0 { // no model
 			cells = []string{r.Name, "–", "–", "–", "–", "–", "–", "–"}

@@ -36,8 +36,8 @@ func TestConstantTargetsRefused(t *testing.T) {
 		}
 	}
 	kern := kernel.NewRBFFromData(train.X, train.Y)
-	if _, err := FitContinuous(context.Background(), train.X, y, kern, train.X.Rows([]int{1, 2, 3}), 0.1, VAR, ContinuousOptions{}); err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("FitContinuous: got %v, want an error containing %q", err, want)
+	if _, err := NewContinuous(train.X, y, kern).WithInducingInputs(train.X.Rows([]int{1, 2, 3})).WithNoise(0.1).WithObjective(VAR).FitContext(context.Background()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("NewContinuous: got %v, want an error containing %q", err, want)
 	}
 	// At fixed hyperparameters the swaps are well defined, and the model
 	// predicts the constant.
@@ -91,7 +91,7 @@ func TestFuncGradRefusesOutOfRangeParams(t *testing.T) {
 		ls float64
 		ok bool
 	}{{math.Exp(kernel.MaxLogParameter - 1), true}, {math.Exp(kernel.MaxLogParameter + 1), false}} {
-		_, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{tc.ls}), ExactOptions{Fixed: true, Noise: 0.1})
+		_, err := NewExact(train.X, train.Y, kernel.NewRBF(1, []float64{tc.ls})).WithFixedHyperparameters(true).WithNoise(0.1).FitContext(context.Background())
 		if tc.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "out of range")) {
 			t.Errorf("exact, lengthscale %g: %v", tc.ls, err)
 		}
@@ -186,15 +186,15 @@ func TestRoseNamesItsCause(t *testing.T) {
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
-	if w := md.rose(0, md.f.stats.LeftOut); w != "" {
+	if w := md.rose(md.obj, 0, md.f.stats.LeftOut); w != "" {
 		t.Fatalf("a fit whose objective did not rise: %q", w)
 	}
 	// An earlier epoch 10 nats lower than the state now.
 	md.trace = append(md.trace, EpochRecord{Epoch: 99, Kind: md.obj, Objective: md.f.Value(md.obj) - 10})
-	if w := md.rose(0, md.f.stats.LeftOut); !strings.Contains(w, "(epoch 99)") || strings.Contains(w, "left out") {
+	if w := md.rose(md.obj, 0, md.f.stats.LeftOut); !strings.Contains(w, "(epoch 99)") || strings.Contains(w, "left out") {
 		t.Errorf("no point left out: %q", w)
 	}
-	if w := md.rose(0, md.f.stats.LeftOut-2); !strings.Contains(w, "left out 2 inducing points") {
+	if w := md.rose(md.obj, 0, md.f.stats.LeftOut-2); !strings.Contains(w, "left out 2 inducing points") {
 		t.Errorf("two points left out: %q", w)
 	}
 }

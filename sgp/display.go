@@ -76,17 +76,65 @@ func (e EpochRecord) HTML() string {
 	})
 }
 
+// The displays of the three results share their FitSummary's part:
+// the title says how the fit ended, after how much work and time; the
+// rows give the prior mean, the hyperparameters and the noise floor; the
+// warnings follow the table.
+
+// title returns the first line of a fit's text display: how it ended
+// after work (e.g. "12 epochs").
+func (s *FitSummary) title(what, work string) string {
+	return fmt.Sprintf("%s %s after %s (%.3gs)", what, s.Stopped(), work, s.Elapsed.Seconds())
+}
+
+// rows returns the rows every fit shows below its objective: the prior
+// mean, the hyperparameters and, when σ² ended there, the noise floor.
+func (s *FitSummary) rows() [][2]string {
+	rows := [][2]string{{"prior mean μ", table.G(s.Mean)}}
+	if len(s.Names) == len(s.Params) && len(s.Params) > 0 {
+		rows = append(rows, [2]string{"hyperparameters", s.Hyperparameters().String()})
+	}
+	if s.AtNoiseFloor {
+		rows = append(rows, [2]string{"noise floor", fmt.Sprintf("σ² = %s is at its floor %s: the floor, not the data, decided it (WithNoiseFloor)",
+			table.G(math.Exp(s.Params[len(s.Params)-1])), table.G(s.NoiseFloor))})
+	}
+	return rows
+}
+
+// htmlHead returns the rows that open a fit's HTML table: how it ended,
+// whether it converged, the work done and the time.
+func (s *FitSummary) htmlHead(work string, n int) [][2]string {
+	return [][2]string{{"stopped", s.Stopped()}, {"converged", strconv.FormatBool(s.Converged)}, {work, strconv.Itoa(n)},
+		{"seconds", fmt.Sprintf("%.3g", s.Elapsed.Seconds())}}
+}
+
+// text returns a fit's text display: its title, the table of rows and
+// the warnings.
+func (s *FitSummary) text(title string, rows [][2]string) string {
+	out := table.KV(title, rows)
+	for _, w := range s.Warnings {
+		out += "\nwarning: " + w
+	}
+	return out
+}
+
 // String summarises the fit: why and when it stopped, then an aligned
-// table of the objective and its terms, the prior mean, the inducing
-// points and the swaps, and any warnings.
+// table of the objective and its terms, the prior mean, the
+// hyperparameters, the inducing points and the swaps, and any warnings.
 func (r Result) String() string {
 	rows := [][2]string{
 		{"objective", fmt.Sprintf("%s (data fit %s, complexity %s, trace %s)",
 			table.G(r.Objective), table.G(r.Parts.DataFit), table.G(r.Parts.Complexity), table.G(r.Parts.Trace))},
-		{"prior mean μ", table.G(r.Mean)},
-		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
-		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
 	}
+	rows = append(rows, r.FitSummary.rows()...)
+	rows = append(rows, [2]string{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
+		[2]string{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)})
+	return r.FitSummary.text(r.title("fit", fmt.Sprintf("%d epochs", r.Epochs)), append(rows, r.extraRows()...))
+}
+
+// extraRows returns the rows of what only some sparse fits do.
+func (r Result) extraRows() [][2]string {
+	var rows [][2]string
 	if r.Restarted {
 		rows = append(rows, [2]string{"restarted", "from MLE (the VAR fit had explained everything as noise)"})
 	} else if r.NoiseOnly {
@@ -95,33 +143,20 @@ func (r Result) String() string {
 	if len(r.SwitchedOn) > 0 {
 		rows = append(rows, [2]string{"switched back on", switchedOnText(r.SwitchedOn)})
 	}
-	if r.AtNoiseFloor {
-		rows = append(rows, [2]string{"noise floor", floorText(r)})
-	}
 	if r.Resumed {
 		rows = append(rows, [2]string{"hybrid", resumedText})
 	}
 	if r.Refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
 	}
-	s := table.KV(fmt.Sprintf("fit %s after %d epochs (%.3gs)", stopText(r.Status, r.Reason), r.Epochs, r.Elapsed.Seconds()), rows)
-	for _, w := range r.Warnings {
-		s += "\nwarning: " + w
-	}
-	return s
+	return rows
 }
 
 // refinedText describes a hybrid fit's continuous refinement, started
 // from (Result.RefinedFrom).
 func refinedText(cr *ContinuousResult, from string) string {
 	return fmt.Sprintf("continuously (hybrid, from %s): F %s → %s, %d evaluations, %s, jitter %.3g on K[Z,Z]; predictions use it",
-		from, table.G(cr.Start), table.G(cr.Objective), cr.Evals, stopText(cr.Status, cr.Reason), cr.Jitter)
-}
-
-// floorText describes a fit whose noise variance ended at its floor.
-func floorText(r Result) string {
-	return fmt.Sprintf("σ² = %s is at its floor %s: the floor, not the data, decided it (WithNoiseFloor)",
-		table.G(math.Exp(r.Params[len(r.Params)-1])), table.G(r.NoiseFloor))
+		from, table.G(cr.Start), table.G(cr.Objective), cr.Evals, cr.Stopped(), cr.Jitter)
 }
 
 // switchedOnText describes Result.SwitchedOn.
@@ -134,28 +169,72 @@ const resumedText = "CholQR resumed after the continuous refinements (behind it,
 
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {
-	rows := [][2]string{
-		{"stopped", stopText(r.Status, r.Reason)}, {"converged", strconv.FormatBool(r.Converged)}, {"epochs", strconv.Itoa(r.Epochs)},
-		{"seconds", fmt.Sprintf("%.3g", r.Elapsed.Seconds())}, {"objective", table.G(r.Objective)},
-		{"data fit", table.G(r.Parts.DataFit)}, {"complexity", table.G(r.Parts.Complexity)}, {"trace", table.G(r.Parts.Trace)},
-		{"prior mean μ", table.G(r.Mean)},
-		{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
-		{"noise-only optimum", strconv.FormatBool(r.NoiseOnly)}, {"restarted from MLE", strconv.FormatBool(r.Restarted)},
-		{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)},
-	}
-	if len(r.SwitchedOn) > 0 {
-		rows = append(rows, [2]string{"switched back on", switchedOnText(r.SwitchedOn)})
-	}
-	if r.AtNoiseFloor {
-		rows = append(rows, [2]string{"noise floor", floorText(r)})
-	}
-	if r.Resumed {
-		rows = append(rows, [2]string{"hybrid", resumedText})
-	}
-	if r.Refined != nil {
-		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
+	rows := append(r.htmlHead("epochs", r.Epochs),
+		[2]string{"objective", table.G(r.Objective)},
+		[2]string{"data fit", table.G(r.Parts.DataFit)}, [2]string{"complexity", table.G(r.Parts.Complexity)}, [2]string{"trace", table.G(r.Parts.Trace)})
+	rows = append(rows, r.FitSummary.rows()...)
+	rows = append(rows,
+		[2]string{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
+		[2]string{"noise-only optimum", strconv.FormatBool(r.NoiseOnly)}, [2]string{"restarted from MLE", strconv.FormatBool(r.Restarted)},
+		[2]string{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)})
+	for _, row := range r.extraRows() {
+		if row[0] != "restarted" && row[0] != "noise-only optimum" {
+			rows = append(rows, row)
+		}
 	}
 	return table.HTML("fit", rows) + htmlWarnings(r.Warnings)
+}
+
+// exactRows returns the rows of an exact GP fit's displays after its
+// objective.
+func (r *ExactResult) exactRows() [][2]string {
+	rows := r.FitSummary.rows()
+	rows = append(rows, [2]string{"training points", fmt.Sprintf("%d, all of them \"inducing\" (m = n)", r.N)})
+	if r.Jitter > 0 {
+		rows = append(rows, [2]string{"jitter", fmt.Sprintf("%.3g on the diagonal of K + σ²I", r.Jitter)})
+	}
+	return rows
+}
+
+// String summarises the exact GP fit: why and when it stopped, the
+// objective from its start, the prior mean, the hyperparameters and any
+// warnings.
+func (r *ExactResult) String() string {
+	rows := append([][2]string{{"objective", fmt.Sprintf("%s (exact GP; from %s)", table.G(r.Objective), table.G(r.Start))}}, r.exactRows()...)
+	return r.FitSummary.text(r.title("exact GP fit", fmt.Sprintf("%d evaluations", r.Evals)), rows)
+}
+
+// HTML returns the exact GP fit's summary as a table.
+func (r *ExactResult) HTML() string {
+	rows := append(r.htmlHead("evaluations", r.Evals), [2]string{"objective", table.G(r.Objective)}, [2]string{"start", table.G(r.Start)})
+	return table.HTML("exact GP fit", append(rows, r.exactRows()...)) + htmlWarnings(r.Warnings)
+}
+
+// continuousRows returns the rows of a continuous SGPR fit's displays
+// after its objective.
+func (r *ContinuousResult) continuousRows() [][2]string {
+	rows := r.FitSummary.rows()
+	if r.Z != nil {
+		rows = append(rows, [2]string{"inducing inputs", fmt.Sprintf("%d, moved continuously in ℝ^%d", r.Z.Len(), r.Z.Dim())})
+	}
+	if r.Jitter > 0 {
+		rows = append(rows, [2]string{"jitter", fmt.Sprintf("%.3g on the diagonal of K[Z,Z]", r.Jitter)})
+	}
+	return rows
+}
+
+// String summarises the continuous SGPR fit: why and when it stopped,
+// the objective from its start, the prior mean, the hyperparameters, the
+// inducing inputs and any warnings.
+func (r *ContinuousResult) String() string {
+	rows := append([][2]string{{"objective", fmt.Sprintf("%s (%v; from %s)", table.G(r.Objective), r.Kind, table.G(r.Start))}}, r.continuousRows()...)
+	return r.FitSummary.text(r.title("continuous SGPR fit", fmt.Sprintf("%d evaluations", r.Evals)), rows)
+}
+
+// HTML returns the continuous SGPR fit's summary as a table.
+func (r *ContinuousResult) HTML() string {
+	rows := append(r.htmlHead("evaluations", r.Evals), [2]string{"objective", fmt.Sprintf("%s (%v)", table.G(r.Objective), r.Kind)}, [2]string{"start", table.G(r.Start)})
+	return table.HTML("continuous SGPR fit", append(rows, r.continuousRows()...)) + htmlWarnings(r.Warnings)
 }
 
 // htmlWarnings returns the warnings as a list, or nothing.

@@ -216,7 +216,7 @@ func TestPredictorDisplay(t *testing.T) {
 	}
 
 	train, _ := data.SnelsonLike(40, 2)
-	ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), ExactOptions{})
+	ex, err := NewExact(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestComparison(t *testing.T) {
 	if _, err := mle.Fit(); err != nil {
 		t.Fatal(err)
 	}
-	c := NewComparison(test).Add("CholQR <VAR>", md, res).Add("random & MLE", mle, nil).Add("missing", nil, nil)
+	c := NewComparison(test).Add("CholQR <VAR>", res).Add("random & MLE", mle).Add("missing", nil)
 	if len(c.Rows) != 3 {
 		t.Fatalf("%d rows", len(c.Rows))
 	}
@@ -264,24 +264,24 @@ func TestComparison(t *testing.T) {
 	header, _ := c.header()
 	columnsAligned(t, "comparison", text, header)
 	for _, w := range []string{"sgp.Comparison of 3 models, scored on 301 test points", "CholQR <VAR>", "95% cov",
-		table.G(ev.SMSE), "6/6", "random", "error: missing: sgp: no model"} {
+		table.G(ev.SMSE), "6/6", "random", "error: missing: sgp: no fit"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("comparison text lacks %q:\n%s", w, text)
 		}
 	}
 	h := c.HTML()
 	if strings.Contains(h, "<VAR>") || !strings.Contains(h, "<td>CholQR &lt;VAR&gt;</td>") || !strings.Contains(h, "<td>random &amp; MLE</td>") ||
-		!strings.Contains(h, "<th>95% cov</th>") || strings.Count(h, "<tr>") != 4 || !strings.Contains(h, "<li><b>error:</b> missing: sgp: no model</li>") {
+		!strings.Contains(h, "<th>95% cov</th>") || strings.Count(h, "<tr>") != 4 || !strings.Contains(h, "<li><b>error:</b> missing: sgp: no fit</li>") {
 		t.Errorf("comparison HTML: %s", h)
 	}
 	// Without a test set: no scores.
-	c = NewComparison(nil).Add("VAR", md, res)
+	c = NewComparison(nil).Add("VAR", res)
 	if text := c.String(); strings.Contains(text, "SMSE") || !strings.Contains(text, "max epochs") || c.Rows[0].Eval != nil {
 		t.Errorf("comparison without test set:\n%s", text)
 	}
 	// Constant test targets: the scores are missing with the reason.
 	flat := &data.Dataset{X: test.X, Y: make([]float64, test.Len())}
-	c = NewComparison(flat).Add("VAR", md, res)
+	c = NewComparison(flat).Add("VAR", res)
 	if text := c.String(); c.Rows[0].Err == nil || !strings.Contains(text, "error: VAR: sgp: SMSE undefined") || !strings.Contains(text, "–") {
 		t.Errorf("constant targets:\n%s", text)
 	}
@@ -296,11 +296,11 @@ func TestComparison(t *testing.T) {
 func TestComparisonExact(t *testing.T) {
 	t.Parallel()
 	md, res, test := fitted(t)
-	ex, err := FitExact(context.Background(), md.Inputs(), md.Targets(), kernel.NewRBFFromData(md.Inputs().(*kernel.Vectors), md.Targets()), ExactOptions{})
+	ex, err := NewExact(md.Inputs(), md.Targets(), kernel.NewRBFFromData(md.Inputs().(*kernel.Vectors), md.Targets())).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewComparison(test).Add("CholQR", md, res).AddExact("exact", ex).AddExact("none", nil)
+	c := NewComparison(test).Add("CholQR", res).Add("exact", ex).Add("none", (*ExactResult)(nil))
 	r := c.Rows[1]
 	ev, _ := ex.Predictor.Evaluate(test)
 	n := md.Inputs().Len()
@@ -316,7 +316,7 @@ func TestComparisonExact(t *testing.T) {
 	text := c.String()
 	header, _ := c.header()
 	columnsAligned(t, "comparison", text, header)
-	for _, w := range []string{"exact", "all (m = n)", fmt.Sprintf("%d/%d", n, n), table.G(ev.SMSE), "none: sgp: no exact fit"} {
+	for _, w := range []string{"exact", "all (m = n)", fmt.Sprintf("%d/%d", n, n), table.G(ev.SMSE), "none: sgp: no fit"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("comparison text lacks %q:\n%s", w, text)
 		}

@@ -132,7 +132,7 @@ func TestHyperparametersDisplay(t *testing.T) {
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{0.5}), ExactOptions{})
+	ex, err := NewExact(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,8 +37,10 @@
 //	             Evaluate, SaveFile; LoadRegressorFile reads sparse and exact models
 //	Selector     how the inducing points are chosen: CholQR (the default), the
 //	             paper's baselines, or the hybrid with a continuous refinement
-//	FitExact     the full GP (n ≤ MaxExactN), the reference for what sparsity costs
-//	FitContinuous  SGPR with inducing inputs that move continuously (vectors)
+//	Exact        the full GP (n ≤ MaxExactN), the reference for what sparsity
+//	             costs: NewExact, with the same With… options
+//	Continuous   SGPR with inducing inputs that move continuously (vectors):
+//	             NewContinuous, with the same With… options
 //	Comparison   fitted models side by side with their test scores
 //	Factor, Trace, CostRanking, Evaluator, Stats
 //	             the inside, for research: the factored state (read-only), the
@@ -76,7 +78,7 @@
 // gradients on the log hyperparameters with the inducing set fixed, then m
 // swaps; Fit stops when an epoch lowers F by less than a relative 10⁻⁴, at
 // the maximum number of epochs or at the time budget. The kernel matrix is
-// read by column and by diagonal, never as an n×n matrix (FitExact alone
+// read by column and by diagonal, never as an n×n matrix (Exact alone
 // forms it).
 //
 // The repository's docs/algorithm.md describes the method in full (the

@@ -20,91 +20,22 @@ import (
 	"github.com/cholqr/sgp/sgp/data"
 )
 
-// MaxExactN is the largest number of training points FitExact accepts.
-// The exact GP holds one n×n matrix of float64, 8n² bytes: 32 MB at
+// MaxExactN is the largest number of training points the exact GP
+// accepts. It holds one n×n matrix of float64, 8n² bytes: 32 MB at
 // n = 2,000, 800 MB at 10,000 and 3.2 GB at this limit, where one
 // objective evaluation (a Cholesky factorisation, its inverse and the
 // gradient, ≈ n³ flops) takes minutes. The sparse model never forms it.
 const MaxExactN = 20000
 
-// ExactOptions configures FitExact. The zero value estimates a constant
-// mean, starts the noise at var(y)/4 and allows 1000 evaluations.
-type ExactOptions struct {
-	// Mean is the prior mean; the zero value estimates a constant by
-	// generalised least squares at every evaluation, as the sparse model
-	// does (see Mean).
-	Mean Mean
-	// Noise is the starting noise variance σ²; 0 means var(y)/4 (10⁻² for
-	// constant targets), the sparse model's default.
-	Noise float64
-	// MaxEvals bounds the objective-and-gradient evaluations (0: 1000).
-	MaxEvals int
-	// Fixed keeps the kernel's hyperparameters and the noise at their
-	// starting values: FitExact then only evaluates the objective and
-	// factorises (with an estimated mean still estimated).
-	Fixed bool
-	// Progress, if not nil, gets one line per evaluation.
-	Progress io.Writer
-	// NoiseFloor is the least noise variance σ² the fit may reach, in the
-	// targets' units squared; 0 means the default (see
-	// Model.WithNoiseFloor).
-	NoiseFloor float64
-}
-
-// ExactResult reports a fit of the exact (full) Gaussian process.
-type ExactResult struct {
-	// Objective is the exact negative log marginal likelihood at the end,
-	// including n/2·log 2π (Rasmussen & Williams 2006, eq. 2.30), at the
-	// prior mean Mean: the value the sparse VAR and MLE objectives reach
-	// when every training point is inducing.
-	Objective float64
-	Start     float64 // the objective at the starting hyperparameters
-	Evals     int     // objective-and-gradient evaluations
-	Restarts  int     // L-BFGS restarts from the best point after a failed line search
-	Elapsed   time.Duration
-	// Status says why the optimisation stopped: Converged (small
-	// gradient or no decrease over several iterations), MaxEvaluations,
-	// Cancelled, Fixed (ExactOptions.Fixed), or Stalled or Failed with the
-	// optimiser's failure in Reason.
-	Status Status
-	Reason string
-	// Converged is true when the optimiser converged, or stopped on a
-	// failed line search at a gradient small enough that the objective is
-	// flat there (max |∂F/∂θ| ≤ 10⁻⁴ times its scale, the sparse fit's
-	// rule).
-	Converged bool
-	// Gradient is max |∂F/∂θ| at the end point.
-	Gradient float64
-	Params   []float64 // θ: the kernel's log hyperparameters, then log σ²
-	Names    []string  // names of Params
-	Mean     float64   // the prior mean μ
-	// Jitter is what was added to the diagonal of K + σ²I for its
-	// Cholesky factorisation to succeed at the end point (0: none was
-	// needed); MaxJitter is the largest added at any evaluation.
-	Jitter, MaxJitter float64
-	N                 int
-	// NoiseFloor is the least noise variance the fit could reach
-	// (ExactOptions.NoiseFloor, or the default); AtNoiseFloor is true
-	// when σ² ended there (a warning says so too). Both are zero for
-	// fixed hyperparameters.
-	NoiseFloor   float64
-	AtNoiseFloor bool
-	Warnings     []string
-	Predictor    *ExactPredictor
-}
-
-// Hyperparameters returns the fitted hyperparameters by name, as positive
-// values (exp θ), in θ order: the kernel's, then the noise variance
-// ("noise").
-func (r *ExactResult) Hyperparameters() Hyperparameters {
-	return newHyperparameters(r.Names, r.Params)
-}
-
-// FitExact fits the full Gaussian process with kernel k and a constant
-// (or zero, or fixed) prior mean to n ≤ MaxExactN points: the model that
-// the sparse one approximates, as a reference for what sparsity costs.
-// It forms the n×n matrix Σ = K + σ²I, which the rest of the package
-// never does.
+// Exact is the full Gaussian process with a constant (or zero, or fixed)
+// prior mean on n ≤ MaxExactN points: the model that the sparse one
+// approximates, as a reference for what sparsity costs. It forms the n×n
+// matrix Σ = K + σ²I, which the rest of the package never does. It is
+// configured fluently with the options of Model and Continuous that apply
+// to it, and fitted by Fit:
+//
+//	res, err := sgp.NewExact(x, y, kernel.NewRBFFromData(x, y)).WithMaxEvals(200).Fit()
+//	mean, variance, err := res.Predictor.Predict(xTest)
 //
 // The objective is the negative log marginal likelihood (Rasmussen &
 // Williams 2006, eq. 2.30), profiled over the constant mean as the sparse
@@ -119,11 +50,11 @@ func (r *ExactResult) Hyperparameters() Hyperparameters {
 //
 // with Σ⁻¹ from the factor (LAPACK dpotri) and the sums Σ_ij W_ij ∂K_ij/∂θ
 // by the kernel's own AddGrad, and ∂F/∂log σ² = ½σ² tr(Σ⁻¹ − ααᵀ). θ
-// (the kernel's, then log σ²) is minimised by L-BFGS from k's current
+// (the kernel's, then log σ²) is minimised by L-BFGS from the kernel's
 // values and the starting noise; after a failed line search it restarts
 // from the best point, up to three times; σ² stays above the noise floor
-// (opts.NoiseFloor, by default that of Model.WithNoiseFloor), as in
-// Model.Fit. Each evaluation costs about n³ flops and 8n² bytes.
+// (WithNoiseFloor), as in Model.Fit. Each evaluation costs about n³ flops
+// and 8n² bytes.
 //
 // Jitter: Σ is factorised as it is; only if the Cholesky factorisation
 // fails (σ² negligible against K's scale, duplicated inputs) is ε added to
@@ -133,52 +64,183 @@ func (r *ExactResult) Hyperparameters() Hyperparameters {
 // those of noise σ² + ε. A pivoted Cholesky is not needed: σ² > 0 makes Σ
 // positive definite in exact arithmetic.
 //
-// k is not modified: the fit works on a copy of a built-in kernel (a
-// kernel.Func or user type is used as it is, and its hyperparameters are
-// left at the fitted values). Linear algebra is gonum's LAPACK in Go
-// (dpotrf, dpotri), not the SGP_BLAS backend. FitExact stops at the next
-// evaluation once ctx is done, returning the best state reached and ctx's
-// error.
-func FitExact(ctx context.Context, x kernel.Inputs, y []float64, k kernel.Kernel, opts ExactOptions) (res *ExactResult, err error) {
+// The kernel is not modified: the fit works on a copy of a built-in
+// kernel (a kernel.Func or user type is used as it is, and its
+// hyperparameters are left at the fitted values). Linear algebra is
+// gonum's LAPACK in Go (dpotrf, dpotri), not the SGP_BLAS backend.
+type Exact struct {
+	x          kernel.Inputs
+	y          []float64
+	kern       kernel.Kernel
+	mean       Mean
+	noise      float64 // the starting σ²; 0: var(y)/4
+	noiseFloor float64
+	maxEvals   int
+	budget     time.Duration
+	fixed      bool
+	progress   io.Writer
+	err        error
+}
+
+// NewExact returns the exact GP for inputs x, targets y and kernel k,
+// to be configured with the With methods and fitted by Fit. By default
+// it estimates a constant mean, starts the noise at var(y)/4 and allows
+// 1000 evaluations without a time limit.
+func NewExact(x kernel.Inputs, y []float64, k kernel.Kernel) *Exact {
+	return &Exact{x: x, y: y, kern: k, maxEvals: 1000}
+}
+
+// setErr keeps the first configuration error.
+func (e *Exact) setErr(err error) *Exact {
+	if e.err == nil {
+		e.err = err
+	}
+	return e
+}
+
+// WithMean sets the prior mean (default MeanConstant, estimated by
+// generalised least squares at every evaluation, as the sparse model
+// does; see Mean).
+func (e *Exact) WithMean(mn Mean) *Exact { e.mean = mn; return e }
+
+// WithNoise sets the starting noise variance σ² (default var(y)/4, 10⁻²
+// for constant targets: the sparse model's).
+func (e *Exact) WithNoise(noise float64) *Exact {
+	if !(noise > 0) || math.IsInf(noise, 0) {
+		return e.setErr(fmt.Errorf("%w, got %v", ErrNoise, noise))
+	}
+	e.noise = noise
+	return e
+}
+
+// WithNoiseFloor sets the least noise variance σ² the fit may reach, as
+// Model.WithNoiseFloor does (0: the default, 10⁻⁹ of the targets'
+// variance).
+func (e *Exact) WithNoiseFloor(floor float64) *Exact {
+	if err := checkNoiseFloor(floor); err != nil {
+		return e.setErr(err)
+	}
+	e.noiseFloor = floor
+	return e
+}
+
+// WithMaxEvals bounds the objective-and-gradient evaluations (default
+// 1000).
+func (e *Exact) WithMaxEvals(n int) *Exact {
+	if n < 1 {
+		return e.setErr(fmt.Errorf("sgp: %d maximum evaluations must be ≥ 1", n))
+	}
+	e.maxEvals = n
+	return e
+}
+
+// WithTimeBudget stops the fit at the first evaluation after d has passed
+// (0: no limit), with Status = TimeBudget and the best state reached.
+func (e *Exact) WithTimeBudget(d time.Duration) *Exact {
+	if d < 0 {
+		return e.setErr(fmt.Errorf("sgp: time budget %v must be ≥ 0", d))
+	}
+	e.budget = d
+	return e
+}
+
+// WithFixedHyperparameters keeps the kernel's hyperparameters and the
+// noise at their starting values: the fit then only evaluates the
+// objective and factorises (an estimated mean is still estimated), with
+// Status = Fixed.
+func (e *Exact) WithFixedHyperparameters(fixed bool) *Exact { e.fixed = fixed; return e }
+
+// WithProgress writes one line per evaluation to w.
+func (e *Exact) WithProgress(w io.Writer) *Exact { e.progress = w; return e }
+
+// Err returns the first configuration error, or nil.
+func (e *Exact) Err() error {
+	if e.err != nil {
+		return e.err
+	}
+	return checkExact(e.x, e.y, e.kern, e.fixed)
+}
+
+// ExactResult reports a fit of the exact (full) Gaussian process. Its
+// FitSummary's Objective is the exact negative log marginal likelihood at
+// the end, including n/2·log 2π (Rasmussen & Williams 2006, eq. 2.30), at
+// the prior mean Mean: the value the sparse VAR and MLE objectives reach
+// when every training point is inducing. Status is Converged (small
+// gradient or no decrease over several iterations), MaxEvaluations,
+// TimeBudget, Cancelled, Fixed (WithFixedHyperparameters), or Stalled or
+// Failed with the optimiser's failure in Reason. Converged is true when
+// the optimiser converged, or stopped on a failed line search at a
+// gradient small enough that the objective is flat there (max |∂F/∂θ| ≤
+// 10⁻⁴ times its scale, the sparse fit's rule).
+type ExactResult struct {
+	FitSummary
+	Start    float64 // the objective at the starting hyperparameters
+	Evals    int     // objective-and-gradient evaluations
+	Restarts int     // L-BFGS restarts from the best point after a failed line search
+	// Gradient is max |∂F/∂θ| at the end point.
+	Gradient float64
+	// Jitter is what was added to the diagonal of K + σ²I for its
+	// Cholesky factorisation to succeed at the end point (0: none was
+	// needed); MaxJitter is the largest added at any evaluation.
+	Jitter, MaxJitter float64
+	N                 int
+	Predictor         *ExactPredictor
+}
+
+// Fit fits the exact GP. See FitContext.
+func (e *Exact) Fit() (*ExactResult, error) { return e.FitContext(context.Background()) }
+
+// FitContext is Fit with cancellation: it stops at the next evaluation
+// once ctx is done, returning the best state reached and ctx's error.
+func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	defer recoverTo(&err)
 	start := time.Now()
-	if err := checkExact(x, y, k, opts); err != nil {
+	if err := e.Err(); err != nil {
 		return nil, err
 	}
+	x, y := e.x, e.y
 	n := x.Len()
-	k = kernel.Clone(k)
-	noise := opts.Noise
+	k := kernel.Clone(e.kern)
+	noise := e.noise
 	if noise == 0 {
 		if noise = variance(y) / 4; !(noise > 0) || math.IsInf(noise, 0) {
 			noise = 1e-2
 		}
 	}
-	maxEvals := opts.MaxEvals
-	if maxEvals <= 0 {
-		maxEvals = 1000
+	user := ctx
+	if e.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, start.Add(e.budget))
+		defer cancel()
 	}
-	ex := newExactEval(x, y, k, opts.Mean)
+	ex := newExactEval(x, y, k, e.mean)
 	np := k.NumParams()
 	p0 := append(k.Params(nil), math.Log(noise))
 	// A fit works in noiseMap's coordinates: σ² stays above the noise
 	// floor. Fixed hyperparameters are evaluated as given.
 	var nm noiseMap
-	if !opts.Fixed {
-		nm = newNoiseMap(x, y, opts.NoiseFloor)
+	if !e.fixed {
+		nm = newNoiseMap(x, y, e.noiseFloor)
 		p0 = nm.toX(p0, p0)
 	}
-	r := &exactRun{ex: ex, ctx: ctx, maxEvals: maxEvals, progress: opts.Progress, np: np, nm: nm, th: make([]float64, len(p0)),
+	r := &exactRun{ex: ex, ctx: ctx, maxEvals: e.maxEvals, progress: e.progress, np: np, nm: nm, th: make([]float64, len(p0)),
 		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
 		lastG: make([]float64, len(p0)), startF: math.NaN()}
 	stopped, restarts := stop{status: Fixed}, 0
-	if opts.Fixed {
+	if e.fixed {
 		r.evaluate(p0)
 	} else {
 		stopped, restarts = r.minimize(p0)
 	}
+	if stopped.status == Cancelled && user.Err() == nil {
+		stopped = stop{status: TimeBudget}
+	}
 	if math.IsInf(r.bestF, 1) {
+		if user.Err() != nil {
+			return nil, user.Err()
+		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("sgp: the time budget of %v ended before the exact GP's first evaluation; allow more time", e.budget)
 		}
 		if r.evalErr != nil {
 			return nil, r.evalErr
@@ -193,12 +255,14 @@ func FitExact(ctx context.Context, x kernel.Inputs, y []float64, k kernel.Kernel
 	}
 	g := maxAbs(r.bestG)
 	converged := stopped.status == Converged ||
-		(!opts.Fixed && stopped.status != Cancelled && stopped.status != MaxEvaluations && g <= 1e-4*ex.scale(r.bestF))
+		(!e.fixed && stopped.status != Cancelled && stopped.status != MaxEvaluations && stopped.status != TimeBudget && g <= 1e-4*ex.scale(r.bestF))
 	res = &ExactResult{
-		Objective: r.bestF, Start: r.startF, Evals: r.evals, Restarts: restarts,
-		Status: stopped.status, Reason: stopped.reason, Converged: converged, Gradient: g,
-		Params: best, Names: append(k.ParamNames(), "noise"),
-		Mean: ex.mu, Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
+		FitSummary: FitSummary{
+			Objective: r.bestF, Status: stopped.status, Reason: stopped.reason, Converged: converged,
+			Params: best, Names: append(k.ParamNames(), "noise"), Mean: ex.mu,
+		},
+		Start: r.startF, Evals: r.evals, Restarts: restarts, Gradient: g,
+		Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
 	}
 	res.Predictor = ex.predictor()
 	if res.Jitter > 0 {
@@ -207,22 +271,22 @@ func FitExact(ctx context.Context, x kernel.Inputs, y []float64, k kernel.Kernel
 	switch {
 	case stopped.status == Cancelled:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", r.evals, r.bestF))
-	case !converged && !opts.Fixed:
+	case !converged && !e.fixed:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
 	}
-	if !opts.Fixed {
+	if !e.fixed {
 		res.NoiseFloor = nm.floor
 		if s2 := math.Exp(best[np]); atNoiseFloor(s2, nm.floor) {
 			res.AtNoiseFloor = true
-			res.Warnings = append(res.Warnings, noiseFloorWarning(s2, nm.floor, opts.NoiseFloor > 0))
+			res.Warnings = append(res.Warnings, noiseFloorWarning(s2, nm.floor, e.noiseFloor > 0))
 		}
 	}
 	res.Elapsed = time.Since(start)
-	return res, ctx.Err()
+	return res, user.Err()
 }
 
-// checkExact validates FitExact's arguments.
-func checkExact(x kernel.Inputs, y []float64, k kernel.Kernel, opts ExactOptions) error {
+// checkExact validates the exact GP's data and kernel.
+func checkExact(x kernel.Inputs, y []float64, k kernel.Kernel, fixed bool) error {
 	switch {
 	case x == nil || x.Len() == 0 || len(y) == 0:
 		return ErrEmpty
@@ -232,20 +296,13 @@ func checkExact(x kernel.Inputs, y []float64, k kernel.Kernel, opts ExactOptions
 		return errors.New("sgp: no kernel")
 	case x.Len() > MaxExactN:
 		return fmt.Errorf("sgp: the exact GP is limited to n ≤ %d training points (it holds an n×n matrix, %.3g GB here, and costs ≈ n³ flops per evaluation); got n = %d: use the sparse model", MaxExactN, 8*float64(x.Len())*float64(x.Len())/1e9, x.Len())
-	case opts.Noise < 0 || math.IsNaN(opts.Noise) || math.IsInf(opts.Noise, 0):
-		return fmt.Errorf("%w, got %v", ErrNoise, opts.Noise)
-	case opts.MaxEvals < 0:
-		return fmt.Errorf("sgp: %d maximum evaluations must be ≥ 0", opts.MaxEvals)
-	}
-	if err := checkNoiseFloor(opts.NoiseFloor); err != nil {
-		return err
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("sgp: target %d is %v; remove or impute non-finite targets", i, v)
 		}
 	}
-	if !opts.Fixed {
+	if !fixed {
 		if err := constantTargets(y); err != nil {
 			return err
 		}

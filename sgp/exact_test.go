@@ -77,7 +77,7 @@ func TestExactObjectiveOracle(t *testing.T) {
 	for i := range p.y {
 		p.y[i] += 3
 	}
-	res, err := FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Mean: MeanZero, Noise: p.noise, Fixed: true})
+	res, err := NewExact(p.x, p.y, p.kern).WithMean(MeanZero).WithNoise(p.noise).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestExactObjectiveOracle(t *testing.T) {
 	if res.Mean != 0 || res.Evals != 1 || res.Status != Fixed || res.Jitter != 0 {
 		t.Errorf("zero mean: μ = %v, %d evaluations, stopped %q, jitter %v", res.Mean, res.Evals, stopText(res.Status, res.Reason), res.Jitter)
 	}
-	res, err = FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Noise: p.noise, Fixed: true})
+	res, err = NewExact(p.x, p.y, p.kern).WithNoise(p.noise).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestExactEqualsSparseAtMEqualsN(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.SetMean(f.GLSMean())
-	res, err := FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Noise: p.noise, Fixed: true})
+	res, err := NewExact(p.x, p.y, p.kern).WithNoise(p.noise).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestExactEqualsSparseAtMEqualsN(t *testing.T) {
 func TestExactPredictOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	p := newProblem(rng, 50, 2, 1.0, 1.0, 0.1)
-	res, err := FitExact(context.Background(), p.x, p.y, p.kern, ExactOptions{Noise: p.noise, Fixed: true})
+	res, err := NewExact(p.x, p.y, p.kern).WithNoise(p.noise).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestExactMeanInvariance(t *testing.T) {
 	var ev [2]*Evaluation
 	var mu [2]float64
 	for s, pair := range [][2]*data.Dataset{{train, test}, {shift(train), shift(test)}} {
-		res, err := FitExact(context.Background(), pair[0].X, pair[0].Y, kern, ExactOptions{Noise: variance(train.Y) / 4})
+		res, err := NewExact(pair[0].X, pair[0].Y, kern).WithNoise(variance(train.Y) / 4).FitContext(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func TestExactBeatsCholQR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := FitExact(context.Background(), train.X, train.Y, kern, ExactOptions{})
+	res, err := NewExact(train.X, train.Y, kern).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestExactBeatsCholQR(t *testing.T) {
 	t.Logf("exact: F %.6g in %d evaluations (%s), %v; CholQR m=10: F %.6g, %v", res.Objective, res.Evals, stopText(res.Status, res.Reason), ev, sres.Objective, sev)
 	// The caller's kernel is not modified.
 	if kern.Variance() != kernel.NewRBFFromData(train.X, train.Y).Variance() {
-		t.Error("FitExact changed the caller's kernel")
+		t.Error("the exact fit changed the caller's kernel")
 	}
 }
 
@@ -291,42 +291,43 @@ func TestExactBadInputs(t *testing.T) {
 	big, _ := kernel.NewVectors(MaxExactN+1, 1, make([]float64, MaxExactN+1))
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
+	same := func(e *Exact) *Exact { return e }
 	for _, tc := range []struct {
 		name string
 		x    kernel.Inputs
 		y    []float64
 		k    kernel.Kernel
-		opts ExactOptions
+		opts func(*Exact) *Exact
 		ctx  context.Context
 		want string
 	}{
-		{"nil inputs", nil, y, k, ExactOptions{}, ctx, "no training data"},
-		{"no targets", x, nil, k, ExactOptions{}, ctx, "no training data"},
-		{"shapes", x, y[:2], k, ExactOptions{}, ctx, "3 inputs but 2 targets"},
-		{"NaN target", x, []float64{1, math.NaN(), 3}, k, ExactOptions{}, ctx, "target 1 is NaN"},
-		{"Inf target", x, []float64{1, 2, math.Inf(1)}, k, ExactOptions{}, ctx, "target 2 is +Inf"},
-		{"nil kernel", x, y, nil, ExactOptions{}, ctx, "no kernel"},
-		{"wrong kernel", x, y, kernel.NewRBF(1, []float64{1, 1}), ExactOptions{}, ctx, "dimension"},
-		{"negative noise", x, y, k, ExactOptions{Noise: -1}, ctx, "noise variance"},
-		{"NaN noise", x, y, k, ExactOptions{Noise: math.NaN()}, ctx, "noise variance"},
-		{"evaluations", x, y, k, ExactOptions{MaxEvals: -1}, ctx, "maximum evaluations"},
-		{"too large", big, make([]float64, MaxExactN+1), k, ExactOptions{}, ctx, "limited to n ≤ 20000"},
-		{"cancelled", x, y, k, ExactOptions{}, cancelled, "context canceled"},
+		{"nil inputs", nil, y, k, same, ctx, "no training data"},
+		{"no targets", x, nil, k, same, ctx, "no training data"},
+		{"shapes", x, y[:2], k, same, ctx, "3 inputs but 2 targets"},
+		{"NaN target", x, []float64{1, math.NaN(), 3}, k, same, ctx, "target 1 is NaN"},
+		{"Inf target", x, []float64{1, 2, math.Inf(1)}, k, same, ctx, "target 2 is +Inf"},
+		{"nil kernel", x, y, nil, same, ctx, "no kernel"},
+		{"wrong kernel", x, y, kernel.NewRBF(1, []float64{1, 1}), same, ctx, "dimension"},
+		{"negative noise", x, y, k, func(e *Exact) *Exact { return e.WithNoise(-1) }, ctx, "noise variance"},
+		{"NaN noise", x, y, k, func(e *Exact) *Exact { return e.WithNoise(math.NaN()) }, ctx, "noise variance"},
+		{"evaluations", x, y, k, func(e *Exact) *Exact { return e.WithMaxEvals(-1) }, ctx, "maximum evaluations"},
+		{"too large", big, make([]float64, MaxExactN+1), k, same, ctx, "limited to n ≤ 20000"},
+		{"cancelled", x, y, k, same, cancelled, "context canceled"},
 	} {
-		res, err := FitExact(tc.ctx, tc.x, tc.y, tc.k, tc.opts)
+		res, err := tc.opts(NewExact(tc.x, tc.y, tc.k)).FitContext(tc.ctx)
 		if err == nil || res != nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, %v; want an error containing %q", tc.name, res, err, tc.want)
 		}
 	}
-	if _, err := FitExact(cancelled, x, y, k, ExactOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := NewExact(x, y, k).FitContext(cancelled); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v is not context.Canceled", err)
 	}
 	// Constant targets leave nothing to fit: the objective falls without
 	// bound as σ² → 0. At fixed hyperparameters they are fine.
-	if _, err := FitExact(ctx, x, []float64{2, 2, 2}, k, ExactOptions{}); err == nil || !strings.Contains(err.Error(), "all 3 training targets equal 2") {
+	if _, err := NewExact(x, []float64{2, 2, 2}, k).FitContext(ctx); err == nil || !strings.Contains(err.Error(), "all 3 training targets equal 2") {
 		t.Errorf("constant targets: got %v, want the error naming them", err)
 	}
-	if _, err := FitExact(ctx, x, []float64{2, 2, 2}, k, ExactOptions{Fixed: true, Noise: 0.1}); err != nil {
+	if _, err := NewExact(x, []float64{2, 2, 2}, k).WithFixedHyperparameters(true).WithNoise(0.1).FitContext(ctx); err != nil {
 		t.Errorf("constant targets at fixed hyperparameters: %v", err)
 	}
 }
@@ -340,7 +341,7 @@ func jitteredExact(t *testing.T) (*kernel.Vectors, *ExactResult) {
 	for i := range y {
 		y[i] = float64(i % 3)
 	}
-	res, err := FitExact(context.Background(), x, y, kernel.NewRBF(1, []float64{1}), ExactOptions{Noise: 1e-300, Fixed: true})
+	res, err := NewExact(x, y, kernel.NewRBF(1, []float64{1})).WithNoise(1e-300).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +386,7 @@ func TestExactSpectrumStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := kernel.NewSpectrum(2, 1)
-	fixed, err := FitExact(context.Background(), x, y, k, ExactOptions{Noise: 0.1, Fixed: true})
+	fixed, err := NewExact(x, y, k).WithNoise(0.1).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +411,7 @@ func TestExactSpectrumStrings(t *testing.T) {
 			t.Errorf("spectrum θ[%d]: analytic %.10g, FD %.10g", i, grad[i], fdv)
 		}
 	}
-	res, err := FitExact(context.Background(), x, y, k, ExactOptions{})
+	res, err := NewExact(x, y, k).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

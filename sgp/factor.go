@@ -213,20 +213,19 @@ func (f *factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1
 // pivotTol returns the residual variance below which point i is treated
 // as already explained and cannot join the inducing set: 1e-6·κ(x_i, x_i).
 //
-// A tolerance of about 1e-10 is the textbook choice; we measured that this admits sets whose
+// A tolerance of about 1e-10 is the textbook choice; it admits sets whose
 // objective is numerically undetermined. The kernel values carry a
 // relative rounding error ε, so a pivot (a residual variance r·κ) is known
 // to about ε·κ, a relative error ε/r that its Cholesky column passes on to
 // every other residual as an absolute error of about (ε/r)·κ. A set is
 // self-consistent only if its smallest admitted residual is well above
-// that noise: r ≫ ε/r, r ≫ √ε ≈ 1.5e-8. On Snelson 1D with the data-driven
-// initial lengthscale, members admitted at r ≈ 1e-8 had residuals of 0 in
-// a rebuild of the same set, members at r ≈ 1e-12 made the updated,
-// rebuilt and dense-oracle objectives disagree by 2e-7 relative (so swap
-// decisions at 1e-9 followed rounding noise), and K[I,I] stopped being
-// numerically positive definite under a 1% change of lengthscale, which
-// stalled the gradient phase. A point whose residual is below 1e-6·κ adds
-// nothing resolvable to the Nyström approximation.
+// that noise: r ≫ ε/r, r ≫ √ε ≈ 1.5e-8. Members admitted near or below
+// √ε can have residuals of 0 when the same set is rebuilt, make the
+// updated, rebuilt and dense objectives disagree beyond the precision the
+// swap decisions need, and leave K[I,I] numerically indefinite under small
+// changes of the hyperparameters, which stalls the gradient phase. A point
+// whose residual is below 1e-6·κ adds nothing resolvable to the Nyström
+// approximation.
 func (f *factor) pivotTol(i int) float64 { return 1e-6 * f.kdiag[i] }
 
 // keepTol is the smaller residual below which a point already in the
@@ -307,9 +306,8 @@ func (f *factor) Value(o Objective) float64 { return f.Parts().Value(o) }
 // chunk has its own partial sums, added in chunk order: the result is the
 // same bit for bit whatever the number of cores (as in par.Reduce). The
 // chunks are few and long: every chunk restarts the hardware prefetcher on
-// every column, which at n = 10⁴, k = 512 cost about 80 µs per chunk. Two
-// chunks suit the two cores this was measured on (a Q sweep took 2.25 ms
-// on two against 3.8 ms on one); more cores would want more chunks.
+// every column. Two chunks let two cores share a sweep; more cores would
+// want more chunks.
 const (
 	minChunk  = 2048
 	maxChunks = 2

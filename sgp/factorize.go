@@ -10,13 +10,34 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
+// defaultM returns the default number of inducing points for n training
+// points, min(100, max(1, ⌊n/2⌋)): with nearly every point inducing, the
+// swaps have few candidates to work with.
+func defaultM(n int) int { return min(100, max(1, n/2)) }
+
+// checkM checks the number m of inducing points chosen among n training
+// points: 1 ≤ m < n, the one rule of the model's configuration
+// (Model.Err). With every point inducing the sparse
+// model is the exact GP, which NewExact fits directly.
+func checkM(m, n int) error {
+	switch {
+	case m < 1:
+		return fmt.Errorf("sgp: m=%d inducing points must satisfy 1 ≤ m < n=%d", m, n)
+	case m >= n:
+		return fmt.Errorf("sgp: m=%d inducing points must satisfy 1 ≤ m < n=%d; to use all %d training points, fit the exact GP (NewExact; sgprepl fit --selector exact)", m, n, n)
+	}
+	return nil
+}
+
 // newFactor validates a problem and allocates a factor for at most m
 // inducing points and z information pivots. x holds n inputs, y n targets,
 // noise is σ². The returned Factor is empty: call Factorize.
 //
 // It returns an error for empty data, mismatched lengths, non-finite
-// targets, a noise variance that is not positive and finite, m < 1, m > n,
-// z < 0, or inputs the kernel does not accept.
+// targets, a noise variance that is not positive and finite, a capacity m
+// outside 1 ≤ m ≤ n, z < 0, or inputs the kernel does not accept. The
+// factor holds every point as inducing (m = n) for the tests that compare
+// it with the exact GP; a model's m is checked by checkM.
 func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, m, z int) (_ *factor, err error) {
 	defer recoverTo(&err)
 	if x == nil || x.Len() == 0 || len(y) == 0 {
@@ -41,7 +62,7 @@ func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, 
 		return nil, err
 	}
 	if m < 1 || m > n {
-		return nil, fmt.Errorf("sgp: the number of inducing points m=%d must satisfy 1 ≤ m ≤ n=%d", m, n)
+		return nil, fmt.Errorf("sgp: a factor's capacity m=%d must satisfy 1 ≤ m ≤ n=%d", m, n)
 	}
 	if z < 0 {
 		return nil, fmt.Errorf("sgp: the number of information pivots z=%d must be ≥ 0", z)

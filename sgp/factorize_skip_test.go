@@ -95,7 +95,7 @@ func TestRefactorKeeping(t *testing.T) {
 	if err := md.build(); err != nil {
 		t.Fatal(err)
 	}
-	md.refactorKeeping([]int{0, 3, 5, 7, 11, 16, 20})
+	md.refactorKeeping([]int{0, 3, 5, 7, 11, 16, 20}, md.obj)
 	set := md.f.Active(nil)
 	if len(set) != 8 {
 		t.Fatalf("set %v: %d points, want 8 (refilled)", set, len(set))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 )
 
 // Swap performs one swap: it removes the inducing point that has gone
@@ -17,7 +16,7 @@ func (md *Model) Swap() (sr SwapResult, err error) {
 		return SwapResult{}, err
 	}
 	order := md.visitOrder(1)
-	return md.swapPoint(order[0]), nil
+	return md.swapPoint(order[0], md.obj), nil
 }
 
 // SwapPoint proposes to replace inducing point j (a data index).
@@ -29,7 +28,7 @@ func (md *Model) SwapPoint(j int) (sr SwapResult, err error) {
 	if j < 0 || j >= md.x.Len() || !md.f.IsActive(j) {
 		return SwapResult{}, fmt.Errorf("sgp: point %d is not an inducing point", j)
 	}
-	return md.swapPoint(j), nil
+	return md.swapPoint(j, md.obj), nil
 }
 
 // Step runs one epoch: the continuous phase (CG on θ with the inducing set
@@ -42,11 +41,11 @@ func (md *Model) Step() (EpochRecord, error) {
 // evaluations.
 func (md *Model) StepContext(ctx context.Context) (rec EpochRecord, err error) {
 	defer md.recoverPanic(&err)
-	md.interruptPanic = nil
-	if err := md.build(); err != nil {
+	r := md.newRun(ctx)
+	if err := md.buildContext(ctx); err != nil {
 		return EpochRecord{}, err
 	}
-	return md.epochStep(ctx)
+	return md.epochStep(r)
 }
 
 // Fit runs epochs until the objective's relative decrease over an epoch is
@@ -63,7 +62,7 @@ func (md *Model) StepContext(ctx context.Context) (rec EpochRecord, err error) {
 // The noise variance stays above a floor (σ² = floor + exp u, with u
 // optimised), by default 10⁻⁶ of the targets' variance around a quadratic
 // trend in the inputs and at least 10⁻⁹ of their variance
-// (WithNoiseFloor), as in FitContinuous and FitExact: without a floor, targets with little
+// (WithNoiseFloor), as in Continuous and Exact: without a floor, targets with little
 // or no noise drive σ² towards 0, where the objective is decided by
 // rounding. A fit that ends at the floor says so (Result.AtNoiseFloor).
 func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Background()) }
@@ -73,23 +72,22 @@ func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Backgroun
 // with ctx's error.
 func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 	defer md.recoverPanic(&err)
-	md.interruptPanic = nil
 	// A model not yet built chooses its starting set here (InitForward
 	// scores candidates exactly): that time counts against the budget and
 	// in Result.Elapsed like the epochs'.
-	start := time.Now()
-	if err := md.build(); err != nil {
+	r := md.newRun(ctx)
+	if err := md.buildContext(ctx); err != nil {
 		return nil, err
 	}
-	if !md.fixHyper {
+	if !r.fixHyper {
 		if err := constantTargets(md.y); err != nil {
 			return nil, err
 		}
 	}
 	if md.selector.kind == selHybrid {
-		res, err = md.fitHybrid(ctx, start)
+		res, err = md.fitHybrid(r)
 	} else {
-		res, err = md.fitSubset(ctx, start)
+		res, err = md.fitSubset(r)
 	}
 	md.noteNoiseFloor(res)
 	return res, err

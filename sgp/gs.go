@@ -18,7 +18,7 @@ const gsLazyRatio = 0.25
 // sweep when the measured departure from orthogonality is below gsOrthTol:
 // the measurement itself carries rounding of about ε‖w‖, which must stay
 // far below gsOrthTol·‖w₁‖ (at a ratio of ¼, ε‖w‖ ≤ 2ε‖w₁‖ ≈ 4·10⁻¹⁶‖w₁‖).
-// Explicit CGS2 stopped at 0.49 on the norm loss alone, without measuring;
+// Explicit CGS2 stops at 0.49 on the norm loss alone, without measuring;
 // ¼ puts most swap candidates on the one-sweep path.
 const gsOneSweep = 0.25
 
@@ -26,9 +26,8 @@ const gsOneSweep = 0.25
 // remainder from orthogonality (c₂ from a second sweep, or δ = d − c₁
 // from the first), below which gramSchmidt takes q = w₁/‖w₁‖ without the
 // second projection's update of the column: about 45 ε, the level at
-// which the computed c₂ is rounding noise (at n = 10⁴, m = 512 it measured
-// 1.5–5·10⁻¹⁵ with c₁ from R⁻ᵀA), so that the column is as orthogonal as
-// CGS2 would make it.
+// which the computed c₂ is rounding noise, so that the column is as
+// orthogonal as CGS2 would make it.
 const gsOrthTol = 1e-14
 
 // rowChunks returns the chunk length and the number of chunks for rows
@@ -85,10 +84,9 @@ func (f *factor) rowChunks(rows int) (size, count int) {
 // counts the event.
 //
 // Cost O(k²) plus one or two sweeps over Q, O((n+k)·k), where explicit
-// CGS2 took two or four. At n = 10⁴, m = 512, with the one-sweep bound at
-// 0.49 (explicit CGS2's), about a third of the swap candidates needed one
-// sweep; at gsOneSweep = ¼ a swap took 8.6–9.3 ms instead of 8.9–9.6. The
-// sweeps are split by row chunks over the Factor's workers.
+// CGS2 takes two or four; the one-sweep bound gsOneSweep puts most swap
+// candidates on the one-sweep path. The sweeps are split by row chunks
+// over the Factor's workers.
 func (f *factor) gramSchmidt() {
 	f.needQ()
 	n, k := f.n, f.k
@@ -254,8 +252,8 @@ func (f *factor) commitActive() {
 // that the gsProjectMeasure sweep uses twice, for d and for w₁, while they are in
 // the cache. Each column block runs down its rows in one piece, so that
 // the hardware prefetcher follows its columns. Four columns match gonum's
-// Gemv kernels; at n = 10⁴, k = 512 the sweep took 1.35 times a plain one
-// (8 or more columns, or segments of 1024 rows or fewer, were slower).
+// Gemv kernels; wider blocks or shorter segments leave the cache or
+// restart the prefetcher more often.
 const (
 	gsColBlock = 4
 	gsSegment  = 2048

@@ -17,12 +17,12 @@ import (
 
 // TestHybridNoWorseThanParents checks the hybrid selector against its two
 // parents on small problems: CholQR alone and continuous SGPR from a
-// random subset (FitContinuous), both with the same m and objective. The
+// random subset (Continuous), both with the same m and objective. The
 // hybrid's objective is never above CholQR's (it keeps the refinement only
 // if lower), within 1% of continuous SGPR's (0.05% on the 6-input set,
 // where the refinement from the forward start's set stalled 0.8% short)
 // and its test SMSE within 5% of the better parent's. On the 6-input set
-// the refinement is checked against FitContinuous from the k-means++ seeds
+// the refinement is checked against Continuous from the k-means++ seeds
 // at the starting hyperparameters: the hybrid keeps that one, or, if it
 // ended before its evaluations were up, one at least as good.
 func TestHybridNoWorseThanParents(t *testing.T) {
@@ -53,8 +53,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 			md, hyb, hybEv := fit(SelectHybrid)
 			rng := rand.New(rand.NewPCG(1, 2))
 			_, vy := meanVar(c.train.Y)
-			cont, err := FitContinuous(context.Background(), c.train.X, c.train.Y, kernel.NewRBFFromData(c.train.X, c.train.Y),
-				c.train.X.Rows(rng.Perm(c.train.Len())[:c.m]), vy/4, VAR, ContinuousOptions{MaxEvals: 1000, Jitter: 1e-6})
+			cont, err := NewContinuous(c.train.X, c.train.Y, kernel.NewRBFFromData(c.train.X, c.train.Y)).WithInducingInputs(c.train.X.Rows(rng.Perm(c.train.Len())[:c.m])).WithNoise(vy / 4).WithObjective(VAR).WithMaxEvals(1000).WithJitter(1e-6).FitContext(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,8 +92,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 				// the hybrid keep a better one from another start instead.
 				k0 := kernel.NewRBFFromData(c.train.X, c.train.Y)
 				_, z0 := kmeansCentres(c.train.X, k0.Lengthscales(), c.m, rand.New(rand.NewPCG(1, kmeansStream)))
-				fromSeeds, err := FitContinuous(context.Background(), c.train.X, c.train.Y, k0, z0, vy/4, VAR,
-					ContinuousOptions{MaxEvals: hybridEvals, Jitter: hybridJitter * k0.Variance()})
+				fromSeeds, err := NewContinuous(c.train.X, c.train.Y, k0).WithInducingInputs(z0).WithNoise(vy / 4).WithObjective(VAR).WithMaxEvals(hybridEvals).WithJitter(hybridJitter * k0.Variance()).FitContext(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,7 +105,7 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 					t.Logf("the refinement reached its time limit after %d evaluations; not compared with the one from the seeds", hyb.Refined.Evals)
 				case math.Abs(hyb.Refined.Start-fromSeeds.Start) <= 1e-9*math.Abs(fromSeeds.Start):
 					if math.Abs(hyb.Objective-fromSeeds.Objective) > 1e-9*math.Abs(fromSeeds.Objective) {
-						t.Errorf("the refinement from the seeds ended at %.10g, FitContinuous from them at %.10g", hyb.Objective, fromSeeds.Objective)
+						t.Errorf("the refinement from the seeds ended at %.10g, Continuous from them at %.10g", hyb.Objective, fromSeeds.Objective)
 					}
 				case fromSeeds.Status == MaxEvaluations:
 					t.Errorf("the refinement started at F = %.10g, not at the k-means++ seeds' %.10g", hyb.Refined.Start, fromSeeds.Start)
@@ -211,8 +209,9 @@ func TestHardEndStopsMidEpoch(t *testing.T) {
 		if _, err := md.Inducing(); err != nil {
 			t.Fatal(err)
 		}
-		md.hardEnd = hard
-		res, err := md.fitSubset(context.Background(), time.Now().Add(-time.Second))
+		r := md.newRun(context.Background())
+		r.start, r.hardEnd = time.Now().Add(-time.Second), hard
+		res, err := md.fitSubset(r)
 		if err != nil {
 			t.Fatalf("hardEnd %v: %v", hard, err)
 		}
@@ -234,7 +233,7 @@ func TestHardEndStopsMidEpoch(t *testing.T) {
 // allows far more than spreadStartEvals·m·d evaluations), the k-means
 // centres, CholQR's set and a random subset (subsetStream), in that
 // order, then from CholQR's fit with the time left, and ends no higher
-// than FitContinuous from that subset alone. Here they end at 94.20,
+// than Continuous from that subset alone. Here they end at 94.20,
 // 96.04, 85.207, 85.285 and 85.207: the two k-means starts find a worse
 // optimum than the subsets of the data.
 func TestHybridStarts(t *testing.T) {
@@ -259,8 +258,7 @@ func TestHybridStarts(t *testing.T) {
 	k0 := kernel.NewRBFFromData(train.X, train.Y)
 	_, vy := meanVar(train.Y)
 	z0 := train.X.Rows(rand.New(rand.NewPCG(3, subsetStream)).Perm(train.Len())[:m])
-	alone, err := FitContinuous(context.Background(), train.X, train.Y, k0, z0, vy/4, VAR,
-		ContinuousOptions{MaxEvals: hybridEvals, Jitter: hybridJitter * k0.Variance()})
+	alone, err := NewContinuous(train.X, train.Y, k0).WithInducingInputs(z0).WithNoise(vy / 4).WithObjective(VAR).WithMaxEvals(hybridEvals).WithJitter(hybridJitter * k0.Variance()).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +426,7 @@ func TestRefinementWarning(t *testing.T) {
 		{TimeBudget, "", true, false},
 		{Failed, "Linesearch failed", false, true},
 	} {
-		w := refinementWarning(&ContinuousResult{Status: c.status, Reason: c.reason, Objective: 1}, "converged", c.timeUp)
+		w := refinementWarning(&ContinuousResult{FitSummary: FitSummary{Status: c.status, Reason: c.reason, Objective: 1}}, "converged", c.timeUp)
 		if (w != "") != c.warn || (c.warn && (!strings.Contains(w, "selector cholqr") || !strings.Contains(w, "failed: Linesearch failed"))) {
 			t.Errorf("%v %q: warning %q, want one: %v", c.status, c.reason, w, c.warn)
 		}

@@ -43,3 +43,10 @@ func (h Hyperparameters) Map() map[string]float64 {
 	}
 	return m
 }
+
+// Hyperparameters returns the fitted hyperparameters by name, as positive
+// values (exp θ), in θ order: the kernel's, then the noise variance
+// ("noise").
+func (s *FitSummary) Hyperparameters() Hyperparameters {
+	return newHyperparameters(s.Names, s.Params)
+}

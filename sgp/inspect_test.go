@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/floats/scalar"
+
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
@@ -125,10 +127,8 @@ func spearman(cr *CostRanking) float64 {
 // TestFitLeavesGreedyInfoPivots checks that a fit, and an epoch, leave
 // the information pivots a fresh factorisation of the final inducing set
 // chooses (greedily by residual variance), so that the approximate scores
-// after a fit describe the set the fit ended with: on the README's
-// walkthrough the cost ranking's approximate ΔF follow the exact ones
-// (Spearman ρ > 0.9, the best exact candidate within the first 10 by
-// approximate ΔF).
+// after a fit describe the set the fit ended with: every candidate's
+// approximate ΔF is the one a fresh factorisation of the set gives.
 func TestFitLeavesGreedyInfoPivots(t *testing.T) {
 	t.Parallel()
 	md := walkthroughModel(t)
@@ -141,17 +141,15 @@ func TestFitLeavesGreedyInfoPivots(t *testing.T) {
 		if got, want := md.f.InfoPivots(nil), fresh.InfoPivots(nil); !slices.Equal(got, want) {
 			t.Errorf("after %s the information pivots are %v; a fresh factorisation of the set chooses %v", when, got, want)
 		}
+		got, want := md.f.ApproxDeltasTo(nil, md.obj), fresh.ApproxDeltasTo(nil, md.obj)
+		for i := range got {
+			if math.IsNaN(got[i]) != math.IsNaN(want[i]) || !math.IsNaN(got[i]) && !scalar.EqualWithinAbsOrRel(got[i], want[i], 1e-9, 1e-6) {
+				t.Errorf("after %s candidate %d: approximate ΔF %.9g, from a fresh factorisation %.9g", when, i, got[i], want[i])
+				break
+			}
+		}
 	}
 	check("Fit")
-	ind, _ := md.Inducing()
-	cr, err := md.CostRanking(ind[0], 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, rank, rho := cr.rankSummary()
-	if !(rho > 0.9) || !(rank <= 10) {
-		t.Errorf("after Fit: Spearman ρ(exact, approx) = %.3f, best exact candidate at approximate rank %g; want ρ > 0.9, rank ≤ 10", rho, rank)
-	}
 	if _, err := md.Step(); err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func (u userRBF) InputGradT(gz, wx, kx, wz, kz []float64, x, z *kernel.Vectors) 
 // where CholQR's fit switches input 10 off and the switch-back search
 // brings it back, with RBF and with userRBF: the same arithmetic, so the
 // same objective bit for bit and the same inputs switched back on; and
-// FitContinuous takes any kernel.InputGradient, with the same result for
+// Continuous takes any kernel.InputGradient, with the same result for
 // both.
 func TestEngineAssertsInterfaces(t *testing.T) {
 	t.Parallel()
@@ -70,7 +70,7 @@ func TestEngineAssertsInterfaces(t *testing.T) {
 
 	z0 := train.X.Rows([]int{0, 50, 100, 150, 200, 250, 300, 350})
 	cont := func(k kernel.InputGradient) *sgp.ContinuousResult {
-		cr, err := sgp.FitContinuous(context.Background(), train.X, train.Y, k, z0, 0.1, sgp.VAR, sgp.ContinuousOptions{MaxEvals: 40, Jitter: 1e-6})
+		cr, err := sgp.NewContinuous(train.X, train.Y, k).WithInducingInputs(z0).WithNoise(0.1).WithObjective(sgp.VAR).WithMaxEvals(40).WithJitter(1e-6).FitContext(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,6 +78,6 @@ func TestEngineAssertsInterfaces(t *testing.T) {
 	}
 	cp, cu := cont(kernel.NewRBFFromData(train.X, train.Y)), cont(userRBF{kernel.NewRBFFromData(train.X, train.Y)})
 	if !(cp.Objective < cp.Start) || math.Float64bits(cu.Objective) != math.Float64bits(cp.Objective) {
-		t.Errorf("FitContinuous: RBF %v → %v, userRBF → %v", cp.Start, cp.Objective, cu.Objective)
+		t.Errorf("NewContinuous: RBF %v → %v, userRBF → %v", cp.Start, cp.Objective, cu.Objective)
 	}
 }

@@ -1,7 +1,6 @@
 package sgp
 
 import (
-	"context"
 	"math"
 	"testing"
 
@@ -23,7 +22,7 @@ func TestKindsContinuous(t *testing.T) {
 			t.Fatal(err)
 		}
 		z0 := train.X.Rows([]int{3, 20, 41, 77, 100, 111})
-		cr, err := FitContinuous(context.Background(), train.X, train.Y, k.(kernel.InputGradient), z0, 0.1, VAR, ContinuousOptions{MaxEvals: 60})
+		cr, err := NewContinuous(train.X, train.Y, k).WithInducingInputs(z0).WithNoise(0.1).WithMaxEvals(60).Fit()
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}

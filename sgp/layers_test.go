@@ -12,11 +12,11 @@ var fileLayers = []string{
 	"doc.go",             // the package documentation
 	"blas.go",            // the dense linear-algebra backend in use
 	"errors.go",          // errors, panics turned into errors
-	"status.go",          // how a fit ended: Status
+	"status.go",          // how a fit ended: Status, the FitSummary every fit reports
+	"progress.go",        // when a long phase writes its next progress line
 	"parts.go",           // the objectives and their terms, the counters
 	"metrics.go",         // SMSE, SNLP and test scores
 	"mean.go",            // the prior mean
-	"optimize.go",        // helpers of the gonum/optimize runs
 	"hyperparameters.go", // hyperparameters by name
 	"trace.go",           // the record of an epoch, the trace
 	"kernel_rows.go",     // a kernel read over all rows in parallel
@@ -31,11 +31,13 @@ var fileLayers = []string{
 	"score_exact.go",     // exact scores of candidates in batches
 	"swap.go",            // moving, removing and adding pivots; a swap
 	"objective.go",       // the Evaluator: an objective and its gradient in θ
+	"optimize.go",        // the gonum/optimize adapters: the CG problem, line search, step sizes, recorders
 	"predict.go",         // the Predictor
 	"exact.go",           // the exact GP
 	"sgpr.go",            // SGPR with continuous inducing inputs
 	"selector.go",        // the rules that choose inducing points
 	"model.go",           // the Model and its configuration
+	"run.go",             // the state of one Fit or Step, how it ended
 	"params.go",          // the model's hyperparameters and prior mean, read without building
 	"start.go",           // building the model: its starting inducing set
 	"epoch.go",           // one epoch: the gradient phase and the swaps

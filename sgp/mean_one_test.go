@@ -129,7 +129,7 @@ func TestOneMean(t *testing.T) {
 	t.Run("continuous", func(t *testing.T) {
 		t.Parallel()
 		kern := kernel.NewRBFFromData(x, y)
-		cr, err := FitContinuous(context.Background(), x, y, kern, x.Rows([]int{0, 10, 20, 30, 40}), 1, VAR, ContinuousOptions{MaxEvals: 200, Jitter: 1e-6})
+		cr, err := NewContinuous(x, y, kern).WithInducingInputs(x.Rows([]int{0, 10, 20, 30, 40})).WithNoise(1).WithObjective(VAR).WithMaxEvals(200).WithJitter(1e-6).FitContext(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func TestOneMean(t *testing.T) {
 	})
 	t.Run("exact", func(t *testing.T) {
 		t.Parallel()
-		res, err := FitExact(context.Background(), x, y, kernel.NewRBFFromData(x, y), ExactOptions{MaxEvals: 60})
+		res, err := NewExact(x, y, kernel.NewRBFFromData(x, y)).WithMaxEvals(60).FitContext(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package sgp
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -206,14 +207,14 @@ func TestRestoreKeepsValidFactor(t *testing.T) {
 	}
 	x, _ := kernel.NewVectors(len(xs), 1, xs)
 	md := NewModel(x, y, kernel.NewRBF(1, []float64{1})).WithInducing([]int{2, 5, 8}).WithNoise(0.01)
-	if err := md.Err(); err != nil {
+	if err := md.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	theta := md.Params()
 	if md.refactor(theta, []int{0, 1, 5}) == nil {
 		t.Fatal("the set {0, 1, 5} factorised: the test has lost its case")
 	}
-	md.restore(theta, []int{0, 1, 5})
+	md.restore(theta, []int{0, 1, 5}, md.obj)
 	if !md.f.ok {
 		t.Fatal("restore left the factor invalid")
 	}

@@ -14,10 +14,9 @@ import (
 // trend in the inputs (see noiseFloor). As σ² → 0 on targets with little
 // or no noise (a deterministic simulator, a smooth function sampled
 // exactly) both objectives run away towards an interpolant whose value
-// rounding decides: on sin(x) at 400 points (n = 400, m = 100, MLE) σ²
-// fell to 10⁻¹³ of var(y), F jumped by a nat between two evaluations of
-// one state and the fit stalled; under VAR a rebuild at σ² ≈ 3·10⁻⁹ that
-// left three inducing points out raised F from −3766 to 173954. The floor
+// rounding decides: F can change by nats between two evaluations of one
+// state, the fit stalls, and a rebuild that leaves inducing points out
+// can raise F by orders of magnitude. The floor
 // is 10⁻⁶ of that variance, GPflow's default lower bound on the
 // likelihood variance for standardised targets (GPyTorch's is 10⁻⁴); the
 // fitted model is then accurate to about that fraction of it.
@@ -164,8 +163,8 @@ func newNoiseMap(x kernel.Inputs, y []float64, set float64) noiseMap {
 }
 
 // noiseFloor returns the noise floor of a fit of targets y at inputs x:
-// set if it is positive (WithNoiseFloor, ContinuousOptions.NoiseFloor,
-// ExactOptions.NoiseFloor), otherwise noiseFloorRel times the variance
+// set if it is positive (WithNoiseFloor, Continuous.WithNoiseFloor,
+// Exact.WithNoiseFloor), otherwise noiseFloorRel times the variance
 // of y that a quadratic trend in the inputs leaves (detrendedVariance),
 // but at least noiseFloorMin·var(y); 0 if that is not a positive finite
 // number.

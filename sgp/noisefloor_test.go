@@ -122,7 +122,7 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 		}
 	}
 	kern := kernel.NewRBFFromData(train.X, train.Y)
-	cr, err := FitContinuous(context.Background(), train.X, train.Y, kern, train.X.Rows([]int{0, 1, 2, 3, 4, 5, 6, 7}), variance(train.Y)/4, VAR, ContinuousOptions{MaxEvals: 3000})
+	cr, err := NewContinuous(train.X, train.Y, kern).WithInducingInputs(train.X.Rows([]int{0, 1, 2, 3, 4, 5, 6, 7})).WithNoise(variance(train.Y) / 4).WithObjective(VAR).WithMaxEvals(3000).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 	// (max |∂F| ≈ 0.01 at F ≈ −1833), with or without the floor; what is
 	// checked is σ² and the predictions.
 	check("continuous", cr.Params[len(cr.Params)-1], cr.Status != MaxEvaluations, mean)
-	ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), ExactOptions{})
+	ex, err := NewExact(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestNoiseFloorOnTrendTargets(t *testing.T) {
 }
 
 // TestNoiseFloorSettableAndReported checks WithNoiseFloor and the options
-// of FitContinuous and FitExact: a floor set above the targets' noise
+// of Continuous and Exact: a floor set above the targets' noise
 // holds σ² there, and every result says so (AtNoiseFloor, NoiseFloor and
 // a warning naming the floor, shown by the Result's display); with the
 // default floor, the same fits of noisy targets are not at the floor; a
@@ -222,15 +222,14 @@ func TestNoiseFloorSettableAndReported(t *testing.T) {
 		if at && (!(s2 >= floor) || res.NoiseFloor != floor) {
 			t.Errorf("floor %g: σ² = %.4g, Result.NoiseFloor %g", set, s2, res.NoiseFloor)
 		}
-		ex, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{0.5}), ExactOptions{NoiseFloor: set})
+		ex, err := NewExact(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithNoiseFloor(set).FitContext(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ex.AtNoiseFloor != at || hasWarning(ex.Warnings) != at || (at && !(math.Exp(ex.Params[len(ex.Params)-1]) >= floor)) {
 			t.Errorf("exact, floor %g: σ² = %.4g, AtNoiseFloor %v, warnings %q", set, math.Exp(ex.Params[len(ex.Params)-1]), ex.AtNoiseFloor, ex.Warnings)
 		}
-		cr, err := FitContinuous(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{0.5}), train.X.Rows([]int{0, 20, 40, 60, 80, 100, 120, 140, 160, 180}),
-			0.25, VAR, ContinuousOptions{NoiseFloor: set, MaxEvals: 300})
+		cr, err := NewContinuous(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithInducingInputs(train.X.Rows([]int{0, 20, 40, 60, 80, 100, 120, 140, 160, 180})).WithNoise(0.25).WithObjective(VAR).WithNoiseFloor(set).WithMaxEvals(300).FitContext(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +240,7 @@ func TestNoiseFloorSettableAndReported(t *testing.T) {
 	if err := NewModel(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithNoiseFloor(-1).Err(); err == nil {
 		t.Error("WithNoiseFloor(-1) accepted")
 	}
-	if _, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBF(1, []float64{0.5}), ExactOptions{NoiseFloor: math.NaN()}); err == nil {
-		t.Error("ExactOptions.NoiseFloor NaN accepted")
+	if _, err := NewExact(train.X, train.Y, kernel.NewRBF(1, []float64{0.5})).WithNoiseFloor(math.NaN()).FitContext(context.Background()); err == nil {
+		t.Error("Exact.WithNoiseFloor(NaN) accepted")
 	}
 }

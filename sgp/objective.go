@@ -235,12 +235,12 @@ func (e *Evaluator) NumParams() int { return e.np + 1 }
 // is not nil it also stores ∂F/∂θ there. It returns ErrNotPD, with F = +Inf,
 // if the factorisation breaks down.
 //
-// A log kernel parameter beyond ±maxLogParameter is refused the same way
+// A log kernel parameter beyond ±kernel.MaxLogParameter is refused the same way
 // (F = +Inf): an optimiser that follows a lengthscale towards +∞ (an input
 // or, for constant targets, all of them switched off) would otherwise
 // reach exp(θ) = +Inf, a kernel that cannot be built or saved. The noise
 // needs only to be positive and finite (fits keep it above a floor; see
-// noiseFloorRel).
+// Model.WithNoiseFloor).
 func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	defer recoverTo(&err)
 	n, m, np := e.n, e.m, e.np
@@ -492,7 +492,7 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 // that covers every row, otherwise a subset made on first use and kept
 // for the Evaluator's life, so that inputs whose kernel features are
 // computed and cached per Inputs value (graphs, strings) compute them once
-// per block, not once per evaluation (thrombin: 20 evaluations an epoch).
+// per block, not once per evaluation.
 func (e *Evaluator) blockInputs(lo, hi int) kernel.Inputs {
 	if lo == 0 && hi == e.n {
 		return e.x

@@ -72,8 +72,7 @@ func (p *ExactPredictor) SaveFile(path string) error {
 // anything is allocated from them (n ≤ MaxExactN), parameters must be
 // finite and in range, and trailing data is an error. It then factorises
 // K + (σ² + ε)I over the saved training inputs, 8n² bytes and about n³/3
-// flops (a fraction of a second at n = 2,000, tens of seconds at
-// MaxExactN on two cores), and refuses a model whose matrix does not
+// flops, and refuses a model whose matrix does not
 // factorise or that predicts non-finite values at its first inputs.
 func LoadExactPredictor(r io.Reader) (*ExactPredictor, error) {
 	mf, err := readModelFile(r)

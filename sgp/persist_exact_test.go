@@ -20,7 +20,7 @@ import (
 func fittedExact(t testing.TB) (*ExactResult, *data.Dataset) {
 	t.Helper()
 	train, test := data.SnelsonLike(80, 1)
-	res, err := FitExact(context.Background(), train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y), ExactOptions{MaxEvals: 60})
+	res, err := NewExact(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithMaxEvals(60).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestExactSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	y := []float64{1, 0.2, 2.1, 0.4, 0.1, 0.6, 0.9, 0.3}
-	sres, err := FitExact(context.Background(), x, y, kernel.NewSpectrum(2, 1), ExactOptions{MaxEvals: 30})
+	sres, err := NewExact(x, y, kernel.NewSpectrum(2, 1)).WithMaxEvals(30).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestExactSaveRefusesFuncKernel(t *testing.T) {
 		d := x.(*kernel.Vectors).Row(i)[0] - y.(*kernel.Vectors).Row(j)[0]
 		return math.Exp(-0.5 * d * d)
 	}, 1)
-	res, err := FitExact(context.Background(), train.X, train.Y, fk, ExactOptions{Noise: 0.1, Fixed: true})
+	res, err := NewExact(train.X, train.Y, fk).WithNoise(0.1).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

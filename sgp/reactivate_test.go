@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cholqr/sgp/sgp/kernel"
 
@@ -50,7 +49,7 @@ func TestReactivateBringsBackARelevantInput(t *testing.T) {
 	theta := md.Params()
 	theta[2] += math.Log(1e4)
 	theta[3] += math.Log(1e4)
-	opts := ContinuousOptions{MaxEvals: 2000, Jitter: hybridJitter * kern.Variance()}
+	opts := Continuous{maxEvals: 2000, jitter: hybridJitter * kern.Variance()}
 	ctx := context.Background()
 	run := func(theta []float64, z *kernel.Vectors) (*ContinuousResult, bool, error) {
 		c, err := md.refineFrom(ctx, opts, theta, z)
@@ -74,7 +73,7 @@ func TestReactivateBringsBackARelevantInput(t *testing.T) {
 		}
 		return v
 	}
-	got, on := md.reactivate(ctx, off, kern.Variance(), ls0, run)
+	got, on := md.reactivate(ctx, md.obj, off, kern.Variance(), ls0, run)
 	t.Logf("F %.2f → %.2f, SMSE %.4f → %.4f, inputs %v, ℓ = %.3g", off.Objective, got.Objective, smse(off), smse(got), on,
 		got.Params[1:4])
 	if len(on) != 1 || on[0] != 1 {
@@ -185,7 +184,8 @@ func TestSwitchBackSubset(t *testing.T) {
 	}
 	fOff := offRes.Objective
 	evOff, _ := md.Evaluate(test)
-	stopped, converged, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, stop{status: Converged}, true)
+	ended, on, err := md.switchBackSubset(md.newRun(context.Background()), v0, ls0, outcome{stop{status: Converged}, true})
+	stopped, converged := ended.stop, ended.converged
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestSwitchBackSubset(t *testing.T) {
 	}
 	// With nothing switched off, nothing changes and no epoch is run.
 	before, epochs := md.Params(), len(md.Trace())
-	if _, _, on, err := md.switchBackSubset(context.Background(), time.Now(), v0, ls0, stop{status: Converged}, true); err != nil || on != nil ||
+	if _, on, err := md.switchBackSubset(md.newRun(context.Background()), v0, ls0, outcome{stop{status: Converged}, true}); err != nil || on != nil ||
 		!slices.Equal(before[:6], md.Params()[:6]) || len(md.Trace()) != epochs {
 		t.Errorf("second call: on %v, err %v, %d → %d epochs", on, err, epochs, len(md.Trace()))
 	}

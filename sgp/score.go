@@ -88,8 +88,7 @@ func (f *factor) approxScores(dst []float64, o Objective) {
 		// Bᵀ (z×k): the z triangular solves Rᵀx = A[:k, k+c] together,
 		// row i of R (read once) updating every right-hand side with a
 		// vectorised axpy. blas64.Trsm of the k×z B would run one z-long
-		// axpy per entry of R, and Trsv is not vectorised: each took about
-		// 1 ms at k = 512, z = 16.
+		// axpy per entry of R, and Trsv is not vectorised.
 		bt := blas64.General{Rows: z, Cols: k, Stride: k, Data: aw.b[:z*k]}
 		for i := 0; i < k; i++ {
 			for c, v := range f.gram[i*tc+k : i*tc+k+z] {

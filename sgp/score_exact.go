@@ -83,9 +83,8 @@ func (w *exactBatch) setChunk(n, chunk, workers int) {
 // the whole batch instead of several passes over G and Q per candidate.
 // Both products are taken on one chunk of rows of G after the other
 // (exactTask), so that G is read from memory once per batch, and the
-// chunks are shared by the cores (at n = 10⁵, m = 256 the forward start's
-// scores took 10.1 s as two whole-matrix products, the second on one
-// core). The values agree with ExactDelta to rounding amplified by the
+// chunks are shared by the cores, where two whole-matrix products would
+// run the second on one core. The values agree with ExactDelta to rounding amplified by the
 // conditioning of R (r² ≥ σ² is enforced: the σ entry of w lies in a row
 // of the augmented matrix that no column of Q touches). Cost s kernel
 // columns and O(n·k·s + k²·s).

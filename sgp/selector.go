@@ -21,13 +21,13 @@ import (
 //	                  m times, score S random candidates exactly and add the
 //	                  best; then CG
 //	hybrid            CholQR, then the inducing inputs and θ refined
-//	                  continuously (FitContinuous from the k-means centres
+//	                  continuously (Continuous, from the k-means centres
 //	                  of the inputs or, given time to converge, their
 //	                  k-means++ seeds, then from the other, CholQR's set
 //	                  and a random subset while time is left; the lowest
 //	                  kept),
 //	                  kept if the objective is lower; vector inputs and the
-//	                  RBF kernel only (see fitHybrid)
+//	                  RBF kernel only
 type Selector struct {
 	kind selectorKind
 	s    int // candidates per step for titsias

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"gonum.org/v1/gonum/optimize"
@@ -13,263 +15,59 @@ import (
 )
 
 // ContinuousResult reports a fit of the sparse GP whose inducing inputs
-// move continuously in ℝᵈ.
+// move continuously in ℝᵈ. Its FitSummary's Status is Converged,
+// MaxEvaluations, TimeBudget, Cancelled, Stalled (converged at a gradient
+// that is not small), Abandoned (a hybrid fit's refinement behind CholQR)
+// or Failed; Converged is true for Converged alone.
 type ContinuousResult struct {
-	Objective float64         // final objective, including n/2·log 2π
+	FitSummary
+	Kind      Objective       // the objective optimised, VAR or MLE
 	Start     float64         // objective at the start
 	Evals     int             // objective and gradient evaluations
-	Elapsed   time.Duration   // wall time
-	Params    []float64       // θ: kernel log hyperparameters, then log σ²
-	Mean      float64         // the prior mean μ at the final θ and Z (Predictor.PriorMean)
 	Z         *kernel.Vectors // the inducing inputs
 	Predictor *Predictor      // for prediction
-	Status    Status          // Converged, MaxEvaluations, Cancelled, Stalled (converged at a gradient that is not small), Abandoned (a hybrid fit's refinement behind CholQR), TimeBudget (a hybrid refinement's share of the time) or Failed
-	Reason    string          // for Stalled, what the stop rule saw; for Failed, the optimiser's reason
 	Restarts  int             // L-BFGS restarts from the best point after a failed line search
 	Gradient  float64         // max |∂F/∂p| over θ and Z where the fit ended
-	Jitter    float64         // added to K[Z,Z]'s diagonal (ContinuousOptions.Jitter): Objective is the bound of that model
-	// NoiseFloor is the least noise variance the fit could reach
-	// (ContinuousOptions.NoiseFloor or the default); AtNoiseFloor is true
-	// when σ² ended there, so that the floor, not the data, decided it.
-	NoiseFloor   float64
-	AtNoiseFloor bool
+	Jitter    float64         // added to K[Z,Z]'s diagonal (WithJitter): Objective is the bound of that model
 }
 
-// FitContinuous fits SGPR with free inducing inputs, the method of GPflow
-// and GPyTorch (Titsias 2009; Snelson & Ghahramani 2006 for MLE): θ and the
-// m×d inducing inputs Z are optimised jointly by L-BFGS from z0 and the
-// kernel's and noise's current values, for the same objective o, with
-// analytic gradients; σ² stays above the noise floor (opts.NoiseFloor, by
-// default that of Model.WithNoiseFloor), as in Model.Fit.
-// kern is updated to the final hyperparameters; x, z0 are not modified. It is
-// the continuous baseline of Cao et al. (2013) and, started from a CholQR
-// selection (Model.RefineContinuous), a hybrid of the two.
+// subsetStream is the second word of the seed of the random training
+// inputs that continuous SGPR starts from by default, as the hybrid's
+// refinement from a random subset does.
+const subsetStream = 0x737562736574
+
+// Continuous is SGPR with free inducing inputs, the method of GPflow and
+// GPyTorch (Titsias 2009; Snelson & Ghahramani 2006 for MLE): θ and the
+// m×d inducing inputs Z are optimised jointly by L-BFGS, for the VAR or
+// MLE objective, with analytic gradients; σ² stays above the noise floor,
+// as in Model.Fit. It is the continuous baseline of Cao et al. (2013). It
+// needs vector inputs and a kernel with input gradients
+// (kernel.InputGradient, as RBF), and is configured fluently with the
+// options of Model that apply to it:
 //
-// Each evaluation costs O(n·m² + n·m·d).
-func FitContinuous(ctx context.Context, x *kernel.Vectors, y []float64, kern kernel.InputGradient, z0 *kernel.Vectors, noise float64, o Objective, opts ContinuousOptions) (cr *ContinuousResult, err error) {
-	defer recoverTo(&err)
-	maxEvals := opts.MaxEvals
-	if x == nil || z0 == nil || x.Len() == 0 || z0.Len() == 0 || len(y) != x.Len() {
-		return nil, errors.New("sgp: FitContinuous needs inputs, matching targets and at least one inducing input")
-	}
-	if err := constantTargets(y); err != nil {
-		return nil, err
-	}
-	if err := kern.Accepts(x); err != nil {
-		return nil, err
-	}
-	if err := kern.Accepts(z0); err != nil {
-		return nil, err
-	}
-	if !(noise > 0) || math.IsInf(noise, 0) {
-		return nil, fmt.Errorf("%w, got %v", ErrNoise, noise)
-	}
-	if maxEvals <= 0 {
-		maxEvals = 1000
-	}
-	if err := checkNoiseFloor(opts.NoiseFloor); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	m, d, np := z0.Len(), z0.Dim(), kern.NumParams()
-	zdata := append([]float64(nil), z0.RawData()...)
-	z, err := kernel.NewVectors(m, d, zdata)
-	if err != nil {
-		return nil, err
-	}
-	ev := NewEvaluatorInputs(x, y, kern, o, z)
-	ev.jitter = opts.Jitter
-	ev.SetMean(opts.Mean)
-	nθ := np + 1
-	// L-BFGS works in noiseMap's coordinates for θ (σ² stays above the
-	// noise floor), then Z.
-	nm := newNoiseMap(x, y, opts.NoiseFloor)
-	theta := append(kern.Params(nil), math.Log(noise))
-	p0 := append(nm.toX(make([]float64, nθ), theta), zdata...)
-	gθ := make([]float64, nθ)
-	var (
-		evals    int
-		best     = append([]float64(nil), p0...)
-		bestF    = math.Inf(1)
-		lastX    []float64
-		lastF    float64
-		lastG    = make([]float64, len(p0))
-		startF   = math.NaN()
-		stopErr  error
-		evaluate = func(p []float64) {
-			if lastX != nil && equalSlices(p, lastX) {
-				return
-			}
-			lastX = append(lastX[:0], p...)
-			if stopErr = ctx.Err(); stopErr != nil || evals >= maxEvals {
-				lastF = math.Inf(1)
-				clear(lastG)
-				return
-			}
-			copy(zdata, p[nθ:])
-			f, err := ev.FuncGrad(gθ, nm.toTheta(theta, p[:nθ]))
-			evals++
-			if err != nil || math.IsNaN(f) {
-				lastF = math.Inf(1)
-				clear(lastG)
-				return
-			}
-			nm.grad(gθ, p[:nθ])
-			copy(lastG, gθ)
-			ev.zGrad(lastG[nθ:])
-			lastF = f
-			if evals == 1 {
-				startF = f
-			}
-			if f < bestF {
-				bestF = f
-				copy(best, p)
-			}
-			if opts.onEval != nil {
-				opts.onEval(evals, bestF)
-			}
-		}
-	)
-	problem := optimize.Problem{
-		Func: func(p []float64) float64 { evaluate(p); return lastF },
-		Grad: func(g, p []float64) { evaluate(p); copy(g, lastG) },
-	}
-	abandoned := false
-	rec := funcRecorder(func() error {
-		if evals >= maxEvals {
-			return errBudget
-		}
-		// behind is asked once a point has been evaluated: gonum records
-		// the start before evaluating it.
-		if opts.behind != nil && !math.IsInf(bestF, 1) && opts.behind(bestF) {
-			abandoned = true
-			return errAbandoned
-		}
-		return ctx.Err()
-	})
-	// L-BFGS stops on a line search that finds no acceptable step, which
-	// near an optimum often means rounding in F rather than a minimum, and
-	// far from it means a stale curvature model. Either way it restarts from
-	// the best point with its memory cleared; a restart that lowers F by
-	// less than a relative 1e-9 shows a minimum to the precision of F.
-	var stopped stop
-	restarts := 0
-	why := "" // what a converged fit's stop rule saw, for a large gradient
-	cur := append([]float64(nil), p0...)
-	for {
-		before := bestF
-		res, optErr := optimize.Minimize(problem, cur, &optimize.Settings{Recorder: rec,
-			Converger: &optimize.FunctionConverge{Relative: contRelTol, Iterations: contIters}}, &optimize.LBFGS{Store: lbfgsMemory})
-		switch {
-		case ctx.Err() != nil:
-			stopped = stop{status: Cancelled}
-		case evals >= maxEvals:
-			stopped = stop{status: MaxEvaluations}
-		case abandoned:
-			stopped = stop{status: Abandoned}
-		case optErr != nil && restarts < maxRestarts && !math.IsInf(bestF, 1):
-			if before-bestF > 1e-9*math.Abs(bestF) || math.IsInf(before, 1) {
-				restarts++
-				copy(cur, best)
-				continue
-			}
-			stopped, why = stop{status: Converged}, "no decrease along the search direction, also after a restart from the best point"
-		case optErr != nil:
-			stopped = stop{Failed, optErr.Error()}
-		case res != nil && res.Status == optimize.FunctionConvergence:
-			stopped, why = stop{status: Converged}, fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
-		case res != nil && res.Status == optimize.GradientThreshold:
-			stopped = stop{status: Converged}
-		case res != nil:
-			stopped = stop{Failed, res.Status.String()}
-		}
-		break
-	}
-	if math.IsInf(bestF, 1) {
-		if err := ctx.Err(); err != nil {
-			// Cancelled before any evaluation succeeded: say so, rather
-			// than blame the kernel matrix.
-			return nil, err
-		}
-		return nil, fmt.Errorf("sgp: continuous fit failed: %v", ErrNotPD)
-	}
-	// Evaluate once more at the best point to leave the factors there, and
-	// to report the gradient where the fit ended.
-	copy(zdata, best[nθ:])
-	f, err := ev.FuncGrad(gθ, nm.toTheta(theta, best[:nθ]))
-	if err != nil {
-		return nil, err
-	}
-	gz := make([]float64, len(best)-nθ)
-	ev.zGrad(gz)
-	nm.grad(gθ, best[:nθ])
-	grad := max(maxAbs(gθ), maxAbs(gz))
-	stopped = stallLabel(stopped, why, grad, f)
-	p := ev.predictor()
-	return &ContinuousResult{Objective: f, Start: startF, Evals: evals, Elapsed: time.Since(start),
-		Params: append([]float64(nil), theta...), Mean: p.PriorMean, Z: z, Predictor: p, Status: stopped.status, Reason: stopped.reason, Restarts: restarts, Gradient: grad,
-		Jitter: opts.Jitter, NoiseFloor: nm.floor, AtNoiseFloor: atNoiseFloor(math.Exp(theta[np]), nm.floor)}, ctx.Err()
-}
-
-// FitContinuous counts as converged a fit whose objective changed by less
-// than a relative contRelTol over contIters iterations (gonum's
-// FunctionConverge). Where the gradient is then not small, it is a flat
-// region or a local optimum at the precision of F: on KIN40K (m = 64, seed
-// 1, from a random subset) 100 iterations, or a tolerance of 1e-12, left F
-// at 5680.7387 with max |∂F| = 0.047.
-const (
-	contRelTol = 1e-9
-	contIters  = 20
-)
-
-// lbfgsMemory is the number of past steps from which FitContinuous's
-// L-BFGS builds its curvature model (gonum's default is 15). The joint
-// problem in θ and Z has m·d + d + 2 parameters whose curvature a short
-// memory models poorly. Measured on KIN40K (VAR, from the k-means centres
-// at θ₀, seeds 1–3, F after a fixed number of evaluations): at m = 256
-// and 300 evaluations the memories 15, 50, 100 and 200 reached a mean of
-// 3073.9, 3041.8, 3025.1 and 3021.5 (every seed lower with 200 than with
-// 15); at m = 64 and 1500 evaluations 5722.1, 5699.4, 5697.6 and 5693.7.
-// Its cost, O(memory·(m·d)) per iteration and 2·memory·(m·d) floats, is
-// small beside an evaluation's O(n·m²).
-const lbfgsMemory = 200
-
-// stallLabel returns FitContinuous's stop: a fit that its stop rule
-// counted as converged while max |∂F| = grad is not small at F = f is
-// Stalled, with what the rule saw (why).
-func stallLabel(stopped stop, why string, grad, f float64) stop {
-	if stopped.status == Converged && grad > gradTol*max(1, math.Abs(f)) {
-		return stop{Stalled, fmt.Sprintf("%s, at max |∂F| = %.3g", why, grad)}
-	}
-	return stopped
-}
-
-// maxRestarts bounds the L-BFGS restarts of FitContinuous after line-search
-// failures that still lowered the objective.
-const maxRestarts = 50
-
-// gradTol is the largest gradient, relative to max(1, |F|), at which a
-// continuous fit whose line search finds no further decrease counts as
-// converged: a unit step in any parameter would change F by less than a
-// millionth of it.
-const gradTol = 1e-6
-
-// ContinuousOptions configures FitContinuous.
-type ContinuousOptions struct {
-	// MaxEvals bounds the objective-and-gradient evaluations; if 0 it
-	// defaults to 1000.
-	MaxEvals int
-	// Jitter is added to the diagonal of K[Z,Z] before its Cholesky
-	// factorisation, as GPflow does by default (1e-6): the objective is then
-	// that of the jittered model. Continuous inducing inputs can collide,
-	// which jitter tolerates; 0 adds none.
-	Jitter float64
-	// Mean is the prior mean; the zero value estimates a constant (see
-	// Mean).
-	Mean Mean
-	// NoiseFloor is the least noise variance σ² the fit may reach, in the
-	// targets' units squared; 0 means the default (see Model.WithNoiseFloor).
-	NoiseFloor float64
+//	res, err := sgp.NewContinuous(x, y, kernel.NewRBFFromData(x, y)).WithM(32).WithTimeBudget(time.Minute).Fit()
+//	mean, variance, err := res.Predictor.Predict(xTest)
+//
+// Each evaluation costs O(n·m² + n·m·d). The kernel given is not
+// modified: the fit works on a copy (ContinuousResult.Params and
+// Predictor hold the fitted values).
+type Continuous struct {
+	x          kernel.Inputs
+	y          []float64
+	kern       kernel.Kernel
+	m          int
+	z0         *kernel.Vectors // the starting inducing inputs; nil: m random training inputs
+	obj        Objective
+	mean       Mean
+	seed       uint64
+	noise      float64 // the starting σ²; 0: var(y)/4
+	noiseFloor float64
+	jitter     float64
+	maxEvals   int
+	budget     time.Duration
+	fixed      bool
+	progress   io.Writer
+	err        error
 
 	// behind, if set, is asked after each step of the optimiser, with the
 	// lowest objective reached so far, whether to give up; the fit then
@@ -282,7 +80,461 @@ type ContinuousOptions struct {
 	onEval func(evals int, best float64)
 }
 
-// errAbandoned stops FitContinuous when ContinuousOptions.behind says so.
+// NewContinuous returns continuous SGPR for inputs x, targets y and
+// kernel k, to be configured with the With methods and fitted by Fit. By
+// default it starts from m = min(100, max(1, ⌊n/2⌋)) training inputs
+// drawn at random (seed 1) as inducing inputs, at the kernel's
+// hyperparameters and σ² = var(y)/4, optimises VAR with an estimated
+// constant mean, and allows 1000 evaluations without a time limit.
+func NewContinuous(x kernel.Inputs, y []float64, k kernel.Kernel) *Continuous {
+	c := &Continuous{x: x, y: y, kern: k, seed: 1, maxEvals: 1000}
+	if x != nil {
+		c.m = defaultM(x.Len())
+	}
+	return c
+}
+
+// setErr keeps the first configuration error.
+func (c *Continuous) setErr(err error) *Continuous {
+	if c.err == nil {
+		c.err = err
+	}
+	return c
+}
+
+// WithM sets the number of inducing inputs, drawn at random among the
+// training inputs (see WithSeed) unless WithInducingInputs gives them;
+// as for Model.WithM, 1 ≤ m < n.
+func (c *Continuous) WithM(m int) *Continuous {
+	if m < 1 {
+		return c.setErr(fmt.Errorf("sgp: m=%d inducing inputs must be ≥ 1", m))
+	}
+	c.m, c.z0 = m, nil
+	return c
+}
+
+// WithInducingInputs sets the starting inducing inputs (their number sets
+// m); z is not modified.
+func (c *Continuous) WithInducingInputs(z *kernel.Vectors) *Continuous {
+	if z == nil || z.Len() == 0 {
+		return c.setErr(errors.New("sgp: no inducing inputs"))
+	}
+	c.z0, c.m = z, z.Len()
+	return c
+}
+
+// WithObjective sets the objective, VAR (default) or MLE.
+func (c *Continuous) WithObjective(o Objective) *Continuous {
+	if o != VAR && o != MLE {
+		return c.setErr(fmt.Errorf("sgp: unknown objective %v", o))
+	}
+	c.obj = o
+	return c
+}
+
+// WithMean sets the prior mean (default MeanConstant; see Mean).
+func (c *Continuous) WithMean(mn Mean) *Continuous { c.mean = mn; return c }
+
+// WithSeed sets the seed of the random inducing inputs (default 1).
+func (c *Continuous) WithSeed(seed uint64) *Continuous { c.seed = seed; return c }
+
+// WithNoise sets the starting noise variance σ² (default var(y)/4).
+func (c *Continuous) WithNoise(noise float64) *Continuous {
+	if !(noise > 0) || math.IsInf(noise, 0) {
+		return c.setErr(fmt.Errorf("%w, got %v", ErrNoise, noise))
+	}
+	c.noise = noise
+	return c
+}
+
+// WithNoiseFloor sets the least noise variance σ² the fit may reach, as
+// Model.WithNoiseFloor does (0: the default).
+func (c *Continuous) WithNoiseFloor(floor float64) *Continuous {
+	if err := checkNoiseFloor(floor); err != nil {
+		return c.setErr(err)
+	}
+	c.noiseFloor = floor
+	return c
+}
+
+// WithJitter adds jitter to the diagonal of K[Z,Z] before its Cholesky
+// factorisation, as GPflow does by default (1e-6): the objective is then
+// that of the jittered model. Continuous inducing inputs can collide,
+// which jitter tolerates; the default, 0, adds none.
+func (c *Continuous) WithJitter(jitter float64) *Continuous {
+	if !(jitter >= 0) || math.IsInf(jitter, 0) {
+		return c.setErr(fmt.Errorf("sgp: jitter %v must be finite and ≥ 0", jitter))
+	}
+	c.jitter = jitter
+	return c
+}
+
+// WithMaxEvals bounds the objective-and-gradient evaluations (default
+// 1000).
+func (c *Continuous) WithMaxEvals(n int) *Continuous {
+	if n < 1 {
+		return c.setErr(fmt.Errorf("sgp: %d maximum evaluations must be ≥ 1", n))
+	}
+	c.maxEvals = n
+	return c
+}
+
+// WithTimeBudget stops the fit at the first evaluation after d has passed
+// (0: no limit), with Status = TimeBudget and the best state reached.
+func (c *Continuous) WithTimeBudget(d time.Duration) *Continuous {
+	if d < 0 {
+		return c.setErr(fmt.Errorf("sgp: time budget %v must be ≥ 0", d))
+	}
+	c.budget = d
+	return c
+}
+
+// WithFixedHyperparameters keeps θ at its starting values: only the
+// inducing inputs move.
+func (c *Continuous) WithFixedHyperparameters(fixed bool) *Continuous { c.fixed = fixed; return c }
+
+// WithProgress writes a line to w every few seconds of the fit, and one
+// when it ends.
+func (c *Continuous) WithProgress(w io.Writer) *Continuous { c.progress = w; return c }
+
+// Err returns the first configuration error, or nil.
+func (c *Continuous) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	_, _, err := c.check()
+	return err
+}
+
+// check validates the data, the kernel and the inducing inputs, and
+// returns the inputs as vectors and the kernel's input gradient.
+func (c *Continuous) check() (*kernel.Vectors, kernel.InputGradient, error) {
+	if c.x == nil || c.x.Len() == 0 || len(c.y) == 0 {
+		return nil, nil, ErrEmpty
+	}
+	if len(c.y) != c.x.Len() {
+		return nil, nil, fmt.Errorf("sgp: %d inputs but %d targets", c.x.Len(), len(c.y))
+	}
+	xv, ok := c.x.(*kernel.Vectors)
+	if !ok {
+		return nil, nil, fmt.Errorf("sgp: continuous SGPR moves inducing inputs in ℝᵈ, which needs vector inputs, not %T; use NewModel for discrete inputs", c.x)
+	}
+	kg, ok := c.kern.(kernel.InputGradient)
+	if !ok {
+		return nil, nil, fmt.Errorf("sgp: continuous SGPR needs a kernel with input gradients (kernel.InputGradient, as RBF), not %T", c.kern)
+	}
+	if err := kg.Accepts(xv); err != nil {
+		return nil, nil, err
+	}
+	if c.z0 != nil {
+		if err := kg.Accepts(c.z0); err != nil {
+			return nil, nil, err
+		}
+	} else if err := checkM(c.m, xv.Len()); err != nil {
+		// m inducing inputs drawn from the training inputs: the model's
+		// rule.
+		return nil, nil, err
+	}
+	if !c.fixed {
+		if err := constantTargets(c.y); err != nil {
+			return nil, nil, err
+		}
+	}
+	return xv, kg, nil
+}
+
+// Fit fits the model. See FitContext.
+func (c *Continuous) Fit() (*ContinuousResult, error) { return c.FitContext(context.Background()) }
+
+// FitContext is Fit with cancellation: it stops at the next evaluation
+// once ctx is done, returning the best state reached and ctx's error.
+func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err error) {
+	defer recoverTo(&err)
+	start := time.Now()
+	if c.err != nil {
+		return nil, c.err
+	}
+	xv, kg, err := c.check()
+	if err != nil {
+		return nil, err
+	}
+	user := ctx
+	if c.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, start.Add(c.budget))
+		defer cancel()
+	}
+	kern, ok := kernel.Clone(kg).(kernel.InputGradient)
+	if !ok {
+		kern = kg
+	}
+	cf := newContinuousFit(c, xv, kern)
+	cf.minimize(ctx)
+	if math.IsInf(cf.bestF, 1) {
+		if err := user.Err(); err != nil {
+			// Cancelled before any evaluation succeeded: say so, rather
+			// than blame the kernel matrix.
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("sgp: the time budget of %v ended before the continuous fit's first evaluation; allow more time", c.budget)
+		}
+		return nil, fmt.Errorf("sgp: continuous fit failed: %v", ErrNotPD)
+	}
+	if cf.stopped.status == Cancelled && user.Err() == nil {
+		cf.stopped = stop{status: TimeBudget}
+	}
+	cr, err = cf.result()
+	if err != nil {
+		return nil, err
+	}
+	cr.Elapsed = time.Since(start)
+	if c.progress != nil {
+		fmt.Fprintf(c.progress, "continuous: %v %.6g → %.6g after %d evaluations (%s), %.3g s\n", c.obj, cr.Start, cr.Objective, cr.Evals, cr.Stopped(), cr.Elapsed.Seconds())
+	}
+	return cr, user.Err()
+}
+
+// continuousFit is the state of one continuous fit: the evaluator, the
+// optimiser's coordinates (noiseMap's for θ, then Z) and the best point.
+type continuousFit struct {
+	c       *Continuous
+	kern    kernel.InputGradient
+	ev      *Evaluator
+	nm      noiseMap
+	nθ      int
+	zdata   []float64 // Z, row-major, as the evaluator reads it
+	z       *kernel.Vectors
+	theta   []float64 // the point being evaluated, as log hyperparameters
+	gθ      []float64
+	p0      []float64 // the start in the optimiser's coordinates
+	tick    *progressTicker
+	evals   int
+	best    []float64
+	bestF   float64
+	lastX   []float64
+	lastF   float64
+	lastG   []float64
+	startF  float64
+	maxed   bool // the evaluations allowed ran
+	stopped stop
+	why     string // what a converged fit's stop rule saw, for a large gradient
+	restart int
+}
+
+// newContinuousFit sets up the fit of c on inputs xv with kern, a copy of
+// c's kernel, from c's inducing inputs (or m training inputs drawn at
+// random) and the kernel's and noise's starting values.
+func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradient) *continuousFit {
+	z0 := c.z0
+	if z0 == nil {
+		z0 = xv.Rows(rand.New(rand.NewPCG(c.seed, subsetStream)).Perm(xv.Len())[:c.m])
+	}
+	noise := c.noise
+	if noise == 0 {
+		if noise = variance(c.y) / 4; !(noise > 0) {
+			noise = 1e-2
+		}
+	}
+	m, d := z0.Len(), z0.Dim()
+	zdata := append([]float64(nil), z0.RawData()...)
+	z, _ := kernel.NewVectors(m, d, zdata)
+	ev := NewEvaluatorInputs(xv, c.y, kern, c.obj, z)
+	ev.jitter = c.jitter
+	ev.SetMean(c.mean)
+	nθ := kern.NumParams() + 1
+	nm := newNoiseMap(xv, c.y, c.noiseFloor)
+	theta := append(kern.Params(nil), math.Log(noise))
+	p0 := append(nm.toX(make([]float64, nθ), theta), zdata...)
+	return &continuousFit{c: c, kern: kern, ev: ev, nm: nm, nθ: nθ, zdata: zdata, z: z, theta: theta,
+		gθ: make([]float64, nθ), p0: p0, best: append([]float64(nil), p0...), bestF: math.Inf(1),
+		lastG: make([]float64, len(p0)), startF: math.NaN(),
+		tick: newTicker(c.progress != nil, 0)}
+}
+
+// evaluate sets lastF and lastG to the objective and gradient at p, +Inf
+// (and a zero gradient) when stopped, over budget or not finite. With
+// fixed hyperparameters the gradient in θ is zero, so L-BFGS, whose
+// steps are combinations of the gradients, moves Z only.
+func (f *continuousFit) evaluate(ctx context.Context, p []float64) {
+	if f.lastX != nil && equalSlices(p, f.lastX) {
+		return
+	}
+	f.lastX = append(f.lastX[:0], p...)
+	if ctx.Err() != nil || f.evals >= f.c.maxEvals {
+		f.lastF = math.Inf(1)
+		clear(f.lastG)
+		return
+	}
+	nθ := f.nθ
+	copy(f.zdata, p[nθ:])
+	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, p[:nθ]))
+	f.evals++
+	if err != nil || math.IsNaN(v) {
+		f.lastF = math.Inf(1)
+		clear(f.lastG)
+		return
+	}
+	f.nm.grad(f.gθ, p[:nθ])
+	copy(f.lastG, f.gθ)
+	if f.c.fixed {
+		clear(f.lastG[:nθ])
+	}
+	f.ev.zGrad(f.lastG[nθ:])
+	f.lastF = v
+	if f.evals == 1 {
+		f.startF = v
+	}
+	if v < f.bestF {
+		f.bestF = v
+		copy(f.best, p)
+	}
+	if f.c.onEval != nil {
+		f.c.onEval(f.evals, f.bestF)
+	}
+	if f.tick.due() {
+		fmt.Fprintf(f.c.progress, "continuous: %d evaluations, lowest %v %.6g, %.0f s\n", f.evals, f.c.obj, f.bestF, f.tick.elapsed().Seconds())
+	}
+}
+
+// minimize runs L-BFGS from the start and sets how the fit stopped.
+// L-BFGS stops on a line search that finds no acceptable step, which
+// near an optimum often means rounding in F rather than a minimum, and
+// far from it means a stale curvature model. Either way it restarts from
+// the best point with its memory cleared; a restart that lowers F by
+// less than a relative 1e-9 shows a minimum to the precision of F.
+func (f *continuousFit) minimize(ctx context.Context) {
+	problem := optimize.Problem{
+		Func: func(p []float64) float64 { f.evaluate(ctx, p); return f.lastF },
+		Grad: func(g, p []float64) { f.evaluate(ctx, p); copy(g, f.lastG) },
+	}
+	abandoned := false
+	rec := funcRecorder(func() error {
+		if f.evals >= f.c.maxEvals {
+			return errBudget
+		}
+		// behind is asked once a point has been evaluated: gonum records
+		// the start before evaluating it.
+		if f.c.behind != nil && !math.IsInf(f.bestF, 1) && f.c.behind(f.bestF) {
+			abandoned = true
+			return errAbandoned
+		}
+		return ctx.Err()
+	})
+	cur := append([]float64(nil), f.p0...)
+	for {
+		before := f.bestF
+		res, optErr := optimize.Minimize(problem, cur, &optimize.Settings{Recorder: rec,
+			Converger: &optimize.FunctionConverge{Relative: contRelTol, Iterations: contIters}}, &optimize.LBFGS{Store: lbfgsMemory})
+		switch {
+		case ctx.Err() != nil:
+			f.stopped = stop{status: Cancelled}
+		case f.evals >= f.c.maxEvals:
+			f.stopped = stop{status: MaxEvaluations}
+		case abandoned:
+			f.stopped = stop{status: Abandoned}
+		case optErr != nil && f.restart < maxRestarts && !math.IsInf(f.bestF, 1):
+			if before-f.bestF > 1e-9*math.Abs(f.bestF) || math.IsInf(before, 1) {
+				f.restart++
+				copy(cur, f.best)
+				continue
+			}
+			f.stopped, f.why = stop{status: Converged}, "no decrease along the search direction, also after a restart from the best point"
+		case optErr != nil:
+			f.stopped = stop{Failed, optErr.Error()}
+		case res != nil && res.Status == optimize.FunctionConvergence:
+			f.stopped, f.why = stop{status: Converged}, fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
+		case res != nil && res.Status == optimize.GradientThreshold:
+			f.stopped = stop{status: Converged}
+		case res != nil:
+			f.stopped = stop{Failed, res.Status.String()}
+		}
+		return
+	}
+}
+
+// result evaluates once more at the best point, to leave the factors
+// there and to report the gradient where the fit ended, and returns the
+// fit's result.
+func (f *continuousFit) result() (*ContinuousResult, error) {
+	nθ, best := f.nθ, f.best
+	copy(f.zdata, best[nθ:])
+	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, best[:nθ]))
+	if err != nil {
+		return nil, err
+	}
+	gz := make([]float64, len(best)-nθ)
+	f.ev.zGrad(gz)
+	f.nm.grad(f.gθ, best[:nθ])
+	if f.c.fixed {
+		clear(f.gθ)
+	}
+	grad := max(maxAbs(f.gθ), maxAbs(gz))
+	stopped := stallLabel(f.stopped, f.why, grad, v)
+	p := f.ev.predictor()
+	s2 := math.Exp(f.theta[nθ-1])
+	cr := &ContinuousResult{
+		FitSummary: FitSummary{
+			Objective: v, Status: stopped.status, Reason: stopped.reason, Converged: stopped.status == Converged,
+			Params: append([]float64(nil), f.theta...), Names: append(f.kern.ParamNames(), "noise"), Mean: p.PriorMean,
+		},
+		Kind: f.c.obj, Start: f.startF, Evals: f.evals, Z: f.z, Predictor: p, Restarts: f.restart, Gradient: grad, Jitter: f.c.jitter,
+	}
+	if !f.c.fixed {
+		cr.NoiseFloor = f.nm.floor
+		if cr.AtNoiseFloor = atNoiseFloor(s2, f.nm.floor); cr.AtNoiseFloor {
+			cr.Warnings = append(cr.Warnings, noiseFloorWarning(s2, f.nm.floor, f.c.noiseFloor > 0))
+		}
+	}
+	switch stopped.status {
+	case Converged, MaxEvaluations, TimeBudget, Abandoned:
+	case Cancelled:
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", f.evals, v))
+	default:
+		cr.Warnings = append(cr.Warnings, notConverged(stopped.String()))
+	}
+	return cr, nil
+}
+
+// Continuous counts as converged a fit whose objective changed by less
+// than a relative contRelTol over contIters iterations (gonum's
+// FunctionConverge). Where the gradient is then not small, it is a flat
+// region or a local optimum at the precision of F, which more iterations
+// or a tighter tolerance do not move.
+const (
+	contRelTol = 1e-9
+	contIters  = 20
+)
+
+// lbfgsMemory is the number of past steps from which the continuous fit's
+// L-BFGS builds its curvature model (gonum's default is 15). The joint
+// problem in θ and Z has m·d + d + 2 parameters whose curvature a short
+// memory models poorly: a longer one reaches a lower F in the same
+// number of evaluations. Its cost, O(memory·(m·d)) per iteration and 2·memory·(m·d) floats, is
+// small beside an evaluation's O(n·m²).
+const lbfgsMemory = 200
+
+// stallLabel returns the continuous fit's stop: a fit that its stop rule
+// counted as converged while max |∂F| = grad is not small at F = f is
+// Stalled, with what the rule saw (why).
+func stallLabel(stopped stop, why string, grad, f float64) stop {
+	if stopped.status == Converged && grad > gradTol*max(1, math.Abs(f)) {
+		return stop{Stalled, fmt.Sprintf("%s, at max |∂F| = %.3g", why, grad)}
+	}
+	return stopped
+}
+
+// maxRestarts bounds the L-BFGS restarts of Continuous after line-search
+// failures that still lowered the objective.
+const maxRestarts = 50
+
+// gradTol is the largest gradient, relative to max(1, |F|), at which a
+// continuous fit whose line search finds no further decrease counts as
+// converged: a unit step in any parameter would change F by less than a
+// millionth of it.
+const gradTol = 1e-6
+
+// errAbandoned stops a continuous fit when Continuous.behind says so.
 var errAbandoned = errors.New("sgp: continuous fit abandoned")
 
 // zGrad stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a

@@ -63,7 +63,10 @@ func TestFitContinuousAndRefine(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := md.Value()
-	res, err := md.RefineContinuous(context.Background(), ContinuousOptions{MaxEvals: 300})
+	// CholQR's selection as the start of the continuous optimisation.
+	ind, _ := md.Inducing()
+	noise, _ := md.Noise()
+	res, err := NewContinuous(train.X, train.Y, md.Kernel()).WithInducingInputs(train.X.Rows(ind)).WithNoise(noise).WithMaxEvals(300).Fit()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +87,7 @@ func TestFitContinuousAndRefine(t *testing.T) {
 	// From a clumped start, as GPflow would be used.
 	z0 := train.X.Rows(clumpedStart(train.X, 1.5, 8))
 	kern := kernel.NewRBFFromData(train.X, train.Y)
-	cres, err := FitContinuous(context.Background(), train.X, train.Y, kern, z0, variance(train.Y)/4, VAR, ContinuousOptions{MaxEvals: 500, Jitter: 1e-6})
+	cres, err := NewContinuous(train.X, train.Y, kern).WithInducingInputs(z0).WithNoise(variance(train.Y) / 4).WithObjective(VAR).WithMaxEvals(500).WithJitter(1e-6).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +96,7 @@ func TestFitContinuousAndRefine(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := FitContinuous(ctx, train.X, train.Y, kern, z0, 0.1, VAR, ContinuousOptions{MaxEvals: 100, Jitter: 1e-6}); err == nil {
+	if _, err := NewContinuous(train.X, train.Y, kern).WithInducingInputs(z0).WithNoise(0.1).WithObjective(VAR).WithMaxEvals(100).WithJitter(1e-6).FitContext(ctx); err == nil {
 		t.Error("cancelled fit returned no error")
 	}
 }

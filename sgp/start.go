@@ -1,15 +1,22 @@
 package sgp
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 )
 
 // build creates the factored state if needed.
-func (md *Model) build() error {
-	if md.err != nil {
-		return md.err
+func (md *Model) build() error { return md.buildContext(context.Background()) }
+
+// buildContext creates the factored state if needed: the starting
+// inducing set (see Init) and its factorisation. Once ctx is done, the
+// forward-selection start chooses the rest of its points at random, so
+// that the model is built all the same.
+func (md *Model) buildContext(ctx context.Context) error {
+	if err := md.validate(); err != nil {
+		return err
 	}
 	if md.f != nil {
 		if md.stale {
@@ -24,13 +31,15 @@ func (md *Model) build() error {
 		}
 		return nil
 	}
-	if err := md.kern.Accepts(md.x); err != nil {
-		return err
-	}
+	// A build that does not finish (an error, a panic of the kernel)
+	// leaves the model unbuilt.
+	built := false
+	defer func() {
+		if !built {
+			md.f = nil
+		}
+	}()
 	n := md.x.Len()
-	if md.m < 1 || md.m >= n {
-		return fmt.Errorf("sgp: m=%d inducing points must satisfy 1 ≤ m < n=%d", md.m, n)
-	}
 	noise := md.noise
 	if noise == 0 {
 		noise = variance(md.y) / 4
@@ -51,8 +60,20 @@ func (md *Model) build() error {
 			active = greedyVariance(f, md.m)
 		case InitForward:
 			md.f = f
-			md.forwardSelectPivots(forwardCandidates, true)
+			md.forwardSelectPivots(ctx, forwardCandidates, true, md.obj)
 			active = f.Active(nil)
+			if ctx.Err() != nil {
+				// Cancelled: the rest of the set at random, so that the
+				// model is built and a cancelled Fit reports its state.
+				for _, j := range md.rng.Perm(n) {
+					if len(active) >= md.m {
+						break
+					}
+					if !f.IsActive(j) {
+						active = append(active, j)
+					}
+				}
+			}
 		default:
 			active = md.rng.Perm(n)[:md.m]
 		}
@@ -64,9 +85,8 @@ func (md *Model) build() error {
 		// Keep the non-degenerate part of the requested set, in order, and
 		// fill the rest at random (a clumped start can hold more points
 		// than the kernel can tell apart).
-		md.replaced = md.rebuildRobust(active, true)
+		md.replaced = md.rebuildRobust(active, true, md.obj)
 		if f.k == 0 {
-			md.f = nil
 			return fmt.Errorf("sgp: no inducing point has a non-negligible variance under the kernel")
 		}
 	}
@@ -75,9 +95,10 @@ func (md *Model) build() error {
 	md.epoch = 0
 	md.profile()
 	if md.selector.kind == selTitsias && md.inducing == nil {
-		md.forwardSelect(md.selector.s)
+		md.forwardSelect(md.selector.s, md.obj)
 		md.profile()
 	}
+	built = true
 	return nil
 }
 
@@ -100,7 +121,7 @@ func (md *Model) startInit() Init {
 // given the earlier ones, in order, and fills the set up to m with random
 // points (random) or best-scoring ones. It returns how many points of
 // active were left out. It cannot fail unless every point is degenerate.
-func (md *Model) rebuildRobust(active []int, random bool) int {
+func (md *Model) rebuildRobust(active []int, random bool, obj Objective) int {
 	f := md.f
 	_ = f.Factorize(nil)
 	left := 0
@@ -118,7 +139,7 @@ func (md *Model) rebuildRobust(active []int, random bool) int {
 		}
 	}
 	if f.k > 0 {
-		md.grow()
+		md.grow(obj)
 	}
 	return left
 }
@@ -128,13 +149,12 @@ func (md *Model) rebuildRobust(active []int, random bool) int {
 // of the others are left out (factorizeSkipping) and the set is refilled
 // by approximate score (grow). A set that the swaps built at this θ can
 // hold members whose residual given the others, computed afresh, is below
-// keepTol; rebuildRobust admits points at the stricter pivotTol and lost
-// 51 of 128 points at once on a 26-input set with discrete inputs, which
-// raised the objective by 370 nats where these points left out cost
-// nothing resolvable.
-func (md *Model) refactorKeeping(active []int) {
+// keepTol; rebuildRobust admits points at the stricter pivotTol and can
+// lose many of them at once, raising the objective, where leaving out
+// only the points in the span of the others costs nothing resolvable.
+func (md *Model) refactorKeeping(active []int, obj Objective) {
 	md.f.factorizeSkipping(active)
-	md.grow()
+	md.grow(obj)
 	md.profile()
 }
 
@@ -171,7 +191,9 @@ func greedyVariance(f *factor, m int) []int {
 // forward selection: starting empty, m times it scores s candidates drawn
 // uniformly from the points not yet chosen exactly (ExactDelta, O(n·k)
 // each) and adds the best. Cost O(s·n·m²) and s·m kernel columns.
-func (md *Model) forwardSelect(s int) int { return md.forwardSelectPivots(s, false) }
+func (md *Model) forwardSelect(s int, obj Objective) int {
+	return md.forwardSelectPivots(context.Background(), s, false, obj)
+}
 
 // forwardCandidates is the number of random candidates scored exactly per
 // step of CholQR's forward start (InitForward), as in Titsias-16.
@@ -184,9 +206,8 @@ const forwardCandidates = 16
 // candidates of Titsias (2009) plus the one a CholQR swap would propose.
 // Each step's pool is scored in one batch (exactDeltas: two level-3
 // products over the active columns of G, taken chunk by chunk in one pass
-// over G, not several passes over G and Q per candidate; at n = 10⁴,
-// m = 256 the forward start took 10 s one candidate at a time).
-func (md *Model) forwardSelectPivots(s int, pivots bool) int {
+// over G, not several passes over G and Q per candidate).
+func (md *Model) forwardSelectPivots(ctx context.Context, s int, pivots bool, obj Objective) int {
 	f := md.f
 	n := f.n
 	_ = f.Factorize(nil)
@@ -204,13 +225,13 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 		add = f.addNoQ
 	}
 	tick := md.ticker()
-	for f.k < md.m {
+	for f.k < md.m && ctx.Err() == nil {
 		if pivots && tick.due() {
 			fmt.Fprintf(md.progress, "start: %d of %d inducing points chosen by forward selection, %.0f s\n", f.k, md.m, tick.elapsed().Seconds())
 		}
 		cands = cands[:0]
 		if pivots {
-			if j, _ := f.bestApprox(md.obj); j >= 0 {
+			if j, _ := f.bestApprox(obj); j >= 0 {
 				cands = append(cands, j)
 			}
 		}
@@ -221,7 +242,7 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 		}
 		for lo := 0; lo < len(cands); lo += w.s {
 			hi := min(len(cands), lo+w.s)
-			f.exactDeltas(cands[lo:hi], md.obj, vals[lo:hi], w)
+			f.exactDeltas(cands[lo:hi], obj, vals[lo:hi], w)
 		}
 		scored += len(cands)
 		best, bv := -1, math.Inf(-1)
@@ -251,13 +272,13 @@ func (md *Model) forwardSelectPivots(s int, pivots bool) int {
 }
 
 // grow adds inducing points while there are fewer than m, each time the
-// candidate with the best approximate score, and returns how many it
+// candidate with the best approximate score for obj, and returns how many it
 // added. The set is below m only when the kernel could not tell m points
 // apart at earlier hyperparameters.
-func (md *Model) grow() int {
+func (md *Model) grow(obj Objective) int {
 	added := 0
 	for md.f.k < md.f.mcap {
-		best, _ := md.f.bestApprox(md.obj)
+		best, _ := md.f.bestApprox(obj)
 		if best < 0 || md.f.Add(best) != nil {
 			break
 		}
@@ -267,10 +288,37 @@ func (md *Model) grow() int {
 	return added
 }
 
-// Err returns the first configuration or build error, or nil.
-func (md *Model) Err() error {
+// validate returns the first configuration error, found without building
+// the model: an error of NewModel or a With method, inputs the kernel does
+// not accept, or a number of inducing points outside 1 ≤ m < n.
+func (md *Model) validate() error {
 	if md.err != nil {
 		return md.err
 	}
-	return md.build()
+	if err := md.kern.Accepts(md.x); err != nil {
+		return err
+	}
+	return checkM(md.m, md.x.Len())
+}
+
+// Err returns the first configuration error, or nil. It only checks the
+// configuration; the model's state, its starting inducing set included,
+// is built by Fit (within its time budget and Result.Elapsed), Step,
+// Swap, Build, or the first method that reads the state.
+func (md *Model) Err() error { return md.validate() }
+
+// Build builds the model's state if it is not built yet: it chooses the
+// starting inducing set (see Init; the forward-selection start scores
+// candidates exactly, O(m²·n) in all) and factorises it. Once ctx is
+// done, the forward-selection start chooses the rest of its points at
+// random, and Build returns ctx's error with the model built. Fit builds
+// a model that is not yet built itself, counting the time in its budget;
+// Build is for inspecting the start (Inducing, Value, Factor) before
+// fitting.
+func (md *Model) Build(ctx context.Context) (err error) {
+	defer md.recoverPanic(&err)
+	if err := md.buildContext(ctx); err != nil {
+		return err
+	}
+	return ctx.Err()
 }

@@ -97,7 +97,7 @@ func (md *Model) SetParams(theta []float64) (err error) {
 		// the set was built at (a failed Factorize leaves the factor
 		// invalid, so the set is taken from before the attempt).
 		if rerr := md.refactor(old, active); rerr != nil {
-			md.refactorKeeping(active)
+			md.refactorKeeping(active, md.obj)
 		}
 		return err
 	}

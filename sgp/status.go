@@ -1,6 +1,10 @@
 package sgp
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // Status is how a fit ended, shared by Result, ExactResult and
 // ContinuousResult, as gonum/optimize's Status is for Minimize. String
@@ -19,10 +23,10 @@ const (
 	// MaxEpochs: the epochs allowed (Model.WithMaxEpochs) ran.
 	MaxEpochs
 	// MaxEvaluations: the objective-and-gradient evaluations allowed
-	// (ExactOptions.MaxEvals, ContinuousOptions.MaxEvals) ran.
+	// (Exact.WithMaxEvals, Continuous.WithMaxEvals) ran.
 	MaxEvaluations
-	// TimeBudget: the time budget, or a hybrid refinement's share of
-	// it, ran out.
+	// TimeBudget: the time budget (WithTimeBudget), or a hybrid
+	// refinement's share of it, ran out.
 	TimeBudget
 	// Cancelled: the context was cancelled, or the interrupt function
 	// (Model.WithInterrupt) returned an error.
@@ -33,8 +37,8 @@ const (
 	// Abandoned: a hybrid fit's continuous refinement, behind CholQR's
 	// objective, was given up.
 	Abandoned
-	// Fixed: the hyperparameters were fixed (ExactOptions.Fixed), so
-	// nothing was optimised.
+	// Fixed: the hyperparameters were fixed
+	// (Exact.WithFixedHyperparameters), so nothing was optimised.
 	Fixed
 	// Failed: the optimiser or the fit failed; Reason, or the error the
 	// fit returned, says how.
@@ -81,4 +85,48 @@ func stopText(s Status, reason string) string {
 		return s.String()
 	}
 	return s.String() + ": " + reason
+}
+
+// FitSummary is what every fit reports, the part that Result,
+// ExactResult and ContinuousResult share (each embeds it): the objective
+// reached, how long it took, how and why it ended, the hyperparameters,
+// the prior mean, the noise floor and the warnings. The displays and the
+// command line's JSON read it from here.
+type FitSummary struct {
+	// Objective is the objective at the end, including n/2·log 2π:
+	// VAR's or MLE's for the sparse models, the exact negative log
+	// marginal likelihood for the exact GP.
+	Objective float64
+	Elapsed   time.Duration // the fit's wall time, building the model included
+	// Status says how the fit ended; Reason holds the detail of a
+	// Stalled or Failed fit.
+	Status Status
+	Reason string
+	// Converged is true when the fit's stop rule saw the objective stop
+	// decreasing at a small gradient (see each fit's rule).
+	Converged bool
+	Params    []float64 // θ: the kernel's log hyperparameters, then log σ²
+	Names     []string  // the names of Params: the kernel's, then "noise"
+	Mean      float64   // the prior mean μ the model predicts with
+	// NoiseFloor is the least noise variance the fit could reach
+	// (WithNoiseFloor, or its default); AtNoiseFloor is true when σ²
+	// ended there (within 5%), so that the floor rather than the data
+	// decided σ² and the predictive variances (a warning says so too).
+	// Both are zero for fixed hyperparameters.
+	NoiseFloor   float64
+	AtNoiseFloor bool
+	// Warnings lists what the user should know about the result: a fit
+	// that did not converge, fewer inducing points than asked for, the
+	// noise at its floor, ….
+	Warnings []string
+}
+
+// Stopped returns how the fit ended as the displays show it: the status,
+// then ": " and the reason when there is one ("stalled: …").
+func (s *FitSummary) Stopped() string { return stopText(s.Status, s.Reason) }
+
+// notConverged is the warning for a fit that did not converge and kept its
+// best state.
+func notConverged(stopped string) string {
+	return fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", stopped)
 }

@@ -1,7 +1,6 @@
 package sgp
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"time"
@@ -9,36 +8,25 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
-// Result summarises a Fit.
+// Result summarises a Fit of a Model. Its FitSummary holds the objective
+// (VAR's or MLE's), the time, how the fit ended and the hyperparameters:
+// Status is Converged, MaxEpochs, TimeBudget, Cancelled, Failed (with an
+// error), or Stalled when the objective stopped decreasing because the
+// gradient phase failed (a line search that found no decrease,
+// non-finite objective values) while the gradient was not small; Reason
+// then says how. Converged is true only when the relative decrease of the
+// objective over the last epoch fell below the tolerance and the gradient
+// phase ended normally or at a small gradient. For a hybrid fit that kept
+// its refinement, Objective, Params and Mean are the refinement's
+// (Refined), the model the predictions use.
 type Result struct {
-	Objective float64
-	Parts     Parts
-	Epochs    int
-	Elapsed   time.Duration
-	// Status says why Fit stopped: Converged, MaxEpochs, TimeBudget,
-	// Cancelled, Failed (with an error), or Stalled when the objective
-	// stopped decreasing because the gradient phase failed (a line search
-	// that found no decrease, non-finite objective values) while the
-	// gradient was not small; Reason then says how.
-	Status Status
-	Reason string
-	// Converged is true only when the relative decrease of the objective
-	// over the last epoch fell below the tolerance and the gradient phase
-	// ended normally or at a small gradient.
-	Converged bool
-	Inducing  []int
-	Params    []float64
-	// Mean is the prior mean μ the model predicts with: for a hybrid fit
-	// that kept its refinement, the refinement's (Refined.Mean), as
-	// Objective and Params are.
-	Mean float64
+	FitSummary
+	Parts    Parts
+	Epochs   int
+	Inducing []int
 	// M is the number of inducing points asked for; len(Inducing) can be
 	// smaller (see Model.WithM).
 	M int
-	// Warnings lists what the user should know about the result: fewer
-	// inducing points than asked for, a fit that did not converge, the
-	// noise-only optimum.
-	Warnings []string
 	// NoiseOnly is true when the model explains less than 1% of the
 	// training targets' variance around the prior mean: the trivial
 	// optimum where everything is noise.
@@ -55,25 +43,17 @@ type Result struct {
 	// kernel.Lengthscaled). nil when none was.
 	SwitchedOn []int
 	// Refined is, for the hybrid selector, the continuous refinement
-	// that the model predicts with (its inducing
-	// inputs Z and θ; Objective and Params are then its own); nil when the
-	// refinement did not lower the objective, and for other selectors.
+	// that the model predicts with (its inducing inputs Z and θ;
+	// Objective and Params are then its own); nil when the refinement
+	// did not lower the objective, and for other selectors.
 	Refined *ContinuousResult
 	// RefinedFrom says where the kept refinement started: "the k-means
 	// centres", "the k-means++ seeds", "CholQR's set", "a random subset"
-	// (each at the starting
-	// hyperparameters) or "CholQR's fit" (its set and θ), followed by
-	// ", then lengthscale[j] switched back on" (or "lengthscales[j, k]")
-	// when the refinement went on from bringing back inputs it had switched
-	// off (see fitHybrid); "" without one.
+	// (each at the starting hyperparameters) or "CholQR's fit" (its set
+	// and θ), followed by ", then lengthscale[j] switched back on" (or
+	// "lengthscales[j, k]") when the refinement went on from bringing
+	// back inputs it had switched off; "" without one.
 	RefinedFrom string
-	// NoiseFloor is the least noise variance the fit could reach
-	// (WithNoiseFloor, or its default); AtNoiseFloor is true when σ²
-	// ended there (within 5%), so that the floor rather than the data
-	// decided σ² and the predictive variances (a warning says so too).
-	// Both are zero for fixed hyperparameters.
-	NoiseFloor   float64
-	AtNoiseFloor bool
 	// Resumed is true when CholQR had the rest of a hybrid fit's time
 	// budget after the refinements: they were all behind CholQR's objective
 	// after as long as its phase took (at least its tenth of the budget),
@@ -81,44 +61,50 @@ type Result struct {
 	// CholQR's epochs).
 	Resumed bool
 	Stats
+	md *Model // the model fitted, which Comparison.Add scores
 }
 
 // fitSubset is Fit for inducing points chosen among the training data,
-// with the time budget and Result.Elapsed counted from start.
-func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, err error) {
+// under r: epochs until a stop rule, the restart from MLE of a VAR fit at
+// the noise-only optimum, and the search for inputs switched off.
+func (md *Model) fitSubset(r *run) (res *Result, err error) {
 	md.refined = nil
 	theta0 := md.Params()
 	first, leftOut := len(md.trace), md.f.stats.LeftOut
-	stopped, converged, runErr := md.runEpochs(ctx, start)
+	ended, runErr := md.runEpochs(r)
 	restarted := false
-	if runErr == nil && md.restartWanted(start) {
-		stopped, converged, restarted, runErr = md.restartFromMLE(ctx, start, theta0, stopped, converged)
+	if runErr == nil && md.restartWanted(r) {
+		ended, restarted, runErr = md.restartFromMLE(r, theta0, ended)
 	}
 	var on []int
-	if lk, ok := md.kern.(kernel.Lengthscaled); ok && runErr == nil && !md.fixHyper {
+	if lk, ok := md.kern.(kernel.Lengthscaled); ok && runErr == nil && !r.fixHyper {
 		ls0 := make([]float64, len(lk.Lengthscales()))
 		for j := range ls0 {
 			ls0[j] = math.Exp(theta0[1+j])
 		}
-		stopped, converged, on, runErr = md.switchBackSubset(ctx, start, math.Exp(theta0[0]), ls0, stopped, converged)
+		ended, on, runErr = md.switchBackSubset(r, math.Exp(theta0[0]), ls0, ended)
 	}
 	res = &Result{
-		Objective:  md.f.Value(md.obj),
+		FitSummary: FitSummary{
+			Objective: md.f.Value(r.obj),
+			Elapsed:   time.Since(r.start),
+			Status:    ended.status,
+			Reason:    ended.reason,
+			Converged: ended.converged,
+			Params:    md.Params(),
+			Names:     md.ParamNames(),
+			Mean:      md.f.mu,
+		},
 		Parts:      md.f.Parts(),
 		Epochs:     len(md.trace),
-		Elapsed:    time.Since(start),
-		Status:     stopped.status,
-		Reason:     stopped.reason,
-		Converged:  converged,
 		Inducing:   md.f.Active(nil),
-		Params:     md.Params(),
-		Mean:       md.f.mu,
 		M:          md.m,
+		md:         md,
 		Restarted:  restarted,
 		SwitchedOn: on,
 		Stats:      md.f.stats,
 	}
-	res.Warnings = md.warnings(res, md.rose(first, leftOut))
+	res.Warnings = md.warnings(res, md.rose(r.obj, first, leftOut))
 	md.announce(res.Warnings)
 	return res, runErr
 }
@@ -127,18 +113,16 @@ func (md *Model) fitSubset(ctx context.Context, start time.Time) (res *Result, e
 // epoch of this fit (md.trace[first:]) reached, or "". Swaps and gradient
 // phases never raise it, but a rebuild of the factor at new
 // hyperparameters can leave out inducing points that are numerically in
-// the span of the others (factor.factorizeSkipping, Stats.LeftOut): on a
-// 26-input set with discrete inputs, where the signal variance grew to
-// about 10⁴ times the targets' variance, the residuals of members fell
-// below 1e-8 of it.
-func (md *Model) rose(first, leftOut int) string {
+// the span of the others (factor.factorizeSkipping, Stats.LeftOut), as
+// when the signal variance grows to many times the targets' variance.
+func (md *Model) rose(obj Objective, first, leftOut int) string {
 	best, at := math.Inf(1), 0
 	for _, r := range md.trace[first:] {
-		if r.Kind == md.obj && r.Objective < best {
+		if r.Kind == obj && r.Objective < best {
 			best, at = r.Objective, r.Epoch
 		}
 	}
-	end := md.f.Value(md.obj)
+	end := md.f.Value(obj)
 	if !(end > best+md.riseTol()*md.f.valueScale(best)) {
 		return ""
 	}
@@ -191,10 +175,4 @@ func (md *Model) warnings(res *Result, rose string) []string {
 		w = append(w, fmt.Sprintf("%d of the %d points of the initial inducing set (WithInducing) had a negligible residual variance given the points before them (duplicate inputs, or a kernel that cannot tell them apart) and were replaced by random points", md.replaced, len(md.inducing)))
 	}
 	return w
-}
-
-// notConverged is the warning for a fit that did not converge and kept its
-// best state.
-func notConverged(stopped string) string {
-	return fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", stopped)
 }

@@ -206,18 +206,17 @@ func reflectRows(data []float64, stride, rows int, ops []reflection, skip int) {
 // movePanel is the number of rows that rotatePanels rotates at a time.
 // The segments of the moving column of G and of Q (128 KiB each) stay in
 // the L2 cache while those of the other columns stream past them once.
-// Measured at n = 10⁴, shorter panels (1024–8192 rows) were slower than
-// whole columns, which stream with fewer restarts of the hardware
-// prefetcher and are re-read from the caches by the next rotation; panels
-// bound the working set once whole columns outgrow the caches (at n = 10⁶
-// a column of G is 8 MB).
+// Whole columns stream with fewer restarts of the hardware prefetcher and
+// are re-read from the caches by the next rotation, so panels are long;
+// they bound the working set once whole columns outgrow the caches (at
+// n = 10⁶ a column of G is 8 MB).
 const movePanel = 16384
 
 // rotatePanels applies a move's reflections to G and its Givens rotations,
 // if any, to Q (rows < n+k), panel by panel. Rows are independent, so the
 // rows are split in two ranges run on two cores when there are enough of
 // them (moveSplitRows): one core does not take the memory bandwidth the
-// rotations could use (measured below). Every value is computed by the
+// rotations could use. Every value is computed by the
 // same operations whatever the split.
 func (f *factor) rotatePanels(refl []reflection, giv []givens) {
 	rows := f.n
@@ -603,13 +602,12 @@ const predictTol = 1e-6
 // ΔF's terms (a data-fit term bounded without cancellation), and only
 // when ‖w‖² − ‖c₁‖² ≥ gsOneSweep·‖w‖², where an error δ in c₁ changes
 // the predicted r² by at most 8‖δ‖/‖w‖ relative (2‖c₁‖‖δ‖ against r²):
-// gramSchmidt measures ‖δ‖/‖w₁‖ at 10⁻¹⁵–10⁻¹⁴ on such columns. Otherwise
-// the caller runs gramSchmidt and decides on its result, as before; a
-// rejected swap leaves the same state either way.
+// gramSchmidt's bound on ‖δ‖/‖w₁‖ (gsOrthTol) keeps that far below
+// predictTol. Otherwise the caller runs gramSchmidt and decides on its
+// result; a rejected swap leaves the same state either way.
 //
 // Most swaps that are rejected are rejected by far, and skipping their
-// sweeps saved 0.3–0.5 passes over Q per rejected swap at n = 10⁴,
-// m = 512 (BenchmarkSwap).
+// sweeps saves most of a pass over Q per rejected swap.
 func (f *factor) predictReject(o Objective, removed, before float64) (df float64, reject bool) {
 	if f.noPredict {
 		return 0, false

@@ -1,12 +1,10 @@
 package sgp
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
-	"time"
 )
 
 // switchBackSubset brings back inputs that a subset-of-data fit with the
@@ -16,11 +14,9 @@ import (
 // plateau where ∂F/∂log ℓ vanishes, so later epochs never bring it back,
 // even where the target depends on the input. This happens where an
 // input's effect is invisible at the starting lengthscales, e.g. a
-// symmetric one: on 60 standard normal inputs with y = sin x₀ + ½x₁² +
-// 0.1ε (n = 1000, m = 32), CholQR's VAR fit ended at F = 1071.2 with
-// ℓ₁ = 199 (start 3.2) and test SMSE 0.586, explaining ½x₁² as noise,
-// while MLE from the same start found SMSE 0.016; with ℓ₁ set back to its
-// start, F was 693.6 before any step.
+// symmetric one (y = ½x₁² with x₁ standard normal): VAR then explains it
+// as noise, while F with the lengthscale set back to its start is far
+// lower before any step.
 //
 // For every switched-off input (switchOnCandidates: the lengthscale above
 // offFactor times its start, scaled by √(V/v0) when the signal variance V
@@ -32,17 +28,17 @@ import (
 // (converged or stalled) is searched again. Inputs the target does not
 // depend on raise F at every point and stay off. Each point costs a
 // factorisation at the current set, about one gradient evaluation. It
-// stops at the time budget and on cancellation, and returns the inputs
-// switched back on, in order, with the state and stop reason of the last
-// epochs kept (stopped0 and converged0 when none were).
-func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float64, ls0 []float64, stopped0 stop, converged0 bool) (stopped stop, converged bool, on []int, err error) {
-	stopped, converged = stopped0, converged0
-	for ctx.Err() == nil && (md.budget <= 0 || time.Since(start) < md.budget) && endedOnItsOwn(stopped.status) {
+// stops at r's time budget and on cancellation, and returns the inputs
+// switched back on, in order, with the outcome of the last epochs kept
+// (ended0 when none were).
+func (md *Model) switchBackSubset(r *run, v0 float64, ls0 []float64, ended0 outcome) (ended outcome, on []int, err error) {
+	ended = ended0
+	for r.ctx.Err() == nil && r.timeLeft() && endedOnItsOwn(ended.status) {
 		keepTheta, keepActive := md.Params(), md.f.Active(nil)
-		keepF, keepTrace, keepEpoch := md.f.Value(md.obj), len(md.trace), md.epoch
+		keepF, keepTrace, keepEpoch := md.f.Value(r.obj), len(md.trace), md.epoch
 		restore := func() {
 			md.trace, md.epoch = md.trace[:keepTrace], keepEpoch
-			md.restore(keepTheta, keepActive)
+			md.restore(keepTheta, keepActive, r.obj)
 		}
 		cands := switchOnCandidates(keepTheta, v0, ls0)
 		if len(cands) == 0 {
@@ -53,17 +49,17 @@ func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float
 			if md.refactor(p.theta, keepActive) != nil {
 				continue
 			}
-			if p.f = md.f.Value(md.obj); p.f < keepF {
+			if p.f = md.f.Value(r.obj); p.f < keepF {
 				pts = append(pts, p)
 			}
-			if ctx.Err() != nil || (md.budget > 0 && time.Since(start) >= md.budget) {
+			if r.ctx.Err() != nil || !r.timeLeft() {
 				break // each point costs a factorisation, O(n·m²)
 			}
 		}
 		sort.SliceStable(pts, func(a, b int) bool { return pts[a].f < pts[b].f })
 		kept := false
 		for i, p := range pts {
-			if ctx.Err() != nil {
+			if r.ctx.Err() != nil {
 				break
 			}
 			if slices.ContainsFunc(pts[:i], func(q switchOn) bool { return q.j == p.j }) {
@@ -72,31 +68,31 @@ func (md *Model) switchBackSubset(ctx context.Context, start time.Time, v0 float
 			if md.refactor(p.theta, keepActive) != nil {
 				continue
 			}
-			st, cv, e := md.runEpochs(ctx, start)
-			f := md.f.Value(md.obj)
+			st, e := md.runEpochs(r)
+			f := md.f.Value(r.obj)
 			if md.progress != nil {
 				fmt.Fprintf(md.progress, "switch-on: lengthscale[%d] %.3g → %.3g: %v %.6g → %.6g (%.6g before any step; %s)\n",
-					p.j, math.Exp(keepTheta[1+p.j]), math.Exp(p.theta[1+p.j]), md.obj, keepF, f, p.f, st)
+					p.j, math.Exp(keepTheta[1+p.j]), math.Exp(p.theta[1+p.j]), r.obj, keepF, f, p.f, st.stop)
 			}
 			if f < keepF {
-				stopped, converged, err, kept = st, cv, e, true
+				ended, err, kept = st, e, true
 				on = append(on, p.j)
 				break
 			}
 			restore()
-			if e != nil && md.stopErr(ctx) == nil {
-				return stopped, converged, on, e
+			if e != nil && r.stopErr() == nil {
+				return ended, on, e
 			}
 		}
 		if !kept {
 			restore()
-			return stopped, converged, on, nil
+			return ended, on, nil
 		}
 		if err != nil {
-			return stopped, converged, on, err
+			return ended, on, err
 		}
 	}
-	return stopped, converged, on, err
+	return ended, on, err
 }
 
 // switchOn is a point at which to evaluate F with input j switched back on:

@@ -80,7 +80,7 @@ type ScaledSum interface {
 // InputGradient is implemented by kernels on *Vectors that are
 // differentiable in their inputs: RBF, Matern, RQ, Periodic, Linear and
 // Const (Matérn-1/2 with the subgradient 0 where two inputs coincide; see
-// Matern). Continuous SGPR (sgp.FitContinuous, and the hybrid selector
+// Matern). Continuous SGPR (sgp.NewContinuous, and the hybrid selector
 // that refines a CholQR selection) moves the m inducing inputs Z along
 // this gradient.
 type InputGradient interface {

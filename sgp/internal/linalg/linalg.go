@@ -175,12 +175,9 @@ func (be *backend) trsmLower(m, n int, l []float64, b []float64, ldb int) {
 
 // trsmLeaf and trsmPanel shape trsmLowerRec on backends with a dgemmSub
 // (OpenBLAS): halves of at most trsmLeaf rows go to dtrsm, and the
-// columns of B are taken trsmPanel at a time. OpenBLAS's dtrsm on the
-// gradient phase's shape (L 256×256, B 256×10⁴ over two cores) reached 51
-// GFLOP/s against its dgemm's 89; the recursion moves half or more of
-// the flops into dgemm: 12.9 → 9.2 ms at m = 256, 37.2 → 32.9 ms at
-// m = 512 (leaves of 32 or 128 rows, panels of 512 or 5000 columns were
-// no faster).
+// columns of B are taken trsmPanel at a time. OpenBLAS's dtrsm reaches
+// about half its dgemm's speed on the gradient phase's shape (L m×m, B
+// m×n); the recursion moves half or more of the flops into dgemm.
 const (
 	trsmLeaf  = 64
 	trsmPanel = 2048

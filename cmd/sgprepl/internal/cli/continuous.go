@@ -3,15 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
+	"io"
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
 
 	"github.com/cholqr/sgp/sgp/kernel"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 // contOptions are the fit settings used by fitContinuousCLI.
@@ -25,12 +22,13 @@ type contOptions struct {
 	budget      time.Duration
 	maxEvals    int
 	save, pred  string
-	json        bool
+	json, quiet bool
 	noiseFloor  float64
+	blas        string
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
-// inducing inputs optimised continuously (sgp.FitContinuous, GPflow's
+// inducing inputs optimised continuously (sgp.NewContinuous, GPflow's
 // default jitter 1e-6) from m random training inputs.
 func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	switch {
@@ -48,107 +46,52 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if err != nil {
 		return err
 	}
-	blas, err := blasName()
-	if err != nil {
-		return err
-	}
 	n := train.Len()
-	if !o.mSet {
-		o.m = defaultM(n)
-	}
-	if err := checkM(o.m, n); err != nil {
-		return err
-	}
-	parent := ctx
-	if o.budget > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.budget)
-		defer cancel()
-	}
-	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
 	k, err := kernel.Parse(o.spec, train.X, train.Y)
 	if err != nil {
 		return err
 	}
-	kern, ok := k.(kernel.InputGradient)
-	if !ok {
+	if _, ok := k.(kernel.InputGradient); !ok {
 		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels, o.spec)
 	}
-	_, vy := stat.PopMeanVariance(train.Y, nil)
-	if !(vy > 0) {
-		vy = 1
+	fit := sgp.NewContinuous(train.X, train.Y, k).WithObjective(o.obj).WithSeed(o.seed).
+		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor)
+	if o.mSet {
+		fit.WithM(o.m)
 	}
-	res, err := sgp.FitContinuous(ctx, train.X, train.Y, kern, train.X.Rows(rng.Perm(n)[:o.m]), vy/4, o.obj,
-		sgp.ContinuousOptions{MaxEvals: o.maxEvals, Jitter: 1e-6, NoiseFloor: o.noiseFloor})
+	if !o.quiet {
+		fit.WithProgress(e.stderr)
+	}
+	res, err := fit.FitContext(ctx)
 	if res == nil {
-		return noResult(parent, ctx, err)
+		return noResult(ctx, ctx, err)
 	}
-	names := append(kern.ParamNames(), "noise")
-	rep := fitReport{Objective: res.Objective, ObjectiveKind: o.obj.String(), Selector: selectorContinuous, Evaluations: ptr(res.Evals),
-		Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Status == sgp.Converged, Restarts: ptr(res.Restarts),
-		InducingInputs: rowsOf(res.Z), Hyperparameters: namedParams(names, res.Params), Kernel: kernelText(kern, res.Params),
-		Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(), N: n, M: o.m, MRequested: ptr(o.m), Jitter: ptr(res.Jitter), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor,
-		Warnings: continuousWarnings(res, parent), BLAS: blas}
-	if res.AtNoiseFloor {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the noise variance ended at its floor: σ² = %.4g, floor %.4g; the floor, not the data, decided σ² (see --noise-floor)",
-			math.Exp(res.Params[len(res.Params)-1]), res.NoiseFloor))
-	}
+	rep := summaryReport(&res.FitSummary, k, o.obj.String(), selectorContinuous, n, o.blas)
+	rep.Evaluations, rep.Restarts, rep.Jitter = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter)
+	rep.InducingInputs, rep.M, rep.MRequested = rowsOf(res.Z), res.Z.Len(), ptr(res.Z.Len())
 	var pred *predictions
 	if test != nil {
 		if pred, err = predictorPredictions(res.Predictor, test.X); err != nil {
 			return err
 		}
-		var note string
-		rep.SMSE, rep.SNLP, note = testMetrics(pred, test.Y, train.Y)
-		if note != "" {
-			rep.Notes = append(rep.Notes, note)
-		}
-	}
-	var out []byte
-	if o.json {
-		if out, err = rep.encode(); err != nil {
-			return err
-		}
-	}
-	if err := writeOutputs(e.outputs(), output{o.save, namedPredictor(res.Predictor, train.X.Names(), train.TargetName).Save}, output{o.pred, pred.writeCSV}); err != nil {
-		return err
+		rep.addMetrics(pred, test.Y, train.Y)
 	}
 	// Warnings go to stderr, where they are seen with --json too.
-	for _, msg := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
-	}
-	if o.json {
-		if _, err = e.stdout.Write(out); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintf(e.stdout, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
-			o.train, n, o.m, o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), stopText(res.Status, res.Reason))
-		fmt.Fprintf(e.stdout, "kernel: %s\n", rep.Kernel)
-		fmt.Fprintf(e.stdout, "prior mean: %.6g (%s)\n", res.Mean, sgp.MeanConstant)
+	rep.printWarnings(e)
+	err = rep.write(e, o.json, output{o.save, namedPredictor(res.Predictor, train.X.Names(), train.TargetName).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
+		fmt.Fprintf(w, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
+			o.train, n, res.Z.Len(), o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped())
+		fmt.Fprintf(w, "kernel: %s\n", rep.Kernel)
+		fmt.Fprintf(w, "prior mean: %.6g (%s)\n", res.Mean, sgp.MeanConstant)
 		if test != nil {
-			fmt.Fprintf(e.stdout, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
+			fmt.Fprintf(w, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
 		}
 		for _, msg := range rep.Notes {
-			fmt.Fprintf(e.stdout, "note: %s\n", msg)
+			fmt.Fprintf(w, "note: %s\n", msg)
 		}
+	})
+	if err != nil {
+		return err
 	}
-	return interrupted(parent)
-}
-
-// continuousWarnings says when a continuous fit is not a converged one:
-// the best point reached when it was interrupted (parent cancelled), ran
-// out of time or evaluations, or stalled.
-func continuousWarnings(res *sgp.ContinuousResult, parent context.Context) []string {
-	switch {
-	case res.Status == sgp.Converged:
-		return []string{}
-	case parent.Err() != nil:
-		return []string{fmt.Sprintf("interrupted after %d evaluations; the model is the best state reached", res.Evals)}
-	case res.Status == sgp.Cancelled:
-		return []string{fmt.Sprintf("the time budget ended the fit after %d evaluations; the model is the best state reached (give a longer --time-budget)", res.Evals)}
-	case res.Status == sgp.MaxEvaluations:
-		return []string{fmt.Sprintf("the fit did not converge in %d evaluations (20·max-epochs); the model is the best state reached (give a larger --max-epochs)", res.Evals)}
-	}
-	return []string{fmt.Sprintf("the fit did not converge (%s); the model is the best state reached", stopText(res.Status, res.Reason))}
+	return interrupted(ctx)
 }

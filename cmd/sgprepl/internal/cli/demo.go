@@ -25,17 +25,17 @@ func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		const n = 200
 		train, test := data.SnelsonLike(n, *seed)
-		if err := checkSettings(n, *m, 0, *maxEpochs, 0); err != nil {
+		if err := checkSettings(*m, 0, *maxEpochs, 0); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "demo: Snelson-like 1-D problem, n=%d training points (seed %d), %d-point noise-free test grid; m=%d, %v\n",
-			n, *seed, test.Len(), *m, obj)
 		md := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).
 			WithM(*m).WithObjective(obj).WithSeed(*seed).WithMaxEpochs(*maxEpochs).
 			WithProgress(e.stdout)
 		if err := md.Err(); err != nil {
 			return err
 		}
+		fmt.Fprintf(e.stdout, "demo: Snelson-like 1-D problem, n=%d training points (seed %d), %d-point noise-free test grid; m=%d, %v\n",
+			n, *seed, test.Len(), *m, obj)
 		res, fitErr := md.FitContext(ctx)
 		if err := fitError(res, fitErr); err != nil {
 			return err

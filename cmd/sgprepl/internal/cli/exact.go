@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -14,8 +15,8 @@ import (
 )
 
 // selectorExact is the --selector value that fits the full GP instead of
-// a sparse one (sgp.FitExact), selectorContinuous the one that moves the
-// inducing inputs continuously (sgp.FitContinuous).
+// a sparse one (sgp.NewExact), selectorContinuous the one that moves the
+// inducing inputs continuously (sgp.NewContinuous).
 const (
 	selectorExact      = "exact"
 	selectorContinuous = "sgpr-continuous"
@@ -51,11 +52,12 @@ type exactCLIOptions struct {
 	save, pred          string
 	json, quiet         bool
 	noiseFloor          float64
+	blas                string
 }
 
 // fitExactCLI is `fit --selector exact`: the full GP with the same kernel
 // (and starting hyperparameters) and the same estimated constant mean as
-// the sparse fit, every training point "inducing" (sgp.FitExact), as the
+// the sparse fit, every training point "inducing" (sgp.NewExact), as the
 // reference for what sparsity costs. At most 20·max-epochs evaluations.
 func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	switch {
@@ -66,40 +68,20 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	case o.budget < 0:
 		return usageErrorf("fit: --time-budget %v must be ≥ 0 (0: no limit)", o.budget)
 	}
-	blas, err := blasName()
-	if err != nil {
-		return err
-	}
 	n := o.train.Len()
-	parent := ctx
-	if o.budget > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.budget)
-		defer cancel()
-	}
-	opts := sgp.ExactOptions{MaxEvals: o.maxEvals, NoiseFloor: o.noiseFloor}
+	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor)
 	if !o.quiet {
-		opts.Progress = e.stderr
+		fit.WithProgress(e.stderr)
 	}
-	res, fitErr := sgp.FitExact(ctx, o.train.x, o.train.y, o.kern, opts)
+	res, fitErr := fit.FitContext(ctx)
 	if res == nil {
-		return noResult(parent, ctx, fitErr)
+		return noResult(ctx, ctx, fitErr)
 	}
 	if fitErr != nil && ctx.Err() == nil {
 		return fitErr
 	}
-	if res.Status == sgp.Cancelled && parent.Err() == nil {
-		res.Status = sgp.TimeBudget
-		for i, w := range res.Warnings {
-			if strings.HasPrefix(w, "interrupted") {
-				res.Warnings[i] = fmt.Sprintf("the time budget ended the fit after %d evaluations; the result is the best state reached", res.Evals)
-			}
-		}
-	}
-	rep := fitReport{Objective: res.Objective, ObjectiveKind: "exact", Selector: selectorExact,
-		Evaluations: ptr(res.Evals), Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Converged, Restarts: ptr(res.Restarts),
-		Hyperparameters: res.Hyperparameters().Map(), Kernel: kernelText(o.kern, res.Params), Mean: res.Mean, MeanFunction: sgp.MeanConstant.String(),
-		N: n, M: n, Jitter: ptr(res.Jitter), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Warnings: append([]string{}, res.Warnings...), BLAS: blas}
+	rep := summaryReport(&res.FitSummary, o.kern, "exact", selectorExact, n, o.blas)
+	rep.Evaluations, rep.Restarts, rep.Jitter, rep.M = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter), n
 	var pred *predictions
 	if o.test != nil {
 		p := res.Predictor
@@ -112,56 +94,30 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			noisy[i] = v + p.Noise()
 		}
 		pred = &predictions{mean: mean, latent: latent, noisy: noisy}
-		var note string
-		rep.SMSE, rep.SNLP, note = testMetrics(pred, o.test.y, o.train.y)
-		if note != "" {
-			rep.Notes = append(rep.Notes, note)
-		}
+		rep.addMetrics(pred, o.test.y, o.train.y)
 	}
-	var out []byte
-	if o.json {
-		if out, err = rep.encode(); err != nil {
-			return err
-		}
-	}
-	if err := writeOutputs(e.outputs(), output{o.save, namedExact(res.Predictor, o.train.names, o.train.target).Save}, output{o.pred, pred.writeCSV}); err != nil {
-		return err
-	}
-	if o.json {
-		if _, err := e.stdout.Write(out); err != nil {
-			return err
-		}
-	} else {
-		w := e.stdout
+	err := rep.write(e, o.json, output{o.save, namedExact(res.Predictor, o.train.names, o.train.target).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
 		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, exact GP (m = n)\n", o.trainPath, n, o.train.dim, o.spec)
 		fmt.Fprintf(w, "%-16s%s  (exact, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64))
-		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, stopText(res.Status, res.Reason), res.Elapsed.Seconds())
-		parts := make([]string, len(res.Params))
-		for i, name := range res.Names {
-			parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(res.Params[i]))
-		}
+		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped(), res.Elapsed.Seconds())
 		fmt.Fprintf(w, "%-16s%s\n", "kernel", rep.Kernel)
-		fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
+		fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", paramsText(res.Names, res.Params))
 		fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, sgp.MeanConstant)
-		if o.test != nil {
-			fmt.Fprintf(w, "%-16sSMSE %s  SNLP %s  (%s, %d rows)\n", "test", formatMetric(rep.SMSE), formatMetric(rep.SNLP), o.testPath, o.test.Len())
-		}
-		if o.save != "" {
-			fmt.Fprintf(w, "%-16s%s (exact; predict loads it again, factorising its n×n matrix)\n", "model", o.save)
-		}
-		if o.pred != "" {
-			fmt.Fprintf(w, "%-16s%s\n", "predictions", o.pred)
-		}
-		for _, msg := range rep.Notes {
-			fmt.Fprintf(w, "%-16s%s\n", "note", msg)
-		}
+		rep.printTail(w, o.test, o.testPath, o.save, o.pred, " (exact; predict loads it again, factorising its n×n matrix)")
+	})
+	if err != nil {
+		return err
 	}
 	// Warnings go to stderr, seen with --json too.
-	for _, msg := range rep.Warnings {
-		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
+	rep.printWarnings(e)
+	return interrupted(ctx)
+}
+
+// paramsText writes hyperparameters as name=value pairs, exp θ.
+func paramsText(names []string, theta []float64) string {
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(theta[i]))
 	}
-	if parent.Err() != nil {
-		return errInterrupted
-	}
-	return nil
+	return strings.Join(parts, " ")
 }

@@ -51,7 +51,7 @@ func TestFitExact(t *testing.T) {
 	// The reported objective is the exact GP's at the reported state.
 	x := train.X
 	k := kernel.NewRBF(hyp["variance"].(float64), []float64{hyp["lengthscale[0]"].(float64)})
-	res, err := sgp.FitExact(context.Background(), x, train.Y, k, sgp.ExactOptions{Noise: hyp["noise"].(float64), Fixed: true})
+	res, err := sgp.NewExact(x, train.Y, k).WithNoise(hyp["noise"].(float64)).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

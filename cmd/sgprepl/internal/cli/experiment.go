@@ -239,7 +239,7 @@ func runSnelson(ctx context.Context, x *expEnv) error {
 			kern := kernel.NewRBFFromData(d.X, d.Y)
 			_, vy := stat.PopMeanVariance(d.Y, nil)
 			t0 := time.Now()
-			res, err := sgp.FitContinuous(ctx, d.X, d.Y, kern, d.X.Rows(start), vy/4, o, sgp.ContinuousOptions{MaxEvals: 2000, Jitter: 1e-6})
+			res, err := sgp.NewContinuous(d.X, d.Y, kern).WithInducingInputs(d.X.Rows(start)).WithNoise(vy / 4).WithObjective(o).WithMaxEvals(2000).WithJitter(1e-6).FitContext(ctx)
 			if err != nil {
 				return err
 			}
@@ -304,7 +304,7 @@ func (x *expEnv) exactRow(ctx context.Context, dataset string, trainX kernel.Inp
 	}
 	cctx, cancel := context.WithTimeout(ctx, max(x.budget, 10*time.Minute))
 	defer cancel()
-	res, err := sgp.FitExact(cctx, trainX, trainY, kern, sgp.ExactOptions{})
+	res, err := sgp.NewExact(trainX, trainY, kern).FitContext(cctx)
 	if err != nil && res == nil {
 		return err
 	}
@@ -400,13 +400,13 @@ func runKIN40K(ctx context.Context, x *expEnv) error {
 		kern := kernel.NewRBFFromData(train.X, train.Y)
 		_, vy := stat.PopMeanVariance(train.Y, nil)
 		if err := x.continuousRow(ctx, "SGPR-continuous", m, train, test, point, "epochs = evaluations; ", func(c context.Context) (*sgp.ContinuousResult, error) {
-			return sgp.FitContinuous(c, train.X, train.Y, kern, z0, vy/4, sgp.VAR, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+			return sgp.NewContinuous(train.X, train.Y, kern).WithInducingInputs(z0).WithNoise(vy / 4).WithObjective(sgp.VAR).WithMaxEvals(100000).WithJitter(1e-6).FitContext(c)
 		}); err != nil {
 			return err
 		}
 		if cholqr != nil {
 			if err := x.continuousRow(ctx, "CholQR→continuous", m, train, test, point, "seconds after the CholQR fit; ", func(c context.Context) (*sgp.ContinuousResult, error) {
-				return cholqr.RefineContinuous(c, sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+				return refineFromModel(c, cholqr)
 			}); err != nil {
 				return err
 			}
@@ -587,3 +587,20 @@ func (x *expEnv) continuousFit(ctx context.Context, dataset, method string, m in
 
 // newRand returns a seeded generator.
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
+// refineFromModel runs continuous SGPR from md's inducing points and
+// hyperparameters: CholQR's selection as the start of the continuous
+// optimisation. md is not changed.
+func refineFromModel(ctx context.Context, md *sgp.Model) (*sgp.ContinuousResult, error) {
+	ind, err := md.Inducing()
+	if err != nil {
+		return nil, err
+	}
+	noise, err := md.Noise()
+	if err != nil {
+		return nil, err
+	}
+	x := md.Inputs().(*kernel.Vectors)
+	return sgp.NewContinuous(x, md.Targets(), md.Kernel()).WithInducingInputs(x.Rows(ind)).WithNoise(noise).
+		WithObjective(md.ObjectiveKind()).WithMaxEvals(100000).WithJitter(1e-6).FitContext(ctx)
+}

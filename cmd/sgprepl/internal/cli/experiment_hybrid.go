@@ -59,11 +59,10 @@ func (x *expEnv) hybridSets() ([]hybridSet, error) {
 
 // runHybrid compares the hybrid selector with its two parents in the same
 // time budget: CholQR (VAR) and continuous SGPR from a random subset
-// (FitContinuous, jitter 1e-6), for x.seeds seeds on each set (--seeds,
+// (sgp.NewContinuous, jitter 1e-6), for x.seeds seeds on each set (--seeds,
 // from --seed on), and adds each method's medians over the seeds:
 // continuous fits depend on where they start, and one seed says little
-// about which method is ahead (on KIN40K at m = 64 the final objective of
-// one method moves by about 1% from seed to seed).
+// about which method is ahead.
 func runHybrid(ctx context.Context, x *expEnv) error {
 	sets, err := x.hybridSets()
 	if err != nil {
@@ -108,8 +107,7 @@ func (x *expEnv) hybridFit(ctx context.Context, set hybridSet, method string, se
 		_, vy := stat.PopMeanVariance(set.train.Y, nil)
 		return x.continuousFit(ctx, set.name, method, set.m, set.train, set.test, prefix+"epochs = evaluations; ",
 			func(c context.Context) (*sgp.ContinuousResult, error) {
-				return sgp.FitContinuous(c, set.train.X, set.train.Y, kernel.NewRBFFromData(set.train.X, set.train.Y), z0, vy/4, sgp.VAR,
-					sgp.ContinuousOptions{MaxEvals: 100000, Jitter: 1e-6})
+				return sgp.NewContinuous(set.train.X, set.train.Y, kernel.NewRBFFromData(set.train.X, set.train.Y)).WithInducingInputs(z0).WithNoise(vy / 4).WithObjective(sgp.VAR).WithMaxEvals(100000).WithJitter(1e-6).FitContext(c)
 			})
 	}
 	sel := sgp.SelectCholQR

@@ -17,210 +17,301 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
+// fitConfig holds the flags of fit.
+type fitConfig struct {
+	trainPath, testPath   string
+	m, z                  int
+	mSet                  bool
+	objective             string
+	seed                  uint64
+	maxEpochs             int
+	budget                time.Duration
+	savePath, predPath    string
+	json, quiet           bool
+	noiseFloor            float64
+	inputCols             stringList
+	targetCol, kernelSpec string
+	selector              string
+	where, testWhere      string
+}
+
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
-	trainPath := fs.String("train", "", "training CSV `file` (required)")
-	testPath := fs.String("test", "", "test CSV `file` with the same columns; adds SMSE and SNLP")
-	m := fs.Int("m", 0, "number of inducing points (default min(100, n/2))")
-	z := fs.Int("z", 16, "number of information pivots")
-	objective := fs.String("objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
-	seed := fs.Uint64("seed", 1, "seed of the random start and of the swaps")
-	maxEpochs := fs.Int("max-epochs", 50, "maximum number of epochs")
-	budget := fs.Duration("time-budget", 0, "stop after the epoch that exceeds this `duration`; the hybrid selector stops within it (0: no limit; the hybrid's continuous refinement then takes at most as long as its CholQR phase, at least 5 s)")
-	savePath := fs.String("save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights); - is standard output, and the summary then goes to stderr")
-	predPath := fs.String("predictions", "", "write CSV `file` with header mean,variance,latent_variance (the variance of a noisy observation, then of the latent function), one row per test row; needs --test; - is standard output, and the summary then goes to stderr")
-	jsonOut := fs.Bool("json", false, "print exactly one JSON object on stdout")
-	quiet := fs.Bool("quiet", false, "no progress lines")
-	noiseFloor := fs.Float64("noise-floor", 0, "least noise `variance` σ² the fit may reach, in the target's units squared (0: 1e-6 of the target's variance around a quadratic trend in the inputs, at least 1e-9 of its variance); a fit that ends at it says so")
-	var inputCols stringList
-	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
-	targetCol := fs.String("target-column", "", "target column `NAME` (column mode; default the last column)")
-	kernelSpec := fs.String("kernel", "", "kernel: rbf|matern12|matern32|matern52|rq|linear|periodic|const, or sums and products of these (rbf+linear, periodic*rbf, matern52+const), on numeric columns; wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] in column mode")
-	selectorName := fs.String("selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf, matern12, matern32, matern52 or rq kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR, then inducing inputs and hyperparameters refined continuously, kept if the objective is lower)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
-	where := fs.String("where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
-	testWhere := fs.String("test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
+	c := &fitConfig{}
+	fs.StringVar(&c.trainPath, "train", "", "training CSV `file` (required)")
+	fs.StringVar(&c.testPath, "test", "", "test CSV `file` with the same columns; adds SMSE and SNLP")
+	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2))")
+	fs.IntVar(&c.z, "z", 16, "number of information pivots")
+	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start and of the swaps")
+	fs.IntVar(&c.maxEpochs, "max-epochs", 50, "maximum number of epochs")
+	fs.DurationVar(&c.budget, "time-budget", 0, "stop after the epoch that exceeds this `duration`, the model's start included; the hybrid selector stops within it, sgpr-continuous and exact at the next evaluation (0: no limit; the hybrid's continuous refinement then takes at most as long as its CholQR phase, at least 5 s)")
+	fs.StringVar(&c.savePath, "save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights); - is standard output, and the summary then goes to stderr")
+	fs.StringVar(&c.predPath, "predictions", "", "write CSV `file` with header mean,variance,latent_variance (the variance of a noisy observation, then of the latent function), one row per test row; needs --test; - is standard output, and the summary then goes to stderr")
+	fs.BoolVar(&c.json, "json", false, "print exactly one JSON object on stdout")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress lines")
+	fs.Float64Var(&c.noiseFloor, "noise-floor", 0, "least noise `variance` σ² the fit may reach, in the target's units squared (0: 1e-6 of the target's variance around a quadratic trend in the inputs, at least 1e-9 of its variance); a fit that ends at it says so")
+	fs.Var(&c.inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
+	fs.StringVar(&c.targetCol, "target-column", "", "target column `NAME` (column mode; default the last column)")
+	fs.StringVar(&c.kernelSpec, "kernel", "", "kernel: rbf|matern12|matern32|matern52|rq|linear|periodic|const, or sums and products of these (rbf+linear, periodic*rbf, matern52+const), on numeric columns; wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] in column mode")
+	fs.StringVar(&c.selector, "selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf, matern12, matern32, matern52 or rq kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR, then inducing inputs and hyperparameters refined continuously, kept if the objective is lower)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
+	fs.StringVar(&c.where, "where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
+	fs.StringVar(&c.testWhere, "test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	return func(ctx context.Context, e *env) error {
-		switch {
-		case *trainPath == "":
-			return usageErrorf("fit: --train FILE is required (run 'sgprepl help fit')")
-		case *predPath != "" && *testPath == "":
-			return usageErrorf("fit: --predictions needs --test FILE, the inputs to predict at")
-		case !(*noiseFloor >= 0) || math.IsInf(*noiseFloor, 0):
-			return usageErrorf("fit: --noise-floor %v must be a finite variance ≥ 0 (0: the default)", *noiseFloor)
-		case (*savePath == stdoutPath || *predPath == stdoutPath) && *jsonOut:
-			return usageErrorf("fit: --json prints its object on standard output, which --save - or --predictions - would share; write that output to a file")
-		}
-		blas, err := blasName()
-		if err != nil {
-			return err
-		}
-		obj, err := sgp.ParseObjective(*objective)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		if err := checkOutputs([]string{*trainPath, *testPath}, *savePath, *predPath); err != nil {
-			return err
-		}
-		if *savePath == stdoutPath || *predPath == stdoutPath {
-			// The output takes standard output; the summary goes to stderr.
-			e = &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr, dash: e.stdout}
-		}
-		*selectorName = strings.ToLower(strings.TrimSpace(*selectorName))
-		spec := *kernelSpec
-		if spec == "" {
-			spec = "rbf"
-		}
-		specName, _, err := kernel.SplitSpec(spec)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		numeric := kernel.NumericSpec(specName)
-		if *selectorName == selectorContinuous {
-			if len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || !continuousSpec(specName) {
-				return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels, spec)
-			}
-			return fitContinuousCLI(ctx, e, contOptions{train: *trainPath, test: *testPath, m: *m, mSet: isSet(fs, "m"), obj: obj, spec: spec,
-				seed: *seed, budget: *budget, maxEvals: *maxEpochs * 20, save: *savePath, pred: *predPath, json: *jsonOut, noiseFloor: *noiseFloor})
-		}
-		if *selectorName == "" {
-			// The hybrid's objective is never above CholQR's, and on KIN40K
-			// it reaches continuous SGPR's where CholQR alone does not
-			// (docs/results.md); inducing inputs move continuously only for
-			// numeric inputs and kernels with lengthscales and input
-			// gradients.
-			*selectorName = "cholqr"
-			if hybridSpec(specName) {
-				*selectorName = "hybrid"
-			}
-		}
-		sel, err := parseSelector(*selectorName)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		columnMode := len(inputCols) > 0 || *targetCol != "" || *where != "" || *testWhere != "" || !numeric
-		if sel == sgp.SelectHybrid && !hybridSpec(specName) {
-			return usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and a kernel with lengthscales and input gradients (%s); use cholqr for --kernel %s", hybridKernels, spec)
-		}
-		var train, test *fitData
-		if columnMode {
-			if train, err = readColumnData(*trainPath, inputCols, *targetCol, spec, *where); err != nil {
-				return err
-			}
-			if *testPath != "" {
-				if test, err = readColumnData(*testPath, inputCols, *targetCol, spec, *testWhere); err != nil {
-					return err
-				}
-			}
-		} else if train, test, err = readNumericData(*trainPath, *testPath, progressTo(e, *quiet)); err != nil {
-			return err
-		}
-		n := train.Len()
-		if *selectorName == selectorExact {
-			kern, err := kernel.Parse(spec, train.x, train.y)
-			if err != nil {
-				return err
-			}
-			return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: *trainPath, testPath: *testPath, spec: spec, kern: kern,
-				mSet: isSet(fs, "m"), maxEvals: *maxEpochs * 20, budget: *budget, save: *savePath, pred: *predPath, json: *jsonOut, quiet: *quiet,
-				noiseFloor: *noiseFloor})
-		}
-		if !isSet(fs, "m") {
-			*m = defaultM(n)
-		}
-		if err := checkSettings(n, *m, *z, *maxEpochs, *budget); err != nil {
-			return err
-		}
-		kern, err := kernel.Parse(spec, train.x, train.y)
-		if err != nil {
-			return err
-		}
-		md := sgp.NewModel(train.x, train.y, kern).
-			WithM(*m).WithInfoPivots(*z).WithObjective(obj).WithSeed(*seed).
-			WithMaxEpochs(*maxEpochs).WithTimeBudget(*budget).WithSelector(sel).WithNoiseFloor(*noiseFloor)
-		if !*quiet {
-			md.WithProgress(e.stderr)
-		}
-		if err := md.Err(); err != nil {
-			return err
-		}
-		res, fitErr := md.FitContext(ctx)
-		if err := fitError(res, fitErr); err != nil {
-			return err
-		}
+		c.mSet = isSet(fs, "m")
+		return c.run(ctx, e)
+	}
+}
 
-		rep := fitReport{
-			Objective: res.Objective, ObjectiveKind: obj.String(),
-			Epochs: ptr(res.Epochs), Seconds: res.Elapsed.Seconds(), Stopped: stopText(res.Status, res.Reason), Converged: res.Converged,
-			NoiseOnly: ptr(res.NoiseOnly), Restarted: ptr(res.Restarted), NoiseFloor: res.NoiseFloor, AtNoiseFloor: res.AtNoiseFloor, Resumed: ptr(res.Resumed), SwitchedOn: append([]int{}, res.SwitchedOn...),
-			Inducing:        slices.Sorted(slices.Values(res.Inducing)),
-			Hyperparameters: namedParams(md.ParamNames(), res.Params), Kernel: kernelText(kern, res.Params), Mean: res.Mean, MeanFunction: md.MeanFunction().String(),
-			N: n, M: len(res.Inducing), MRequested: ptr(*m), Z: ptr(*z),
-			Warnings: append([]string{}, res.Warnings...),
-			BLAS:     blas, Selector: sel.String(),
+// run is fit: it checks the flags, reads the data and fits the model the
+// selector names, sparse, continuous or exact.
+func (c *fitConfig) run(ctx context.Context, e *env) error {
+	if err := c.checkFlags(); err != nil {
+		return err
+	}
+	blas, err := blasName()
+	if err != nil {
+		return err
+	}
+	obj, err := sgp.ParseObjective(c.objective)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if err := checkOutputs([]string{c.trainPath, c.testPath}, c.savePath, c.predPath); err != nil {
+		return err
+	}
+	if c.savePath == stdoutPath || c.predPath == stdoutPath {
+		// The output takes standard output; the summary goes to stderr.
+		e = &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr, dash: e.stdout}
+	}
+	c.selector = strings.ToLower(strings.TrimSpace(c.selector))
+	spec := c.kernelSpec
+	if spec == "" {
+		spec = "rbf"
+	}
+	specName, _, err := kernel.SplitSpec(spec)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if c.selector == selectorContinuous {
+		if c.columnMode(specName) || !continuousSpec(specName) {
+			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels, spec)
 		}
-		if cr := res.Refined; cr != nil {
-			rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: stopText(cr.Status, cr.Reason), Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
+		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec,
+			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas})
+	}
+	sel, err := c.resolveSelector(spec, specName)
+	if err != nil {
+		return err
+	}
+	train, test, err := c.readData(e, spec, specName)
+	if err != nil {
+		return err
+	}
+	if c.selector != selectorExact {
+		if !c.mSet {
+			c.m = defaultM(train.Len())
 		}
-		var pred *predictions
-		if test != nil {
-			if pred, err = modelPredictions(md, test.x); err != nil {
-				return err
-			}
-			var note string
-			rep.SMSE, rep.SNLP, note = testMetrics(pred, test.y, md.Targets())
-			if note != "" {
-				rep.Notes = append(rep.Notes, note)
-			}
-		}
-		var out []byte
-		if *jsonOut {
-			if out, err = rep.encode(); err != nil {
-				return err
-			}
-		}
-		save := func(w io.Writer) error {
-			p, err := md.Predictor()
-			if err != nil {
-				return err
-			}
-			return namedPredictor(p, train.names, train.target).Save(w)
-		}
-		if err := writeOutputs(e.outputs(), output{*savePath, save}, output{*predPath, pred.writeCSV}); err != nil {
+		if err := checkSettings(c.m, c.z, c.maxEpochs, c.budget); err != nil {
 			return err
 		}
+	}
+	kern, err := kernel.Parse(spec, train.x, train.y)
+	if err != nil {
+		return err
+	}
+	if c.selector == selectorExact {
+		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
+			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
+			noiseFloor: c.noiseFloor, blas: blas})
+	}
+	return c.fitSparse(ctx, e, obj, sel, spec, kern, train, test, blas)
+}
 
-		if *jsonOut {
-			if _, err := e.stdout.Write(out); err != nil {
-				return err
-			}
-		} else {
-			w := e.stdout
-			fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, selector %v, m=%d z=%d, seed %d\n", *trainPath, n, train.dim, spec, sel, *m, *z, *seed)
-			printFitSummary(w, md, res)
-			fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), *m))
-			if test != nil {
-				fmt.Fprintf(w, "%-16sSMSE %s  SNLP %s  (%s, %d rows)\n", "test", formatMetric(rep.SMSE), formatMetric(rep.SNLP), *testPath, test.Len())
-			}
-			if *savePath != "" {
-				fmt.Fprintf(w, "%-16s%s\n", "model", *savePath)
-			}
-			if *predPath != "" {
-				fmt.Fprintf(w, "%-16s%s\n", "predictions", *predPath)
-			}
-			for _, msg := range rep.Notes {
-				fmt.Fprintf(w, "%-16s%s\n", "note", msg)
-			}
+// checkFlags checks the flags that do not depend on the data.
+func (c *fitConfig) checkFlags() error {
+	switch {
+	case c.trainPath == "":
+		return usageErrorf("fit: --train FILE is required (run 'sgprepl help fit')")
+	case c.predPath != "" && c.testPath == "":
+		return usageErrorf("fit: --predictions needs --test FILE, the inputs to predict at")
+	case !(c.noiseFloor >= 0) || math.IsInf(c.noiseFloor, 0):
+		return usageErrorf("fit: --noise-floor %v must be a finite variance ≥ 0 (0: the default)", c.noiseFloor)
+	case (c.savePath == stdoutPath || c.predPath == stdoutPath) && c.json:
+		return usageErrorf("fit: --json prints its object on standard output, which --save - or --predictions - would share; write that output to a file")
+	}
+	return nil
+}
+
+// columnMode reports whether the data are read by column name, as the
+// kernels on discrete inputs (kernel.NumericSpec false) need.
+func (c *fitConfig) columnMode(specName string) bool {
+	return len(c.inputCols) > 0 || c.targetCol != "" || c.where != "" || c.testWhere != "" || !kernel.NumericSpec(specName)
+}
+
+// resolveSelector returns the selector of a sparse fit of the kernel spec
+// (named specName). Without --selector, numeric inputs with a kernel the
+// hybrid can refine (lengthscales and input gradients) get the hybrid,
+// whose objective is never above CholQR's; other kernels get CholQR.
+func (c *fitConfig) resolveSelector(spec, specName string) (sgp.Selector, error) {
+	if c.selector == "" {
+		c.selector = "cholqr"
+		if hybridSpec(specName) {
+			c.selector = "hybrid"
 		}
-		// Warnings go to stderr, where they are seen with --json too (with
-		// progress lines, the model has written them there already).
-		if *quiet {
-			for _, msg := range rep.Warnings {
-				fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
-			}
+	}
+	sel, err := parseSelector(c.selector)
+	if err != nil {
+		return sel, &exitError{code: exitUsage, err: err}
+	}
+	if sel == sgp.SelectHybrid && !hybridSpec(specName) {
+		return sel, usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and a kernel with lengthscales and input gradients (%s); use cholqr for --kernel %s", hybridKernels, spec)
+	}
+	return sel, nil
+}
+
+// readData reads the training and test sets, by column name in column
+// mode.
+func (c *fitConfig) readData(e *env, spec, specName string) (train, test *fitData, err error) {
+	if !c.columnMode(specName) {
+		return readNumericData(c.trainPath, c.testPath, progressTo(e, c.quiet))
+	}
+	if train, err = readColumnData(c.trainPath, c.inputCols, c.targetCol, spec, c.where); err != nil {
+		return nil, nil, err
+	}
+	if c.testPath != "" {
+		if test, err = readColumnData(c.testPath, c.inputCols, c.targetCol, spec, c.testWhere); err != nil {
+			return nil, nil, err
 		}
-		if res.Status == sgp.Cancelled {
-			return errInterrupted
+	}
+	return train, test, nil
+}
+
+// fitSparse fits the sparse model: it reports the fit, writes the model
+// and the predictions, and prints the summary or the JSON object.
+func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, sel sgp.Selector, spec string, kern kernel.Kernel, train, test *fitData, blas string) error {
+	md := sgp.NewModel(train.x, train.y, kern).
+		WithM(c.m).WithInfoPivots(c.z).WithObjective(obj).WithSeed(c.seed).
+		WithMaxEpochs(c.maxEpochs).WithTimeBudget(c.budget).WithSelector(sel).WithNoiseFloor(c.noiseFloor)
+	if !c.quiet {
+		md.WithProgress(e.stderr)
+	}
+	// The model is built inside FitContext, so that choosing its start
+	// counts in the time budget.
+	res, fitErr := md.FitContext(ctx)
+	if err := fitError(res, fitErr); err != nil {
+		return err
+	}
+	rep := summaryReport(&res.FitSummary, kern, obj.String(), sel.String(), train.Len(), blas)
+	rep.Epochs, rep.NoiseOnly, rep.Restarted, rep.Resumed = ptr(res.Epochs), ptr(res.NoiseOnly), ptr(res.Restarted), ptr(res.Resumed)
+	rep.SwitchedOn = append([]int{}, res.SwitchedOn...)
+	rep.Inducing = slices.Sorted(slices.Values(res.Inducing))
+	rep.MeanFunction = md.MeanFunction().String()
+	rep.M, rep.MRequested, rep.Z = len(res.Inducing), ptr(c.m), ptr(c.z)
+	if cr := res.Refined; cr != nil {
+		rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: cr.Stopped(), Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
+	}
+	var pred *predictions
+	if test != nil {
+		var err error
+		if pred, err = modelPredictions(md, test.x); err != nil {
+			return err
 		}
-		return nil
+		rep.addMetrics(pred, test.y, md.Targets())
+	}
+	save := func(w io.Writer) error {
+		p, err := md.Predictor()
+		if err != nil {
+			return err
+		}
+		return namedPredictor(p, train.names, train.target).Save(w)
+	}
+	err := rep.write(e, c.json, output{c.savePath, save}, output{c.predPath, pred.writeCSV}, func(w io.Writer) {
+		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, selector %v, m=%d z=%d, seed %d\n", c.trainPath, train.Len(), train.dim, spec, sel, c.m, c.z, c.seed)
+		printFitSummary(w, md, res)
+		fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), c.m))
+		rep.printTail(w, test, c.testPath, c.savePath, c.predPath, "")
+	})
+	if err != nil {
+		return err
+	}
+	// Warnings go to stderr, where they are seen with --json too (with
+	// progress lines, the model has written them there already).
+	if c.quiet {
+		rep.printWarnings(e)
+	}
+	if res.Status == sgp.Cancelled {
+		return errInterrupted
+	}
+	return nil
+}
+
+// summaryReport returns the report of a fit with the part every fit
+// shares (sgp.FitSummary) filled in, for n training points.
+func summaryReport(s *sgp.FitSummary, k kernel.Kernel, kind, selector string, n int, blas string) fitReport {
+	return fitReport{
+		Kernel:    kernelText(k, s.Params),
+		Objective: s.Objective, ObjectiveKind: kind, Selector: selector,
+		Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped(), Converged: s.Converged,
+		NoiseFloor: s.NoiseFloor, AtNoiseFloor: s.AtNoiseFloor,
+		Hyperparameters: s.Hyperparameters().Map(), Mean: s.Mean, MeanFunction: sgp.MeanConstant.String(),
+		N: n, Warnings: append([]string{}, s.Warnings...), BLAS: blas,
+	}
+}
+
+// addMetrics sets the report's test scores of pred against the test
+// targets y (training targets yTrain), with a note when they are
+// undefined.
+func (r *fitReport) addMetrics(pred *predictions, y, yTrain []float64) {
+	var note string
+	r.SMSE, r.SNLP, note = testMetrics(pred, y, yTrain)
+	if note != "" {
+		r.Notes = append(r.Notes, note)
+	}
+}
+
+// write encodes the report (--json) before any output file is written,
+// so that a report that cannot be encoded leaves none, writes the
+// outputs, then prints the JSON object or, with text, the summary.
+func (r *fitReport) write(e *env, asJSON bool, save, pred output, text func(io.Writer)) error {
+	var out []byte
+	if asJSON {
+		var err error
+		if out, err = r.encode(); err != nil {
+			return err
+		}
+	}
+	if err := writeOutputs(e.outputs(), save, pred); err != nil {
+		return err
+	}
+	if asJSON {
+		_, err := e.stdout.Write(out)
+		return err
+	}
+	text(e.stdout)
+	return nil
+}
+
+// printTail writes the test scores, the files written and the notes of
+// the text summary; saved describes the saved model after its path.
+func (r *fitReport) printTail(w io.Writer, test *fitData, testPath, savePath, predPath, saved string) {
+	if test != nil {
+		fmt.Fprintf(w, "%-16sSMSE %s  SNLP %s  (%s, %d rows)\n", "test", formatMetric(r.SMSE), formatMetric(r.SNLP), testPath, test.Len())
+	}
+	if savePath != "" {
+		fmt.Fprintf(w, "%-16s%s%s\n", "model", savePath, saved)
+	}
+	if predPath != "" {
+		fmt.Fprintf(w, "%-16s%s\n", "predictions", predPath)
+	}
+	for _, msg := range r.Notes {
+		fmt.Fprintf(w, "%-16s%s\n", "note", msg)
+	}
+}
+
+// printWarnings writes the report's warnings to stderr.
+func (r *fitReport) printWarnings(e *env) {
+	for _, msg := range r.Warnings {
+		fmt.Fprintf(e.stderr, "sgprepl: warning: %s\n", msg)
 	}
 }
 
@@ -335,10 +426,10 @@ func progressTo(e *env, quiet bool) io.Writer {
 // sgp.NewModel chooses without WithM: min(100, max(1, ⌊n/2⌋)).
 func defaultM(n int) int { return min(100, max(1, n/2)) }
 
-// checkSettings validates the fit settings against n points. A flag value
-// outside its range is a usage error (exit status 2); m ≥ n, a value that
-// does not fit the data, is not.
-func checkSettings(n, m, z, maxEpochs int, budget time.Duration) error {
+// checkSettings validates the flag values of a sparse fit: a value
+// outside its range is a usage error (exit status 2). Whether m suits
+// the data (1 ≤ m < n) is the model's rule, checked when it is built.
+func checkSettings(m, z, maxEpochs int, budget time.Duration) error {
 	switch {
 	case m < 1:
 		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", m)
@@ -348,20 +439,6 @@ func checkSettings(n, m, z, maxEpochs int, budget time.Duration) error {
 		return usageErrorf("--max-epochs %d must be ≥ 1", maxEpochs)
 	case budget < 0:
 		return usageErrorf("--time-budget %v must be ≥ 0 (0: no limit)", budget)
-	case n < 2:
-		return fmt.Errorf("the training data has %d row; need at least 2 (1 ≤ m < n)", n)
-	}
-	return checkM(m, n)
-}
-
-// checkM checks 1 ≤ m < n for a sparse fit of n points; m ≥ n names the
-// exact GP, which uses every point.
-func checkM(m, n int) error {
-	if m < 1 {
-		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", m)
-	}
-	if m >= n {
-		return fmt.Errorf("m=%d inducing points must satisfy 1 ≤ m < n=%d; to use all %d points, fit the exact GP with --selector exact (without --m; n ≤ %d)", m, n, n, sgp.MaxExactN)
 	}
 	return nil
 }
@@ -372,13 +449,9 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	kind := md.ObjectiveKind()
 	fmt.Fprintf(w, "%-16s%s  (%v, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64), kind)
 	fmt.Fprintf(w, "%-16s%s\n", "epochs", epochsLine(res, md.Trace()))
-	names, theta := md.ParamNames(), res.Params // a hybrid fit's are its refinement's
-	parts := make([]string, len(names))
-	for i, name := range names {
-		parts[i] = fmt.Sprintf("%s=%.6g", name, math.Exp(theta[i]))
-	}
+	names, theta := res.Names, res.Params // a hybrid fit's are its refinement's
 	fmt.Fprintf(w, "%-16s%s\n", "kernel", kernelText(md.Kernel(), theta))
-	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", strings.Join(parts, " "))
+	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", paramsText(names, theta))
 	fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, md.MeanFunction())
 	if res.AtNoiseFloor {
 		fmt.Fprintf(w, "%-16sσ² = %.4g is at its floor %.4g: the floor, not the data, decided it (see --noise-floor)\n", "noise floor", math.Exp(theta[len(theta)-1]), res.NoiseFloor)

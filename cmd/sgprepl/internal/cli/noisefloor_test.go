@@ -58,12 +58,12 @@ func TestFitNoiseFloor(t *testing.T) {
 // say "0 epochs" and "10 of 25 swaps accepted" as if they were one.
 func TestEpochsLine(t *testing.T) {
 	t.Parallel()
-	res := &sgp.Result{Epochs: 0, Status: sgp.TimeBudget, Stats: sgp.Stats{Swaps: 25, Accepted: 10}}
+	res := &sgp.Result{Epochs: 0, FitSummary: sgp.FitSummary{Status: sgp.TimeBudget}, Stats: sgp.Stats{Swaps: 25, Accepted: 10}}
 	line := epochsLine(res, nil)
 	if !strings.Contains(line, "0 complete (time budget)") || !strings.Contains(line, "25 of them in an epoch cut short by the time budget") {
 		t.Errorf("line %q", line)
 	}
-	res = &sgp.Result{Epochs: 2, Status: sgp.Converged, Stats: sgp.Stats{Swaps: 16, Accepted: 3}}
+	res = &sgp.Result{Epochs: 2, FitSummary: sgp.FitSummary{Status: sgp.Converged}, Stats: sgp.Stats{Swaps: 16, Accepted: 3}}
 	if line := epochsLine(res, sgp.Trace{{Swaps: 8}, {Swaps: 8}}); strings.Contains(line, "cut short") {
 		t.Errorf("line %q", line)
 	}
