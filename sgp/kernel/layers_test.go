@@ -27,6 +27,7 @@ var fileLayers = []string{
 	"histogram.go",       // the histogram intersection kernel
 	"basis.go",           // the blocks of the scaled-sum kernels
 	"func.go",            // a kernel from a user's function
+	"composite.go",       // what a sum and a product of kernels share
 	"sum.go",             // a sum of kernels
 	"product.go",         // a product of kernels
 	"parse.go",           // kernels from their specifications

@@ -1,10 +1,5 @@
 package kernel
 
-import (
-	"fmt"
-	"strings"
-)
-
 // Product is the product of component kernels,
 //
 //	κ(x, x′) = Π_c κ_c(x, x′),
@@ -31,8 +26,7 @@ import (
 // cost is the sum of the components' costs, and a block of n×m values
 // per component is held while it is formed.
 type Product struct {
-	comps []Kernel
-	off   []int // component c has θ[off[c]:off[c+1]]
+	composite
 }
 
 var _ BlockEvaluator = (*Product)(nil)
@@ -42,22 +36,7 @@ var _ BlockEvaluator = (*Product)(nil)
 // are none, one is nil, or the same kernel value appears twice (its θ
 // would be set twice).
 func NewProduct(components ...Kernel) *Product {
-	if len(components) == 0 {
-		panic("sgp: Product needs at least one component kernel")
-	}
-	k := &Product{comps: append([]Kernel(nil), components...), off: make([]int, len(components)+1)}
-	for c, kc := range components {
-		if kc == nil {
-			panic(fmt.Sprintf("sgp: Product component %d is nil", c))
-		}
-		for b := range c {
-			if sameKernel(components[b], kc) {
-				panic(fmt.Sprintf("sgp: Product components %d and %d are the same kernel; create a separate kernel for each", b, c))
-			}
-		}
-		k.off[c+1] = k.off[c] + kc.NumParams()
-	}
-	return k
+	return &Product{composite: newComposite("Product", " * ", components)}
 }
 
 // Components returns the component kernels (the kernels themselves, not
@@ -68,15 +47,13 @@ func (k *Product) Components() []Kernel { return append([]Kernel(nil), k.comps..
 // joined by " * ", e.g. periodic(…) * rbf(…), with a component that is a
 // Sum or a Product in parentheses.
 func (k *Product) String() string {
-	parts := make([]string, len(k.comps))
-	for c, kc := range k.comps {
-		parts[c] = oneLine(kc)
-		switch kc.(type) {
+	return k.joined(func(c Kernel) bool {
+		switch c.(type) {
 		case *Sum, *Product:
-			parts[c] = "(" + parts[c] + ")"
+			return true
 		}
-	}
-	return strings.Join(parts, " * ")
+		return false
+	})
 }
 
 // HTML returns the hyperparameters as a table, by name ("k<c>.…") in θ
@@ -85,60 +62,31 @@ func (k *Product) HTML() string { return hyperHTML(k) }
 
 // kind describes the kernel for Name: its components' kinds.
 func (k *Product) kind() string {
-	names := make([]string, len(k.comps))
-	for c, kc := range k.comps {
-		names[c] = Name(kc)
-	}
-	return "product of " + strings.Join(names, " * ")
+	return k.kindOf()
 }
 
 // NumParams returns Σ_c NumParams_c.
-func (k *Product) NumParams() int { return k.off[len(k.comps)] }
+func (k *Product) NumParams() int { return k.numParams() }
 
 // ParamNames returns the components' names prefixed with "k<c>.".
 func (k *Product) ParamNames() []string {
-	names := make([]string, 0, k.NumParams())
-	for c, kc := range k.comps {
-		for _, name := range kc.ParamNames() {
-			names = append(names, fmt.Sprintf("k%d.%s", c, name))
-		}
-	}
-	return names
+	return k.paramNames()
 }
 
 // Params returns the concatenated θ of the components in dst.
 func (k *Product) Params(dst []float64) []float64 {
-	if dst == nil {
-		dst = make([]float64, k.NumParams())
-	}
-	if len(dst) != k.NumParams() {
-		panic(errParamLen)
-	}
-	for c, kc := range k.comps {
-		kc.Params(dst[k.off[c]:k.off[c+1]])
-	}
-	return dst
+	return k.params(dst)
 }
 
 // SetParams sets each component's θ from its part of theta. It panics,
 // changing nothing, if len(theta) != NumParams().
 func (k *Product) SetParams(theta []float64) {
-	if len(theta) != k.NumParams() {
-		panic(errParamLen)
-	}
-	for c, kc := range k.comps {
-		kc.SetParams(theta[k.off[c]:k.off[c+1]])
-	}
+	k.setParams(theta)
 }
 
 // Accepts returns the first component's objection to x, if any.
 func (k *Product) Accepts(x Inputs) error {
-	for c, kc := range k.comps {
-		if err := kc.Accepts(x); err != nil {
-			return fmt.Errorf("sgp: Product component %d: %w", c, err)
-		}
-	}
-	return nil
+	return k.accepts(x)
 }
 
 // Column sets dst[i−lo] = Π_c κ_c(x_i, y_j).

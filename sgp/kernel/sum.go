@@ -1,10 +1,6 @@
 package kernel
 
-import (
-	"fmt"
-	"strings"
-	"sync"
-)
+import "sync"
 
 // Sum is the sum of component kernels,
 //
@@ -24,9 +20,8 @@ import (
 // components' costs; each Column of more than one component uses a
 // temporary column taken from a pool.
 type Sum struct {
-	comps []Kernel
-	off   []int // component c has θ[off[c]:off[c+1]]
-	pool  sync.Pool
+	composite
+	pool sync.Pool
 }
 
 var _ Kernel = (*Sum)(nil)
@@ -36,33 +31,9 @@ var _ Kernel = (*Sum)(nil)
 // one is nil, or the same kernel value appears twice (its θ would be set
 // twice).
 func NewSum(components ...Kernel) *Sum {
-	if len(components) == 0 {
-		panic("sgp: Sum needs at least one component kernel")
-	}
-	k := &Sum{comps: append([]Kernel(nil), components...), off: make([]int, len(components)+1)}
-	for c, kc := range components {
-		if kc == nil {
-			panic(fmt.Sprintf("sgp: Sum component %d is nil", c))
-		}
-		for b := range c {
-			if sameKernel(components[b], kc) {
-				panic(fmt.Sprintf("sgp: Sum components %d and %d are the same kernel; create a separate kernel for each", b, c))
-			}
-		}
-		k.off[c+1] = k.off[c] + kc.NumParams()
-	}
+	k := &Sum{composite: newComposite("Sum", " + ", components)}
 	k.pool.New = func() any { return new([]float64) }
 	return k
-}
-
-// sameKernel reports whether a and b are the same pointer.
-func sameKernel(a, b Kernel) (same bool) {
-	defer func() {
-		if recover() != nil { // not comparable: cannot be the same pointer
-			same = false
-		}
-	}()
-	return a == b
 }
 
 // Components returns the component kernels (the kernels themselves, not
@@ -73,14 +44,7 @@ func (k *Sum) Components() []Kernel { return append([]Kernel(nil), k.comps...) }
 // joined by " + ", e.g. wl(h 3, variance 0.5) + tanimoto(variance 1), with
 // a component that is itself a Sum in parentheses.
 func (k *Sum) String() string {
-	parts := make([]string, len(k.comps))
-	for c, kc := range k.comps {
-		parts[c] = oneLine(kc)
-		if _, ok := kc.(*Sum); ok {
-			parts[c] = "(" + parts[c] + ")"
-		}
-	}
-	return strings.Join(parts, " + ")
+	return k.joined(func(c Kernel) bool { _, ok := c.(*Sum); return ok })
 }
 
 // HTML returns the hyperparameters as a table, by name ("k<c>.…") in θ
@@ -89,60 +53,31 @@ func (k *Sum) HTML() string { return hyperHTML(k) }
 
 // kind describes the kernel for Name: its components' kinds.
 func (k *Sum) kind() string {
-	names := make([]string, len(k.comps))
-	for c, kc := range k.comps {
-		names[c] = Name(kc)
-	}
-	return "sum of " + strings.Join(names, " + ")
+	return k.kindOf()
 }
 
 // NumParams returns Σ_c NumParams_c.
-func (k *Sum) NumParams() int { return k.off[len(k.comps)] }
+func (k *Sum) NumParams() int { return k.numParams() }
 
 // ParamNames returns the components' names prefixed with "k<c>.".
 func (k *Sum) ParamNames() []string {
-	names := make([]string, 0, k.NumParams())
-	for c, kc := range k.comps {
-		for _, name := range kc.ParamNames() {
-			names = append(names, fmt.Sprintf("k%d.%s", c, name))
-		}
-	}
-	return names
+	return k.paramNames()
 }
 
 // Params returns the concatenated θ of the components in dst.
 func (k *Sum) Params(dst []float64) []float64 {
-	if dst == nil {
-		dst = make([]float64, k.NumParams())
-	}
-	if len(dst) != k.NumParams() {
-		panic(errParamLen)
-	}
-	for c, kc := range k.comps {
-		kc.Params(dst[k.off[c]:k.off[c+1]])
-	}
-	return dst
+	return k.params(dst)
 }
 
 // SetParams sets each component's θ from its part of theta. It panics,
 // changing nothing, if len(theta) != NumParams().
 func (k *Sum) SetParams(theta []float64) {
-	if len(theta) != k.NumParams() {
-		panic(errParamLen)
-	}
-	for c, kc := range k.comps {
-		kc.SetParams(theta[k.off[c]:k.off[c+1]])
-	}
+	k.setParams(theta)
 }
 
 // Accepts returns the first component's objection to x, if any.
 func (k *Sum) Accepts(x Inputs) error {
-	for c, kc := range k.comps {
-		if err := kc.Accepts(x); err != nil {
-			return fmt.Errorf("sgp: Sum component %d: %w", c, err)
-		}
-	}
-	return nil
+	return k.accepts(x)
 }
 
 // scratch returns a temporary slice of length n from the pool.
