@@ -148,6 +148,29 @@ func (k *Matern) profile(dst, r2 []float64) {
 	asm.MaternRow(dst, r2, k.variance, float64(k.nu), c1, c2)
 }
 
+// psiProfile sets dst[i] = ψ at the squared scaled distances r2[i], from
+// a = √(2ν·r²) as the values are (asm.MaternRow): 3V·e^{−a} for ν = 3/2,
+// (5/3)·V·(1 + a)·e^{−a} for ν = 5/2, and V·e^{−a}/a for ν = 1/2, 0 at
+// a = 0 (the subgradient at the cusp).
+func (k *Matern) psiProfile(dst, r2 []float64) {
+	switch k.nu {
+	case 3:
+		asm.MaternRow(dst, r2, 3*k.variance, 3, 0, 0)
+	case 5:
+		asm.MaternRow(dst, r2, (5.0/3)*k.variance, 5, 1, 0)
+	default:
+		asm.MaternRow(dst, r2, k.variance, 1, 0, 0)
+		dst = dst[:len(r2)]
+		for i, s := range r2 {
+			if s > 0 {
+				dst[i] /= math.Sqrt(s)
+			} else {
+				dst[i] = 0
+			}
+		}
+	}
+}
+
 // psi returns ψ at the squared scaled distance s where κ = kv.
 func (k *Matern) psi(s, kv float64) float64 {
 	a := math.Sqrt(float64(k.nu) * s)
@@ -220,16 +243,15 @@ func (k *Matern) CrossT(dst []float64, x, y Inputs, cols []int) {
 	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
 }
 
-// AddGradBlockT forms ψ from the squared scaled distances and the values
-// kv and sums the derivatives as RBF's (scaledGradT): one more pass of
-// distances than RBF's, O(n·m·d).
+// AddGradBlockT sums the derivatives as RBF's, with ψ formed from the
+// squared scaled distances tile by tile (scaledGradDistT, psiProfile):
+// one more pass of distances than RBF's, O(n·m·d), and no n×m block.
 func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
-	xv, yv := x.(*Vectors), y.(*Vectors)
-	psi := sqDistT(xv, yv, cols, k.invLS)
-	for i, s := range psi {
-		psi[i] = k.psi(s, kv[i])
-	}
-	scaledGradT(grad, w, kv, psi, xv, yv, cols, k.invLS)
+	scaledGradDistT(grad, w, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS, false,
+		func(psi, s, _, _ []float64) float64 {
+			k.psiProfile(psi, s)
+			return 0
+		})
 }
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
@@ -237,14 +259,9 @@ func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols [
 // of κ (scaledInputGradT); for ν = 1/2, ψ = 0 where an input coincides
 // with an inducing input (see Matern).
 func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
-	px := sqDistT(x, z, seqCols(z.n), k.invLS)
-	for i, s := range px {
-		px[i] = k.psi(s, kx[i])
-	}
-	pz := sqDistT(z, z, seqCols(z.n), k.invLS)
-	for i, s := range pz {
-		pz[i] = k.psi(s, kz[i])
-	}
+	cols := seqCols(z.n)
+	px := psiT(x, z, cols, k.invLS, k.psiProfile)
+	pz := psiT(z, z, cols, k.invLS, k.psiProfile)
 	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
 }
 
@@ -378,6 +395,16 @@ func (k *RQ) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
 // Diag sets dst[i−lo] = V.
 func (k *RQ) Diag(dst []float64, x Inputs, lo, hi int) { fill(dst[:hi-lo], k.variance) }
 
+// psiProfile sets dst[i] = ψ = V·(1 + u)^{−α−1}, u = r2[i]/(2α), for
+// at most rbfTile squared scaled distances, as the values are (asm.Log1pRow,
+// asm.ExpRow).
+func (k *RQ) psiProfile(dst, r2 []float64) {
+	var buf [rbfTile]float64
+	e := buf[:len(r2)]
+	asm.Log1pRow(e, r2, 0.5/k.alpha, 2*(k.alpha+1)) // 2(α + 1)·log(1 + u)
+	asm.ExpRow(dst, e, k.variance)
+}
+
 // grads returns ψ = κ/(1 + u) and ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u))
 // at the squared scaled distance s where κ = kv, u = s/(2α).
 func (k *RQ) grads(s, kv float64) (psi, dAlpha float64) {
@@ -427,37 +454,35 @@ func (k *RQ) CrossT(dst []float64, x, y Inputs, cols []int) {
 }
 
 // AddGradBlockT forms ψ and ∂κ/∂log α from the squared scaled distances
-// and the values kv and sums the lengthscales' derivatives as RBF's
-// (scaledGradT).
+// tile by tile and sums the derivatives as RBF's (scaledGradDistT): the
+// logarithm once per value (asm.Log1pRow) serves ψ (asm.ExpRow) and
+// ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u)).
 func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
-	xv, yv := x.(*Vectors), y.(*Vectors)
-	psi := sqDistT(xv, yv, cols, k.invLS)
-	var da float64
-	for i, s := range psi {
-		p, a := k.grads(s, kv[i])
-		psi[i] = p
-		da += w[i] * a
-	}
-	g := make([]float64, 1+len(k.ls))
-	scaledGradT(g, w, kv, psi, xv, yv, cols, k.invLS)
-	for p, v := range g {
-		grad[p] += v
-	}
-	grad[1+len(k.ls)] += da
+	a := k.alpha
+	toU, fromE := 0.5/a, 1/(2*(a+1))
+	scaledGradDistT(grad, w, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS, true,
+		func(psi, s, kv, w []float64) float64 {
+			var buf [rbfTile]float64
+			e := buf[:len(s)]
+			asm.Log1pRow(e, s, toU, 2*(a+1)) // 2(α + 1)·log(1 + u)
+			asm.ExpRow(psi, e, k.variance)
+			var da float64
+			kv, w = kv[:len(s)], w[:len(s)]
+			for i, si := range s {
+				u := si * toU
+				da += w[i] * kv[i] * (u/(1+u) - e[i]*fromE)
+			}
+			return a * da
+		})
 }
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
 // of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
 // of κ (scaledInputGradT).
 func (k *RQ) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
-	px := sqDistT(x, z, seqCols(z.n), k.invLS)
-	for i, s := range px {
-		px[i], _ = k.grads(s, kx[i])
-	}
-	pz := sqDistT(z, z, seqCols(z.n), k.invLS)
-	for i, s := range pz {
-		pz[i], _ = k.grads(s, kz[i])
-	}
+	cols := seqCols(z.n)
+	px := psiT(x, z, cols, k.invLS, k.psiProfile)
+	pz := psiT(z, z, cols, k.invLS, k.psiProfile)
 	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
 }
 
