@@ -275,8 +275,9 @@ func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 //
 // which tends to RBF as α → ∞. Its hyperparameters, in θ order, are
 // log V, log ℓ₁, …, log ℓ_d, log α. It accepts *Vectors of dimension d.
-// Its block shares RBF's squared scaled distances and vectorised
-// exponential (κ = V·exp(−α·log(1 + r²/(2α)))); ψ = κ/(1 + r²/(2α)).
+// Its block shares RBF's squared scaled distances, with
+// κ = V·exp(−α·log(1 + r²/(2α))) by a vectorised logarithm and
+// exponential in one pass; ψ = κ/(1 + r²/(2α)).
 type RQ struct {
 	theta    []float64 // (log V, log ℓ₁, …, log α)
 	variance float64
@@ -373,13 +374,11 @@ func (k *RQ) SetParams(theta []float64) {
 // Accepts reports whether x is a *Vectors of dimension d.
 func (k *RQ) Accepts(x Inputs) error { return acceptsVectors("RQ", x, len(k.ls)) }
 
-// profile sets dst[i] = V·exp(−α·log(1 + r2[i]/(2α))) for at most rbfTile
-// squared scaled distances, the exponential by asm.ExpRow.
+// profile sets dst[i] = V·(1 + r2[i]/(2α))^{−α} for the squared scaled
+// distances r2, the logarithm and the exponential in one pass
+// (asm.RQRow).
 func (k *RQ) profile(dst, r2 []float64) {
-	var buf [rbfTile]float64
-	e := buf[:len(r2)]
-	asm.Log1pRow(e, r2, 0.5/k.alpha, 2*k.alpha) // 2α·log(1 + r²/(2α))
-	asm.ExpRow(dst, e, k.variance)
+	asm.RQRow(dst, r2, k.variance, 0.5/k.alpha, k.alpha)
 }
 
 // value returns κ at the squared scaled distance s.
@@ -396,13 +395,9 @@ func (k *RQ) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
 func (k *RQ) Diag(dst []float64, x Inputs, lo, hi int) { fill(dst[:hi-lo], k.variance) }
 
 // psiProfile sets dst[i] = ψ = V·(1 + u)^{−α−1}, u = r2[i]/(2α), for
-// at most rbfTile squared scaled distances, as the values are (asm.Log1pRow,
-// asm.ExpRow).
+// the squared scaled distances r2, as the values are (asm.RQRow).
 func (k *RQ) psiProfile(dst, r2 []float64) {
-	var buf [rbfTile]float64
-	e := buf[:len(r2)]
-	asm.Log1pRow(e, r2, 0.5/k.alpha, 2*(k.alpha+1)) // 2(α + 1)·log(1 + u)
-	asm.ExpRow(dst, e, k.variance)
+	asm.RQRow(dst, r2, k.variance, 0.5/k.alpha, k.alpha+1)
 }
 
 // grads returns ψ = κ/(1 + u) and ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u))
@@ -447,8 +442,8 @@ func (k *RQ) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 }
 
 // CrossT evaluates the block from the squared scaled distances
-// (scaledCrossT), with the logarithm and the exponential four values at a
-// time (asm.Log1pRow, asm.ExpRow).
+// (scaledCrossT), with the logarithm and the exponential fused, four
+// values at a time (asm.RQRow).
 func (k *RQ) CrossT(dst []float64, x, y Inputs, cols []int) {
 	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
 }
