@@ -244,14 +244,29 @@ func (k *Matern) CrossT(dst []float64, x, y Inputs, cols []int) {
 }
 
 // AddGradBlockT sums the derivatives as RBF's, with ψ formed from the
-// squared scaled distances tile by tile (scaledGradDistT, psiProfile):
-// one more pass of distances than RBF's, O(n·m·d), and no n×m block.
+// squared scaled distances tile by tile (scaledGradDistT): one more pass
+// of distances than RBF's, O(n·m·d), and no n×m block. ψ is psiProfile's
+// for ν = 3/2 and 5/2, and κ/a from the values kv for ν = 1/2 (0 at
+// a = 0), which needs no exponential.
 func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
-	scaledGradDistT(grad, w, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS, false,
-		func(psi, s, _, _ []float64) float64 {
-			k.psiProfile(psi, s)
+	psiFn := func(psi, s, _, _ []float64) float64 {
+		k.psiProfile(psi, s)
+		return 0
+	}
+	if k.nu == 1 {
+		psiFn = func(psi, s, kv, _ []float64) float64 {
+			psi, kv = psi[:len(s)], kv[:len(s)]
+			for i, si := range s {
+				if si > 0 {
+					psi[i] = kv[i] / math.Sqrt(si)
+				} else {
+					psi[i] = 0
+				}
+			}
 			return 0
-		})
+		}
+	}
+	scaledGradDistT(grad, w, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS, false, psiFn)
 }
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
