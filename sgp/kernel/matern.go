@@ -466,10 +466,11 @@ func (k *RQ) CrossT(dst []float64, x, y Inputs, cols []int) {
 // AddGradBlockT forms ψ and ∂κ/∂log α from the squared scaled distances
 // tile by tile and sums the derivatives as RBF's (scaledGradDistT): the
 // logarithm once per value (asm.Log1pRow) serves ψ (asm.ExpRow) and
-// ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u)).
+// ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u)) = α·(κ − ψ − κ·log(1 + u)),
+// since κ·u/(1 + u) = κ − κ/(1 + u) = κ − ψ, without a division.
 func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	a := k.alpha
-	toU, fromE := 0.5/a, 1/(2*(a+1))
+	toU, fromE := 0.5/a, 1/(2*(a+1)) // u = s·toU; log(1 + u) = e·fromE
 	scaledGradDistT(grad, w, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS, true,
 		func(psi, s, kv, w []float64) float64 {
 			var buf [rbfTile]float64
@@ -477,10 +478,9 @@ func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int
 			asm.Log1pRow(e, s, toU, 2*(a+1)) // 2(α + 1)·log(1 + u)
 			asm.ExpRow(psi, e, k.variance)
 			var da float64
-			kv, w = kv[:len(s)], w[:len(s)]
-			for i, si := range s {
-				u := si * toU
-				da += w[i] * kv[i] * (u/(1+u) - e[i]*fromE)
+			kv, w, psi = kv[:len(s)], w[:len(s)], psi[:len(s)]
+			for i, ei := range e {
+				da += w[i] * (kv[i] - psi[i] - kv[i]*(ei*fromE))
 			}
 			return a * da
 		})
