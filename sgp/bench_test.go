@@ -159,6 +159,43 @@ func BenchmarkFuncGrad(b *testing.B) {
 	}
 }
 
+// BenchmarkFuncGradKernels measures one value+gradient evaluation of a
+// Model's gradient phase, as BenchmarkFuncGrad (n = 10⁴, m = 256, d = 8),
+// for RBF and the other kernels of a scaled distance, so that their costs
+// per evaluation compare in one run. Metric: ns/op.
+//
+//	go test ./sgp -run XXX -bench FuncGradKernels
+func BenchmarkFuncGradKernels(b *testing.B) {
+	ls := []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8}
+	for _, kc := range []struct {
+		name string
+		kern kernel.Kernel
+	}{{"rbf", kernel.NewRBF(1, ls)}, {"matern12", kernel.NewMatern(0.5, 1, ls)}, {"matern32", kernel.NewMatern(1.5, 1, ls)},
+		{"matern52", kernel.NewMatern(2.5, 1, ls)}, {"rq", kernel.NewRQ(1, ls, 0.7)}} {
+		kern := kc.kern
+		b.Run(kc.name, func(b *testing.B) {
+			const n, m = 10000, 256
+			x, y := benchProblem(n, 8, 1)
+			rng := rand.New(rand.NewPCG(2, 2))
+			e := newActiveEvaluator(x, y, kern, VAR, rng.Perm(n)[:m], make([]float64, m*n), make([]float64, m*n))
+			theta := append(kern.Params(nil), math.Log(0.01))
+			grad := make([]float64, len(theta))
+			if _, err := e.FuncGrad(grad, theta); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				f, err := e.FuncGrad(grad, theta)
+				if err != nil {
+					b.Fatal(err)
+				}
+				GlobalF += f
+			}
+		})
+	}
+}
+
 // dgemmPeak returns the best of five GFLOP/s rates of linalg.GemmTN with
 // C (m×n) ← AᵀB, A m×m, B m×n, on the backend in use.
 func dgemmPeak(m, n int) float64 {

@@ -204,3 +204,38 @@ func TestBaselineRoundTrip(t *testing.T) {
 		t.Errorf("a failed fit reads back as %+v, want no F", got)
 	}
 }
+
+// TestFitOneKernel checks that --kernel reaches the fits of a numeric set
+// and that a molecule set keeps its graph kernel.
+func TestFitOneKernel(t *testing.T) {
+	dir := t.TempDir()
+	argsFile := filepath.Join(dir, "args")
+	bin := filepath.Join(dir, "fake-sgprepl")
+	script := "#!/bin/sh\necho \"$@\" > " + argsFile + "\n" + `echo '{"objective":1,"m":7,"m_requested":8}'` + "\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kernelArg := func(p *prepared) string {
+		c := config{bin: bin, budget: 7 * time.Second, kernel: "matern52"}
+		fitOne(context.Background(), c, p, "cholqr", 1, dir)
+		b, err := os.ReadFile(argsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Fields(string(b))
+		i := slices.Index(args, "--kernel")
+		if i < 0 || i+1 >= len(args) {
+			return ""
+		}
+		return args[i+1]
+	}
+	numeric := &prepared{set: &set{name: "n", group: groupChecking}, train: "tr.csv", test: "te.csv", meta: &meta{NTrain: 40, NTest: 10, D: 2, YSD: 1}}
+	if got := kernelArg(numeric); got != "matern52" {
+		t.Errorf("numeric set: --kernel %q, want matern52", got)
+	}
+	mol := &prepared{set: &set{name: "m", group: groupChecking, molecule: true, kernel: "wl-depth:3", inputs: []string{"smiles"}, target: "y"},
+		train: "tr.csv", test: "te.csv", meta: &meta{NTrain: 40, NTest: 10, D: 1, YSD: 1}}
+	if got := kernelArg(mol); got != "wl-depth:3" {
+		t.Errorf("molecule set: --kernel %q, want wl-depth:3", got)
+	}
+}

@@ -67,6 +67,8 @@ func fitOne(ctx context.Context, c config, p *prepared, sel string, seed uint64,
 		for _, in := range p.set.inputs {
 			args = append(args, "--input-column", in)
 		}
+	} else if c.kernel != "" {
+		args = append(args, "--kernel", c.kernel)
 	}
 	base := filepath.Join(logs, fmt.Sprintf("%s-%s-s%d", p.set.name, sel, seed))
 	model := base + ".model.json"

@@ -47,6 +47,7 @@ type config struct {
 	quick    bool          // the quick subset of sets
 	prepare  bool          // prepare the sets and stop
 	baseline string        // CSV of an earlier run to compare with
+	kernel   string        // --kernel of the numeric sets (empty: the CLI's default)
 }
 
 func main() {
@@ -79,6 +80,7 @@ func run() error {
 	flag.BoolVar(&c.quick, "quick", false, "run the quick subset: small sets only, 5 s a fit unless --budget is given (about 2 min)")
 	flag.BoolVar(&c.prepare, "prepare", false, "prepare the sets in the cache and stop")
 	flag.StringVar(&c.baseline, "baseline", "", "CSV `file` of an earlier run: the table gets the change in F and SMSE against it")
+	flag.StringVar(&c.kernel, "kernel", "", "--kernel of every fit on a numeric set, e.g. matern52 or rbf+linear (default: the CLI's default; molecule sets keep their graph kernel)")
 	list := flag.Bool("list", false, "list the sets and stop")
 	flag.Parse()
 	if flag.NArg() > 0 {

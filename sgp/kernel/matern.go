@@ -148,6 +148,29 @@ func (k *Matern) profile(dst, r2 []float64) {
 	asm.MaternRow(dst, r2, k.variance, float64(k.nu), c1, c2)
 }
 
+// psiProfile sets dst[i] = ψ at the squared scaled distances r2[i], from
+// a = √(2ν·r²) as the values are (asm.MaternRow): 3V·e^{−a} for ν = 3/2,
+// (5/3)·V·(1 + a)·e^{−a} for ν = 5/2, and V·e^{−a}/a for ν = 1/2, 0 at
+// a = 0 (the subgradient at the cusp).
+func (k *Matern) psiProfile(dst, r2 []float64) {
+	switch k.nu {
+	case 3:
+		asm.MaternRow(dst, r2, 3*k.variance, 3, 0, 0)
+	case 5:
+		asm.MaternRow(dst, r2, (5.0/3)*k.variance, 5, 1, 0)
+	default:
+		asm.MaternRow(dst, r2, k.variance, 1, 0, 0)
+		dst = dst[:len(r2)]
+		for i, s := range r2 {
+			if s > 0 {
+				dst[i] /= math.Sqrt(s)
+			} else {
+				dst[i] = 0
+			}
+		}
+	}
+}
+
 // psi returns ψ at the squared scaled distance s where κ = kv.
 func (k *Matern) psi(s, kv float64) float64 {
 	a := math.Sqrt(float64(k.nu) * s)
@@ -220,16 +243,30 @@ func (k *Matern) CrossT(dst []float64, x, y Inputs, cols []int) {
 	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
 }
 
-// AddGradBlockT forms ψ from the squared scaled distances and the values
-// kv and sums the derivatives as RBF's (scaledGradT): one more pass of
-// distances than RBF's, O(n·m·d).
+// AddGradBlockT sums the derivatives as RBF's, with ψ formed from the
+// squared scaled distances tile by tile (scaledGradDistT): one more pass
+// of distances than RBF's, O(n·m·d), and no n×m block. ψ is psiProfile's
+// for ν = 3/2 and 5/2, and κ/a from the values kv for ν = 1/2 (0 at
+// a = 0), which needs no exponential.
 func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
-	xv, yv := x.(*Vectors), y.(*Vectors)
-	psi := sqDistT(xv, yv, cols, k.invLS)
-	for i, s := range psi {
-		psi[i] = k.psi(s, kv[i])
+	psiFn := func(psi, s, _, _ []float64) float64 {
+		k.psiProfile(psi, s)
+		return 0
 	}
-	scaledGradT(grad, w, kv, psi, xv, yv, cols, k.invLS)
+	if k.nu == 1 {
+		psiFn = func(psi, s, kv, _ []float64) float64 {
+			psi, kv = psi[:len(s)], kv[:len(s)]
+			for i, si := range s {
+				if si > 0 {
+					psi[i] = kv[i] / math.Sqrt(si)
+				} else {
+					psi[i] = 0
+				}
+			}
+			return 0
+		}
+	}
+	scaledGradDistT(grad, w, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS, false, psiFn)
 }
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
@@ -237,14 +274,9 @@ func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols [
 // of κ (scaledInputGradT); for ν = 1/2, ψ = 0 where an input coincides
 // with an inducing input (see Matern).
 func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
-	px := sqDistT(x, z, seqCols(z.n), k.invLS)
-	for i, s := range px {
-		px[i] = k.psi(s, kx[i])
-	}
-	pz := sqDistT(z, z, seqCols(z.n), k.invLS)
-	for i, s := range pz {
-		pz[i] = k.psi(s, kz[i])
-	}
+	cols := seqCols(z.n)
+	px := psiT(x, z, cols, k.invLS, k.psiProfile)
+	pz := psiT(z, z, cols, k.invLS, k.psiProfile)
 	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
 }
 
@@ -258,8 +290,9 @@ func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 //
 // which tends to RBF as α → ∞. Its hyperparameters, in θ order, are
 // log V, log ℓ₁, …, log ℓ_d, log α. It accepts *Vectors of dimension d.
-// Its block shares RBF's squared scaled distances and vectorised
-// exponential (κ = V·exp(−α·log(1 + r²/(2α)))); ψ = κ/(1 + r²/(2α)).
+// Its block shares RBF's squared scaled distances, with
+// κ = V·exp(−α·log(1 + r²/(2α))) by a vectorised logarithm and
+// exponential in one pass; ψ = κ/(1 + r²/(2α)).
 type RQ struct {
 	theta    []float64 // (log V, log ℓ₁, …, log α)
 	variance float64
@@ -356,13 +389,11 @@ func (k *RQ) SetParams(theta []float64) {
 // Accepts reports whether x is a *Vectors of dimension d.
 func (k *RQ) Accepts(x Inputs) error { return acceptsVectors("RQ", x, len(k.ls)) }
 
-// profile sets dst[i] = V·exp(−α·log(1 + r2[i]/(2α))) for at most rbfTile
-// squared scaled distances, the exponential by asm.ExpRow.
+// profile sets dst[i] = V·(1 + r2[i]/(2α))^{−α} for the squared scaled
+// distances r2, the logarithm and the exponential in one pass
+// (asm.RQRow).
 func (k *RQ) profile(dst, r2 []float64) {
-	var buf [rbfTile]float64
-	e := buf[:len(r2)]
-	asm.Log1pRow(e, r2, 0.5/k.alpha, 2*k.alpha) // 2α·log(1 + r²/(2α))
-	asm.ExpRow(dst, e, k.variance)
+	asm.RQRow(dst, r2, k.variance, 0.5/k.alpha, k.alpha)
 }
 
 // value returns κ at the squared scaled distance s.
@@ -377,6 +408,12 @@ func (k *RQ) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
 
 // Diag sets dst[i−lo] = V.
 func (k *RQ) Diag(dst []float64, x Inputs, lo, hi int) { fill(dst[:hi-lo], k.variance) }
+
+// psiProfile sets dst[i] = ψ = V·(1 + u)^{−α−1}, u = r2[i]/(2α), for
+// the squared scaled distances r2, as the values are (asm.RQRow).
+func (k *RQ) psiProfile(dst, r2 []float64) {
+	asm.RQRow(dst, r2, k.variance, 0.5/k.alpha, k.alpha+1)
+}
 
 // grads returns ψ = κ/(1 + u) and ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u))
 // at the squared scaled distance s where κ = kv, u = s/(2α).
@@ -420,44 +457,42 @@ func (k *RQ) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 }
 
 // CrossT evaluates the block from the squared scaled distances
-// (scaledCrossT), with the logarithm and the exponential four values at a
-// time (asm.Log1pRow, asm.ExpRow).
+// (scaledCrossT), with the logarithm and the exponential fused, four
+// values at a time (asm.RQRow).
 func (k *RQ) CrossT(dst []float64, x, y Inputs, cols []int) {
 	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
 }
 
 // AddGradBlockT forms ψ and ∂κ/∂log α from the squared scaled distances
-// and the values kv and sums the lengthscales' derivatives as RBF's
-// (scaledGradT).
+// tile by tile and sums the derivatives as RBF's (scaledGradDistT): the
+// logarithm once per value (asm.Log1pRow) serves ψ (asm.ExpRow) and
+// ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u)) = α·(κ − ψ − κ·log(1 + u)),
+// since κ·u/(1 + u) = κ − κ/(1 + u) = κ − ψ, without a division.
 func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
-	xv, yv := x.(*Vectors), y.(*Vectors)
-	psi := sqDistT(xv, yv, cols, k.invLS)
-	var da float64
-	for i, s := range psi {
-		p, a := k.grads(s, kv[i])
-		psi[i] = p
-		da += w[i] * a
-	}
-	g := make([]float64, 1+len(k.ls))
-	scaledGradT(g, w, kv, psi, xv, yv, cols, k.invLS)
-	for p, v := range g {
-		grad[p] += v
-	}
-	grad[1+len(k.ls)] += da
+	a := k.alpha
+	toU, fromE := 0.5/a, 1/(2*(a+1)) // u = s·toU; log(1 + u) = e·fromE
+	scaledGradDistT(grad, w, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS, true,
+		func(psi, s, kv, w []float64) float64 {
+			var buf [rbfTile]float64
+			e := buf[:len(s)]
+			asm.Log1pRow(e, s, toU, 2*(a+1)) // 2(α + 1)·log(1 + u)
+			asm.ExpRow(psi, e, k.variance)
+			var da float64
+			kv, w, psi = kv[:len(s)], w[:len(s)], psi[:len(s)]
+			for i, ei := range e {
+				da += w[i] * (kv[i] - psi[i] - kv[i]*(ei*fromE))
+			}
+			return a * da
+		})
 }
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
 // of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
 // of κ (scaledInputGradT).
 func (k *RQ) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
-	px := sqDistT(x, z, seqCols(z.n), k.invLS)
-	for i, s := range px {
-		px[i], _ = k.grads(s, kx[i])
-	}
-	pz := sqDistT(z, z, seqCols(z.n), k.invLS)
-	for i, s := range pz {
-		pz[i], _ = k.grads(s, kz[i])
-	}
+	cols := seqCols(z.n)
+	px := psiT(x, z, cols, k.invLS, k.psiProfile)
+	pz := psiT(z, z, cols, k.invLS, k.psiProfile)
 	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
 }
 

@@ -72,7 +72,7 @@ const DefaultPeriodicLengthscale = 1.0
 // periodogram of y, otherwise, or where the periodogram finds none, the
 // dimension's range (max − min; 1 for a constant input), a period the
 // data do not repeat within, from which the fit can shorten it. Set the
-// period (NewPeriodic, sgprepl --period) where it is known.
+// period where it is known with NewPeriodic.
 func NewPeriodicFromData(x *Vectors, y []float64) *Periodic {
 	d := x.d
 	ls, ps := make([]float64, d), make([]float64, d)

@@ -262,13 +262,122 @@ func seqCols(m int) []int {
 	return s
 }
 
-// sqDistT returns the n×m block (transposed, as CrossT) of squared scaled
-// distances s between x and y_cols, by the same operations as the kernels'
-// blocks.
-func sqDistT(xv, yv *Vectors, cols []int, invLS []float64) []float64 {
-	s := make([]float64, xv.n*len(cols))
-	scaledCrossT(s, xv, yv, cols, invLS, func(dst, r2 []float64) { copy(dst, r2) })
-	return s
+// scaledGradDistT is scaledGradT for a kernel whose ψ is not its value:
+// it adds to grad[0] Σ w∘kv, to grad[1+t] Σ_c Σ_i w_ci·ψ_ci·(x̃_it − z̃_ct)²
+// and, with extra, to grad[1+d] the sums psiFn returns, where
+// psiFn(psi, s, kv, w) sets psi[i] = ψ at the squared scaled distances
+// s[i] (at most rbfTile of one column, with that column's values kv and
+// weights w) and returns the weighted sum of the derivative for the
+// kernel's extra hyperparameter (0 for none).
+//
+// The squared distances are formed inside, rbfTile rows of four inducing
+// points at a time (asm.SqAcc4, the operations of scaledCrossT), and ψ
+// from them while they are in the L1 cache; no n×m block is allocated.
+// The sums are then taken as scaledGradT's (asm.WSqDot4). The inducing
+// points are split over the cores; every column's sums are added in the
+// same order whatever the split, so the bits do not depend on it.
+func scaledGradDistT(grad, w, kv []float64, xv, yv *Vectors, cols []int, invLS []float64, extra bool,
+	psiFn func(psi, s, kv, w []float64) float64) {
+	n, m, d := xv.n, len(cols), len(invLS)
+	xs, _ := scaledT(xv, nil, invLS)
+	zs, _ := scaledT(yv, cols, invLS)
+	slots := 2 + d // log V, the lengthscales, the extra parameter
+	parts := make([]float64, m*slots)
+	// psiCol sets h[i0:i1] = ψ of column c from the distances r and adds
+	// the column's extra sum.
+	psiCol := func(h, r []float64, c, i0, i1 int) {
+		parts[c*slots+1+d] += psiFn(h[i0:i1], r, kv[c*n+i0:c*n+i1], w[c*n+i0:c*n+i1])
+	}
+	// weigh sets h = w∘h over column c and returns Σ w∘kv.
+	weigh := func(h []float64, c int) float64 {
+		wr, kr := w[c*n:(c+1)*n], kv[c*n:(c+1)*n]
+		var s float64
+		for i := range h {
+			h[i] *= wr[i]
+			s += wr[i] * kr[i]
+		}
+		return s
+	}
+	par.For(m, max(1, par.MinRows*4/max(1, n)), func(c0, c1 int) {
+		h := make([]float64, 4*n)
+		var buf [4][rbfTile]float64
+		c := c0
+		for ; c+4 <= c1; c += 4 {
+			h0, h1, h2, h3 := h[:n], h[n:2*n], h[2*n:3*n], h[3*n:4*n]
+			for i0 := 0; i0 < n; i0 += rbfTile {
+				i1 := min(n, i0+rbfTile)
+				r0, r1, r2, r3 := buf[0][:i1-i0], buf[1][:i1-i0], buf[2][:i1-i0], buf[3][:i1-i0]
+				clear(r0)
+				clear(r1)
+				clear(r2)
+				clear(r3)
+				for t := 0; t < d; t++ {
+					asm.SqAcc4(xs[t*n+i0:t*n+i1], zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3], r0, r1, r2, r3)
+				}
+				psiCol(h0, r0, c, i0, i1)
+				psiCol(h1, r1, c+1, i0, i1)
+				psiCol(h2, r2, c+2, i0, i1)
+				psiCol(h3, r3, c+3, i0, i1)
+			}
+			parts[c*slots] += weigh(h0, c)
+			parts[(c+1)*slots] += weigh(h1, c+1)
+			parts[(c+2)*slots] += weigh(h2, c+2)
+			parts[(c+3)*slots] += weigh(h3, c+3)
+			for t := 0; t < d; t++ {
+				z0, z1, z2, z3 := zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3]
+				st0, st1, st2, st3 := asm.WSqDot4(xs[t*n:(t+1)*n], h0, h1, h2, h3, z0, z1, z2, z3)
+				parts[c*slots+1+t] += st0
+				parts[(c+1)*slots+1+t] += st1
+				parts[(c+2)*slots+1+t] += st2
+				parts[(c+3)*slots+1+t] += st3
+			}
+		}
+		h = h[:n]
+		for ; c < c1; c++ {
+			for i0 := 0; i0 < n; i0 += rbfTile {
+				i1 := min(n, i0+rbfTile)
+				r := buf[0][:i1-i0]
+				clear(r)
+				// The operations of asm.SqAcc4 in one lane, so that the
+				// split of the points over goroutines, which decides the
+				// groups, does not change the bits.
+				for t := 0; t < d; t++ {
+					z := zs[t*m+c]
+					xt := xs[t*n+i0 : t*n+i1]
+					xt = xt[:len(r)]
+					for i, xv := range xt {
+						diff := xv - z
+						r[i] += diff * diff
+					}
+				}
+				psiCol(h, r, c, i0, i1)
+			}
+			parts[c*slots] += weigh(h, c)
+			for t := 0; t < d; t++ {
+				z := zs[t*m+c]
+				st, _, _, _ := asm.WSqDot4(xs[t*n:(t+1)*n], h, h, h, h, z, z, z, z)
+				parts[c*slots+1+t] += st
+			}
+		}
+	})
+	np := 1 + d
+	if extra {
+		np++
+	}
+	for c := 0; c < m; c++ {
+		for p, v := range parts[c*slots : c*slots+np] {
+			grad[p] += v
+		}
+	}
+}
+
+// psiT returns the n×m block (transposed, as CrossT) of ψ between x and
+// y_cols, psi applied to tiles of the squared scaled distances as
+// scaledCrossT's profile.
+func psiT(xv, yv *Vectors, cols []int, invLS []float64, psi func(dst, r2 []float64)) []float64 {
+	p := make([]float64, xv.n*len(cols))
+	scaledCrossT(p, xv, yv, cols, invLS, psi)
+	return p
 }
 
 // checkPositive panics unless every value is positive and finite, for
