@@ -131,9 +131,9 @@ func wlFeaturesOf(gs *Graphs, h int) *wlFeatures {
 // *Graphs and h, O(h·(|V| + |E| log Δ)) per graph, and kept in the inputs
 // with an inverted index (label → graphs) built on first use. A column
 // κ(x_lo…x_hi, y_j) then costs O(Σ_{labels ℓ of y_j} #graphs holding ℓ),
-// about 25 ns per kernel value (40 ns per depth) on the thrombin molecules
-// with h = 3; row ranges of fewer than 16 use one merge of the two sorted
-// count vectors per value, O(nnz), about 560 ns.
+// which touches only the graphs that share a label with y_j; row ranges
+// of fewer than 16 use one merge of the two sorted count vectors per
+// value, O(nnz).
 type WL struct {
 	h        int
 	perDepth bool
