@@ -50,8 +50,8 @@ func kindCases() []kindCase {
 	}
 }
 
-// TestKindsConformance runs the conformance suite on every kind beyond RBF of
-// kernel and on sums and products of them: hyperparameter and input
+// TestKindsConformance runs the conformance suite on every kernel beyond
+// RBF and on sums and products of them: hyperparameter and input
 // gradients against finite differences, symmetry, positive
 // semi-definiteness, the block paths against the columns, concurrency.
 func TestKindsConformance(t *testing.T) {
