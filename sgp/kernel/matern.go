@@ -176,7 +176,7 @@ func (k *Matern) value(s float64) float64 {
 	return v
 }
 
-// Column sets dst[i−lo] = κ(x_i, y_j), rbfTile rows at a time.
+// Column sets dst[i−lo] = κ(x_i, y_j), in tiles of rows.
 func (k *Matern) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
 	stationaryColumn(dst, x.(*Vectors), lo, hi, y.(*Vectors).Row(j), k.invLS, k.profile)
 }
@@ -214,14 +214,14 @@ func (k *Matern) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 	grad[0] += sum(w[:hi-lo]) * k.variance
 }
 
-// CrossT evaluates the block from the squared scaled distances
-// (scaledCrossT), with e^{−a} four values at a time (asm.ExpRow).
+// CrossT evaluates the block from the squared scaled distances, with
+// e^{−a} four values at a time where the CPU has AVX2.
 func (k *Matern) CrossT(dst []float64, x, y Inputs, cols []int) {
 	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
 }
 
 // AddGradBlockT forms ψ from the squared scaled distances and the values
-// kv and sums the derivatives as RBF's (scaledGradT): one more pass of
+// kv and sums the derivatives as RBF's do: one more pass of
 // distances than RBF's, O(n·m·d).
 func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
@@ -234,7 +234,7 @@ func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols [
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
 // of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
-// of κ (scaledInputGradT); for ν = 1/2, ψ = 0 where an input coincides
+// of κ; for ν = 1/2, ψ = 0 where an input coincides
 // with an inducing input (see Matern).
 func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	px := sqDistT(x, z, seqCols(z.n), k.invLS)
@@ -370,7 +370,7 @@ func (k *RQ) value(s float64) float64 {
 	return k.variance * math.Exp(-k.alpha*math.Log1p(s*(0.5/k.alpha)))
 }
 
-// Column sets dst[i−lo] = κ(x_i, y_j), rbfTile rows at a time.
+// Column sets dst[i−lo] = κ(x_i, y_j), in tiles of rows.
 func (k *RQ) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
 	stationaryColumn(dst, x.(*Vectors), lo, hi, y.(*Vectors).Row(j), k.invLS, k.profile)
 }
@@ -419,16 +419,15 @@ func (k *RQ) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 	grad[0] += sum(w[:hi-lo]) * k.variance
 }
 
-// CrossT evaluates the block from the squared scaled distances
-// (scaledCrossT), with the logarithm and the exponential four values at a
-// time (asm.Log1pRow, asm.ExpRow).
+// CrossT evaluates the block from the squared scaled distances, with the
+// logarithm and the exponential four values at a time where the CPU has
+// AVX2.
 func (k *RQ) CrossT(dst []float64, x, y Inputs, cols []int) {
 	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
 }
 
 // AddGradBlockT forms ψ and ∂κ/∂log α from the squared scaled distances
-// and the values kv and sums the lengthscales' derivatives as RBF's
-// (scaledGradT).
+// and the values kv and sums the lengthscales' derivatives as RBF's do.
 func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
 	psi := sqDistT(xv, yv, cols, k.invLS)
@@ -448,7 +447,7 @@ func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
 // of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
-// of κ (scaledInputGradT).
+// of κ.
 func (k *RQ) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	px := sqDistT(x, z, seqCols(z.n), k.invLS)
 	for i, s := range px {

@@ -122,8 +122,8 @@ func wlFeaturesOf(gs *Graphs, h int) *wlFeatures {
 // a sum of h+1 graph kernels with h+1 variances, as the sum of 14 graph
 // kernels of Cao et al. (2013, §5) on BindingDB. Both are positive
 // semi-definite (inner products of feature vectors) with κ(G, G) = V, resp.
-// Σ V_d. Edge labels (bond types) enter the relabelling; see wlLabels for
-// the hashed labels, which need no state shared between training and test
+// Σ V_d. Edge labels (bond types) enter the relabelling; the labels are
+// hashed, so that they need no state shared between training and test
 // graphs. An empty graph is alike to empty graphs only.
 //
 // Its hyperparameters, in θ order, are log V, or log V₀, …, log V_h. It
