@@ -143,112 +143,23 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 		}
 		if !p.seenFirst {
 			p.seenFirst = true
-			if cells := splitCells(line, strings.Contains(line, ",")); p.headerTest(cells) {
-				p.headerLine, p.header = lineNo, cells
-				if err := headerError(cells, p.sel == nil); err != nil {
-					part.err = fmt.Errorf("sgp: %s: line %d: %w", p.label, lineNo, err)
-					return lineNo - before
-				}
+			header, err := p.readHeader(line, lineNo)
+			if err != nil {
+				part.err = err
+				return lineNo - before
+			}
+			if header {
 				continue
 			}
 		}
-		if p.cols == 0 {
-			p.comma = strings.Contains(line, ",")
-			if p.sel != nil {
-				// The columns read are chosen before the first data
-				// row's cells are parsed.
-				n := len(strings.Fields(line))
-				if p.comma {
-					n = strings.Count(line, ",") + 1
-				}
-				if p.header != nil && n != len(p.header) {
-					part.err = p.headerCount(lineNo, n)
-					return lineNo - before
-				}
-				keep, d, err := p.sel.choose(p.header, n)
-				if err != nil {
-					part.err = fmt.Errorf("sgp: %s: %w", p.label, err)
-					return lineNo - before
-				}
-				p.keep, p.dOut = keep, d
+		if p.cols == 0 && p.sel != nil {
+			if err := p.selectColumns(line, lineNo); err != nil {
+				part.err = err
+				return lineNo - before
 			}
 		}
-		// Parse the cells into row, keeping the first bad one; a wrong
-		// number of cells is reported before a bad cell.
-		var (
-			n      int // cells
-			bad    error
-			badCol int
-		)
-		row = row[:0]
-		if p.keep != nil {
-			// Every place is set by its column, for a row without error.
-			if cap(row) < p.dOut {
-				row = make([]float64, p.dOut)
-			}
-			row = row[:p.dOut]
-		}
-		cell := func(c string) {
-			j := n
-			n++
-			if bad != nil {
-				return
-			}
-			// A column not read is not parsed; a wrong number of cells
-			// is reported below.
-			if p.keep != nil && (j >= len(p.keep) || p.keep[j] < 0) {
-				return
-			}
-			v, ok := parseDecimal(c)
-			if !ok {
-				var err error
-				if v, err = parseCell(c); err != nil {
-					bad, badCol = err, n
-					return
-				}
-			}
-			if p.keep != nil {
-				row[p.keep[j]] = v
-			} else {
-				row = append(row, v)
-			}
-		}
-		if p.comma {
-			for rest := line; ; {
-				i := strings.IndexByte(rest, ',')
-				if i < 0 {
-					cell(cleanCell(rest))
-					break
-				}
-				cell(cleanCell(rest[:i]))
-				rest = rest[i+1:]
-			}
-		} else {
-			for c := range strings.FieldsSeq(line) {
-				cell(c)
-			}
-		}
-		if n < 2 && p.withTarget {
-			part.err = fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
-			return lineNo - before
-		}
-		// A first data row whose cells do not match the header's is
-		// reported after a cell that is not a number (a file separated by
-		// ';' has both).
-		headerCount := false
-		if p.cols == 0 {
-			headerCount = p.header != nil && n != len(p.header)
-			p.cols, p.colsLine = n, lineNo
-		} else if n != p.cols {
-			part.err = fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", p.label, lineNo, n, p.colsLine, p.cols)
-			return lineNo - before
-		}
-		if bad != nil {
-			part.err = fmt.Errorf("sgp: %s: line %d, column %d: %w%s", p.label, lineNo, badCol, bad, separatorHint(line))
-			return lineNo - before
-		}
-		if headerCount {
-			part.err = p.headerCount(lineNo, n)
+		var n int
+		if row, n, part.err = p.parseRow(line, lineNo, row); part.err != nil {
 			return lineNo - before
 		}
 		if p.withTarget {
@@ -260,6 +171,123 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 		part.rows++
 	}
 	return lineNo - before
+}
+
+// readHeader reports whether the first non-blank line, line lineNo, is a
+// header row, and records it; a header with bad names is an error.
+func (p *csvParser) readHeader(line string, lineNo int) (bool, error) {
+	cells := splitCells(line, strings.Contains(line, ","))
+	if !p.headerTest(cells) {
+		return false, nil
+	}
+	p.headerLine, p.header = lineNo, cells
+	if err := headerError(cells, p.sel == nil); err != nil {
+		return true, fmt.Errorf("sgp: %s: line %d: %w", p.label, lineNo, err)
+	}
+	return true, nil
+}
+
+// selectColumns chooses the columns read from the first data row, line
+// lineNo, before its cells are parsed.
+func (p *csvParser) selectColumns(line string, lineNo int) error {
+	n := len(strings.Fields(line))
+	if strings.Contains(line, ",") {
+		n = strings.Count(line, ",") + 1
+	}
+	if p.header != nil && n != len(p.header) {
+		return p.headerCount(lineNo, n)
+	}
+	keep, d, err := p.sel.choose(p.header, n)
+	if err != nil {
+		return fmt.Errorf("sgp: %s: %w", p.label, err)
+	}
+	p.keep, p.dOut = keep, d
+	return nil
+}
+
+// parseRow parses the cells of the data row on line lineNo into row (its
+// storage reused) and returns it with the row's number of cells. The first
+// data row sets the number of columns and the separator. A wrong number
+// of cells is reported before a bad cell, except that a first data row
+// whose cells do not match the header's is reported after a cell that is
+// not a number (a file separated by ';' has both).
+func (p *csvParser) parseRow(line string, lineNo int, row []float64) ([]float64, int, error) {
+	if p.cols == 0 {
+		p.comma = strings.Contains(line, ",")
+	}
+	row, n, bad, badCol := p.cells(line, row)
+	if n < 2 && p.withTarget {
+		return row, n, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
+	}
+	headerCount := false
+	if p.cols == 0 {
+		headerCount = p.header != nil && n != len(p.header)
+		p.cols, p.colsLine = n, lineNo
+	} else if n != p.cols {
+		return row, n, fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", p.label, lineNo, n, p.colsLine, p.cols)
+	}
+	if bad != nil {
+		return row, n, fmt.Errorf("sgp: %s: line %d, column %d: %w%s", p.label, lineNo, badCol, bad, separatorHint(line))
+	}
+	if headerCount {
+		return row, n, p.headerCount(lineNo, n)
+	}
+	return row, n, nil
+}
+
+// cells parses the cells of line into row, the columns read in their
+// places (p.keep) or all in order, and returns row, the number n of cells
+// and the first bad cell's error with its 1-based column.
+func (p *csvParser) cells(line string, row []float64) (_ []float64, n int, bad error, badCol int) {
+	row = row[:0]
+	if p.keep != nil {
+		// Every place is set by its column, for a row without error.
+		if cap(row) < p.dOut {
+			row = make([]float64, p.dOut)
+		}
+		row = row[:p.dOut]
+	}
+	cell := func(c string) {
+		j := n
+		n++
+		if bad != nil {
+			return
+		}
+		// A column not read is not parsed; a wrong number of cells
+		// is reported by the caller.
+		if p.keep != nil && (j >= len(p.keep) || p.keep[j] < 0) {
+			return
+		}
+		v, ok := parseDecimal(c)
+		if !ok {
+			var err error
+			if v, err = parseCell(c); err != nil {
+				bad, badCol = err, n
+				return
+			}
+		}
+		if p.keep != nil {
+			row[p.keep[j]] = v
+		} else {
+			row = append(row, v)
+		}
+	}
+	if p.comma {
+		for rest := line; ; {
+			i := strings.IndexByte(rest, ',')
+			if i < 0 {
+				cell(cleanCell(rest))
+				break
+			}
+			cell(cleanCell(rest[:i]))
+			rest = rest[i+1:]
+		}
+	} else {
+		for c := range strings.FieldsSeq(line) {
+			cell(c)
+		}
+	}
+	return row, n, bad, badCol
 }
 
 // headerCount is the error for the first data row, on line lineNo, having
