@@ -123,8 +123,8 @@ type cgOutcome struct {
 // continuous runs Polak–Ribière CG on θ with the inducing set fixed and
 // moves to the best point seen, which is never worse than the start: it
 // sets the problem up on the factor's storage (cgSetup), runs the
-// optimiser (cgProblem.minimize), reads how it ended (cgProblem.status), and rebuilds the factor at
-// the best point (settle).
+// optimiser (cgProblem.minimize), reads how it ended (cgProblem.status),
+// and rebuilds the factor at the best point (settle).
 func (md *Model) continuous(r *run) (cgOutcome, error) {
 	active := md.f.Active(nil)
 	np := md.kern.NumParams()
