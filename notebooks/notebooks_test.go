@@ -21,8 +21,8 @@ import (
 // test never goes through "python3 -m".
 const jupyter = "/usr/bin/jupyter"
 
-// maxNotebookTime bounds one notebook's run. Each is written to run in
-// under two minutes on two cores; the margin is for a loaded machine.
+// maxNotebookTime bounds one notebook's run: each notebook's fits are
+// sized to end well within it, with a margin for a loaded machine.
 const maxNotebookTime = 4 * time.Minute
 
 // notebook is the part of the nbformat 4 document the test reads.

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// What keeps one cell from ending the session (issue 30 §3):
+// What keeps one cell from ending the session:
 //
 //   - a panic in a goroutine that the session's code started is recovered
 //     by the session (goStart, through the rewriting of go statements in

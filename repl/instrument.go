@@ -87,62 +87,92 @@ func (s *Session) instrument(kind chunkKind, src string) source {
 		return plain(src)
 	}
 	tf := fset.File(f.Pos())
-	off := func(p token.Pos) int { return tf.Offset(p) - len(prefix) }
-	var edits []*edit
-	// text returns src[lo:hi] with the outermost edits inside it applied,
-	// except an edit of that very span (the one rendering it).
-	var text func(lo, hi int) string
-	text = func(lo, hi int) string {
-		var b strings.Builder
-		pos := lo
-		for _, e := range edits {
-			if e.start < pos || e.end > hi || (e.start == lo && e.end == hi) {
-				continue
-			}
-			b.WriteString(src[pos:e.start])
-			b.WriteString(e.render())
-			pos = e.end
+	rw := &rewriter{s: s, src: src, off: func(p token.Pos) int { return tf.Offset(p) - len(prefix) }}
+	rw.findStatements(kind, f)
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			rw.rewriteGo(n)
+		case *ast.CallExpr:
+			rw.rewriteMake(n)
 		}
-		b.WriteString(src[pos:hi])
-		return b.String()
-	}
-	node := func(n ast.Node) string { return text(off(n.Pos()), off(n.End())) }
+		return true
+	})
+	return rw.apply()
+}
 
-	var consts map[string]bool // the session's constants, read when needed
-	constant := func(e ast.Expr) bool {
-		ok := true
-		ast.Inspect(e, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case nil, *ast.BasicLit, *ast.ParenExpr, *ast.BinaryExpr:
-			case *ast.UnaryExpr:
-				ok = ok && n.Op != token.ARROW && n.Op != token.AND
-			case *ast.Ident:
-				switch {
-				case n.Obj != nil:
-					ok = ok && n.Obj.Kind == ast.Con
-				case n.Name == "true" || n.Name == "false" || n.Name == "nil" || n.Name == "iota":
-				default:
-					if consts == nil {
-						consts = s.constants()
-					}
-					ok = ok && consts[n.Name]
-				}
+// rewriter collects the edits of one chunk's source for instrument.
+type rewriter struct {
+	s     *Session
+	src   string
+	off   func(token.Pos) int // the offset in src of a position of the parsed file
+	edits []*edit
+	// consts are the session's constants, read when first needed.
+	consts map[string]bool
+	// stmtOf is the innermost statement of a statement list around each
+	// call; topLevel holds the statements of the chunk's top level
+	// (which run once).
+	stmtOf   map[*ast.CallExpr]ast.Stmt
+	topLevel map[ast.Stmt]bool
+	goCount  int
+}
+
+// text returns src[lo:hi] with the outermost edits inside it applied,
+// except an edit of that very span (the one rendering it).
+func (rw *rewriter) text(lo, hi int) string {
+	var b strings.Builder
+	pos := lo
+	for _, e := range rw.edits {
+		if e.start < pos || e.end > hi || (e.start == lo && e.end == hi) {
+			continue
+		}
+		b.WriteString(rw.src[pos:e.start])
+		b.WriteString(e.render())
+		pos = e.end
+	}
+	b.WriteString(rw.src[pos:hi])
+	return b.String()
+}
+
+// node returns the text of n with the edits inside it applied.
+func (rw *rewriter) node(n ast.Node) string { return rw.text(rw.off(n.Pos()), rw.off(n.End())) }
+
+// constant reports whether e is a constant expression: literals, the
+// chunk's constants and the session's.
+func (rw *rewriter) constant(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case nil, *ast.BasicLit, *ast.ParenExpr, *ast.BinaryExpr:
+		case *ast.UnaryExpr:
+			ok = ok && n.Op != token.ARROW && n.Op != token.AND
+		case *ast.Ident:
+			switch {
+			case n.Obj != nil:
+				ok = ok && n.Obj.Kind == ast.Con
+			case n.Name == "true" || n.Name == "false" || n.Name == "nil" || n.Name == "iota":
 			default:
-				ok = false
+				if rw.consts == nil {
+					rw.consts = rw.s.constants()
+				}
+				ok = ok && rw.consts[n.Name]
 			}
-			return ok
-		})
+		default:
+			ok = false
+		}
 		return ok
-	}
+	})
+	return ok
+}
 
-	// The innermost statement of a statement list around each call, and
-	// the statements of the chunk's top level (which run once).
-	stmtOf := map[*ast.CallExpr]ast.Stmt{}
-	topLevel := map[ast.Stmt]bool{}
+// findStatements sets stmtOf and topLevel for the parsed chunk f.
+func (rw *rewriter) findStatements(kind chunkKind, f *ast.File) {
+	rw.stmtOf = map[*ast.CallExpr]ast.Stmt{}
+	rw.topLevel = map[ast.Stmt]bool{}
 	if kind != chunkDecl && len(f.Decls) == 1 {
 		if fd, ok := f.Decls[0].(*ast.FuncDecl); ok && fd.Body != nil {
 			for _, st := range fd.Body.List {
-				topLevel[st] = true
+				rw.topLevel[st] = true
 			}
 		}
 	}
@@ -165,8 +195,8 @@ func (s *Session) instrument(kind chunkKind, src string) source {
 			}
 			ast.Inspect(st, func(m ast.Node) bool {
 				if call, ok := m.(*ast.CallExpr); ok {
-					if old, ok := stmtOf[call]; !ok || old.Pos() <= st.Pos() && st.End() <= old.End() {
-						stmtOf[call] = st
+					if old, ok := rw.stmtOf[call]; !ok || old.Pos() <= st.Pos() && st.End() <= old.End() {
+						rw.stmtOf[call] = st
 					}
 				}
 				return true
@@ -174,96 +204,106 @@ func (s *Session) instrument(kind chunkKind, src string) source {
 		}
 		return true
 	})
+}
 
-	goCount := 0
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.GoStmt:
-			call := n.Call
-			k := goCount
-			goCount++
-			edits = append(edits, &edit{start: off(n.Pos()), end: off(n.End()), render: func() string {
-				var defs, args []string
-				name := func(i int) string { return "__go" + strconv.Itoa(k) + "_" + strconv.Itoa(i) }
-				fn := node(call.Fun)
-				fun := ast.Unparen(call.Fun)
-				switch x := fun.(type) {
-				case *ast.IndexExpr: // an instantiation f[T]
-					fun = x.X
-				case *ast.IndexListExpr:
-					fun = x.X
-				}
-				switch fun := fun.(type) {
-				case *ast.FuncLit:
-				case *ast.Ident:
-					// A builtin or a declared function is called by
-					// name: neither changes, and a generic function
-					// is not a value.
-					declared := (fun.Obj != nil && fun.Obj.Kind == ast.Fun) || (fun.Obj == nil && (goBuiltins[fun.Name] || s.decls[fun.Name]))
-					if !declared {
-						defs = append(defs, name(0)+" := "+fn)
-						fn = name(0)
-					}
-				case *ast.SelectorExpr:
-					if id, ok := fun.X.(*ast.Ident); !ok || id.Obj != nil || s.pkgs[id.Name] == "" {
-						defs = append(defs, name(0)+" := "+fn)
-						fn = name(0)
-					}
-				default:
-					defs = append(defs, name(0)+" := "+fn)
-					fn = name(0)
-				}
-				for i, a := range call.Args {
-					if constant(a) {
-						args = append(args, node(a))
-						continue
-					}
-					defs = append(defs, name(i+1)+" := "+node(a))
-					args = append(args, name(i+1))
-				}
-				dots := ""
-				if call.Ellipsis.IsValid() {
-					dots = "..."
-				}
-				return goCall + "func() func() { " + strings.Join(append(defs, ""), "; ") +
-					"return func() { " + fn + "(" + strings.Join(args, ", ") + dots + ") } }())"
-			}})
-		case *ast.CallExpr:
-			id, ok := n.Fun.(*ast.Ident)
-			if !ok || id.Name != "make" || id.Obj != nil || len(n.Args) < 2 || n.Ellipsis.IsValid() {
-				return true
+// rewriteGo replaces the go statement n by a call of goCall with a
+// closure that evaluates the function value and the arguments at the go
+// statement, as Go does, and calls the function in the new goroutine.
+func (rw *rewriter) rewriteGo(n *ast.GoStmt) {
+	call := n.Call
+	k := rw.goCount
+	rw.goCount++
+	rw.edits = append(rw.edits, &edit{start: rw.off(n.Pos()), end: rw.off(n.End()), render: func() string {
+		var defs, args []string
+		name := func(i int) string { return "__go" + strconv.Itoa(k) + "_" + strconv.Itoa(i) }
+		fn := rw.node(call.Fun)
+		if !rw.calledByName(call.Fun) {
+			defs = append(defs, name(0)+" := "+fn)
+			fn = name(0)
+		}
+		for i, a := range call.Args {
+			if rw.constant(a) {
+				args = append(args, rw.node(a))
+				continue
 			}
-			for _, a := range n.Args[1:] {
-				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.INT {
-					if v, err := strconv.ParseInt(lit.Value, 0, 64); err == nil && v < smallMake {
-						continue
-					}
-				}
-				typ := n.Args[0]
-				check := func() string { return makeLenCall + "(" + node(typ) + ")(nil), " + node(a) + ")" }
-				if st := stmtOf[n]; st != nil && !topLevel[st] && rereadable(a) {
-					// Inside a function or a loop: an interpreted test
-					// before the statement, and the call (about 1 µs)
-					// only for a large size.
-					at := off(st.Pos())
-					edits = append(edits, &edit{start: at, end: at, render: func() string {
-						return "if uint64(" + node(a) + ") >= " + strconv.Itoa(smallMake) + " { " + check() + " }; "
-					}})
-					continue
-				}
-				edits = append(edits, &edit{start: off(a.Pos()), end: off(a.End()), render: check})
+			defs = append(defs, name(i+1)+" := "+rw.node(a))
+			args = append(args, name(i+1))
+		}
+		dots := ""
+		if call.Ellipsis.IsValid() {
+			dots = "..."
+		}
+		return goCall + "func() func() { " + strings.Join(append(defs, ""), "; ") +
+			"return func() { " + fn + "(" + strings.Join(args, ", ") + dots + ") } }())"
+	}})
+}
+
+// calledByName reports whether the function of a go statement is called
+// as written rather than through a variable: a function literal, or a
+// builtin, declared or imported function, none of which changes (and a
+// generic function is not a value).
+func (rw *rewriter) calledByName(fun ast.Expr) bool {
+	fun = ast.Unparen(fun)
+	switch x := fun.(type) {
+	case *ast.IndexExpr: // an instantiation f[T]
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	switch fun := fun.(type) {
+	case *ast.FuncLit:
+		return true
+	case *ast.Ident:
+		return (fun.Obj != nil && fun.Obj.Kind == ast.Fun) || (fun.Obj == nil && (goBuiltins[fun.Name] || rw.s.decls[fun.Name]))
+	case *ast.SelectorExpr:
+		id, ok := fun.X.(*ast.Ident)
+		return ok && id.Obj == nil && rw.s.pkgs[id.Name] != ""
+	}
+	return false
+}
+
+// rewriteMake checks the sizes of the make call n, if it is one, before
+// it runs: each size that is not a small literal goes through
+// makeLenCall.
+func (rw *rewriter) rewriteMake(n *ast.CallExpr) {
+	id, ok := n.Fun.(*ast.Ident)
+	if !ok || id.Name != "make" || id.Obj != nil || len(n.Args) < 2 || n.Ellipsis.IsValid() {
+		return
+	}
+	for _, a := range n.Args[1:] {
+		if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.INT {
+			if v, err := strconv.ParseInt(lit.Value, 0, 64); err == nil && v < smallMake {
+				continue
 			}
 		}
-		return true
-	})
-	if len(edits) == 0 {
+		typ := n.Args[0]
+		check := func() string { return makeLenCall + "(" + rw.node(typ) + ")(nil), " + rw.node(a) + ")" }
+		if st := rw.stmtOf[n]; st != nil && !rw.topLevel[st] && rereadable(a) {
+			// Inside a function or a loop: an interpreted test
+			// before the statement, and the call only for a large
+			// size, so that small makes in a hot loop stay cheap.
+			at := rw.off(st.Pos())
+			rw.edits = append(rw.edits, &edit{start: at, end: at, render: func() string {
+				return "if uint64(" + rw.node(a) + ") >= " + strconv.Itoa(smallMake) + " { " + check() + " }; "
+			}})
+			continue
+		}
+		rw.edits = append(rw.edits, &edit{start: rw.off(a.Pos()), end: rw.off(a.End()), render: check})
+	}
+}
+
+// apply returns the source with the outermost edits applied, and where
+// each one went.
+func (rw *rewriter) apply() source {
+	src := rw.src
+	if len(rw.edits) == 0 {
 		return plain(src)
 	}
-	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	sort.SliceStable(rw.edits, func(i, j int) bool { return rw.edits[i].start < rw.edits[j].start })
 	out := source{orig: src}
 	var b strings.Builder
 	pos := 0
-	for _, e := range edits {
+	for _, e := range rw.edits {
 		if e.start < pos {
 			continue // inside an outer edit, which renders it
 		}

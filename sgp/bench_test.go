@@ -262,7 +262,7 @@ func BenchmarkScale1M(b *testing.B) {
 		b.Fatal(err)
 	}
 	for range b.N {
-		// 60 swaps: the epoch of the earlier figures (BenchmarkEpoch); the
+		// 60 swaps, the epoch of Cao et al. (2013) (BenchmarkEpoch); the
 		// default m swaps add about (m − 60) swaps' time.
 		md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(m).WithInfoPivots(z).WithSeed(1).WithMaxEpochs(1).WithSwapsPerEpoch(60)
 		start := time.Now()

@@ -241,7 +241,7 @@ func TestColumnNames(t *testing.T) {
 		t.Errorf("continuous Predictor.InputNames %q", cr.Predictor.InputNames)
 	}
 
-	// A file without names (an earlier version's) loads as unnamed and
+	// A file without names loads as unnamed and
 	// takes inputs of any names.
 	var m map[string]any
 	if err := json.Unmarshal(saved.Bytes(), &m); err != nil {

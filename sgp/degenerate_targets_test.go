@@ -102,9 +102,9 @@ func TestFuncGradRefusesOutOfRangeParams(t *testing.T) {
 // signal down to the noise-only optimum, F* = n/2·(log 2πs² + 1) with s²
 // the targets' variance about their mean, and say so. The gradient phase
 // lowers F from the start by lengthening the lengthscale until the
-// inducing set no longer fits the kernel's numerical rank; its best point
-// used to be undone every epoch (a rebuild there failed), and the fit
-// stalled at its start, 906 against F* = 579 here.
+// inducing set cannot be factorised whole at the kernel's numerical rank;
+// the fit keeps that best point rather than undoing it when a rebuild
+// there fails, so that it reaches F* instead of stalling at its start.
 func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 	t.Parallel()
 	const n = 400

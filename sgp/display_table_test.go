@@ -45,7 +45,7 @@ func columnsAligned(t *testing.T, name, text string, header []string) {
 	}
 }
 
-// TestTraceDisplay: Model.Trace is still a slice of EpochRecord (indexed,
+// TestTraceDisplay: Model.Trace is a slice of EpochRecord (indexed,
 // ranged over, passed as []EpochRecord) and renders as an aligned table
 // and as an HTML table with escaped cells; a long trace is elided.
 func TestTraceDisplay(t *testing.T) {

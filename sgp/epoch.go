@@ -1,13 +1,10 @@
 package sgp
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
-
-	"gonum.org/v1/gonum/optimize"
 )
 
 // epochStep runs one epoch of r's objective (Cao et al. 2013, §4): the
@@ -126,8 +123,8 @@ type cgOutcome struct {
 // continuous runs Polak–Ribière CG on θ with the inducing set fixed and
 // moves to the best point seen, which is never worse than the start: it
 // sets the problem up on the factor's storage (cgSetup), runs the
-// optimiser, reads how it ended (cgStatus), and rebuilds the factor at
-// the best point (settle).
+// optimiser (cgProblem.minimize), reads how it ended (cgProblem.status),
+// and rebuilds the factor at the best point (settle).
 func (md *Model) continuous(r *run) (cgOutcome, error) {
 	active := md.f.Active(nil)
 	np := md.kern.NumParams()
@@ -145,18 +142,8 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 		}
 	}()
 	p, x0 := md.cgSetup(r, active, theta0)
-	problem := optimize.Problem{
-		Func: func(x []float64) float64 { p.eval(x); return p.f },
-		Grad: func(grad, x []float64) { p.eval(x); copy(grad, p.g) },
-	}
-	settings := &optimize.Settings{
-		Recorder:  ctxRecorder{p, p.budget},
-		Converger: &optimize.FunctionConverge{Relative: 1e-9, Iterations: 3},
-	}
-	ls := &guardedLinesearch{mt: optimize.MoreThuente{CurvatureFactor: 0.1}, cap: p.cap, maxShrinks: 30}
-	res, optErr := optimize.Minimize(problem, x0, settings, &optimize.CG{
-		Variant: &optimize.PolakRibierePolyak{}, Linesearcher: ls, InitialStep: &capStepSizer{cap: p.cap}})
-	out := cgOutcome{evals: p.evals, status: cgStatus(p, res, optErr, r.stopErr() != nil)}
+	res, optErr := p.minimize(x0)
+	out := cgOutcome{evals: p.evals, status: p.status(res, optErr, r.stopErr() != nil)}
 	// start is the fresh value at the start where there is one, not the
 	// updated one, which carries the drift.
 	start := before
@@ -220,26 +207,6 @@ func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []
 		best: append([]float64(nil), x0...), bestG: make([]float64, np+1),
 		bestF: math.Inf(1), budget: md.cgBudget(), cap: &stepCap{},
 	}, x0
-}
-
-// cgStatus says how a gradient phase on p ended, from gonum's result and
-// error and whether a stop check ended it (stopped).
-func cgStatus(p *cgProblem, res *optimize.Result, optErr error, stopped bool) CGStop {
-	switch {
-	case stopped:
-		return CGCancelled
-	case p.evals > 0 && p.nonFinite == p.evals, errors.Is(optErr, errNonFinite):
-		return CGNonFinite
-	case errors.Is(optErr, errBudget):
-		return CGBudget
-	case errors.Is(optErr, optimize.ErrNonDescentDirection):
-		return CGNoDescent
-	case optErr != nil:
-		return CGLineSearch
-	case res != nil && (res.Status == optimize.FunctionConvergence || res.Status == optimize.GradientThreshold):
-		return CGConverged
-	}
-	return CGBudget
 }
 
 // settle rebuilds the factor for active at the gradient phase's best

@@ -60,7 +60,7 @@ func BenchmarkKIN40K(b *testing.B) {
 // BenchmarkEpoch measures one epoch (the CG phase with its evaluation
 // budget, then the swaps) at n = 10000, d = 8, z = 16, after the model is
 // built (the forward start is not timed): with 60 swaps, the epoch of Cao
-// et al. (2013) that the project's earlier figures used, and with the
+// et al. (2013), and with the
 // default m swaps (WithSwapsPerEpoch).
 func BenchmarkEpoch(b *testing.B) {
 	for _, m := range []int{256, 512} {

@@ -26,11 +26,47 @@ import (
 // factorisation breaks down; the caller then uses the rank-one path, which
 // names the degenerate point.
 func (f *factor) factorizeBlocked(active []int) bool {
-	n, k, mc, ldq := f.n, len(active), f.mcap, f.ldq
+	n, k, ldq := f.n, len(active), f.ldq
 	if k == 0 {
 		return true
 	}
 	gt := f.g[:k*n]
+	if !f.choleskyBlocked(active, gt) || !f.residualsBlocked(active, gt) {
+		return false
+	}
+	ata, ok := f.qrBlocked(gt, k)
+	if !ok {
+		return false
+	}
+	// a = Q[:n,:]ᵀ(y − μ), b = Q[:n,:]ᵀ1.
+	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: k, Cols: n, Stride: ldq, Data: f.q[:(k-1)*ldq+n]},
+		blas64.Vector{N: n, Data: f.y, Inc: 1}, 0, blas64.Vector{N: k, Data: f.a[:k], Inc: 1})
+	for c := 0; c < k; c++ {
+		var s float64
+		for _, v := range f.q[c*ldq : c*ldq+n] {
+			s += v
+		}
+		f.b[c] = s
+	}
+	// Gram matrix of the active block, pivots and positions.
+	tc := f.tcap
+	for i := 0; i < k; i++ {
+		copy(f.gram[i*tc:i*tc+k], ata[i*k:(i+1)*k])
+	}
+	for p, j := range active {
+		f.perm[p] = j
+		f.pos[j] = p
+	}
+	f.k, f.t = k, k
+	return true
+}
+
+// choleskyBlocked sets gt (k rows of length n) to Gᵀ = L⁻¹K[I,:] with
+// K[I,I] = LLᵀ, with exact zeros above the pivot diagonal and exact
+// pivots. It returns false if the Cholesky factorisation breaks down or a
+// pivot falls below keepTol.
+func (f *factor) choleskyBlocked(active []int, gt []float64) bool {
+	n, k := f.n, len(active)
 	if bk, ok := f.kern.(kernel.BlockEvaluator); ok {
 		bk.CrossT(gt, f.x, f.x, active)
 	} else {
@@ -69,7 +105,15 @@ func (f *factor) factorizeBlocked(active []int) bool {
 		}
 		gt[p*n+j] = diagL[p]
 	}
-	// d = diag K − rowsum(G∘G).
+	return true
+}
+
+// residualsBlocked sets d = diag K − rowsum(G∘G) from gt = Gᵀ, clamping
+// tiny negative residuals to zero (Stats.Clamped) and the pivots' to
+// exactly zero. It returns false if a residual is negative beyond
+// rounding.
+func (f *factor) residualsBlocked(active []int, gt []float64) bool {
+	n, k := f.n, len(active)
 	copy(f.d, f.kdiag)
 	for c := 0; c < k; c++ {
 		for i, v := range gt[c*n : (c+1)*n] {
@@ -88,7 +132,16 @@ func (f *factor) factorizeBlocked(active []int) bool {
 	for _, j := range active {
 		f.d[j] = 0
 	}
-	// A = GᵀG (k×k, stride k) → the Gram matrix (stride tcap).
+	return true
+}
+
+// qrBlocked sets Q and R to the thin QR factorisation of [G; σI] by
+// CholeskyQR2 from gt = Gᵀ (k rows) and returns A = GᵀG (k×k, stride k).
+// It returns false if a Cholesky factorisation breaks down.
+func (f *factor) qrBlocked(gt []float64, k int) ([]float64, bool) {
+	n, mc, ldq := f.n, f.mcap, f.ldq
+	// A = GᵀG (k×k, stride k), copied to the Gram matrix (stride tcap)
+	// by the caller.
 	ata := make([]float64, k*k)
 	linalg.SyrkT(k, n, gt, n, ata)
 	// R₁ = chol(A + σ²I).
@@ -98,7 +151,7 @@ func (f *factor) factorizeBlocked(active []int) bool {
 		r1[i*k+i] += f.noise
 	}
 	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: r1}); !ok {
-		return false
+		return nil, false
 	}
 	zeroLower(r1, k)
 	// Q₁ᵀ = R₁⁻ᵀ[Gᵀ | σI], rows of length n+k in Q's storage (stride ldq).
@@ -117,7 +170,7 @@ func (f *factor) factorizeBlocked(active []int) bool {
 	r2 := make([]float64, k*k)
 	linalg.SyrkT(k, rows, f.q, ldq, r2)
 	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: r2}); !ok {
-		return false
+		return nil, false
 	}
 	zeroLower(r2, k)
 	linalg.Trsm(blas.Left, blas.Upper, blas.Trans, k, rows, r2, k, f.q, ldq)
@@ -133,27 +186,7 @@ func (f *factor) factorizeBlocked(active []int) bool {
 			f.r[i*mc+j] = v
 		}
 	}
-	// a = Q[:n,:]ᵀ(y − μ), b = Q[:n,:]ᵀ1.
-	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: k, Cols: n, Stride: ldq, Data: f.q[:(k-1)*ldq+n]},
-		blas64.Vector{N: n, Data: f.y, Inc: 1}, 0, blas64.Vector{N: k, Data: f.a[:k], Inc: 1})
-	for c := 0; c < k; c++ {
-		var s float64
-		for _, v := range f.q[c*ldq : c*ldq+n] {
-			s += v
-		}
-		f.b[c] = s
-	}
-	// Gram matrix of the active block, pivots and positions.
-	tc := f.tcap
-	for i := 0; i < k; i++ {
-		copy(f.gram[i*tc:i*tc+k], ata[i*k:(i+1)*k])
-	}
-	for p, j := range active {
-		f.perm[p] = j
-		f.pos[j] = p
-	}
-	f.k, f.t = k, k
-	return true
+	return ata, true
 }
 
 // zeroLower clears the strictly lower triangle of the k×k matrix a.

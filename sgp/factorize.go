@@ -130,7 +130,9 @@ func (f *factor) clone() *factor {
 	c.q, c.r, c.a, c.b = slices.Clone(f.q), slices.Clone(f.r), slices.Clone(f.a), slices.Clone(f.b)
 	c.gram = slices.Clone(f.gram)
 	c.parkedCol, c.parkedQ, c.parkedR = slices.Clone(f.parkedCol), slices.Clone(f.parkedQ), slices.Clone(f.parkedR)
-	c.parkedGram = slices.Clone(f.parkedGram)
+	// parkedGram is resliced to the parked pivot's row (dropLast): copy its
+	// full capacity so that the clone can park a pivot further right.
+	c.parkedGram = slices.Clone(f.parkedGram[:cap(f.parkedGram)])[:len(f.parkedGram)]
 	c.gj, c.cvec, c.c2 = slices.Clone(f.gj), slices.Clone(f.cvec), slices.Clone(f.c2)
 	c.gsParts = slices.Clone(f.gsParts)
 	c.gsTask, c.appendTask = gsTask{}, appendTask{}

@@ -190,3 +190,30 @@ func TestFactorViewReadOnly(t *testing.T) {
 		t.Errorf("the view shows F %v after a swap, the model %v", f.Value(VAR), v)
 	}
 }
+
+// TestCostRankingAfterFit: CostRanking works on a fitted model whose last
+// removal parked a pivot from a shorter pivot block (the park buffer's
+// length shrank below the factor's capacity): the ranking's copy of the
+// factor keeps the buffers' capacity, so its own removal does not run
+// past them.
+func TestCostRankingAfterFit(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(200, 1)
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithSeed(1)
+	if _, err := md.Fit(); err != nil {
+		t.Fatal(err)
+	}
+	if len(md.f.parkedGram) > md.f.t {
+		t.Fatalf("the park buffer holds %d entries for %d pivots: pick a case whose last removal had fewer pivots", len(md.f.parkedGram), md.f.t)
+	}
+	ind, _ := md.Inducing()
+	for _, j := range ind {
+		cr, err := md.CostRanking(j, 20)
+		if err != nil {
+			t.Fatalf("CostRanking(%d): %v", j, err)
+		}
+		if len(cr.Candidates) == 0 || len(cr.Exact) != len(cr.Approx) {
+			t.Errorf("CostRanking(%d): %d candidates, %d exact and %d approximate costs", j, len(cr.Candidates), len(cr.Exact), len(cr.Approx))
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // TestKindsContinuous: continuous SGPR moves the inducing inputs of every
-// new kernel with input gradients, Matérn-1/2 included, whose inducing
+// kernel beyond RBF with input gradients, Matérn-1/2 included, whose inducing
 // inputs start on training inputs (the cusp, where it takes the
 // subgradient 0), to a finite objective below its start; the hybrid
 // selector runs with the kernels that have lengthscales.

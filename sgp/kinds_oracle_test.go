@@ -29,7 +29,7 @@ func exps(theta []float64) []float64 {
 	return v
 }
 
-// kindOracles returns the new kinds of kernel of 2-D inputs, and sums and
+// kindOracles returns the kinds of kernel beyond RBF of 2-D inputs, and sums and
 // products of them, with their dense oracles.
 func kindOracles() []kindOracle {
 	matern := func(nu float64) func([]float64) naive.Func {
@@ -60,7 +60,7 @@ func kindOracles() []kindOracle {
 }
 
 // TestKindsEvaluatorMatchesOracle checks the objective (VAR and MLE) and
-// its gradient in θ and log σ² for every new kind of kernel, and sums and
+// its gradient in θ and log σ² for every kind of kernel beyond RBF, and sums and
 // products, against the dense oracle: the objective to 1e-9 of naive.DTC
 // on the Gram matrix of naive's formulas, the gradient to 1e-9 of
 // sixth-order central differences of that oracle objective. The engine's

@@ -10,7 +10,7 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
-// kindSpecs are specifications of the new kinds of kernel and of sums
+// kindSpecs are specifications of the kinds of kernel beyond RBF and of sums
 // and products of them, for one-dimensional inputs.
 var kindSpecs = []string{"matern12", "matern32", "matern52", "rq", "linear", "periodic", "const+rbf",
 	"rbf+linear", "periodic*rbf", "matern52+const", "(rbf+linear)*const", "linear*linear+matern32"}
@@ -35,7 +35,7 @@ func savedKind(t testing.TB, spec string) (*Model, []byte) {
 	return md, b.Bytes()
 }
 
-// TestKindsSaveLoad: a model with any of the new kernels, or a sum or
+// TestKindsSaveLoad: a model with any of the kernels beyond RBF, or a sum or
 // product of them, shows its kernel in its summary, saves and loads back
 // to the same kernel (its display, θ bit for bit) and predicts bit for
 // bit as the model.
@@ -74,7 +74,7 @@ func TestKindsSaveLoad(t *testing.T) {
 	}
 }
 
-// TestLoadHostileKinds: hostile files with the new kinds of kernel are
+// TestLoadHostileKinds: hostile files with the kinds of kernel beyond RBF are
 // refused with an error saying what is wrong.
 func TestLoadHostileKinds(t *testing.T) {
 	t.Parallel()

@@ -24,9 +24,10 @@ import (
 // The variance is taken around a trend, not around the mean, because a
 // target dominated by a smooth trend has a variance that says nothing of
 // its noise: y = 50 + 3 sin x₀ + x₁²/100 + ε with x₁ ∈ [0, 1000] and
-// var ε = 0.25 has var(y) ≈ 8.9·10⁶, and 10⁻⁶ of it (8.9) held σ² at 35
-// times the noise (95% coverage 1.000 on test data); around the quadratic
-// trend the variance is about 4.7 and the floor does not bind.
+// var ε = 0.25 has var(y) ≈ 8.9·10⁶, and 10⁻⁶ of it (8.9) would hold σ²
+// at 35 times the noise, with predictive intervals far too wide; around
+// the quadratic trend the variance is about 4.7 and the floor does not
+// bind.
 const noiseFloorRel = 1e-6
 
 // noiseFloorMin is the least default floor relative to var(y): targets

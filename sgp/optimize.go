@@ -107,6 +107,43 @@ func (p *cgProblem) eval(x []float64) {
 	}
 }
 
+// minimize runs Polak–Ribière conjugate gradients on p from x0, with the
+// guarded Moré–Thuente line search and steps bounded by p's cap, until
+// gonum's function convergence, the evaluation budget or the stop check.
+func (p *cgProblem) minimize(x0 []float64) (*optimize.Result, error) {
+	problem := optimize.Problem{
+		Func: func(x []float64) float64 { p.eval(x); return p.f },
+		Grad: func(grad, x []float64) { p.eval(x); copy(grad, p.g) },
+	}
+	settings := &optimize.Settings{
+		Recorder:  ctxRecorder{p, p.budget},
+		Converger: &optimize.FunctionConverge{Relative: 1e-9, Iterations: 3},
+	}
+	ls := &guardedLinesearch{mt: optimize.MoreThuente{CurvatureFactor: 0.1}, cap: p.cap, maxShrinks: 30}
+	return optimize.Minimize(problem, x0, settings, &optimize.CG{
+		Variant: &optimize.PolakRibierePolyak{}, Linesearcher: ls, InitialStep: &capStepSizer{cap: p.cap}})
+}
+
+// status says how the gradient phase on p ended, from gonum's result and
+// error and whether a stop check ended it (stopped).
+func (p *cgProblem) status(res *optimize.Result, optErr error, stopped bool) CGStop {
+	switch {
+	case stopped:
+		return CGCancelled
+	case p.evals > 0 && p.nonFinite == p.evals, errors.Is(optErr, errNonFinite):
+		return CGNonFinite
+	case errors.Is(optErr, errBudget):
+		return CGBudget
+	case errors.Is(optErr, optimize.ErrNonDescentDirection):
+		return CGNoDescent
+	case optErr != nil:
+		return CGLineSearch
+	case res != nil && (res.Status == optimize.FunctionConvergence || res.Status == optimize.GradientThreshold):
+		return CGConverged
+	}
+	return CGBudget
+}
+
 // ctxRecorder stops gonum/optimize when the problem's stop check says so
 // or its budget is used up.
 type ctxRecorder struct {

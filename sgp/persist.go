@@ -28,10 +28,10 @@ type savedModel struct {
 	Kernel          kernel.Description `json:"kernel"`
 	InputKind       string             `json:"input_kind"`
 	K               int                `json:"k"`
-	InputNames      []string           `json:"input_names,omitempty"` // Predictor.InputNames; absent in files of unnamed inputs and of earlier versions
+	InputNames      []string           `json:"input_names,omitempty"` // Predictor.InputNames; absent for unnamed inputs
 	TargetName      string             `json:"target_name,omitempty"`
 	Noise           float64            `json:"noise"`
-	Mean            float64            `json:"mean"` // the constant prior mean μ; absent (0) in files written before it existed
+	Mean            float64            `json:"mean"` // the constant prior mean μ; 0 when absent
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Inducing        []int              `json:"inducing,omitempty"`
 	InducingInputs  json.RawMessage    `json:"inducing_inputs"`

@@ -22,8 +22,8 @@ import (
 // (k, n, the kernel's dimension) where they come first, as they do in the
 // files Save writes, and the format's limits (maxModelK inducing points,
 // MaxExactN training points, maxModelDim values in a row) where they do
-// not: in the layout of earlier versions (inducing inputs before
-// input_kind and k) and in files whose keys a tool has sorted. The
+// not: in files that give the inducing inputs before input_kind and k,
+// and in files whose keys a tool has sorted. The
 // factors w and r (k² values) are read only once k, or a (k values), has
 // been. Values whose size nothing declares — the strings, graphs,
 // histograms and sparse counts of the inputs, within their limits — cost

@@ -58,8 +58,8 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 // where k = 1, 50 million zeros in w, 20 million empty histograms — is
 // refused after allocating a few MiB, not gigabytes: TotalAlloc around
 // the load stays below 16 MiB, in the layout Save writes (sizes first)
-// and in files whose arrays come before their sizes (the layout of
-// earlier versions, sorted keys), which the format's limits bound
+// and in files whose arrays come before their sizes (inducing inputs
+// first, or sorted keys), which the format's limits bound
 // (maxModelK rows, MaxExactN training points).
 func TestLoadHostileSizesStream(t *testing.T) {
 	const (
@@ -128,8 +128,8 @@ func TestLoadHostileSizesStream(t *testing.T) {
 }
 
 // TestLoadKeyOrders: a model file loads whatever the order of its keys —
-// the one Save writes (the sizes first), the layout of earlier versions
-// (inducing inputs before input_kind and k), sorted keys — and predicts
+// the one Save writes (the sizes first), the inducing inputs before
+// input_kind and k, sorted keys — and predicts
 // bit for bit as the saved model; Save writes every size before the
 // arrays it bounds.
 func TestLoadKeyOrders(t *testing.T) {
@@ -142,7 +142,7 @@ func TestLoadKeyOrders(t *testing.T) {
 		data   []byte
 		sizes  []string // declared before the arrays
 		arrays []string
-		old    []string // the key order of earlier versions' files
+		old    []string // a key order with the inducing inputs first
 	}{
 		{"sparse", good, []string{`"kernel"`, `"input_kind"`, `"k"`}, []string{`"inducing"`, `"inducing_inputs"`, `"w"`, `"r"`, `"a"`},
 			[]string{"format", "kernel", "noise", "mean", "hyperparameters", "inducing", "inducing_inputs", "input_kind", "k", "w", "r", "a"}},
@@ -178,7 +178,7 @@ func TestLoadKeyOrders(t *testing.T) {
 			old.WriteString(`"` + k + `":` + string(m[k]))
 		}
 		old.WriteString("}")
-		for name, data := range map[string][]byte{"sorted keys": sorted, "earlier layout": old.Bytes()} {
+		for name, data := range map[string][]byte{"sorted keys": sorted, "inducing inputs first": old.Bytes()} {
 			got, err := LoadRegressor(bytes.NewReader(data))
 			if err != nil {
 				t.Errorf("%s, %s: %v", file.name, name, err)

@@ -143,112 +143,23 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 		}
 		if !p.seenFirst {
 			p.seenFirst = true
-			if cells := splitCells(line, strings.Contains(line, ",")); p.headerTest(cells) {
-				p.headerLine, p.header = lineNo, cells
-				if err := headerError(cells, p.sel == nil); err != nil {
-					part.err = fmt.Errorf("sgp: %s: line %d: %w", p.label, lineNo, err)
-					return lineNo - before
-				}
+			header, err := p.readHeader(line, lineNo)
+			if err != nil {
+				part.err = err
+				return lineNo - before
+			}
+			if header {
 				continue
 			}
 		}
-		if p.cols == 0 {
-			p.comma = strings.Contains(line, ",")
-			if p.sel != nil {
-				// The columns read are chosen before the first data
-				// row's cells are parsed.
-				n := len(strings.Fields(line))
-				if p.comma {
-					n = strings.Count(line, ",") + 1
-				}
-				if p.header != nil && n != len(p.header) {
-					part.err = p.headerCount(lineNo, n)
-					return lineNo - before
-				}
-				keep, d, err := p.sel.choose(p.header, n)
-				if err != nil {
-					part.err = fmt.Errorf("sgp: %s: %w", p.label, err)
-					return lineNo - before
-				}
-				p.keep, p.dOut = keep, d
+		if p.cols == 0 && p.sel != nil {
+			if err := p.selectColumns(line, lineNo); err != nil {
+				part.err = err
+				return lineNo - before
 			}
 		}
-		// Parse the cells into row, keeping the first bad one; a wrong
-		// number of cells is reported before a bad cell.
-		var (
-			n      int // cells
-			bad    error
-			badCol int
-		)
-		row = row[:0]
-		if p.keep != nil {
-			// Every place is set by its column, for a row without error.
-			if cap(row) < p.dOut {
-				row = make([]float64, p.dOut)
-			}
-			row = row[:p.dOut]
-		}
-		cell := func(c string) {
-			j := n
-			n++
-			if bad != nil {
-				return
-			}
-			// A column not read is not parsed; a wrong number of cells
-			// is reported below.
-			if p.keep != nil && (j >= len(p.keep) || p.keep[j] < 0) {
-				return
-			}
-			v, ok := parseDecimal(c)
-			if !ok {
-				var err error
-				if v, err = parseCell(c); err != nil {
-					bad, badCol = err, n
-					return
-				}
-			}
-			if p.keep != nil {
-				row[p.keep[j]] = v
-			} else {
-				row = append(row, v)
-			}
-		}
-		if p.comma {
-			for rest := line; ; {
-				i := strings.IndexByte(rest, ',')
-				if i < 0 {
-					cell(cleanCell(rest))
-					break
-				}
-				cell(cleanCell(rest[:i]))
-				rest = rest[i+1:]
-			}
-		} else {
-			for c := range strings.FieldsSeq(line) {
-				cell(c)
-			}
-		}
-		if n < 2 && p.withTarget {
-			part.err = fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
-			return lineNo - before
-		}
-		// A first data row whose cells do not match the header's is
-		// reported after a cell that is not a number (a file separated by
-		// ';' has both).
-		headerCount := false
-		if p.cols == 0 {
-			headerCount = p.header != nil && n != len(p.header)
-			p.cols, p.colsLine = n, lineNo
-		} else if n != p.cols {
-			part.err = fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", p.label, lineNo, n, p.colsLine, p.cols)
-			return lineNo - before
-		}
-		if bad != nil {
-			part.err = fmt.Errorf("sgp: %s: line %d, column %d: %w%s", p.label, lineNo, badCol, bad, separatorHint(line))
-			return lineNo - before
-		}
-		if headerCount {
-			part.err = p.headerCount(lineNo, n)
+		var n int
+		if row, n, part.err = p.parseRow(line, lineNo, row); part.err != nil {
 			return lineNo - before
 		}
 		if p.withTarget {
@@ -260,6 +171,123 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 		part.rows++
 	}
 	return lineNo - before
+}
+
+// readHeader reports whether the first non-blank line, line lineNo, is a
+// header row, and records it; a header with bad names is an error.
+func (p *csvParser) readHeader(line string, lineNo int) (bool, error) {
+	cells := splitCells(line, strings.Contains(line, ","))
+	if !p.headerTest(cells) {
+		return false, nil
+	}
+	p.headerLine, p.header = lineNo, cells
+	if err := headerError(cells, p.sel == nil); err != nil {
+		return true, fmt.Errorf("sgp: %s: line %d: %w", p.label, lineNo, err)
+	}
+	return true, nil
+}
+
+// selectColumns chooses the columns read from the first data row, line
+// lineNo, before its cells are parsed.
+func (p *csvParser) selectColumns(line string, lineNo int) error {
+	n := len(strings.Fields(line))
+	if strings.Contains(line, ",") {
+		n = strings.Count(line, ",") + 1
+	}
+	if p.header != nil && n != len(p.header) {
+		return p.headerCount(lineNo, n)
+	}
+	keep, d, err := p.sel.choose(p.header, n)
+	if err != nil {
+		return fmt.Errorf("sgp: %s: %w", p.label, err)
+	}
+	p.keep, p.dOut = keep, d
+	return nil
+}
+
+// parseRow parses the cells of the data row on line lineNo into row (its
+// storage reused) and returns it with the row's number of cells. The first
+// data row sets the number of columns and the separator. A wrong number
+// of cells is reported before a bad cell, except that a first data row
+// whose cells do not match the header's is reported after a cell that is
+// not a number (a file separated by ';' has both).
+func (p *csvParser) parseRow(line string, lineNo int, row []float64) ([]float64, int, error) {
+	if p.cols == 0 {
+		p.comma = strings.Contains(line, ",")
+	}
+	row, n, bad, badCol := p.cells(line, row)
+	if n < 2 && p.withTarget {
+		return row, n, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
+	}
+	headerCount := false
+	if p.cols == 0 {
+		headerCount = p.header != nil && n != len(p.header)
+		p.cols, p.colsLine = n, lineNo
+	} else if n != p.cols {
+		return row, n, fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", p.label, lineNo, n, p.colsLine, p.cols)
+	}
+	if bad != nil {
+		return row, n, fmt.Errorf("sgp: %s: line %d, column %d: %w%s", p.label, lineNo, badCol, bad, separatorHint(line))
+	}
+	if headerCount {
+		return row, n, p.headerCount(lineNo, n)
+	}
+	return row, n, nil
+}
+
+// cells parses the cells of line into row, the columns read in their
+// places (p.keep) or all in order, and returns row, the number n of cells
+// and the first bad cell's error with its 1-based column.
+func (p *csvParser) cells(line string, row []float64) (_ []float64, n int, bad error, badCol int) {
+	row = row[:0]
+	if p.keep != nil {
+		// Every place is set by its column, for a row without error.
+		if cap(row) < p.dOut {
+			row = make([]float64, p.dOut)
+		}
+		row = row[:p.dOut]
+	}
+	cell := func(c string) {
+		j := n
+		n++
+		if bad != nil {
+			return
+		}
+		// A column not read is not parsed; a wrong number of cells
+		// is reported by the caller.
+		if p.keep != nil && (j >= len(p.keep) || p.keep[j] < 0) {
+			return
+		}
+		v, ok := parseDecimal(c)
+		if !ok {
+			var err error
+			if v, err = parseCell(c); err != nil {
+				bad, badCol = err, n
+				return
+			}
+		}
+		if p.keep != nil {
+			row[p.keep[j]] = v
+		} else {
+			row = append(row, v)
+		}
+	}
+	if p.comma {
+		for rest := line; ; {
+			i := strings.IndexByte(rest, ',')
+			if i < 0 {
+				cell(cleanCell(rest))
+				break
+			}
+			cell(cleanCell(rest[:i]))
+			rest = rest[i+1:]
+		}
+	} else {
+		for c := range strings.FieldsSeq(line) {
+			cell(c)
+		}
+	}
+	return row, n, bad, badCol
 }
 
 // headerCount is the error for the first data row, on line lineNo, having
@@ -437,41 +465,69 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 	c.failed.Store(math.MaxInt64)
 	defer c.stop()
 
-	var (
-		buf   = make([]byte, 0, opt.block) // input read but not handed on, from the start of a line
-		lines int                          // lines handed on
-		tail  error                        // error after the lines handed on
-		first = &csvPart{}                 // rows parsed before the first data row is known
-	)
-	// hand parses or submits text, whole lines.
-	hand := func(text string, last bool) {
-		for c.parser.cols == 0 && text != "" && first.err == nil {
-			// Up to the first data row, lines are parsed one by one here.
-			line := text
-			if i := strings.IndexByte(text, '\n'); i >= 0 {
-				line, text = text[:i+1], text[i+1:]
-			} else {
-				text = ""
-			}
-			lines += c.parser.parse(line, lines, first)
-			if c.parser.cols > 0 || first.err != nil {
-				c.add(first)
-			}
-		}
-		if text == "" || first.err != nil {
-			return
-		}
-		n := countLines(text)
-		c.submit(text, lines, n, last)
-		lines += n
+	tail := c.feed(r)
+	c.stop()
+	parts, rows, err := c.collect()
+	if err != nil {
+		return nil, err
 	}
+	if tail != nil {
+		return nil, tail
+	}
+	if rows == 0 {
+		if c.parser.headerLine > 0 {
+			return nil, fmt.Errorf("sgp: %s: no data rows after the header on line %d", label, c.parser.headerLine)
+		}
+		return nil, fmt.Errorf("sgp: %s: no data rows: the input is empty or holds only blank and '#' comment lines", label)
+	}
+	return c.parser.dataset(name, parts, rows)
+}
+
+// csvFeed hands the text read to a csvPool in whole lines.
+type csvFeed struct {
+	c     *csvPool
+	lines int      // lines handed on
+	first *csvPart // rows parsed before the first data row is known
+}
+
+// hand parses or submits text, whole lines: up to the first data row,
+// lines are parsed one by one here, so that the header and the number of
+// columns are known before blocks go to the workers.
+func (fd *csvFeed) hand(text string, last bool) {
+	c := fd.c
+	for c.parser.cols == 0 && text != "" && fd.first.err == nil {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i+1], text[i+1:]
+		} else {
+			text = ""
+		}
+		fd.lines += c.parser.parse(line, fd.lines, fd.first)
+		if c.parser.cols > 0 || fd.first.err != nil {
+			c.add(fd.first)
+		}
+	}
+	if text == "" || fd.first.err != nil {
+		return
+	}
+	n := countLines(text)
+	c.submit(text, fd.lines, n, last)
+	fd.lines += n
+}
+
+// feed reads r in blocks of whole lines and hands them on until the input
+// ends or a part fails. It returns the error found after the lines handed
+// on: a read error, or a line longer than maxLine.
+func (c *csvPool) feed(r io.Reader) (tail error) {
+	fd := &csvFeed{c: c, first: &csvPart{}}
+	buf := make([]byte, 0, c.opt.block) // input read but not handed on, from the start of a line
 	for !c.hasFailed() {
 		n, err := readSome(r, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err != nil {
-			hand(string(buf), true)
+			fd.hand(string(buf), true)
 			if err != io.EOF {
-				tail = c.parser.readError(lines, err)
+				tail = c.parser.readError(fd.lines, err)
 			}
 			break
 		}
@@ -483,7 +539,7 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 			// One line fills the buffer: make room for more of it, up
 			// to the limit of maxLine bytes.
 			if len(buf) >= maxLine {
-				tail = c.parser.tooLong(lines + 1)
+				tail = c.parser.tooLong(fd.lines + 1)
 				break
 			}
 			grown := make([]byte, len(buf), min(2*cap(buf), maxLine))
@@ -491,18 +547,23 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 			buf = grown
 			continue
 		}
-		hand(string(buf[:k+1]), false)
+		fd.hand(string(buf[:k+1]), false)
 		rest := buf[k+1:]
-		if cap(buf) > opt.block && len(rest) < opt.block {
-			buf = make([]byte, 0, opt.block) // back to blocks after a long line
+		if cap(buf) > c.opt.block && len(rest) < c.opt.block {
+			buf = make([]byte, 0, c.opt.block) // back to blocks after a long line
 		}
 		buf = buf[:copy(buf[:cap(buf)], rest)]
 	}
-	if c.parser.cols == 0 && first.err == nil {
-		c.add(first) // no data row: first holds nothing
+	if c.parser.cols == 0 && fd.first.err == nil {
+		c.add(fd.first) // no data row: first holds nothing
 	}
-	c.stop()
+	return tail
+}
 
+// collect waits for the parts in input order and returns them with their
+// total number of rows, or the first part's error; a worker's panic is
+// raised again here.
+func (c *csvPool) collect() ([]*csvPart, int, error) {
 	parts := make([]*csvPart, len(c.results))
 	rows := 0
 	for i, ch := range c.results {
@@ -511,24 +572,21 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 			panic(parts[i].panic)
 		}
 		if parts[i].err != nil {
-			return nil, parts[i].err
+			return nil, 0, parts[i].err
 		}
 		rows += parts[i].rows
 	}
-	if tail != nil {
-		return nil, tail
-	}
-	if rows == 0 {
-		if c.parser.headerLine > 0 {
-			return nil, fmt.Errorf("sgp: %s: no data rows after the header on line %d", label, c.parser.headerLine)
-		}
-		return nil, fmt.Errorf("sgp: %s: no data rows: the input is empty or holds only blank and '#' comment lines", label)
-	}
-	d := c.parser.outDim()
+	return parts, rows, nil
+}
+
+// dataset joins the parts' rows into a Dataset, with the header's names
+// for the inputs and the target.
+func (p *csvParser) dataset(name string, parts []*csvPart, rows int) (*Dataset, error) {
+	d := p.outDim()
 	data, y := parts[0].x, parts[0].y
 	if len(parts) > 1 {
 		data = make([]float64, 0, rows*d)
-		if withTarget {
+		if p.withTarget {
 			y = make([]float64, 0, rows)
 		}
 		for i, part := range parts {
@@ -539,33 +597,35 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 	}
 	x, err := kernel.NewVectors(rows, d, data)
 	if err != nil {
-		return nil, fmt.Errorf("sgp: %s: %w", label, err)
+		return nil, fmt.Errorf("sgp: %s: %w", p.label, err)
 	}
 	ds := &Dataset{Name: name, X: x, Y: y}
-	if h := c.parser.header; h != nil {
-		var names []string
-		switch {
-		case c.parser.keep != nil:
-			names = make([]string, d)
-			for j, at := range c.parser.keep {
-				if at >= 0 {
-					names[at] = h[j]
-				}
+	h := p.header
+	if h == nil {
+		return ds, nil
+	}
+	var names []string
+	switch {
+	case p.keep != nil:
+		names = make([]string, d)
+		for j, at := range p.keep {
+			if at >= 0 {
+				names[at] = h[j]
 			}
-		case withTarget:
-			names, ds.TargetName = h[:len(h)-1], h[len(h)-1]
-		default:
-			names = h
 		}
-		// The header's names have been checked (headerError), except
-		// those of columns a selection took by position, for a model
-		// whose inputs have no names to match: such inputs keep none if
-		// they are named badly.
-		if named, err := x.WithNames(names); err == nil {
-			ds.X = named
-		} else if c.parser.keep == nil {
-			return nil, fmt.Errorf("sgp: %s: %w", label, err)
-		}
+	case p.withTarget:
+		names, ds.TargetName = h[:len(h)-1], h[len(h)-1]
+	default:
+		names = h
+	}
+	// The header's names have been checked (headerError), except those
+	// of columns a selection took by position, for a model whose inputs
+	// have no names to match: such inputs keep none if they are named
+	// badly.
+	if named, err := x.WithNames(names); err == nil {
+		ds.X = named
+	} else if p.keep == nil {
+		return nil, fmt.Errorf("sgp: %s: %w", p.label, err)
 	}
 	return ds, nil
 }

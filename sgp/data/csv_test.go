@@ -17,9 +17,9 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
-// readCSVLines is the line-by-line reader that readCSVWith replaced (a
-// bufio.Scanner limited to maxLine bytes a line), kept as the reference
-// the parallel reader must agree with: the same rows, the same errors.
+// readCSVLines is a line-by-line reader (a bufio.Scanner limited to
+// maxLine bytes a line), the reference that the parallel reader
+// readCSVWith must agree with: the same rows, the same errors.
 func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, error) {
 	if label == "" {
 		label = "CSV input"

@@ -43,26 +43,8 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 		return nil, err
 	}
 	xs, ys := xv.RawData(), m.Targets()
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range xs {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
-	pad := 0.1 * (hi - lo)
-	if pad == 0 {
-		pad = 1
-	}
-	lo, hi = lo-pad, hi+pad
-
-	const ng = 400
-	grid := make([]float64, ng)
-	for i := range grid {
-		grid[i] = lo + (hi-lo)*float64(i)/(ng-1)
-	}
-	gx, err := kernel.NewVectors(ng, 1, grid)
-	if err != nil {
-		return nil, err
-	}
-	mean, vr, err := m.PredictNoisy(gx)
+	lo, hi := paddedRange(xs)
+	grid, mean, vr, err := predictGrid(m, lo, hi, 400)
 	if err != nil {
 		return nil, err
 	}
@@ -72,25 +54,10 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 	}
 	p := newPanel(title, "x", "y")
 	p.X.Min, p.X.Max = lo, hi
-
-	band := make(plotter.XYs, 0, 2*ng)
-	line := make(plotter.XYs, ng)
-	for i, x := range grid {
-		s := 2 * math.Sqrt(math.Max(vr[i], 0))
-		band = append(band, plotter.XY{X: x, Y: mean[i] + s})
-		line[i] = plotter.XY{X: x, Y: mean[i]}
-	}
-	for i := ng - 1; i >= 0; i-- {
-		s := 2 * math.Sqrt(math.Max(vr[i], 0))
-		band = append(band, plotter.XY{X: grid[i], Y: mean[i] - s})
-	}
-	poly, err := plotter.NewPolygon(band)
+	poly, band, ml, err := meanAndBand(grid, mean, vr)
 	if err != nil {
 		return nil, err
 	}
-	poly.Color = color.NRGBA{R: 0, G: 114, B: 178, A: 56}
-	poly.LineStyle.Width = 0
-
 	pts := make(plotter.XYs, len(ys))
 	for i, y := range ys {
 		pts[i] = plotter.XY{X: xs[i], Y: y}
@@ -100,13 +67,6 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 		return nil, err
 	}
 	sc.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 90}, Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}}
-
-	ml, err := plotter.NewLine(line)
-	if err != nil {
-		return nil, err
-	}
-	ml.LineStyle = draw.LineStyle{Color: palette(0), Width: vg.Points(2)}
-
 	ix := make([]float64, len(ind))
 	for i, j := range ind {
 		ix[i] = xs[j]
@@ -135,4 +95,62 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 	p.Legend.Add("±2σ (noisy y)", poly)
 	p.Legend.Add(fmt.Sprintf("inducing inputs (%d)", len(ind)), marks)
 	return newFigure("", figW, figH, []*plot.Plot{p}), nil
+}
+
+// paddedRange returns the range of xs padded by 10% of its width on each
+// side (by 1 for a single value).
+func paddedRange(xs []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range xs {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	pad := 0.1 * (hi - lo)
+	if pad == 0 {
+		pad = 1
+	}
+	return lo - pad, hi + pad
+}
+
+// predictGrid predicts with m at ng points evenly spaced on [lo, hi]: the
+// grid, the mean and the variance of a noisy observation.
+func predictGrid(m *sgp.Model, lo, hi float64, ng int) (grid, mean, vr []float64, err error) {
+	grid = make([]float64, ng)
+	for i := range grid {
+		grid[i] = lo + (hi-lo)*float64(i)/float64(ng-1)
+	}
+	gx, err := kernel.NewVectors(ng, 1, grid)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	mean, vr, err = m.PredictNoisy(gx)
+	return grid, mean, vr, err
+}
+
+// meanAndBand returns the ±2σ band around the mean as a polygon (with its
+// outline points) and the mean as a line.
+func meanAndBand(grid, mean, vr []float64) (*plotter.Polygon, plotter.XYs, *plotter.Line, error) {
+	ng := len(grid)
+	band := make(plotter.XYs, 0, 2*ng)
+	line := make(plotter.XYs, ng)
+	for i, x := range grid {
+		s := 2 * math.Sqrt(math.Max(vr[i], 0))
+		band = append(band, plotter.XY{X: x, Y: mean[i] + s})
+		line[i] = plotter.XY{X: x, Y: mean[i]}
+	}
+	for i := ng - 1; i >= 0; i-- {
+		s := 2 * math.Sqrt(math.Max(vr[i], 0))
+		band = append(band, plotter.XY{X: grid[i], Y: mean[i] - s})
+	}
+	poly, err := plotter.NewPolygon(band)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	poly.Color = color.NRGBA{R: 0, G: 114, B: 178, A: 56}
+	poly.LineStyle.Width = 0
+	ml, err := plotter.NewLine(line)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ml.LineStyle = draw.LineStyle{Color: palette(0), Width: vg.Points(2)}
+	return poly, band, ml, nil
 }

@@ -50,8 +50,8 @@ func kindCases() []kindCase {
 	}
 }
 
-// TestKindsConformance runs the conformance suite on every new kind of
-// kernel and on sums and products of them: hyperparameter and input
+// TestKindsConformance runs the conformance suite on every kernel beyond
+// RBF and on sums and products of them: hyperparameter and input
 // gradients against finite differences, symmetry, positive
 // semi-definiteness, the block paths against the columns, concurrency.
 func TestKindsConformance(t *testing.T) {
@@ -64,7 +64,7 @@ func TestKindsConformance(t *testing.T) {
 	}
 }
 
-// TestKindsAgainstOracle checks Column, Diag and CrossT of every new kind
+// TestKindsAgainstOracle checks Column, Diag and CrossT of every kind beyond RBF
 // against naive's formulas, to 1e-13 of the kernel's scale, at inputs near
 // each other, far apart and coinciding.
 func TestKindsAgainstOracle(t *testing.T) {
@@ -177,7 +177,7 @@ func TestKindsDisplay(t *testing.T) {
 	}
 }
 
-// TestParseKinds: the specifications of the new kernels and their sums
+// TestParseKinds: the specifications of the kernels beyond RBF and their sums
 // and products give the kernels they name, with starting hyperparameters
 // from the data: a sum's terms share var(y), a product's first factor
 // has it.

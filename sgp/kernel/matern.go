@@ -199,7 +199,7 @@ func (k *Matern) value(s float64) float64 {
 	return v
 }
 
-// Column sets dst[i−lo] = κ(x_i, y_j), rbfTile rows at a time.
+// Column sets dst[i−lo] = κ(x_i, y_j), in tiles of rows.
 func (k *Matern) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
 	stationaryColumn(dst, x.(*Vectors), lo, hi, y.(*Vectors).Row(j), k.invLS, k.profile)
 }
@@ -237,17 +237,17 @@ func (k *Matern) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 	grad[0] += sum(w[:hi-lo]) * k.variance
 }
 
-// CrossT evaluates the block from the squared scaled distances
-// (scaledCrossT), with e^{−a} four values at a time (asm.ExpRow).
+// CrossT evaluates the block from the squared scaled distances, with
+// e^{−a} four values at a time where the CPU has AVX2.
 func (k *Matern) CrossT(dst []float64, x, y Inputs, cols []int) {
 	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
 }
 
 // AddGradBlockT sums the derivatives as RBF's, with ψ formed from the
-// squared scaled distances tile by tile (scaledGradDistT): one more pass
-// of distances than RBF's, O(n·m·d), and no n×m block. ψ is psiProfile's
-// for ν = 3/2 and 5/2, and κ/a from the values kv for ν = 1/2 (0 at
-// a = 0), which needs no exponential.
+// squared scaled distances tile by tile, in parallel: one more pass of
+// distances than RBF's, O(n·m·d), and no n×m block. ψ is the profile's
+// derivative for ν = 3/2 and 5/2, and κ/a from the values kv for ν = 1/2
+// (0 at a = 0), which needs no exponential.
 func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	psiFn := func(psi, s, _, _ []float64) float64 {
 		k.psiProfile(psi, s)
@@ -271,7 +271,7 @@ func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols [
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
 // of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
-// of κ (scaledInputGradT); for ν = 1/2, ψ = 0 where an input coincides
+// of κ; for ν = 1/2, ψ = 0 where an input coincides
 // with an inducing input (see Matern).
 func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	cols := seqCols(z.n)
@@ -401,7 +401,7 @@ func (k *RQ) value(s float64) float64 {
 	return k.variance * math.Exp(-k.alpha*math.Log1p(s*(0.5/k.alpha)))
 }
 
-// Column sets dst[i−lo] = κ(x_i, y_j), rbfTile rows at a time.
+// Column sets dst[i−lo] = κ(x_i, y_j), in tiles of rows.
 func (k *RQ) Column(dst []float64, x Inputs, lo, hi int, y Inputs, j int) {
 	stationaryColumn(dst, x.(*Vectors), lo, hi, y.(*Vectors).Row(j), k.invLS, k.profile)
 }
@@ -456,18 +456,18 @@ func (k *RQ) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 	grad[0] += sum(w[:hi-lo]) * k.variance
 }
 
-// CrossT evaluates the block from the squared scaled distances
-// (scaledCrossT), with the logarithm and the exponential fused, four
-// values at a time (asm.RQRow).
+// CrossT evaluates the block from the squared scaled distances, with the
+// logarithm and the exponential fused, four values at a time where the
+// CPU has AVX2 (asm.RQRow).
 func (k *RQ) CrossT(dst []float64, x, y Inputs, cols []int) {
 	scaledCrossT(dst, x.(*Vectors), y.(*Vectors), cols, k.invLS, k.profile)
 }
 
 // AddGradBlockT forms ψ and ∂κ/∂log α from the squared scaled distances
-// tile by tile and sums the derivatives as RBF's (scaledGradDistT): the
-// logarithm once per value (asm.Log1pRow) serves ψ (asm.ExpRow) and
-// ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u)) = α·(κ − ψ − κ·log(1 + u)),
-// since κ·u/(1 + u) = κ − κ/(1 + u) = κ − ψ, without a division.
+// tile by tile and sums the derivatives as RBF's: the logarithm once per
+// value serves ψ and ∂κ/∂log α = κ·α·(u/(1 + u) − log(1 + u)) =
+// α·(κ − ψ − κ·log(1 + u)), since κ·u/(1 + u) = κ − κ/(1 + u) = κ − ψ,
+// without a division.
 func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	a := k.alpha
 	toU, fromE := 0.5/a, 1/(2*(a+1)) // u = s·toU; log(1 + u) = e·fromE
@@ -488,7 +488,7 @@ func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
 // of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
-// of κ (scaledInputGradT).
+// of κ.
 func (k *RQ) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	cols := seqCols(z.n)
 	px := psiT(x, z, cols, k.invLS, k.psiProfile)

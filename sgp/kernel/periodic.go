@@ -328,8 +328,10 @@ func (k *Periodic) pairGrad(g []float64, w, kv float64, ua, ub []float64, a, b [
 	}
 }
 
-// AddGrad adds the weighted kernel derivatives to grad (see pairGrad;
-// ∂κ/∂log V = κ).
+// AddGrad adds the weighted kernel derivatives to grad: ∂κ/∂log V = κ,
+// ∂κ/∂log ℓ_t = κ·sin²(πδ_t/p_t)/ℓ_t² and ∂κ/∂log p_t =
+// κ·sin(2πδ_t/p_t)·πδ_t/(2 p_t ℓ_t²) at δ = x − x′, read off the embedded
+// inputs.
 func (k *Periodic) AddGrad(grad, w []float64, x Inputs, lo, hi int, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
 	ux := k.embed(xv, seqRange(lo, hi))
@@ -353,17 +355,16 @@ func (k *Periodic) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 	grad[0] += sum(w[:hi-lo]) * k.variance
 }
 
-// CrossT evaluates the block as RBF's of the embedded inputs
-// (scaledCrossT, asm.ExpRow).
+// CrossT evaluates the block as RBF's of the embedded inputs.
 func (k *Periodic) CrossT(dst []float64, x, y Inputs, cols []int) {
 	ux := k.embed(x.(*Vectors), nil)
 	uy := k.embed(y.(*Vectors), cols)
 	scaledCrossT(dst, ux, uy, seqCols(len(cols)), k.invLS2, k.profile)
 }
 
-// AddGradBlockT adds the weighted derivatives given the values kv (see
-// pairGrad), in parallel over the inducing points, each point's sums
-// added in order.
+// AddGradBlockT adds the weighted derivatives given the values kv, as
+// AddGrad, in parallel over the inducing points, each point's sums added
+// in order.
 func (k *Periodic) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	xv, yv := x.(*Vectors), y.(*Vectors)
 	n, m, np := xv.n, len(cols), k.NumParams()

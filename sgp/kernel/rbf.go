@@ -181,11 +181,11 @@ func (k *RBF) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 // (max − min)/2 of the inputs (1 where the inputs are constant).
 //
 // Where a few outlying inputs stretch a dimension's range more than
-// outlierStretch times its central 90% (from the 5th to the 95th
-// percentile), the lengthscale is half that central spread instead: with
-// 10 of 500 inputs at 10⁵ and the rest in [−3, 3], the range's lengthscale
-// made the kernel see the 490 as one point, only 2 inducing points were
-// admitted and the fit explained everything as noise.
+// four times its central 90% (from the 5th to the 95th percentile), the
+// lengthscale is half that central spread instead: with 10 of 500 inputs
+// at 10⁵ and the rest in [−3, 3], the range's lengthscale would make the
+// kernel see the 490 as one point, admit only 2 inducing points and
+// explain everything as noise.
 func NewRBFFromData(x *Vectors, y []float64) *RBF {
 	ls := make([]float64, x.d)
 	col := make([]float64, 0, min(x.n, quantileSample))
@@ -220,7 +220,7 @@ func NewRBFFromData(x *Vectors, y []float64) *RBF {
 }
 
 // CrossT evaluates the block as V·exp(−r²/2) of the squared distances r²
-// of the inputs scaled by 1/ℓ (scaledCrossT), four values at a time with
+// of the inputs scaled by 1/ℓ, four values at a time with
 // AVX2 where the CPU has it (asm.ExpRow, within a few units in the last
 // place of math.Exp, the same bits as its Go loop).
 func (k *RBF) CrossT(dst []float64, x, y Inputs, cols []int) {
@@ -229,7 +229,7 @@ func (k *RBF) CrossT(dst []float64, x, y Inputs, cols []int) {
 }
 
 // AddGradBlockT uses ∂κ/∂log V = κ and ∂κ/∂log ℓ_t = κ·(x̃_t − z̃_t)²
-// with x̃ = x/ℓ (scaledGradT, with the values κ as ψ): cost O(n·m·d),
+// with x̃ = x/ℓ: cost O(n·m·d),
 // split over the inducing points.
 func (k *RBF) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
 	scaledGradT(grad, w, kv, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS)
@@ -241,7 +241,7 @@ func (k *RBF) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []in
 //	∂F/∂z_ct = Σ_i H_ci (x_it − z_ct)/ℓ_t² + Σ_b (W_cb + W_bc) K_cb (z_bt − z_ct)/ℓ_t²
 //
 // since ∂κ(x, z)/∂z_t = κ·(x_t − z_t)/ℓ_t², where W_cb = wz[c·m+b] and
-// K_cb = kz[c·m+b] (scaledInputGradT, with the values κ as ψ).
+// K_cb = kz[c·m+b].
 func (k *RBF) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	scaledInputGradT(gz, wx, kx, wz, kz, x, z, k.invLS)
 }

@@ -122,8 +122,8 @@ func wlFeaturesOf(gs *Graphs, h int) *wlFeatures {
 // a sum of h+1 graph kernels with h+1 variances, as the sum of 14 graph
 // kernels of Cao et al. (2013, §5) on BindingDB. Both are positive
 // semi-definite (inner products of feature vectors) with κ(G, G) = V, resp.
-// Σ V_d. Edge labels (bond types) enter the relabelling; see wlLabels for
-// the hashed labels, which need no state shared between training and test
+// Σ V_d. Edge labels (bond types) enter the relabelling; the labels are
+// hashed, so that they need no state shared between training and test
 // graphs. An empty graph is alike to empty graphs only.
 //
 // Its hyperparameters, in θ order, are log V, or log V₀, …, log V_h. It
@@ -131,9 +131,9 @@ func wlFeaturesOf(gs *Graphs, h int) *wlFeatures {
 // *Graphs and h, O(h·(|V| + |E| log Δ)) per graph, and kept in the inputs
 // with an inverted index (label → graphs) built on first use. A column
 // κ(x_lo…x_hi, y_j) then costs O(Σ_{labels ℓ of y_j} #graphs holding ℓ),
-// about 25 ns per kernel value (40 ns per depth) on the thrombin molecules
-// with h = 3; row ranges of fewer than 16 use one merge of the two sorted
-// count vectors per value, O(nnz), about 560 ns.
+// which touches only the graphs that share a label with y_j; row ranges
+// of fewer than 16 use one merge of the two sorted count vectors per
+// value, O(nnz).
 type WL struct {
 	h        int
 	perDepth bool

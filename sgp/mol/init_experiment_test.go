@@ -207,7 +207,7 @@ func TestInitExperiment(t *testing.T) {
 						set.name, m, seed, me.name, res.Objective, smse, res.Elapsed.Seconds(), res.Epochs, res.Status, match)
 				}
 				// CholQR from the forward start, stopped at twice the time
-				// Titsias-16 took on this seed (a hard deadline: the fit is
+				// of Titsias-16's fit on this seed (a hard deadline: the fit is
 				// cancelled mid-epoch and predicts with the state it has).
 				if tc := cells["Titsias-16"]; tc != nil && want("SGP_INIT_METHODS", "CholQR-forward") {
 					limit := 2 * time.Duration(tc.sec[len(tc.sec)-1]*float64(time.Second))

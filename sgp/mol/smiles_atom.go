@@ -47,6 +47,9 @@ func (p *smilesParser) atom() (smilesAtom, error) {
 }
 
 // bracketAtom reads [isotope? symbol chiral? hcount? charge? class?].
+// The label is the element symbol with the charge; the isotope, the
+// chirality, the hydrogen count and the class are read but not
+// represented.
 func (p *smilesParser) bracketAtom() (smilesAtom, error) {
 	s := p.s
 	open := p.pos
@@ -56,9 +59,57 @@ func (p *smilesParser) bracketAtom() (smilesAtom, error) {
 	}
 	end += open
 	p.pos++
-	for p.pos < end && isDigit(s[p.pos]) { // isotope
+	p.skipDigits(end) // isotope
+	a, err := p.bracketSymbol(end)
+	if err != nil {
+		return a, err
+	}
+	if err := p.chirality(end); err != nil {
+		return a, err
+	}
+	// Hydrogen count: H, H2, ….
+	if p.pos < end && s[p.pos] == 'H' {
+		p.pos++
+		p.skipDigits(end)
+	}
+	charge, err := p.charge(end)
+	if err != nil {
+		return a, err
+	}
+	// Atom class: :n.
+	if p.pos < end && s[p.pos] == ':' {
+		p.pos++
+		if p.pos >= end || !isDigit(s[p.pos]) {
+			return a, p.fail(p.pos, "atom class ':' needs a number")
+		}
+		p.skipDigits(end)
+	}
+	if p.pos != end {
+		return a, p.fail(p.pos, "unexpected %q in bracket atom %s", s[p.pos], shortText(s[open:end+1], 30))
+	}
+	p.pos = end + 1
+	switch {
+	case charge == 1:
+		a.label += "+"
+	case charge == -1:
+		a.label += "-"
+	case charge != 0:
+		a.label += fmt.Sprintf("%+d", charge)
+	}
+	return a, nil
+}
+
+// skipDigits moves past the digits at the position, up to end.
+func (p *smilesParser) skipDigits(end int) {
+	for p.pos < end && isDigit(p.s[p.pos]) {
 		p.pos++
 	}
+}
+
+// bracketSymbol reads the element symbol of a bracket atom ending at end:
+// '*', an aromatic symbol (b c n o p s se as te) or an element.
+func (p *smilesParser) bracketSymbol(end int) (smilesAtom, error) {
+	s := p.s
 	var a smilesAtom
 	switch {
 	case p.pos >= end:
@@ -93,78 +144,59 @@ func (p *smilesParser) bracketAtom() (smilesAtom, error) {
 	default:
 		return a, p.fail(p.pos, "bracket atom has no element symbol")
 	}
-	// Chirality: @, @@, @TH1, @AL2, @SP3, @TB12, @OH30.
+	return a, nil
+}
+
+// chirality reads a chirality mark, if any: @, @@, @TH1, @AL2, @SP3,
+// @TB12, @OH30.
+func (p *smilesParser) chirality(end int) error {
+	s := p.s
+	if p.pos >= end || s[p.pos] != '@' {
+		return nil
+	}
+	p.pos++
 	if p.pos < end && s[p.pos] == '@' {
 		p.pos++
-		if p.pos < end && s[p.pos] == '@' {
-			p.pos++
-		} else if p.pos+1 < end && isChiralClass(s[p.pos:p.pos+2]) {
-			p.pos += 2
-			if p.pos >= end || !isDigit(s[p.pos]) {
-				return a, p.fail(p.pos, "chirality class needs a number")
-			}
-			for p.pos < end && isDigit(s[p.pos]) {
-				p.pos++
-			}
-		}
-	}
-	// Hydrogen count: H, H2, … (not represented).
-	if p.pos < end && s[p.pos] == 'H' {
-		p.pos++
-		for p.pos < end && isDigit(s[p.pos]) {
-			p.pos++
-		}
-	}
-	// Charge: +, -, ++, --, +2, -3.
-	charge := 0
-	if p.pos < end && (s[p.pos] == '+' || s[p.pos] == '-') {
-		sign := 1
-		if s[p.pos] == '-' {
-			sign = -1
-		}
-		sym := s[p.pos]
-		p.pos++
-		switch {
-		case p.pos < end && isDigit(s[p.pos]):
-			for p.pos < end && isDigit(s[p.pos]) {
-				charge = 10*charge + int(s[p.pos]-'0')
-				p.pos++
-			}
-			if charge > 15 {
-				return a, p.fail(p.pos-1, "charge %c%d is out of range", sym, charge)
-			}
-		default:
-			charge = 1
-			for p.pos < end && s[p.pos] == sym {
-				charge++
-				p.pos++
-			}
-		}
-		charge *= sign
-	}
-	// Atom class: :n (not represented).
-	if p.pos < end && s[p.pos] == ':' {
-		p.pos++
+	} else if p.pos+1 < end && isChiralClass(s[p.pos:p.pos+2]) {
+		p.pos += 2
 		if p.pos >= end || !isDigit(s[p.pos]) {
-			return a, p.fail(p.pos, "atom class ':' needs a number")
+			return p.fail(p.pos, "chirality class needs a number")
 		}
+		p.skipDigits(end)
+	}
+	return nil
+}
+
+// charge reads a charge, if any: +, -, ++, --, +2, -3 (at most 15).
+func (p *smilesParser) charge(end int) (int, error) {
+	s := p.s
+	if p.pos >= end || (s[p.pos] != '+' && s[p.pos] != '-') {
+		return 0, nil
+	}
+	sign := 1
+	if s[p.pos] == '-' {
+		sign = -1
+	}
+	sym := s[p.pos]
+	p.pos++
+	charge := 0
+	switch {
+	case p.pos < end && isDigit(s[p.pos]):
 		for p.pos < end && isDigit(s[p.pos]) {
+			charge = 10*charge + int(s[p.pos]-'0')
+			p.pos++
+		}
+		if charge > 15 {
+			return 0, p.fail(p.pos-1, "charge %c%d is out of range", sym, charge)
+		}
+	default:
+		charge = 1
+		for p.pos < end && s[p.pos] == sym {
+			charge++
 			p.pos++
 		}
 	}
-	if p.pos != end {
-		return a, p.fail(p.pos, "unexpected %q in bracket atom %s", s[p.pos], shortText(s[open:end+1], 30))
-	}
-	p.pos = end + 1
-	switch {
-	case charge == 1:
-		a.label += "+"
-	case charge == -1:
-		a.label += "-"
-	case charge != 0:
-		a.label += fmt.Sprintf("%+d", charge)
-	}
-	return a, nil
+	return sign * charge, nil
 }
 
 // isChiralClass reports whether c is a chirality class of OpenSMILES.

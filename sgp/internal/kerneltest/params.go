@@ -16,8 +16,14 @@ import (
 // and SetParams.
 func testParams(t *testing.T, k kernel.Kernel, x kernel.Inputs, theta0 []float64, rnd *rand.Rand) {
 	defer k.SetParams(theta0)
-	np := k.NumParams()
+	testParamsRead(t, k)
+	testParamsSet(t, k, x, theta0, rnd)
+}
 
+// testParamsRead checks what reading the hyperparameters gives: counts,
+// names and Params into a given slice.
+func testParamsRead(t *testing.T, k kernel.Kernel) {
+	np := k.NumParams()
 	t.Run("Count", func(t *testing.T) {
 		if got := len(k.ParamNames()); got != np {
 			t.Errorf("len(ParamNames()) = %d, NumParams() = %d", got, np)
@@ -60,6 +66,14 @@ func testParams(t *testing.T, k kernel.Kernel, x kernel.Inputs, theta0 []float64
 		}
 	})
 
+}
+
+// testParamsSet checks setting the hyperparameters: no aliasing of the
+// slices, SetParams(Params(nil)) changing no value, SetParams then Params
+// giving θ back, and a wrong length panicking without changing the
+// kernel.
+func testParamsSet(t *testing.T, k kernel.Kernel, x kernel.Inputs, theta0 []float64, rnd *rand.Rand) {
+	np := k.NumParams()
 	t.Run("NoAliasing", func(t *testing.T) {
 		defer k.SetParams(theta0)
 		got := k.Params(nil)

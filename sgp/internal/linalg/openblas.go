@@ -44,6 +44,8 @@ func loadOpenBLAS(names []string) (*backend, error) {
 	return nil, fmt.Errorf("cannot load OpenBLAS: %w", errors.Join(errs...))
 }
 
+// openOne loads the library name, checks that it exports the routines
+// used here, binds them and sets OpenBLAS to one thread.
 func openOne(name string) (_ *backend, err error) {
 	lib, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
@@ -60,9 +62,9 @@ func openOne(name string) (_ *backend, err error) {
 		}
 	}
 	var (
-		gemm       func(order, ta, tb, m, n, k int32, alpha float64, a *float64, lda int32, b *float64, ldb int32, beta float64, c *float64, ldc int32)
-		syrk       func(order, uplo, trans, n, k int32, alpha float64, a *float64, lda int32, beta float64, c *float64, ldc int32)
-		trsm       func(order, side, uplo, trans, diag, m, n int32, alpha float64, a *float64, lda int32, b *float64, ldb int32)
+		gemm       cblasGemm
+		syrk       cblasSyrk
+		trsm       cblasTrsm
 		setThreads func(n int32)
 	)
 	purego.RegisterLibFunc(&gemm, lib, "cblas_dgemm")
@@ -70,7 +72,22 @@ func openOne(name string) (_ *backend, err error) {
 	purego.RegisterLibFunc(&trsm, lib, "cblas_dtrsm")
 	purego.RegisterLibFunc(&setThreads, lib, "openblas_set_num_threads")
 	setThreads(1)
+	b := cblasBackend(gemm, syrk, trsm)
+	b.name = fmt.Sprintf("%s (runtime, %s)", openBLASVersion(lib), name)
+	b.dpotrf, b.dpotri = lapackCholesky(lib)
+	return b, nil
+}
 
+// The CBLAS routines used here, as purego binds them.
+type (
+	cblasGemm func(order, ta, tb, m, n, k int32, alpha float64, a *float64, lda int32, b *float64, ldb int32, beta float64, c *float64, ldc int32)
+	cblasSyrk func(order, uplo, trans, n, k int32, alpha float64, a *float64, lda int32, beta float64, c *float64, ldc int32)
+	cblasTrsm func(order, side, uplo, trans, diag, m, n int32, alpha float64, a *float64, lda int32, b *float64, ldb int32)
+)
+
+// openBLASVersion returns "openblas" with the library's version and core
+// name where it reports them.
+func openBLASVersion(lib uintptr) string {
 	version := "openblas"
 	if _, e := purego.Dlsym(lib, "openblas_get_config"); e == nil {
 		var config func() string
@@ -87,22 +104,23 @@ func openOne(name string) (_ *backend, err error) {
 			version += " " + c
 		}
 	}
-	// LAPACK's Cholesky routines through their Fortran interface
-	// (column-major, arguments by reference; OpenBLAS builds them with its
-	// own level-3 kernels). Row-major lower is column-major upper. The
-	// trailing argument is the hidden length of the character argument
-	// that gfortran-compiled routines expect; C implementations ignore it.
-	var potrf, potri func(uplo *byte, n *int32, a *float64, lda *int32, info *int32, uplen uintptr)
-	if _, e := purego.Dlsym(lib, "dpotrf_"); e == nil {
-		purego.RegisterLibFunc(&potrf, lib, "dpotrf_")
-	}
-	if _, e := purego.Dlsym(lib, "dpotri_"); e == nil {
-		purego.RegisterLibFunc(&potri, lib, "dpotri_")
-	}
-	lapackCall := func(fn func(*byte, *int32, *float64, *int32, *int32, uintptr)) func(blas.Uplo, int, []float64, int) bool {
-		if fn == nil {
+	return version
+}
+
+// lapackCholesky binds LAPACK's Cholesky routines through their Fortran
+// interface (column-major, arguments by reference; OpenBLAS builds them
+// with its own level-3 kernels), nil for a routine the library lacks.
+// Row-major lower is column-major upper. The trailing argument is the
+// hidden length of the character argument that gfortran-compiled routines
+// expect; C implementations ignore it.
+func lapackCholesky(lib uintptr) (potrf, potri func(blas.Uplo, int, []float64, int) bool) {
+	type routine func(uplo *byte, n *int32, a *float64, lda *int32, info *int32, uplen uintptr)
+	bind := func(sym string) func(blas.Uplo, int, []float64, int) bool {
+		if _, e := purego.Dlsym(lib, sym); e != nil {
 			return nil
 		}
+		var fn routine
+		purego.RegisterLibFunc(&fn, lib, sym)
 		return func(uplo blas.Uplo, n int, a []float64, lda int) bool {
 			u := byte('L')
 			if uplo == blas.Lower {
@@ -114,6 +132,12 @@ func openOne(name string) (_ *backend, err error) {
 			return info == 0
 		}
 	}
+	return bind("dpotrf_"), bind("dpotri_")
+}
+
+// cblasBackend returns the backend's level-3 products through CBLAS in
+// row-major order; zero-size products are done here.
+func cblasBackend(gemm cblasGemm, syrk cblasSyrk, trsm cblasTrsm) *backend {
 	// Zero-size calls return before reaching the library, so &x[0] exists.
 	p := func(x []float64) *float64 { return unsafe.SliceData(x) }
 	tr := func(t bool) int32 {
@@ -123,9 +147,6 @@ func openOne(name string) (_ *backend, err error) {
 		return cblasNoTrans
 	}
 	return &backend{
-		name:   fmt.Sprintf("%s (runtime, %s)", version, name),
-		dpotrf: lapackCall(potrf),
-		dpotri: lapackCall(potri),
 		dgemm: func(ta, tb bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 			if m == 0 || n == 0 {
 				return
@@ -172,5 +193,5 @@ func openOne(name string) (_ *backend, err error) {
 			}
 			trsm(cblasRowMajor, s, u, t, cblasNonUnit, int32(m), int32(n), 1, p(a), int32(lda), p(b), int32(ldb))
 		},
-	}, nil
+	}
 }

@@ -50,12 +50,12 @@ func tableCSV(t *testing.T, dir, file string, d *data.Dataset, names []string, p
 }
 
 // TestPredictColumnNames: a model fit on a CSV file with a header knows
-// its columns by name (issue 29 §1). predict reads an input with the same
+// its columns by name. predict reads an input with the same
 // header in another order in the model's order; a missing or unknown
 // column, --input-column naming other columns, a headerless input without
 // --no-header, a pandas index column, are errors naming them (exit 1),
 // not predictions from the wrong columns. The target column
-// is not read, so NA, nan or nothing there is no error (issue 30 §5),
+// is not read, so NA, nan or nothing there is no error,
 // with a header or without (d+1 columns). fit --test matches the test
 // file's columns by name too.
 func TestPredictColumnNames(t *testing.T) {

@@ -133,37 +133,74 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	lim.recordDone(1)
+	lay, err := chooseColumns(path, header, inputCols, targetCol, where, withTarget)
+	if err != nil {
+		return nil, err
+	}
+	cells, y, lines, err := lay.readRows(r, lim, path)
+	if err != nil {
+		return nil, err
+	}
+	x, err := inputsFromCells(path, kernelSpec, cells, lines)
+	if err != nil {
+		return nil, err
+	}
+	fd := &fitData{x: x, y: y, path: path, dim: len(lay.in)}
+	for _, i := range lay.in {
+		fd.names = append(fd.names, headerName(header[i]))
+	}
+	if lay.target >= 0 {
+		fd.target = headerName(header[lay.target])
+	}
+	return fd, nil
+}
+
+// headerName is a header cell as a column's name: without spaces around
+// it or a byte-order mark before it.
+func headerName(h string) string { return strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) }
+
+// columnLayout says which columns of a CSV file readColumns reads.
+type columnLayout struct {
+	fields int    // the header's number of columns
+	in     []int  // the input columns
+	target int    // the target column, −1 for none
+	where  int    // the --where column, −1 for none
+	value  string // the --where value
+}
+
+// chooseColumns finds in the header the input columns (all but the
+// target if inputCols is empty), the target column (targetCol, the last
+// by default, none without withTarget) and the --where column.
+func chooseColumns(path string, header, inputCols []string, targetCol, where string, withTarget bool) (*columnLayout, error) {
 	col := make(map[string]int, len(header))
 	for i, h := range header {
-		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+		col[headerName(h)] = i
 	}
-	wi, wv := -1, ""
+	lay := &columnLayout{fields: len(header), target: len(header) - 1, where: -1}
 	if where != "" {
 		name, val, ok := strings.Cut(where, "=")
 		i, found := col[strings.TrimSpace(name)]
 		if !ok || !found {
 			return nil, fmt.Errorf("%s: --where %q must be COLUMN=VALUE with a column of the header", path, where)
 		}
-		wi, wv = i, val
+		lay.where, lay.value = i, val
 	}
-	ti := len(header) - 1
 	if !withTarget {
-		ti = -1
+		lay.target = -1
 	}
 	if withTarget && targetCol != "" {
 		var ok bool
-		if ti, ok = col[targetCol]; !ok {
+		if lay.target, ok = col[targetCol]; !ok {
 			return nil, fmt.Errorf("%s: no column %q (columns: %s)", path, targetCol, columnNames(header))
 		}
 	}
-	var in []int
 	if len(inputCols) == 0 {
 		for i := range header {
-			if i != ti {
-				in = append(in, i)
+			if i != lay.target {
+				lay.in = append(lay.in, i)
 			}
 		}
-		if len(header) > 1 && strings.TrimSpace(header[0]) == "" && ti != 0 {
+		if len(header) > 1 && strings.TrimSpace(header[0]) == "" && lay.target != 0 {
 			return nil, fmt.Errorf("%s: the header's first column has no name: it is the row index that pandas' DataFrame.to_csv() writes; write the file with to_csv(index=False), drop that column, or name the inputs with --input-column", path)
 		}
 	}
@@ -172,42 +209,47 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		if !ok {
 			return nil, fmt.Errorf("%s: no column %q (columns: %s)", path, name, columnNames(header))
 		}
-		if i == ti {
+		if i == lay.target {
 			return nil, fmt.Errorf("%s: column %q is both an input and the target", path, name)
 		}
-		in = append(in, i)
+		lay.in = append(lay.in, i)
 	}
-	if len(in) == 0 {
+	if len(lay.in) == 0 {
 		return nil, fmt.Errorf("%s: no input columns", path)
 	}
-	var cells [][]string
-	var y []float64
+	return lay, nil
+}
+
+// readRows reads the data rows after the header: the input cells and,
+// with a target column, the targets, with the file line of each row kept.
+// Rows of the wrong length and targets that are not finite numbers are
+// reported all in one error, the first five by their line.
+func (lay *columnLayout) readRows(r *csv.Reader, lim *lineLimit, path string) (cells [][]string, y []float64, lines []int, err error) {
 	var bad []string
-	var lines []int // the file line of each kept row
 	err = data.EachRecord(r, path, func(rec []string, line int) error {
 		lim.recordDone(line)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			return nil
 		}
-		if len(rec) != len(header) {
-			bad = append(bad, fmt.Sprintf("line %d: %d fields, the header has %d", line, len(rec), len(header)))
+		if len(rec) != lay.fields {
+			bad = append(bad, fmt.Sprintf("line %d: %d fields, the header has %d", line, len(rec), lay.fields))
 			return nil
 		}
-		if wi >= 0 && strings.TrimSpace(rec[wi]) != wv {
+		if lay.where >= 0 && strings.TrimSpace(rec[lay.where]) != lay.value {
 			return nil
 		}
-		row := make([]string, len(in))
-		for k, i := range in {
+		row := make([]string, len(lay.in))
+		for k, i := range lay.in {
 			row[k] = rec[i]
 		}
-		if !withTarget {
+		if lay.target < 0 {
 			cells = append(cells, row)
 			lines = append(lines, line)
 			return nil
 		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rec[ti]), 64)
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[lay.target]), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			bad = append(bad, fmt.Sprintf("line %d: target %q is not a finite number", line, shorten(rec[ti])))
+			bad = append(bad, fmt.Sprintf("line %d: target %q is not a finite number", line, shorten(rec[lay.target])))
 			return nil
 		}
 		cells = append(cells, row)
@@ -216,7 +258,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if len(bad) > 0 {
 		more := ""
@@ -224,11 +266,18 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 			more = fmt.Sprintf(" (and %d more rows)", len(bad)-5)
 			bad = bad[:5]
 		}
-		return nil, fmt.Errorf("%s: unparsable rows: %s%s", path, strings.Join(bad, "; "), more)
+		return nil, nil, nil, fmt.Errorf("%s: unparsable rows: %s%s", path, strings.Join(bad, "; "), more)
 	}
 	if len(cells) == 0 {
-		return nil, fmt.Errorf("%s: no data rows", path)
+		return nil, nil, nil, fmt.Errorf("%s: no data rows", path)
 	}
+	return cells, y, lines, nil
+}
+
+// inputsFromCells turns the cells into the kernel's kind of inputs
+// (mol.InputsFromCells), naming a row that cannot be read by its line in
+// the file.
+func inputsFromCells(path, kernelSpec string, cells [][]string, lines []int) (kernel.Inputs, error) {
 	x, err := mol.InputsFromCells(kernelSpec, cells)
 	if err != nil {
 		var re *mol.RowErrors
@@ -245,14 +294,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	fd := &fitData{x: x, y: y, path: path, dim: len(in)}
-	for _, i := range in {
-		fd.names = append(fd.names, strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff")))
-	}
-	if ti >= 0 {
-		fd.target = strings.TrimSpace(strings.TrimPrefix(header[ti], "\ufeff"))
-	}
-	return fd, nil
+	return x, nil
 }
 
 // columnNames lists a header row's names for an error message: at most

@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
-// TestEvalKinds: eval computes the objective of the new kernels and of
+// TestEvalKinds: eval computes the objective of the kernels beyond RBF and of
 // sums and products at the hyperparameters it is given, as a dense
 // oracle written from the kernels' formulas does; a kernel whose
 // hyperparameters are not all given, or given for a kernel without them,
@@ -119,7 +119,7 @@ func TestEvalKinds(t *testing.T) {
 	}
 }
 
-// TestFitKinds: fit takes the new kernels and their sums and products on
+// TestFitKinds: fit takes the kernels beyond RBF and their sums and products on
 // numeric columns, reports the kernel at its fitted hyperparameters in
 // its display and JSON, saves a model that predict reads back, picks the
 // hybrid selector for kernels with lengthscales, and refuses the hybrid

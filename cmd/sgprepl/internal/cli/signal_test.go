@@ -75,8 +75,8 @@ func (l *lockedBuffer) String() string {
 // sgpr-continuous must stop and exit 130 (cli.go's exitInterrupted, which
 // the help promises) with the "interrupted" line, never 0 or a crash.
 // SIGTERM (as timeout, Slurm, docker stop and systemd send it) must do the
-// same with exit status 143 and save the partial model (it ended the
-// process at once: no model, no line).
+// same with exit status 143 and save the partial model, not end the
+// process at once with no model and no line.
 //
 // The test set is a named pipe: the binary blocks opening it after
 // cmd/sgprepl/main.go has installed its SIGINT handling

@@ -9,12 +9,12 @@ import (
 	"github.com/cholqr/sgp/sgp/data"
 )
 
-// TestCGPhaseTerminates is the regression test of a gradient phase that
-// never ended: its line search kept asking for points already evaluated
-// (or beyond the step cap), which are answered without an evaluation and
-// so never reached the evaluation budget (SyntheticARD(2000, 1000, 8, 7),
-// m = 16, seed 2, epoch 20 from the forward start). Requests are now
-// bounded too (maxCallsPerEval).
+// TestCGPhaseTerminates: a gradient phase ends even when its line search
+// keeps asking for points already evaluated (or beyond the step cap),
+// which are answered without an evaluation and so do not count against
+// the evaluation budget: the requests are bounded too (maxCallsPerEval).
+// The case is SyntheticARD(2000, 1000, 8, 7), m = 16, seed 2, whose
+// epoch 20 from the forward start asks for such points.
 func TestCGPhaseTerminates(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
