@@ -49,7 +49,7 @@ import (
 // Where the mean is identified (1ᵀΣ⁻¹1 ≫ 1/τ²) this is the GLS estimate;
 // where it is not, it shrinks to ȳ. Like GLS it is equivariant under a
 // shift and a scaling of the targets (ȳ and τ shift and scale with them),
-// so fits of y + c and s·y are fits of y moved and scaled. docs/mean.md
+// so fits of y + c and s·y are fits of y moved and scaled. docs/defaults.md
 // gives the measurements behind the choice.
 //
 // The zero value is MeanConstant.
