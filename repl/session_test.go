@@ -547,7 +547,7 @@ func TestSgpDisplay(t *testing.T) {
 	}{
 		{"Model", m.String(), []string{"sgp.Model\n", "\n  n                     60", "\n  inducing points       5 (asked for 5)",
 			"\n  information pivots z  3", "\n  objective             VAR ", "\n  lengthscale[0]        ", "\n  noise                 "}, m.HTML()},
-		{"Result", res.String(), []string{"fit " + res.Status.String() + " after ", "epochs", "\n  inducing points  5 of m=5", "\n  swaps accepted   "}, res.HTML()},
+		{"Result", res.String(), []string{"fit " + res.Status.String() + " after ", "epochs", "\n  inducing points ", " 5 of m=5\n", "\n  swaps accepted "}, res.HTML()},
 	} {
 		for _, w := range c.want {
 			if !strings.Contains(c.text, w) {

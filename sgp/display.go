@@ -21,10 +21,15 @@ import (
 // HTML gives the same as an HTML table, the HTMLer method set that
 // notebook front ends render. Neither changes the value or builds a model.
 
-// String summarises the objective terms.
+// String summarises the objective terms; the mean prior's only where it
+// is not 0.
 func (p Parts) String() string {
-	return fmt.Sprintf("MLE %s, VAR %s (data fit %s, complexity %s, trace %s)",
-		table.G(p.MLE), table.G(p.VAR), table.G(p.DataFit), table.G(p.Complexity), table.G(p.Trace))
+	prior := ""
+	if p.MeanPrior != 0 {
+		prior = ", mean prior " + table.G(p.MeanPrior)
+	}
+	return fmt.Sprintf("MLE %s, VAR %s (data fit %s, complexity %s, trace %s%s)",
+		table.G(p.MLE), table.G(p.VAR), table.G(p.DataFit), table.G(p.Complexity), table.G(p.Trace), prior)
 }
 
 // HTML returns the objective terms as a table.
@@ -32,6 +37,7 @@ func (p Parts) HTML() string {
 	return table.HTML("objective terms", [][2]string{
 		{"MLE", table.G(p.MLE)}, {"VAR", table.G(p.VAR)},
 		{"data fit E_D", table.G(p.DataFit)}, {"complexity E_C", table.G(p.Complexity)}, {"trace E_V", table.G(p.Trace)},
+		{"mean prior E_μ", table.G(p.MeanPrior)},
 	})
 }
 

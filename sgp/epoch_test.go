@@ -51,6 +51,7 @@ func TestCGLendsFactorStorage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fresh.prior = md.f.prior
 	fresh.SetMean(md.f.mu)
 	if err := fresh.Factorize(active); err != nil {
 		t.Fatal(err)

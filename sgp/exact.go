@@ -39,9 +39,11 @@ const MaxExactN = 20000
 //
 // The objective is the negative log marginal likelihood (Rasmussen &
 // Williams 2006, eq. 2.30), profiled over the constant mean as the sparse
-// model is (μ̂ = 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1 at each θ, see Mean):
+// model is (the estimate of Mean at each θ):
 //
-//	F = ½(y − μ)ᵀΣ⁻¹(y − μ) + ½ log|Σ| + n/2 log 2π,
+//	F = ½(y − μ)ᵀΣ⁻¹(y − μ) + ½ log|Σ| + n/2 log 2π  [+ ½(μ − ȳ)²/τ²],
+//
+// the last term for MeanConstant's prior on μ.
 //
 // computed from the Cholesky factor LLᵀ = Σ (R&W Algorithm 2.1). Its
 // gradient in the log hyperparameters is (R&W eq. 5.9)
@@ -98,9 +100,8 @@ func (e *Exact) setErr(err error) *Exact {
 	return e
 }
 
-// WithMean sets the prior mean (default MeanConstant, estimated by
-// generalised least squares at every evaluation, as the sparse model
-// does; see Mean).
+// WithMean sets the prior mean (default MeanConstant, estimated under a
+// prior at every evaluation, as the sparse model does; see Mean).
 func (e *Exact) WithMean(mn Mean) *Exact { e.mean = mn; return e }
 
 // WithNoise sets the starting noise variance σ² (default var(y)/4, 10⁻²
@@ -432,6 +433,7 @@ type exactEval struct {
 	yc    []float64 // y − ȳ: ȳ the sample mean (estimated mean) or the fixed mean
 	ybar  float64
 	mean  Mean
+	prior meanPrior // the prior on an estimated μ (Mean)
 	kern  kernel.Kernel
 	n, np int
 
@@ -461,6 +463,7 @@ func newExactEval(x kernel.Inputs, y []float64, k kernel.Kernel, mn Mean) *exact
 	}
 	e.trainMean, e.trainVar = meanVar(y)
 	e.ybar = mn.startValue(y)
+	e.prior = mn.prior(y)
 	for i, v := range y {
 		e.yc[i] = v - e.ybar
 	}
@@ -525,10 +528,11 @@ func fillKernelMatrix(a, diag []float64, k kernel.Kernel, x kernel.Inputs) error
 var exactJitters = []float64{0, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4}
 
 // factor builds K at p, factorises Σ = K + σ²I (+ jitter) into LLᵀ in
-// the lower triangle of e.a, sets μ (GLS for an estimated mean) and
+// the lower triangle of e.a, sets μ (estimated as in Mean, or fixed) and
 // α = Σ⁻¹(y − μ), and returns the objective F (R&W Algorithm 2.1, with
 // the mean profiled out: with u = L⁻¹1 and v = L⁻¹(y − ȳ), μ̂ − ȳ =
-// uᵀv/uᵀu and (y − μ̂)ᵀΣ⁻¹(y − μ̂) = ‖v − (μ̂ − ȳ)u‖²).
+// uᵀv/(uᵀu + 1/τ²), uᵀv/uᵀu without a prior, (y − μ̂)ᵀΣ⁻¹(y − μ̂) =
+// ‖v − (μ̂ − ȳ)u‖², and F gains the prior's ½(μ̂ − ȳ)²/τ²).
 func (e *exactEval) factor(p []float64) (float64, error) {
 	if err := e.buildK(p); err != nil {
 		return math.NaN(), err
@@ -577,9 +581,7 @@ func (e *exactEval) factor(p []float64) (float64, error) {
 			uv += e.u[i] * e.v[i]
 			uu += e.u[i] * e.u[i]
 		}
-		if uu > 0 {
-			delta = uv / uu
-		}
+		delta = e.prior.step(uv, uu, e.ybar-e.prior.ybar, 1)
 	}
 	e.mu = e.ybar + delta
 	var quad, logdet float64
@@ -590,7 +592,7 @@ func (e *exactEval) factor(p []float64) (float64, error) {
 		logdet += math.Log(e.a[i*n+i])
 	}
 	blas64.Trsv(blas.Trans, lt, blas64.Vector{N: n, Data: e.alpha, Inc: 1})
-	return 0.5*quad + logdet + 0.5*float64(n)*math.Log(2*math.Pi), nil
+	return 0.5*(quad+e.prior.penalty(e.mu)) + logdet + 0.5*float64(n)*math.Log(2*math.Pi), nil
 }
 
 func (e *exactEval) sym() blas64.Symmetric {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cholqr/sgp/sgp/internal/naive"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/cholqr/sgp/sgp/kernel"
@@ -19,6 +20,19 @@ import (
 // denseGLS returns the GLS mean 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1 and the exact negative
 // log marginal likelihood at it, Σ = K + σ²I, from the dense oracle.
 func denseGLS(t *testing.T, K mat.Symmetric, y []float64, noise float64) (mu, nmll float64) {
+	t.Helper()
+	sy, s1 := denseSums(t, K, y, noise)
+	mu = sy / s1
+	yc := make([]float64, len(y))
+	for i, v := range y {
+		yc[i] = v - mu
+	}
+	return mu, naive.ExactNMLL(K, yc, noise)
+}
+
+// denseSums returns 1ᵀΣ⁻¹y and 1ᵀΣ⁻¹1, Σ = K + σ²I, by a dense Cholesky
+// solve.
+func denseSums(t *testing.T, K mat.Symmetric, y []float64, noise float64) (sy, s1 float64) {
 	t.Helper()
 	n := len(y)
 	S := mat.NewSymDense(n, nil)
@@ -41,12 +55,27 @@ func denseGLS(t *testing.T, K mat.Symmetric, y []float64, noise float64) (mu, nm
 	if err := ch.SolveVecTo(&b, mat.NewVecDense(n, ones)); err != nil {
 		t.Fatal(err)
 	}
-	mu = mat.Sum(&a) / mat.Sum(&b)
+	return mat.Sum(&a), mat.Sum(&b)
+}
+
+// denseMAP returns the estimate of MeanConstant, the MAP mean under the
+// prior N(ȳ, var y), (1ᵀΣ⁻¹y + ȳ/τ²) / (1ᵀΣ⁻¹1 + 1/τ²), and the exact
+// objective at it including the prior's ½(μ − ȳ)²/τ², by dense solves.
+func denseMAP(t *testing.T, K mat.Symmetric, y []float64, noise float64) (mu, f float64) {
+	t.Helper()
+	n := len(y)
+	ybar := floats.Sum(y) / float64(n)
+	var tau2 float64
+	for _, v := range y {
+		tau2 += (v - ybar) * (v - ybar) / float64(n)
+	}
+	sy, s1 := denseSums(t, K, y, noise)
+	mu = (sy + ybar/tau2) / (s1 + 1/tau2)
 	yc := make([]float64, n)
 	for i, v := range y {
 		yc[i] = v - mu
 	}
-	return mu, naive.ExactNMLL(K, yc, noise)
+	return mu, naive.ExactNMLL(K, yc, noise) + 0.5*(mu-ybar)*(mu-ybar)/tau2
 }
 
 // kernelDense forms K from a kernel's columns (for kernels the oracle
@@ -91,7 +120,15 @@ func TestExactObjectiveOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu, want := denseGLS(t, p.K, p.y, p.noise)
+	mu, want := denseMAP(t, p.K, p.y, p.noise)
+	if !relClose(res.Objective, want, 1e-10) || !relClose(res.Mean, mu, 1e-10) {
+		t.Errorf("constant mean: F = %.15g μ = %.15g, oracle %.15g, %.15g", res.Objective, res.Mean, want, mu)
+	}
+	res, err = NewExact(p.x, p.y, p.kern).WithMean(MeanGLS).WithNoise(p.noise).WithFixedHyperparameters(true).FitContext(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, want = denseGLS(t, p.K, p.y, p.noise)
 	if !relClose(res.Objective, want, 1e-10) || !relClose(res.Mean, mu, 1e-10) {
 		t.Errorf("GLS mean: F = %.15g μ = %.15g, oracle %.15g, %.15g", res.Objective, res.Mean, want, mu)
 	}
@@ -103,7 +140,7 @@ func TestExactObjectiveOracle(t *testing.T) {
 func TestExactGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	p := newProblem(rng, 35, 2, 0.8, 1.2, 0.1)
-	for _, mn := range []Mean{MeanConstant, MeanZero} {
+	for _, mn := range []Mean{MeanConstant, MeanGLS, MeanZero} {
 		ex := newExactEval(p.x, p.y, kernel.Clone(p.kern), mn)
 		theta := append(p.kern.Params(nil), math.Log(p.noise))
 		grad := make([]float64, len(theta))
@@ -113,10 +150,14 @@ func TestExactGradient(t *testing.T) {
 		oracle := func(th []float64) float64 {
 			ls := []float64{math.Exp(th[1]), math.Exp(th[2])}
 			K := naive.RBF(p.rows, math.Exp(th[0]), ls)
-			if mn == MeanZero {
+			switch mn {
+			case MeanZero:
 				return naive.ExactNMLL(K, p.y, math.Exp(th[3]))
+			case MeanGLS:
+				_, f := denseGLS(t, K, p.y, math.Exp(th[3]))
+				return f
 			}
-			_, f := denseGLS(t, K, p.y, math.Exp(th[3]))
+			_, f := denseMAP(t, K, p.y, math.Exp(th[3]))
 			return f
 		}
 		own := func(th []float64) float64 {
@@ -155,7 +196,8 @@ func TestExactEqualsSparseAtMEqualsN(t *testing.T) {
 	if err := f.Factorize(all); err != nil {
 		t.Fatal(err)
 	}
-	f.SetMean(f.GLSMean())
+	f.prior = MeanConstant.prior(p.y)
+	f.SetMean(f.MAPMean())
 	res, err := NewExact(p.x, p.y, p.kern).WithNoise(p.noise).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +208,7 @@ func TestExactEqualsSparseAtMEqualsN(t *testing.T) {
 		}
 	}
 	if !relClose(f.Mean(), res.Mean, 1e-7) {
-		t.Errorf("GLS mean at m = n: sparse %.12g, exact %.12g", f.Mean(), res.Mean)
+		t.Errorf("mean at m = n: sparse %.12g, exact %.12g", f.Mean(), res.Mean)
 	}
 }
 
@@ -391,7 +433,7 @@ func TestExactSpectrumStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	K := kernelDense(k, x)
-	if _, want := denseGLS(t, K, y, 0.1); !relClose(fixed.Objective, want, 1e-10) {
+	if _, want := denseMAP(t, K, y, 0.1); !relClose(fixed.Objective, want, 1e-10) {
 		t.Errorf("spectrum: F = %.12g, dense %.12g", fixed.Objective, want)
 	}
 	ex := newExactEval(x, y, kernel.Clone(k), MeanConstant)

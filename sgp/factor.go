@@ -19,7 +19,7 @@ import (
 //	Q R         thin QR of the augmented matrix [G[:, :k]; σI_k], R upper
 //	            triangular with positive diagonal, Q (n+k)×k
 //	a  k        Q[:n, :]ᵀ(y − μ), μ the constant prior mean (SetMean)
-//	b  k        Q[:n, :]ᵀ1, for the mean's closed-form estimate (GLSMean)
+//	b  k        Q[:n, :]ᵀ1, for the mean's closed-form estimate (MAPMean)
 //
 // Invariant: after any sequence of Add, Remove and Swap calls the state
 // equals a from-scratch Factorize of the same ordered pivots up to column
@@ -63,6 +63,7 @@ type factor struct {
 	a     []float64 // Q[:n, :]ᵀ(y − μ)
 	b     []float64 // Q[:n, :]ᵀ1
 	yy    float64   // ‖y − μ‖²
+	prior meanPrior // the prior on an estimated μ (Mean)
 	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
 
 	pool *par.Pool
@@ -291,8 +292,9 @@ func (f *factor) Parts() Parts {
 		DataFit:    math.Max(f.yy-aa, 0) / s2,
 		Complexity: (n-float64(k))*math.Log(s2) + 2*logR,
 		Trace:      trace / s2,
+		MeanPrior:  f.prior.penalty(f.mu),
 	}
-	p.MLE = 0.5*(p.DataFit+p.Complexity) + 0.5*n*math.Log(2*math.Pi)
+	p.MLE = 0.5*(p.DataFit+p.Complexity+p.MeanPrior) + 0.5*n*math.Log(2*math.Pi)
 	p.VAR = p.MLE + 0.5*p.Trace
 	return p
 }
@@ -439,8 +441,8 @@ func (f *factor) SetMean(mu float64) {
 }
 
 // GLSMean returns the constant mean that minimises both objectives for the
-// current inducing set and hyperparameters, the generalised least-squares
-// estimate
+// current inducing set and hyperparameters without a prior on μ, the
+// generalised least-squares estimate
 //
 //	μ̂ = 1ᵀΣ⁻¹y / 1ᵀΣ⁻¹1,   Σ = K̂ + σ²I,
 //
@@ -449,7 +451,16 @@ func (f *factor) SetMean(mu float64) {
 // depend on μ, so the estimate is the same for VAR and MLE. It returns μ
 // unchanged if the denominator is not positive (rounding only: it is
 // σ²·1ᵀΣ⁻¹1 > 0).
-func (f *factor) GLSMean() float64 {
+func (f *factor) GLSMean() float64 { return f.estimateMean(meanPrior{}) }
+
+// MAPMean returns the estimated mean of the model (Mean): the minimiser of
+// both objectives in μ, including the prior's term ½(μ − ȳ)²/τ² when the
+// factor has a prior, otherwise the GLS estimate (GLSMean).
+func (f *factor) MAPMean() float64 { return f.estimateMean(f.prior) }
+
+// estimateMean returns μ + δ, δ the step of prior p from the factors'
+// num = 1ᵀ(y − μ) − bᵀa and den = n − ‖b‖², in units of σ².
+func (f *factor) estimateMean(p meanPrior) float64 {
 	f.check()
 	var sy float64
 	for _, v := range f.y {
@@ -460,11 +471,7 @@ func (f *factor) GLSMean() float64 {
 		ba += f.b[c] * f.a[c]
 		bb += f.b[c] * f.b[c]
 	}
-	den := float64(f.n) - bb
-	if !(den > 0) {
-		return f.mu
-	}
-	return f.mu + (sy-ba)/den
+	return f.mu + p.step(sy-ba, float64(f.n)-bb, f.mu-p.ybar, f.noise)
 }
 
 // rotTask applies a move's rotations to a range of rows (rotatePanels).

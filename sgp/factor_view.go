@@ -86,8 +86,8 @@ func (v *Factor) RMatrix() *mat.TriDense { return v.f.RMatrix() }
 func (v *Factor) QtY() []float64 { return v.f.QtY() }
 
 // GLSMean returns the constant prior mean that minimises both objectives
-// for the current inducing set and hyperparameters (see Mean), without
-// setting it.
+// for the current inducing set and hyperparameters without a prior on μ
+// (the estimate of MeanGLS, see Mean), without setting it.
 func (v *Factor) GLSMean() float64 { return v.f.GLSMean() }
 
 // ApproxDeltasTo stores in dst (allocated if nil) every point's
@@ -125,7 +125,7 @@ func (v *Factor) HTML() string {
 		{"n", strconv.Itoa(f.n)}, {"inducing points k (of m)", fmt.Sprintf("%d (of %d)", f.k, f.mcap)},
 		{"information pivots", strconv.Itoa(f.t - f.k)}, {"noise σ²", table.G(f.noise)}, {"prior mean μ", table.G(f.mu)},
 		{"MLE", table.G(p.MLE)}, {"VAR", table.G(p.VAR)}, {"data fit E_D", table.G(p.DataFit)},
-		{"complexity E_C", table.G(p.Complexity)}, {"trace E_V", table.G(p.Trace)},
+		{"complexity E_C", table.G(p.Complexity)}, {"trace E_V", table.G(p.Trace)}, {"mean prior E_μ", table.G(p.MeanPrior)},
 		{"G, Q", fmt.Sprintf("%d×%d, %d×%d (GMatrix, QMatrix)", f.n, f.k+(f.t-f.k), f.n+f.k, f.k)},
 	})
 }

@@ -52,6 +52,24 @@ func TestFactorMeanOracle(t *testing.T) {
 					if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
 						t.Fatalf("%s: GLSMean %.15g, oracle %.15g", stage, got, want)
 					}
+					// Under MeanConstant's prior N(ȳ, var y): the MAP mean and
+					// the objective with the prior's term.
+					ybar, tau2 := meanVar(p.y)
+					wantMAP, _ := naive.DTCMeanPrior(p.K, p.y, p.noise, act, ybar, tau2)
+					f.prior = MeanConstant.prior(p.y)
+					gotMAP := f.MAPMean()
+					if !scalar.EqualWithinAbsOrRel(gotMAP, wantMAP, 1e-9, 1e-9) {
+						t.Fatalf("%s: MAPMean %.15g, oracle %.15g", stage, gotMAP, wantMAP)
+					}
+					saved := f.Mean()
+					f.SetMean(gotMAP)
+					mleP, vfeP, _ := naive.DTC(p.K, shifted(p.y, -gotMAP), p.noise, act)
+					pen := 0.5 * (gotMAP - ybar) * (gotMAP - ybar) / tau2
+					if pp := f.Parts(); !scalar.EqualWithinAbsOrRel(pp.MLE, mleP+pen, 1e-9, 1e-9) || !scalar.EqualWithinAbsOrRel(pp.VAR, vfeP+pen, 1e-9, 1e-9) {
+						t.Fatalf("%s: with the prior MLE %.12g VAR %.12g, oracle %.12g %.12g", stage, pp.MLE, pp.VAR, mleP+pen, vfeP+pen)
+					}
+					f.prior = meanPrior{}
+					f.SetMean(saved)
 					f.SetMean(got)
 					mle, vfe, _ := naive.DTC(p.K, shifted(p.y, -got), p.noise, act)
 					parts := f.Parts()
@@ -84,7 +102,8 @@ func TestFactorMeanOracle(t *testing.T) {
 
 // TestEvaluatorMeanProfile checks that the gradient phase with an
 // estimated mean evaluates the profile objective min_μ F(θ, μ), equal to
-// the oracle at the GLS mean, and that its gradient matches central finite
+// the oracle at the MAP mean (MeanConstant, with the prior's term) and at
+// the GLS mean (MeanGLS), and that its gradient matches central finite
 // differences of that profile.
 func TestEvaluatorMeanProfile(t *testing.T) {
 	t.Parallel()
@@ -92,34 +111,44 @@ func TestEvaluatorMeanProfile(t *testing.T) {
 	p := newProblem(rng, 40, 2, 1.1, 0.9, 0.04)
 	p.y = shifted(p.y, -12)
 	active := rng.Perm(40)[:7]
-	for _, o := range []Objective{VAR, MLE} {
-		ev := NewEvaluator(p.x, p.y, p.kern, o, active)
-		ev.SetMean(MeanConstant)
-		theta := append(p.kern.Params(nil), math.Log(p.noise))
-		grad := make([]float64, len(theta))
-		got, err := ev.FuncGrad(grad, theta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mu, _ := naive.DTCMean(p.K, p.y, p.noise, active)
-		if !scalar.EqualWithinAbsOrRel(ev.Mean(), mu, 1e-9, 1e-9) {
-			t.Fatalf("%v: mean %.12g, oracle %.12g", o, ev.Mean(), mu)
-		}
-		mle, vfe, _ := naive.DTC(p.K, shifted(p.y, -mu), p.noise, active)
-		want := vfe
-		if o == MLE {
-			want = mle
-		}
-		if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
-			t.Fatalf("%v: F %.12g, oracle %.12g", o, got, want)
-		}
-		fdg := fdEvaluatorGrad(t, ev, theta)
-		var worst float64
-		for i := range grad {
-			worst = math.Max(worst, math.Abs(grad[i]-fdg[i])/math.Max(1, math.Abs(fdg[i])))
-		}
-		if worst > 1e-5 {
-			t.Fatalf("%v: gradient %v, finite differences %v (|Δ|∞ rel %.3g)", o, grad, fdg, worst)
+	ybar, tau2 := meanVar(p.y)
+	for _, c := range []struct {
+		mn        Mean
+		m0, tau2  float64
+		withPrior bool
+	}{{MeanConstant, ybar, tau2, true}, {MeanGLS, 0, math.Inf(1), false}} {
+		for _, o := range []Objective{VAR, MLE} {
+			ev := NewEvaluator(p.x, p.y, p.kern, o, active)
+			ev.SetMean(c.mn)
+			theta := append(p.kern.Params(nil), math.Log(p.noise))
+			grad := make([]float64, len(theta))
+			got, err := ev.FuncGrad(grad, theta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu, _ := naive.DTCMeanPrior(p.K, p.y, p.noise, active, c.m0, c.tau2)
+			if !scalar.EqualWithinAbsOrRel(ev.Mean(), mu, 1e-9, 1e-9) {
+				t.Fatalf("%v, %v: mean %.12g, oracle %.12g", c.mn, o, ev.Mean(), mu)
+			}
+			mle, vfe, _ := naive.DTC(p.K, shifted(p.y, -mu), p.noise, active)
+			want := vfe
+			if o == MLE {
+				want = mle
+			}
+			if c.withPrior {
+				want += 0.5 * (mu - c.m0) * (mu - c.m0) / c.tau2
+			}
+			if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+				t.Fatalf("%v: F %.12g, oracle %.12g", o, got, want)
+			}
+			fdg := fdEvaluatorGrad(t, ev, theta)
+			var worst float64
+			for i := range grad {
+				worst = math.Max(worst, math.Abs(grad[i]-fdg[i])/math.Max(1, math.Abs(fdg[i])))
+			}
+			if worst > 1e-5 {
+				t.Fatalf("%v: gradient %v, finite differences %v (|Δ|∞ rel %.3g)", o, grad, fdg, worst)
+			}
 		}
 	}
 }

@@ -47,6 +47,7 @@ type Evaluator struct {
 	ybar   float64   // ȳ: the sample mean for an estimated mean, else the fixed mean
 	sy     float64   // Σ(y − ȳ)
 	mean   Mean
+	prior  meanPrior // the prior on an estimated μ (Mean)
 	mu     float64   // μ of the last evaluation
 	ones   []float64 // n ones, for an estimated mean
 	kern   kernel.Kernel
@@ -138,6 +139,7 @@ func newActiveEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objecti
 func (e *Evaluator) SetMean(mn Mean) {
 	e.mean = mn
 	e.ybar = mn.startValue(e.yraw())
+	e.prior = mn.prior(e.yraw())
 	e.ones = nil
 	if mn.Estimated() {
 		e.ones = make([]float64, e.n)
@@ -310,8 +312,9 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	copy(e.rkeep, e.rr)
 	// a = R⁻ᵀGᵀ(y − μ). With ỹ = y − ȳ and δ = μ − ȳ, a = R⁻ᵀGᵀỹ − δ·u
 	// where u = R⁻ᵀGᵀ1, and ‖y − μ‖² = ‖ỹ‖² − 2δ·1ᵀỹ + nδ². For an
-	// estimated mean δ minimises the data fit ‖y − μ‖² − ‖a‖² (Mean):
-	// δ = (1ᵀỹ − uᵀR⁻ᵀGᵀỹ)/(n − ‖u‖²).
+	// estimated mean δ minimises the data fit ‖y − μ‖² − ‖a‖² plus the
+	// prior's σ²(μ − ȳ)²/τ² (Mean): with ȳ the prior's mean,
+	// δ = (1ᵀỹ − uᵀR⁻ᵀGᵀỹ)/(n − ‖u‖² + σ²/τ²), the GLS step without a prior.
 	av := blas64.Vector{N: m, Data: e.vecM[0], Inc: 1}
 	if e.ones != nil {
 		linalg.MulRows(m, n, kmn, n, [][]float64{e.y, e.ones}, [][]float64{av.Data, e.vecM1})
@@ -328,9 +331,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 			ua += uv.Data[i] * av.Data[i]
 			uu += uv.Data[i] * uv.Data[i]
 		}
-		if den := float64(n) - uu; den > 0 {
-			delta = (e.sy - ua) / den
-		}
+		delta = e.prior.step(e.sy-ua, float64(n)-uu, e.ybar-e.prior.ybar, s2)
 		for i := 0; i < m; i++ {
 			av.Data[i] -= delta * uv.Data[i]
 		}
@@ -346,7 +347,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	dataFit := math.Max(yy-aa, 0) / s2
 	complexity := float64(n-m)*math.Log(s2) + 2*logR
 	trace := math.Max(trK-gg, 0)
-	f := 0.5*(dataFit+complexity) + 0.5*float64(n)*math.Log(2*math.Pi)
+	f := 0.5*(dataFit+complexity+e.prior.penalty(e.mu)) + 0.5*float64(n)*math.Log(2*math.Pi)
 	c := 0.0
 	if e.obj == VAR {
 		f += 0.5 * trace / s2

@@ -23,11 +23,11 @@ func (md *Model) predictMean() float64 {
 }
 
 // profile sets an estimated mean to its closed-form optimum for the
-// current inducing set and hyperparameters (Factor.GLSMean); F can only
+// current inducing set and hyperparameters (under its prior, see Mean); F can only
 // decrease. It does nothing for a fixed mean or an invalid factor.
 func (md *Model) profile() {
 	if md.mean.Estimated() && md.f != nil && md.f.ok {
-		md.f.SetMean(md.f.GLSMean())
+		md.f.SetMean(md.f.MAPMean())
 	}
 }
 

@@ -52,12 +52,15 @@ func lower(s string) string {
 //	E_D = σ⁻²(‖y‖² − ‖a‖²)                 data fit, yᵀ(K̂+σ²I)⁻¹y
 //	E_C = (n−k)·log σ² + 2·Σ log R_ii      complexity, log|K̂+σ²I|
 //	E_V = σ⁻²·tr(K − K̂)                   variational trace term
+//	E_μ = (μ − ȳ)²/τ²                      the prior on an estimated mean
 //
-// so that MLE = ½(E_D + E_C) + n/2·log 2π and VAR = MLE + ½E_V.
+// so that MLE = ½(E_D + E_C + E_μ) + n/2·log 2π and VAR = MLE + ½E_V. E_μ
+// is 0 unless the mean is MeanConstant (see Mean).
 type Parts struct {
 	DataFit    float64 // E_D
 	Complexity float64 // E_C
 	Trace      float64 // E_V
+	MeanPrior  float64 // E_μ
 	MLE        float64
 	VAR        float64
 }

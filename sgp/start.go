@@ -51,6 +51,7 @@ func (md *Model) buildContext(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	f.prior = md.mean.prior(md.y)
 	f.SetMean(md.mean.startValue(md.y))
 	md.rng = rand.New(rand.NewPCG(md.seed, md.seed^0x5851f42d4c957f2d))
 	active := md.inducing

@@ -154,6 +154,17 @@ func DTC(K mat.Symmetric, y []float64, noise float64, I []int) (mle, vfe float64
 // with Q formed densely as in DTC and both solves by Cholesky. ok is false
 // (and μ̂ NaN) if a factorisation fails.
 func DTCMean(K mat.Symmetric, y []float64, noise float64, I []int) (mu float64, ok bool) {
+	return DTCMeanPrior(K, y, noise, I, 0, math.Inf(1))
+}
+
+// DTCMeanPrior is DTCMean under a Gaussian prior μ ~ N(m0, tau2) on the
+// mean: the maximum a posteriori estimate, the μ that minimises both
+// objectives of DTC for y − μ plus ½(μ − m0)²/tau2,
+//
+//	μ̂ = (1ᵀ(Q + σ²I)⁻¹y + m0/tau2) / (1ᵀ(Q + σ²I)⁻¹1 + 1/tau2).
+//
+// tau2 = +Inf is DTCMean.
+func DTCMeanPrior(K mat.Symmetric, y []float64, noise float64, I []int, m0, tau2 float64) (mu float64, ok bool) {
 	n := checkTargets("DTCMean", K, y)
 	checkNoise("DTCMean", noise, true)
 	checkIndexSet("DTCMean", I, n)
@@ -184,7 +195,7 @@ func DTCMean(K mat.Symmetric, y []float64, noise float64, I []int) (mu float64, 
 	if err := sigma.SolveVecTo(&b, mat.NewVecDense(n, ones)); err != nil {
 		return math.NaN(), false
 	}
-	return mat.Sum(&a) / mat.Sum(&b), true
+	return (mat.Sum(&a) + m0/tau2) / (mat.Sum(&b) + 1/tau2), true
 }
 
 // PredictDTC returns the predictive mean and latent (noise-free) variance of

@@ -53,6 +53,9 @@ type exactCLIOptions struct {
 	json, quiet         bool
 	noiseFloor          float64
 	blas                string
+	// note says why the exact GP was fitted when the user asked for
+	// neither --m nor --selector ("" for --selector exact).
+	note string
 }
 
 // fitExactCLI is `fit --selector exact`: the full GP with the same kernel
@@ -82,6 +85,9 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	}
 	rep := summaryReport(&res.FitSummary, o.kern, "exact", selectorExact, n, o.blas)
 	rep.Evaluations, rep.Restarts, rep.Jitter, rep.M = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter), n
+	if o.note != "" {
+		rep.Notes = append(rep.Notes, o.note)
+	}
 	var pred *predictions
 	if o.test != nil {
 		p := res.Predictor
@@ -97,7 +103,11 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		rep.addMetrics(pred, o.test.y, o.train.y)
 	}
 	err := rep.write(e, o.json, output{o.save, namedExact(res.Predictor, o.train.names, o.train.target).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
-		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, exact GP (m = n)\n", o.trainPath, n, o.train.dim, o.spec)
+		how := ""
+		if o.note != "" {
+			how = ", the default at this n"
+		}
+		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, exact GP (m = n%s)\n", o.trainPath, n, o.train.dim, o.spec, how)
 		fmt.Fprintf(w, "%-16s%s  (exact, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64))
 		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped(), res.Elapsed.Seconds())
 		fmt.Fprintf(w, "%-16s%s\n", "kernel", rep.Kernel)

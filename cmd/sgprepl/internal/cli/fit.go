@@ -39,7 +39,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	c := &fitConfig{}
 	fs.StringVar(&c.trainPath, "train", "", "training CSV `file` (required)")
 	fs.StringVar(&c.testPath, "test", "", "test CSV `file` with the same columns; adds SMSE and SNLP")
-	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2))")
+	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2)); with neither --m nor --selector, fit fits the exact GP where it costs no more time and memory than this sparse default (sgp.ChooseDefault), and says so")
 	fs.IntVar(&c.z, "z", 16, "number of information pivots")
 	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start and of the swaps")
@@ -99,6 +99,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas})
 	}
+	auto := c.selector == "" && !c.mSet
 	sel, err := c.resolveSelector(spec, specName)
 	if err != nil {
 		return err
@@ -115,6 +116,15 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 			return err
 		}
 	}
+	defaultNote := ""
+	if auto {
+		// Neither --m nor --selector: the exact GP where it costs no more
+		// than the sparse default (sgp.ChooseDefault).
+		if ch := sgp.ChooseDefault(train.Len(), sel == sgp.SelectHybrid, c.budget); ch.Exact {
+			c.selector = selectorExact
+			defaultNote = "default without --m or --selector: " + ch.Reason + "; --selector or --m fits a sparse model"
+		}
+	}
 	kern, err := kernel.Parse(spec, train.x, train.y)
 	if err != nil {
 		return err
@@ -122,7 +132,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if c.selector == selectorExact {
 		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
 			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
-			noiseFloor: c.noiseFloor, blas: blas})
+			noiseFloor: c.noiseFloor, blas: blas, note: defaultNote})
 	}
 	return c.fitSparse(ctx, e, obj, sel, spec, kern, train, test, blas)
 }
@@ -423,8 +433,8 @@ func progressTo(e *env, quiet bool) io.Writer {
 }
 
 // defaultM is the number of inducing points without --m, the one
-// sgp.NewModel chooses without WithM: min(100, max(1, ⌊n/2⌋)).
-func defaultM(n int) int { return min(100, max(1, n/2)) }
+// sgp.NewModel chooses without WithM (sgp.DefaultM).
+func defaultM(n int) int { return sgp.DefaultM(n) }
 
 // checkSettings validates the flag values of a sparse fit: a value
 // outside its range is a usage error (exit status 2). Whether m suits
