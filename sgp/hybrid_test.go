@@ -312,3 +312,88 @@ func TestRefinementWarning(t *testing.T) {
 		}
 	}
 }
+
+// hybridPromiseSets are small sets built to favour each of the hybrid's
+// parents: smooth, a smooth function of two clustered inputs, which
+// continuous inducing inputs follow better than a subset of the data;
+// discrete, SyntheticDiscrete's few-valued inputs with a step, where
+// continuous fits from θ₀ end far above CholQR; raw, targets around 10⁴
+// with an sd of about 12, untransformed.
+func hybridPromiseSets() []struct {
+	name string
+	d    *data.Dataset
+	m    int
+} {
+	rng := rand.New(rand.NewPCG(32, 2))
+	smooth := func(n int) *data.Dataset {
+		centres := [][2]float64{{-1.5, 1}, {0.5, -1.2}, {1.4, 1.3}, {-0.3, 0.2}}
+		xs, y := make([]float64, 2*n), make([]float64, n)
+		for i := range y {
+			c := centres[rng.IntN(len(centres))]
+			x0, x1 := c[0]+0.5*rng.NormFloat64(), c[1]+0.5*rng.NormFloat64()
+			xs[2*i], xs[2*i+1] = x0, x1
+			y[i] = math.Sin(3*x0)*math.Cos(2*x1) + 0.3*x0*x1 + 0.1*rng.NormFloat64()
+		}
+		x, _ := kernel.NewVectors(n, 2, xs)
+		return &data.Dataset{X: x, Y: y}
+	}
+	raw := func(n int) *data.Dataset {
+		xs, y := make([]float64, 3*n), make([]float64, n)
+		for i := range y {
+			a, b, c := 5*rng.Float64(), 5*rng.Float64(), 5*rng.Float64()
+			xs[3*i], xs[3*i+1], xs[3*i+2] = a, b, c
+			y[i] = 1e4 + 20*math.Sin(a)*math.Cos(b) + 5*c + rng.NormFloat64()
+		}
+		x, _ := kernel.NewVectors(n, 3, xs)
+		return &data.Dataset{X: x, Y: y}
+	}
+	return []struct {
+		name string
+		d    *data.Dataset
+		m    int
+	}{{"smooth", smooth(1500), 20}, {"discrete", discreteInputs(1000, 5), 32}, {"raw", raw(800), 16}}
+}
+
+// TestHybridRunsBothParents: without a time budget, the hybrid ends no
+// higher than CholQR alone (the same seed and epochs) and than continuous
+// SGPR alone as NewContinuous runs it with the same seed (m random
+// training inputs, the kernel's starting θ, 20 evaluations per epoch,
+// jitter hybridJitter times the starting signal variance, as sgprepl's
+// sgpr-continuous sets it): by construction, to rounding. The sets favour
+// one parent or the other (hybridPromiseSets).
+func TestHybridRunsBothParents(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("about 20 s")
+	}
+	const epochs = 20
+	for _, c := range hybridPromiseSets() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			x, y := c.d.X, c.d.Y
+			fit := func(sel Selector) *Result {
+				res, err := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(c.m).WithSeed(7).WithMaxEpochs(epochs).WithSelector(sel).Fit()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			chol, hyb := fit(SelectCholQR), fit(SelectHybrid)
+			k := kernel.NewRBFFromData(x, y)
+			cont, err := NewContinuous(x, y, k).WithM(c.m).WithSeed(7).WithMaxEvals(hybridEvalsPerEpoch * epochs).WithJitter(hybridJitter * k.Variance()).Fit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("F: CholQR %.8g (%s), continuous %.8g (%s), hybrid %.8g (from %q)", chol.Objective, stopText(chol.Status, chol.Reason),
+				cont.Objective, stopText(cont.Status, cont.Reason), hyb.Objective, hyb.RefinedFrom)
+			for _, p := range []struct {
+				name string
+				f    float64
+			}{{"CholQR", chol.Objective}, {"continuous SGPR", cont.Objective}} {
+				if hyb.Objective > p.f+1e-9*math.Abs(p.f) {
+					t.Errorf("hybrid F %.10g above %s alone (%.10g)", hyb.Objective, p.name, p.f)
+				}
+			}
+		})
+	}
+}
