@@ -397,3 +397,44 @@ func TestHybridRunsBothParents(t *testing.T) {
 		})
 	}
 }
+
+// TestTurns: with turns of zero length the two workers alternate at every
+// pause; once one finishes, the other's
+// pauses return at once, so it has the rest of the time. Neither is
+// stopped: each makes all of its steps.
+func TestTurns(t *testing.T) {
+	t.Parallel()
+	tn := newTurns(0)
+	var log []int // appended to only by the worker whose turn it is
+	const steps0, steps1 = 5, 12
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer tn.finish(continuousTurn)
+		for i := 0; i < steps1; i++ {
+			tn.pause(continuousTurn)
+			log = append(log, continuousTurn)
+		}
+	}()
+	func() {
+		defer tn.finish(cholqrTurn)
+		for i := 0; i < steps0; i++ {
+			tn.pause(cholqrTurn)
+			log = append(log, cholqrTurn)
+		}
+	}()
+	<-done
+	// Either may take the first step; then they alternate until the
+	// first has made its 5 steps, and the second makes the rest alone.
+	ok := len(log) == steps0+steps1
+	for i := 1; ok && i < len(log); i++ {
+		if i < 2*steps0 {
+			ok = log[i] != log[i-1]
+		} else {
+			ok = log[i] == continuousTurn
+		}
+	}
+	if !ok {
+		t.Errorf("steps in the order %v: want %d alternating, then worker 1's alone", log, 2*steps0)
+	}
+}
