@@ -134,7 +134,7 @@ func (md *Model) newHybrid(r *run) (*hybrid, error) {
 	}
 	h.opts.onEval = func(evals int, best float64) {
 		if h.tick.due() {
-			fmt.Fprintf(md.progress, "hybrid: continuous: %d evaluations, lowest %v %.6g, %.0f s\n", evals, r.obj, best, h.tick.elapsed().Seconds())
+			fmt.Fprintf(md.progress, "hybrid: continuous: %d evaluations (at most %d a fit), lowest %v %.6g, %.0f s\n", evals, h.opts.maxEvals, r.obj, best, h.tick.elapsed().Seconds())
 		}
 	}
 	return h, nil

@@ -17,8 +17,7 @@ import (
 // ContinuousResult reports a fit of the sparse GP whose inducing inputs
 // move continuously in ℝᵈ. Its FitSummary's Status is Converged,
 // MaxEvaluations, TimeBudget, Cancelled, Stalled (converged at a gradient
-// that is not small), Abandoned (a hybrid fit's refinement behind CholQR)
-// or Failed; Converged is true for Converged alone.
+// that is not small) or Failed; Converged is true for Converged alone.
 type ContinuousResult struct {
 	FitSummary
 	Kind      Objective       // the objective optimised, VAR or MLE
@@ -485,7 +484,7 @@ func (f *continuousFit) result() (*ContinuousResult, error) {
 		}
 	}
 	switch stopped.status {
-	case Converged, MaxEvaluations, TimeBudget, Abandoned:
+	case Converged, MaxEvaluations, TimeBudget:
 	case Cancelled:
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", f.evals, v))
 	default:
