@@ -27,21 +27,9 @@ type contOptions struct {
 	blas        string
 }
 
-// contJitter is the jitter on K[Z,Z] of sgpr-continuous: GPflow's default
-// 1e-6 on targets of unit variance, scaled by the kernel's signal variance
-// where it has one, so that the fit does not depend on the targets' units
-// and is the continuous fit the hybrid selector runs with the same seed.
-func contJitter(k kernel.Kernel) float64 {
-	if v, ok := k.(interface{ Variance() float64 }); ok && v.Variance() > 0 {
-		return 1e-6 * v.Variance()
-	}
-	return 1e-6
-}
-
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
-// inducing inputs optimised continuously (sgp.NewContinuous) from m random
-// training inputs, with jitter 1e-6 times the kernel's starting signal
-// variance (contJitter), as the hybrid selector's continuous parent has.
+// inducing inputs optimised continuously (sgp.NewContinuous, GPflow's
+// default jitter 1e-6) from m random training inputs.
 func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	switch {
 	case o.maxEvals < 1:
@@ -67,7 +55,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels, o.spec)
 	}
 	fit := sgp.NewContinuous(train.X, train.Y, k).WithObjective(o.obj).WithSeed(o.seed).
-		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(contJitter(k)).WithNoiseFloor(o.noiseFloor)
+		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor)
 	if o.mSet {
 		fit.WithM(o.m)
 	}

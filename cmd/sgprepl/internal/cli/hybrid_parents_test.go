@@ -16,9 +16,8 @@ import (
 // TestHybridNoWorseThanSgprContinuous: without a time budget, `fit
 // --selector hybrid` ends no higher than `fit --selector sgpr-continuous`
 // and `--selector cholqr` with the same seed and m, on raw targets around
-// 10⁴ (sd about 12), where the jitter of K[Z,Z] follows the signal
-// variance: the hybrid runs both fits and keeps the lower, so the
-// objectives agree to rounding.
+// 10⁴ (sd about 12): the hybrid runs both fits, with the same jitter on
+// K[Z,Z], and keeps the lower, so the objectives agree to rounding.
 func TestHybridNoWorseThanSgprContinuous(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
