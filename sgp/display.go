@@ -149,9 +149,6 @@ func (r Result) extraRows() [][2]string {
 	if len(r.SwitchedOn) > 0 {
 		rows = append(rows, [2]string{"switched back on", switchedOnText(r.SwitchedOn)})
 	}
-	if r.Resumed {
-		rows = append(rows, [2]string{"hybrid", resumedText})
-	}
 	if r.Refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
 	}
@@ -169,9 +166,6 @@ func refinedText(cr *ContinuousResult, from string) string {
 func switchedOnText(on []int) string {
 	return inputList(on) + " (the fit had switched them off; the objective was lower with them back)"
 }
-
-// resumedText describes Result.Resumed.
-const resumedText = "CholQR resumed after the continuous refinements (behind it, or ended with time left) for the rest of the time budget"
 
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {

@@ -30,9 +30,7 @@ func TestProgressOfLongPhases(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"start: 9 of 10 inducing points chosen by forward selection",
-		"hybrid: continuous refinement for at most",
-		"(no time budget: as long as CholQR's phase took, at least 5 s)",
-		"hybrid: refinement: 2 evaluations, lowest VAR",
+		"hybrid: continuous: 2 evaluations (at most 60 a fit), lowest VAR",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("progress has no %q:\n%s", want, out)

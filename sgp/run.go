@@ -28,6 +28,10 @@ type run struct {
 	// gradient evaluation, not only between epochs.
 	hardEnd bool
 	stop    *stopCheck
+	// pause, if set, is called at every stop check: a hybrid fit's CholQR
+	// parent waits there while the continuous parent has its turn (see
+	// Model.fitHybrid).
+	pause func()
 }
 
 // stopCheck is what a run's phases check between swaps and gradient
@@ -59,6 +63,9 @@ func (r *run) timeLeft() bool { return r.budget <= 0 || time.Since(r.start) < r.
 // stopErr returns the context's error or, failing that, the interrupt's
 // (see WithInterrupt).
 func (r *run) stopErr() error {
+	if r.pause != nil {
+		r.pause()
+	}
 	if err := r.ctx.Err(); err != nil {
 		return err
 	}

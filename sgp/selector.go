@@ -20,14 +20,15 @@ import (
 //	titsias:S         each epoch, greedy forward selection (Titsias 2009):
 //	                  m times, score S random candidates exactly and add the
 //	                  best; then CG
-//	hybrid            CholQR, then the inducing inputs and θ refined
-//	                  continuously (Continuous, from the k-means centres
-//	                  of the inputs or, given time to converge, their
-//	                  k-means++ seeds, then from the other, CholQR's set
-//	                  and a random subset while time is left; the lowest
-//	                  kept),
-//	                  kept if the objective is lower; vector inputs and the
-//	                  RBF kernel only
+//	hybrid            CholQR and continuous SGPR (Continuous, from m random
+//	                  training inputs), each run as it runs alone with the
+//	                  same seed, then continuous fits from CholQR's fit
+//	                  and, with time left in a budget, from the k-means
+//	                  centres and seeds of the inputs; the lowest objective
+//	                  is kept. With a time budget the two share it in
+//	                  turns; without one its time is their sum. Vector
+//	                  inputs and a kernel with lengthscales and input
+//	                  gradients only
 type Selector struct {
 	kind selectorKind
 	s    int // candidates per step for titsias

@@ -17,8 +17,7 @@ import (
 // ContinuousResult reports a fit of the sparse GP whose inducing inputs
 // move continuously in ℝᵈ. Its FitSummary's Status is Converged,
 // MaxEvaluations, TimeBudget, Cancelled, Stalled (converged at a gradient
-// that is not small), Abandoned (a hybrid fit's refinement behind CholQR)
-// or Failed; Converged is true for Converged alone.
+// that is not small) or Failed; Converged is true for Converged alone.
 type ContinuousResult struct {
 	FitSummary
 	Kind      Objective       // the objective optimised, VAR or MLE
@@ -69,11 +68,10 @@ type Continuous struct {
 	progress   io.Writer
 	err        error
 
-	// behind, if set, is asked after each step of the optimiser, with the
-	// lowest objective reached so far, whether to give up; the fit then
-	// ends at its best point with Status = Abandoned. The hybrid
-	// selector uses it to hand the time back to CholQR (see fitHybrid).
-	behind func(best float64) bool
+	// pause, if set, is called before each evaluation: a hybrid fit's
+	// continuous parent waits there while CholQR has its turn (see
+	// Model.fitHybrid).
+	pause func()
 	// onEval, if set, is called after each evaluation with the number of
 	// evaluations and the lowest objective so far (the hybrid selector's
 	// progress lines).
@@ -366,6 +364,14 @@ func (f *continuousFit) evaluate(ctx context.Context, p []float64) {
 		clear(f.lastG)
 		return
 	}
+	if f.c.pause != nil {
+		f.c.pause()
+		if ctx.Err() != nil {
+			f.lastF = math.Inf(1)
+			clear(f.lastG)
+			return
+		}
+	}
 	nθ := f.nθ
 	copy(f.zdata, p[nθ:])
 	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, p[:nθ]))
@@ -408,16 +414,9 @@ func (f *continuousFit) minimize(ctx context.Context) {
 		Func: func(p []float64) float64 { f.evaluate(ctx, p); return f.lastF },
 		Grad: func(g, p []float64) { f.evaluate(ctx, p); copy(g, f.lastG) },
 	}
-	abandoned := false
 	rec := funcRecorder(func() error {
 		if f.evals >= f.c.maxEvals {
 			return errBudget
-		}
-		// behind is asked once a point has been evaluated: gonum records
-		// the start before evaluating it.
-		if f.c.behind != nil && !math.IsInf(f.bestF, 1) && f.c.behind(f.bestF) {
-			abandoned = true
-			return errAbandoned
 		}
 		return ctx.Err()
 	})
@@ -431,8 +430,6 @@ func (f *continuousFit) minimize(ctx context.Context) {
 			f.stopped = stop{status: Cancelled}
 		case f.evals >= f.c.maxEvals:
 			f.stopped = stop{status: MaxEvaluations}
-		case abandoned:
-			f.stopped = stop{status: Abandoned}
 		case optErr != nil && f.restart < maxRestarts && !math.IsInf(f.bestF, 1):
 			if before-f.bestF > 1e-9*math.Abs(f.bestF) || math.IsInf(before, 1) {
 				f.restart++
@@ -487,7 +484,7 @@ func (f *continuousFit) result() (*ContinuousResult, error) {
 		}
 	}
 	switch stopped.status {
-	case Converged, MaxEvaluations, TimeBudget, Abandoned:
+	case Converged, MaxEvaluations, TimeBudget:
 	case Cancelled:
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", f.evals, v))
 	default:
@@ -533,9 +530,6 @@ const maxRestarts = 50
 // converged: a unit step in any parameter would change F by less than a
 // millionth of it.
 const gradTol = 1e-6
-
-// errAbandoned stops a continuous fit when Continuous.behind says so.
-var errAbandoned = errors.New("sgp: continuous fit abandoned")
 
 // zGrad stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
 // gradient: with W_mn and W_mm the weights of dK_mn and dK_mm in F's

@@ -25,8 +25,7 @@ const (
 	// MaxEvaluations: the objective-and-gradient evaluations allowed
 	// (Exact.WithMaxEvals, Continuous.WithMaxEvals) ran.
 	MaxEvaluations
-	// TimeBudget: the time budget (WithTimeBudget), or a hybrid
-	// refinement's share of it, ran out.
+	// TimeBudget: the time budget (WithTimeBudget) ran out.
 	TimeBudget
 	// Cancelled: the context was cancelled, or the interrupt function
 	// (Model.WithInterrupt) returned an error.
@@ -34,9 +33,6 @@ const (
 	// Stalled: the objective stopped decreasing while the gradient was
 	// not small; Reason says what the stop rule saw.
 	Stalled
-	// Abandoned: a hybrid fit's continuous refinement, behind CholQR's
-	// objective, was given up.
-	Abandoned
 	// Fixed: the hyperparameters were fixed
 	// (Exact.WithFixedHyperparameters), so nothing was optimised.
 	Fixed
@@ -54,7 +50,6 @@ var statusWords = [...]string{
 	TimeBudget:     "time budget",
 	Cancelled:      "cancelled",
 	Stalled:        "stalled",
-	Abandoned:      "abandoned",
 	Fixed:          "fixed",
 	Failed:         "failed",
 }

@@ -8,7 +8,7 @@ import "testing"
 func TestStatusWords(t *testing.T) {
 	for s, want := range map[Status]string{
 		NotStopped: "", Converged: "converged", MaxEpochs: "max epochs", MaxEvaluations: "max evaluations",
-		TimeBudget: "time budget", Cancelled: "cancelled", Stalled: "stalled", Abandoned: "abandoned",
+		TimeBudget: "time budget", Cancelled: "cancelled", Stalled: "stalled",
 		Fixed: "fixed", Failed: "failed", Status(42): "Status(42)",
 	} {
 		if got := s.String(); got != want {

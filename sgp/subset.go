@@ -42,24 +42,21 @@ type Result struct {
 	// followed are part of the fit (kernels with lengthscales only,
 	// kernel.Lengthscaled). nil when none was.
 	SwitchedOn []int
-	// Refined is, for the hybrid selector, the continuous refinement
-	// that the model predicts with (its inducing inputs Z and θ;
-	// Objective and Params are then its own); nil when the refinement
-	// did not lower the objective, and for other selectors.
+	// Refined is, for the hybrid selector, the continuous fit that the
+	// model predicts with (its inducing inputs Z and θ; Objective and
+	// Params are then its own): the lowest of its continuous fits, where
+	// it is below CholQR's objective; nil otherwise, and for other
+	// selectors.
 	Refined *ContinuousResult
-	// RefinedFrom says where the kept refinement started: "the k-means
-	// centres", "the k-means++ seeds", "CholQR's set", "a random subset"
-	// (each at the starting hyperparameters) or "CholQR's fit" (its set
-	// and θ), followed by ", then lengthscale[j] switched back on" (or
-	// "lengthscales[j, k]") when the refinement went on from bringing
-	// back inputs it had switched off; "" without one.
+	// RefinedFrom says where the kept continuous fit started: "a random
+	// subset" (continuous SGPR's own start, at the starting
+	// hyperparameters), "CholQR's fit" (its set and θ), or with time left
+	// in a budget "the k-means centres", "the k-means++ seeds" or
+	// "CholQR's set" (at the starting hyperparameters), followed by ",
+	// then lengthscale[j] switched back on" (or "lengthscales[j, k]") when
+	// the fit went on from bringing back inputs it had switched off; ""
+	// without one.
 	RefinedFrom string
-	// Resumed is true when CholQR had the rest of a hybrid fit's time
-	// budget after the refinements: they were all behind CholQR's objective
-	// after as long as its phase took (at least its tenth of the budget),
-	// or all ended with time left (Epochs and Status then describe all of
-	// CholQR's epochs).
-	Resumed bool
 	Stats
 	md *Model // the model fitted, which Comparison.Add scores
 }

@@ -49,7 +49,7 @@ func TestReactivateBringsBackARelevantInput(t *testing.T) {
 	theta := md.Params()
 	theta[2] += math.Log(1e4)
 	theta[3] += math.Log(1e4)
-	opts := Continuous{maxEvals: 2000, jitter: hybridJitter * kern.Variance()}
+	opts := Continuous{maxEvals: 2000, jitter: hybridJitter}
 	ctx := context.Background()
 	run := func(theta []float64, z *kernel.Vectors) (*ContinuousResult, bool, error) {
 		c, err := md.refineFrom(ctx, opts, theta, z)

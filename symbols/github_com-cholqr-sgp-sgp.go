@@ -15,7 +15,6 @@ import (
 func init() {
 	Symbols["github.com/cholqr/sgp/sgp/sgp"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Abandoned":              reflect.ValueOf(sgp.Abandoned),
 		"BLAS":                   reflect.ValueOf(sgp.BLAS),
 		"CGBudget":               reflect.ValueOf(sgp.CGBudget),
 		"CGCancelled":            reflect.ValueOf(sgp.CGCancelled),

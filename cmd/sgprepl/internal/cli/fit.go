@@ -44,7 +44,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start and of the swaps")
 	fs.IntVar(&c.maxEpochs, "max-epochs", 50, "maximum number of epochs")
-	fs.DurationVar(&c.budget, "time-budget", 0, "stop after the epoch that exceeds this `duration`, the model's start included; the hybrid selector stops within it, sgpr-continuous and exact at the next evaluation (0: no limit; the hybrid's continuous refinement then takes at most as long as its CholQR phase, at least 5 s)")
+	fs.DurationVar(&c.budget, "time-budget", 0, "stop after the epoch that exceeds this `duration`, the model's start included; the hybrid selector stops within it, its two parents sharing it in turns, sgpr-continuous and exact at the next evaluation (0: no limit; the hybrid then takes as long as cholqr and sgpr-continuous together)")
 	fs.StringVar(&c.savePath, "save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights); - is standard output, and the summary then goes to stderr")
 	fs.StringVar(&c.predPath, "predictions", "", "write CSV `file` with header mean,variance,latent_variance (the variance of a noisy observation, then of the latent function), one row per test row; needs --test; - is standard output, and the summary then goes to stderr")
 	fs.BoolVar(&c.json, "json", false, "print exactly one JSON object on stdout")
@@ -53,7 +53,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Var(&c.inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	fs.StringVar(&c.targetCol, "target-column", "", "target column `NAME` (column mode; default the last column)")
 	fs.StringVar(&c.kernelSpec, "kernel", "", "kernel: rbf|matern12|matern32|matern52|rq|linear|periodic|const, or sums and products of these (rbf+linear, periodic*rbf, matern52+const), on numeric columns; wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] in column mode")
-	fs.StringVar(&c.selector, "selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf, matern12, matern32, matern52 or rq kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR, then inducing inputs and hyperparameters refined continuously, kept if the objective is lower)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
+	fs.StringVar(&c.selector, "selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf, matern12, matern32, matern52 or rq kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR and sgpr-continuous with the same seed, then continuous fits from CholQR's fit; the lowest objective kept)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
 	fs.StringVar(&c.where, "where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	fs.StringVar(&c.testWhere, "test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	return func(ctx context.Context, e *env) error {
@@ -212,7 +212,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 		return err
 	}
 	rep := summaryReport(&res.FitSummary, kern, obj.String(), sel.String(), train.Len(), blas)
-	rep.Epochs, rep.NoiseOnly, rep.Restarted, rep.Resumed = ptr(res.Epochs), ptr(res.NoiseOnly), ptr(res.Restarted), ptr(res.Resumed)
+	rep.Epochs, rep.NoiseOnly, rep.Restarted = ptr(res.Epochs), ptr(res.NoiseOnly), ptr(res.Restarted)
 	rep.SwitchedOn = append([]int{}, res.SwitchedOn...)
 	rep.Inducing = slices.Sorted(slices.Values(res.Inducing))
 	rep.MeanFunction = md.MeanFunction().String()
@@ -329,7 +329,7 @@ func (r *fitReport) printWarnings(e *env) {
 // selector: a key the selector cannot fill is present and null (epochs for
 // sgpr-continuous and exact, which count evaluations instead; inducing
 // rows for those, whose inducing inputs are not rows or are all of them;
-// z, noise_only, restarted, switched_on, refined and resumed, which only
+// z, noise_only, restarted, switched_on and refined, which only
 // CholQR's epochs fill). Metrics that are undefined (no test set, or one
 // of a single row or with constant targets) are null; Notes says why. M
 // is the number of inducing points used (n for exact), MRequested the
@@ -367,7 +367,6 @@ type fitReport struct {
 	Notes           []string           `json:"notes"`
 	BLAS            string             `json:"blas"`
 	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
-	Resumed         *bool              `json:"resumed"` // a hybrid fit's CholQR had the rest of the budget after the refinements (Result.Resumed)
 }
 
 // ptr returns a pointer to a copy of v, for a fitReport key that is null
@@ -472,9 +471,6 @@ func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 			on[i] = names[1+j] // a kernel.Lengthscaled's: variance, then the lengthscales
 		}
 		fmt.Fprintf(w, "%-16s%s (the fit had switched them off; the objective was lower with them back)\n", "switched on", strings.Join(on, " "))
-	}
-	if res.Resumed {
-		fmt.Fprintf(w, "%-16s%s\n", "hybrid", "CholQR resumed after the continuous refinements (behind it, or ended with time left)")
 	}
 	if cr := res.Refined; cr != nil {
 		fmt.Fprintf(w, "%-16sfrom %s: %v %.6g → %.6g in %d evaluations (%s); predictions use it\n", "refined", res.RefinedFrom, kind, cr.Start, cr.Objective, cr.Evals, stopText(cr.Status, cr.Reason))

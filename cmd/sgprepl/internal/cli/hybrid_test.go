@@ -60,9 +60,6 @@ func TestFitHybrid(t *testing.T) {
 	if from, _ := ref["from"].(string); !slices.Contains([]string{"the k-means centres", "the k-means++ seeds", "CholQR's set", "a random subset", "CholQR's fit"}, strings.SplitN(from, ", then", 2)[0]) {
 		t.Errorf("refined from %q, want where the refinement started", from)
 	}
-	if r, ok := hyb["resumed"].(bool); !ok || r {
-		t.Errorf("resumed %v, want false: the refinement is ahead of CholQR here", hyb["resumed"])
-	}
 	// The text output says where predictions come from, with the
 	// refinement's hyperparameters.
 	code, stdout, stderr := runMain(context.Background(), "fit", "--train", trainPath, "--m", "8", "--max-epochs", "10", "--quiet")
