@@ -30,7 +30,7 @@ func ExampleModel_FitContext() {
 	// Output:
 	// status: converged converged: true
 	// inducing points: 12 of 12
-	// objective: 77.39
+	// objective: 77.4
 	// noise standard deviation: 0.3
 }
 
@@ -156,8 +156,8 @@ func ExampleComparison() {
 		fmt.Printf("%-8s objective %.4g  SMSE %.2f\n", row.Name, row.Objective, row.Eval.SMSE)
 	}
 	// Output:
-	// VAR      objective 91.53  SMSE 0.53
-	// MLE      objective 66.12  SMSE 0.69
+	// VAR      objective 91.54  SMSE 0.54
+	// MLE      objective 66.1  SMSE 0.66
 	// exact GP objective 55.95  SMSE 0.29
 }
 

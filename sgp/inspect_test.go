@@ -193,18 +193,27 @@ func TestFactorViewReadOnly(t *testing.T) {
 
 // TestCostRankingAfterFit: CostRanking works on a fitted model whose last
 // removal parked a pivot from a shorter pivot block (the park buffer's
-// length shrank below the factor's capacity): the ranking's copy of the
+// length shrank below the factor's pivots): the ranking's copy of the
 // factor keeps the buffers' capacity, so its own removal does not run
-// past them.
+// past them. The case is one where a copy of the buffer's length alone
+// (with the allocator's rounding) is shorter than the pivots; which seed
+// ends its fit that way depends on the fit's path, so the test looks for
+// one.
 func TestCostRankingAfterFit(t *testing.T) {
 	t.Parallel()
 	train, _ := data.SnelsonLike(200, 1)
-	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(8).WithSeed(1)
-	if _, err := md.Fit(); err != nil {
-		t.Fatal(err)
+	var md *Model
+	for seed := uint64(1); seed <= 60 && md == nil; seed++ {
+		m := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(seed)
+		if _, err := m.Fit(); err != nil {
+			t.Fatal(err)
+		}
+		if cap(slices.Clone(m.f.parkedGram)) < m.f.t {
+			md = m
+		}
 	}
-	if len(md.f.parkedGram) > md.f.t {
-		t.Fatalf("the park buffer holds %d entries for %d pivots: pick a case whose last removal had fewer pivots", len(md.f.parkedGram), md.f.t)
+	if md == nil {
+		t.Fatal("no seed of 1…60 ends its fit with a park buffer whose copy is shorter than the pivots; widen the search")
 	}
 	ind, _ := md.Inducing()
 	for _, j := range ind {

@@ -52,8 +52,8 @@ func ExampleFit1D() {
 // to rewrite testdata/snelson_fit_golden.png after an intended change
 // (the -regen flag is defined by gonum.org/v1/plot/cmpimg). The BLAS
 // backends round differently, so the fit's hyperparameters differ in the
-// eighth digit between them (same inducing set, F = 85.2236363 both) and
-// a few antialiased pixels by less than 1% in YIQ distance; a tolerance
+// eighth digit between them (the same inducing set and F to seven
+// digits) and a few antialiased pixels by less than 1% in YIQ distance; a tolerance
 // of 2% passes those and fails on a curve or marker that moved.
 func TestFit1DGolden(t *testing.T) {
 	defer func() { _ = os.Stdout.Sync() }()
