@@ -14,7 +14,8 @@ import (
 // contOptions are the fit settings used by fitContinuousCLI.
 type contOptions struct {
 	train, test string
-	spec        string // the kernel's specification (kernel.Parse)
+	spec        string    // the kernel's specification (kernel.Parse)
+	params      paramList // starting hyperparameters by name (--param)
 	m           int
 	mSet        bool
 	obj         sgp.Objective
@@ -49,6 +50,9 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	n := train.Len()
 	k, err := kernel.Parse(o.spec, train.X, train.Y)
 	if err != nil {
+		return err
+	}
+	if err := startFrom(k, o.params, o.spec); err != nil {
 		return err
 	}
 	if _, ok := k.(kernel.InputGradient); !ok {

@@ -178,11 +178,8 @@ func (o *evalOptions) setHyperparameters(kern kernel.Kernel, specName string, d 
 		}
 	}
 	for _, p := range o.params {
-		if !slices.Contains(names, p.name) {
-			return usageErrorf("--param %s: kernel %s has no hyperparameter %q; its hyperparameters are %s", p.name, specName, p.name, strings.Join(names, ", "))
-		}
-		if !positive(p.value) {
-			return usageErrorf("--param %s=%v must be positive and finite", p.name, p.value)
+		if _, err := p.index(names, specName); err != nil {
+			return err
 		}
 		values[p.name] = p.value
 	}
@@ -307,6 +304,20 @@ type paramList []namedValue
 type namedValue struct {
 	name  string
 	value float64
+}
+
+// index returns the position of the hyperparameter p names among a
+// kernel's names (kernel spec specName), or a usage error if it has none
+// of that name or the value is not positive and finite.
+func (p namedValue) index(names []string, specName string) (int, error) {
+	i := slices.Index(names, p.name)
+	if i < 0 {
+		return 0, usageErrorf("--param %s: kernel %s has no hyperparameter %q; its hyperparameters are %s", p.name, specName, p.name, strings.Join(names, ", "))
+	}
+	if !positive(p.value) {
+		return 0, usageErrorf("--param %s=%v must be positive and finite", p.name, p.value)
+	}
+	return i, nil
 }
 
 func (l *paramList) String() string {

@@ -33,6 +33,7 @@ type fitConfig struct {
 	targetCol, kernelSpec string
 	selector              string
 	where, testWhere      string
+	params                paramList // starting hyperparameters by name
 }
 
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -42,6 +43,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2)); with neither --m nor --selector, fit fits the exact GP where it costs no more time and memory than this sparse default (sgp.ChooseDefault), and says so")
 	fs.IntVar(&c.z, "z", 16, "number of information pivots")
 	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
+	fs.Var(&c.params, "param", "starting value of a hyperparameter `NAME=VALUE`, by its name as the JSON's \"hyperparameters\" reports it (variance=2, lengthscale[0]=0.5, period[0]=12, k1.alpha=3): repeatable, comma-separated; the others start from the data")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start and of the swaps")
 	fs.IntVar(&c.maxEpochs, "max-epochs", 50, "maximum number of epochs")
 	fs.DurationVar(&c.budget, "time-budget", 0, "stop after the epoch that exceeds this `duration`, the model's start included; the hybrid selector stops within it, its two parents sharing it in turns, sgpr-continuous and exact at the next evaluation (0: no limit; the hybrid then takes as long as cholqr and sgpr-continuous together)")
@@ -96,7 +98,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 		if c.columnMode(specName) || !continuousSpec(specName) {
 			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels, spec)
 		}
-		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec,
+		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas})
 	}
 	auto := c.selector == "" && !c.mSet
@@ -127,6 +129,9 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	}
 	kern, err := kernel.Parse(spec, train.x, train.y)
 	if err != nil {
+		return err
+	}
+	if err := startFrom(kern, c.params, spec); err != nil {
 		return err
 	}
 	if c.selector == selectorExact {
@@ -560,4 +565,23 @@ func kernelText(k kernel.Kernel, theta []float64) string {
 	}
 	c.SetParams(theta[:c.NumParams()])
 	return kernel.Text(c)
+}
+
+// startFrom sets the starting values that fit --param names, leaving the
+// kernel's other hyperparameters at their values from the data. It
+// changes nothing on an error.
+func startFrom(kern kernel.Kernel, params paramList, spec string) error {
+	if len(params) == 0 {
+		return nil
+	}
+	names, theta := kern.ParamNames(), kern.Params(nil)
+	for _, p := range params {
+		i, err := p.index(names, spec)
+		if err != nil {
+			return err
+		}
+		theta[i] = math.Log(p.value)
+	}
+	kern.SetParams(theta)
+	return nil
 }
