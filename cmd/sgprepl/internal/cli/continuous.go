@@ -26,6 +26,7 @@ type contOptions struct {
 	json, quiet bool
 	noiseFloor  float64
 	blas        string
+	mean        sgp.Mean
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
@@ -58,7 +59,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if _, ok := k.(kernel.InputGradient); !ok {
 		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels, o.spec)
 	}
-	fit := sgp.NewContinuous(train.X, train.Y, k).WithObjective(o.obj).WithSeed(o.seed).
+	fit := sgp.NewContinuous(train.X, train.Y, k).WithMean(o.mean).WithObjective(o.obj).WithSeed(o.seed).
 		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor)
 	if o.mSet {
 		fit.WithM(o.m)
@@ -70,7 +71,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if res == nil {
 		return noResult(ctx, ctx, err)
 	}
-	rep := summaryReport(&res.FitSummary, k, o.obj.String(), selectorContinuous, n, o.blas)
+	rep := summaryReport(&res.FitSummary, k, o.mean, o.obj.String(), selectorContinuous, n, o.blas)
 	rep.Evaluations, rep.Restarts, rep.Jitter = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter)
 	rep.InducingInputs, rep.M, rep.MRequested = rowsOf(res.Z), res.Z.Len(), ptr(res.Z.Len())
 	var pred *predictions
@@ -86,7 +87,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		fmt.Fprintf(w, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
 			o.train, n, res.Z.Len(), o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped())
 		fmt.Fprintf(w, "kernel: %s\n", rep.Kernel)
-		fmt.Fprintf(w, "prior mean: %.6g (%s)\n", res.Mean, sgp.MeanConstant)
+		fmt.Fprintf(w, "prior mean: %.6g (%s)\n", res.Mean, o.mean)
 		if test != nil {
 			fmt.Fprintf(w, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
 		}

@@ -53,6 +53,7 @@ type exactCLIOptions struct {
 	json, quiet         bool
 	noiseFloor          float64
 	blas                string
+	mean                sgp.Mean
 	// note says why the exact GP was fitted when the user asked for
 	// neither --m nor --selector ("" for --selector exact).
 	note string
@@ -72,7 +73,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		return usageErrorf("fit: --time-budget %v must be ≥ 0 (0: no limit)", o.budget)
 	}
 	n := o.train.Len()
-	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor)
+	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor).WithMean(o.mean)
 	if !o.quiet {
 		fit.WithProgress(e.stderr)
 	}
@@ -83,7 +84,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	if fitErr != nil && ctx.Err() == nil {
 		return fitErr
 	}
-	rep := summaryReport(&res.FitSummary, o.kern, "exact", selectorExact, n, o.blas)
+	rep := summaryReport(&res.FitSummary, o.kern, o.mean, "exact", selectorExact, n, o.blas)
 	rep.Evaluations, rep.Restarts, rep.Jitter, rep.M = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter), n
 	if o.note != "" {
 		rep.Notes = append(rep.Notes, o.note)
@@ -112,7 +113,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped(), res.Elapsed.Seconds())
 		fmt.Fprintf(w, "%-16s%s\n", "kernel", rep.Kernel)
 		fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", paramsText(res.Names, res.Params))
-		fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, sgp.MeanConstant)
+		fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, o.mean)
 		rep.printTail(w, o.test, o.testPath, o.save, o.pred, " (exact; predict loads it again, factorising its n×n matrix)")
 	})
 	if err != nil {

@@ -34,6 +34,8 @@ type fitConfig struct {
 	selector              string
 	where, testWhere      string
 	params                paramList // starting hyperparameters by name
+	meanName              string    // the prior mean (sgp.ParseMean)
+	mean                  sgp.Mean
 }
 
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -43,6 +45,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2)); with neither --m nor --selector, fit fits the exact GP where it costs no more time and memory than this sparse default (sgp.ChooseDefault), and says so")
 	fs.IntVar(&c.z, "z", 16, "number of information pivots")
 	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
+	fs.StringVar(&c.meanName, "mean", "constant", "prior mean: constant (estimated under a prior N(ȳ, var y)), gls (estimated by generalised least squares, no prior), zero, or a `number`")
 	fs.Var(&c.params, "param", "starting value of a hyperparameter `NAME=VALUE`, by its name as the JSON's \"hyperparameters\" reports it (variance=2, lengthscale[0]=0.5, period[0]=12, k1.alpha=3): repeatable, comma-separated; the others start from the data")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start and of the swaps")
 	fs.IntVar(&c.maxEpochs, "max-epochs", 50, "maximum number of epochs")
@@ -78,6 +81,9 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	if c.mean, err = sgp.ParseMean(c.meanName); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
 	if err := checkOutputs([]string{c.trainPath, c.testPath}, c.savePath, c.predPath); err != nil {
 		return err
 	}
@@ -99,7 +105,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels, spec)
 		}
 		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params,
-			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas})
+			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean})
 	}
 	auto := c.selector == "" && !c.mSet
 	sel, err := c.resolveSelector(spec, specName)
@@ -137,7 +143,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if c.selector == selectorExact {
 		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
 			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
-			noiseFloor: c.noiseFloor, blas: blas, note: defaultNote})
+			noiseFloor: c.noiseFloor, blas: blas, note: defaultNote, mean: c.mean})
 	}
 	return c.fitSparse(ctx, e, obj, sel, spec, kern, train, test, blas)
 }
@@ -206,7 +212,7 @@ func (c *fitConfig) readData(e *env, spec, specName string) (train, test *fitDat
 func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, sel sgp.Selector, spec string, kern kernel.Kernel, train, test *fitData, blas string) error {
 	md := sgp.NewModel(train.x, train.y, kern).
 		WithM(c.m).WithInfoPivots(c.z).WithObjective(obj).WithSeed(c.seed).
-		WithMaxEpochs(c.maxEpochs).WithTimeBudget(c.budget).WithSelector(sel).WithNoiseFloor(c.noiseFloor)
+		WithMaxEpochs(c.maxEpochs).WithTimeBudget(c.budget).WithSelector(sel).WithNoiseFloor(c.noiseFloor).WithMean(c.mean)
 	if !c.quiet {
 		md.WithProgress(e.stderr)
 	}
@@ -216,7 +222,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	if err := fitError(res, fitErr); err != nil {
 		return err
 	}
-	rep := summaryReport(&res.FitSummary, kern, obj.String(), sel.String(), train.Len(), blas)
+	rep := summaryReport(&res.FitSummary, kern, c.mean, obj.String(), sel.String(), train.Len(), blas)
 	rep.Epochs, rep.NoiseOnly, rep.Restarted = ptr(res.Epochs), ptr(res.NoiseOnly), ptr(res.Restarted)
 	rep.SwitchedOn = append([]int{}, res.SwitchedOn...)
 	rep.Inducing = slices.Sorted(slices.Values(res.Inducing))
@@ -262,13 +268,13 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 
 // summaryReport returns the report of a fit with the part every fit
 // shares (sgp.FitSummary) filled in, for n training points.
-func summaryReport(s *sgp.FitSummary, k kernel.Kernel, kind, selector string, n int, blas string) fitReport {
+func summaryReport(s *sgp.FitSummary, k kernel.Kernel, mean sgp.Mean, kind, selector string, n int, blas string) fitReport {
 	return fitReport{
 		Kernel:    kernelText(k, s.Params),
 		Objective: s.Objective, ObjectiveKind: kind, Selector: selector,
 		Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped(), Converged: s.Converged,
 		NoiseFloor: s.NoiseFloor, AtNoiseFloor: s.AtNoiseFloor,
-		Hyperparameters: s.Hyperparameters().Map(), Mean: s.Mean, MeanFunction: sgp.MeanConstant.String(),
+		Hyperparameters: s.Hyperparameters().Map(), Mean: s.Mean, MeanFunction: mean.String(),
 		N: n, Warnings: append([]string{}, s.Warnings...), BLAS: blas,
 	}
 }
