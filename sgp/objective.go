@@ -245,18 +245,47 @@ func (e *Evaluator) NumParams() int { return e.np + 1 }
 // Model.WithNoiseFloor).
 func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	defer recoverTo(&err)
-	n, m, np := e.n, e.m, e.np
+	np := e.np
 	if err := logParamsInRange(theta[:np]); err != nil {
 		return math.Inf(1), err
 	}
 	e.kern.SetParams(theta[:np])
 	s2 := math.Exp(theta[np])
 	e.lastLogNoise = theta[np]
+	trK := e.kernelBlocks(theta[:np])
+	if err := e.factorise(s2); err != nil {
+		return math.Inf(1), err
+	}
+	f, pt := e.objective(s2, trK)
+	if grad == nil {
+		return f, nil
+	}
+	if len(grad) != np+1 {
+		panic(errParamLen)
+	}
+	if err := e.gradient(grad, s2, pt); err != nil {
+		return math.Inf(1), err
+	}
+	return f, nil
+}
+
+// evalPoint is what the gradient needs of an evaluation's objective.
+type evalPoint struct {
+	delta float64 // μ − ȳ, the mean's offset from the targets' mean
+	trace float64 // tr(K − GGᵀ), VAR's trace term
+	c     float64 // the trace term's weight: 1/σ² for VAR, 0 for MLE
+}
+
+// kernelBlocks forms K_mn (one kernel column per inducing point, or the
+// kernel's block), diag K and K_mm at the kernel's hyperparameters theta,
+// and returns tr K.
+func (e *Evaluator) kernelBlocks(theta []float64) (trK float64) {
+	n, m := e.n, e.m
 	kmn := e.kmn
 	// K_mn, one kernel column per inducing point; diag K.
 	bk, block := e.kern.(kernel.BlockEvaluator)
 	if e.basisOn {
-		e.combineBasis(kmn, theta[:np])
+		e.combineBasis(kmn, theta)
 	} else if block && e.kval != nil {
 		bk.CrossT(e.kval, e.x, e.xI, e.seq)
 		par.For(len(kmn), 1<<16, func(lo, hi int) { copy(kmn[lo:hi], e.kval[lo:hi]) })
@@ -268,7 +297,6 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 		}
 	}
 	kernelDiag(e.kern, e.kdiag, e.x)
-	var trK float64
 	for _, v := range e.kdiag {
 		trK += v
 	}
@@ -286,14 +314,21 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 			e.kern.Column(e.kmm[c*m:(c+1)*m], e.xI, 0, m, e.xI, c)
 		}
 	}
+	return trK
+}
+
+// factorise forms L = chol(K_mm), Gᵀ = L⁻¹K_mn (over K_mn), GᵀG and the
+// upper factor R of GᵀG + σ²I, or returns ErrNotPD.
+func (e *Evaluator) factorise(s2 float64) error {
+	n, m := e.n, e.m
+	kmn := e.kmn
 	// L = chol(K_mm).
 	for a := 0; a < m; a++ {
 		copy(e.lmm[a*m:a*m+a+1], e.kmm[a*m:a*m+a+1])
 		e.lmm[a*m+a] += e.jitter
 	}
-	lt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: e.lmm}
 	if !linalg.Potrf(blas.Lower, m, e.lmm, m) {
-		return math.Inf(1), ErrNotPD
+		return ErrNotPD
 	}
 	if e.kraw != nil && e.block == 0 {
 		copy(e.kraw, kmn)
@@ -305,11 +340,19 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	for i := 0; i < m; i++ {
 		e.rr[i*m+i] += s2
 	}
-	rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: e.rr}
 	if !linalg.Potrf(blas.Upper, m, e.rr, m) {
-		return math.Inf(1), ErrNotPD
+		return ErrNotPD
 	}
 	copy(e.rkeep, e.rr)
+	return nil
+}
+
+// objective returns F from the factors, with a = R⁻ᵀGᵀ(y − μ) left in
+// e.vecM[0] and the mean's step taken.
+func (e *Evaluator) objective(s2, trK float64) (float64, evalPoint) {
+	n, m := e.n, e.m
+	kmn := e.kmn
+	rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: e.rr}
 	// a = R⁻ᵀGᵀ(y − μ). With ỹ = y − ȳ and δ = μ − ȳ, a = R⁻ᵀGᵀỹ − δ·u
 	// where u = R⁻ᵀGᵀ1, and ‖y − μ‖² = ‖ỹ‖² − 2δ·1ᵀỹ + nδ². For an
 	// estimated mean δ minimises the data fit ‖y − μ‖² − ‖a‖² plus the
@@ -353,12 +396,19 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 		f += 0.5 * trace / s2
 		c = 1 / s2
 	}
-	if grad == nil {
-		return f, nil
-	}
-	if len(grad) != np+1 {
-		panic(errParamLen)
-	}
+	return f, evalPoint{delta: delta, trace: trace, c: c}
+}
+
+// gradient stores ∂F/∂θ in grad, from the factors and the objective's
+// point pt. It overwrites R's space with S = (RᵀR)⁻¹.
+func (e *Evaluator) gradient(grad []float64, s2 float64, pt evalPoint) error {
+	n, m, np := e.n, e.m, e.np
+	kmn := e.kmn
+	delta, trace, c := pt.delta, pt.trace, pt.c
+	bk, block := e.kern.(kernel.BlockEvaluator)
+	lt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: e.lmm}
+	rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: e.rr}
+	av := blas64.Vector{N: m, Data: e.vecM[0], Inc: 1}
 	// b = R⁻¹a, α = σ⁻²(y − μ − G b).
 	bv := blas64.Vector{N: m, Data: e.vecM[1], Inc: 1}
 	copy(bv.Data, av.Data)
@@ -381,7 +431,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	blas64.Trsv(blas.Trans, lt, vv)
 	// S = (RᵀR)⁻¹ in e.rr (full).
 	if !linalg.Potri(blas.Upper, m, e.rr, m) {
-		return math.Inf(1), ErrNotPD
+		return ErrNotPD
 	}
 	S := e.rr
 	var trS float64
@@ -441,7 +491,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	copy(grad, e.gsum)
 	trW := float64(n-m)/s2 + trS - alal
 	grad[np] = 0.5*s2*trW - 0.5*c*trace
-	return f, nil
+	return nil
 }
 
 // addKmnGrad forms the K_mn weights of rows [lo, hi),
