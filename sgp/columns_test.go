@@ -11,50 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cholqr/sgp/sgp/internal/csvtest"
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
 )
-
-// namedCSV returns n rows of a CSV file with the header names (inputs,
-// then the target), the columns in the order given by perm (nil: as
-// named), with index a pandas-style unnamed index column first.
-func namedCSV(names []string, x *kernel.Vectors, y []float64, perm []int, index bool) string {
-	if perm == nil {
-		perm = make([]int, len(names))
-		for j := range perm {
-			perm[j] = j
-		}
-	}
-	var b strings.Builder
-	cell := func(i, j int) string {
-		if j == x.Dim() {
-			if y == nil {
-				return "NA"
-			}
-			return fmt.Sprint(y[i])
-		}
-		return fmt.Sprint(x.At(i, j))
-	}
-	row := func(f func(j int) string) {
-		parts := make([]string, 0, len(perm)+1)
-		for _, j := range perm {
-			parts = append(parts, f(j))
-		}
-		b.WriteString(strings.Join(parts, ",") + "\n")
-	}
-	if index {
-		b.WriteString(",")
-	}
-	row(func(j int) string { return names[j] })
-	for i := 0; i < x.Len(); i++ {
-		if index {
-			fmt.Fprintf(&b, "%d,", i)
-		}
-		row(func(j int) string { return cell(i, j) })
-	}
-	return b.String()
-}
 
 // TestColumnNames: a model fit on a CSV file with a header knows its
 // input columns by name (and, once told, its target's), keeps them in
@@ -68,7 +29,7 @@ func TestColumnNames(t *testing.T) {
 	t.Parallel()
 	train, test := data.SyntheticARD(120, 20, 4, 3)
 	names := []string{"age", "sex", "bmi", "bp", "y"}
-	ds, err := data.ReadCSV(strings.NewReader(namedCSV(names, train.X, train.Y, nil, false)), "train")
+	ds, err := data.ReadCSV(strings.NewReader(csvtest.Named(names, train.X, train.Y, nil, false)), "train")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +115,7 @@ func TestColumnNames(t *testing.T) {
 	// ReadPredictCSV: by name in any order, the target skipped unread.
 	cols := q.InputColumns()
 	for _, perm := range [][]int{nil, {4, 2, 0, 3, 1}, {1, 0, 3, 2}} {
-		in := namedCSV(names, test.X, nil, perm, false) // the target column holds NA
+		in := csvtest.Named(names, test.X, nil, perm, false) // the target column holds NA
 		x, err := data.ReadPredictCSV(strings.NewReader(in), "new.csv", cols)
 		if err != nil {
 			t.Fatalf("columns %v: %v", perm, err)
@@ -169,9 +130,9 @@ func TestColumnNames(t *testing.T) {
 		name, in string
 		want     []string
 	}{
-		{"missing column", namedCSV([]string{"age", "sex", "bmi", "s1", "y"}, test.X, test.Y, nil, false), []string{`no column "bp"`, `"s1" is not among`}},
+		{"missing column", csvtest.Named([]string{"age", "sex", "bmi", "s1", "y"}, test.X, test.Y, nil, false), []string{`no column "bp"`, `"s1" is not among`}},
 		{"unknown column", "age,sex,bmi,bp,s1\n1,2,3,4,5\n", []string{`"s1" is not among`, `nor its target "y"`}},
-		{"pandas index", namedCSV(names, test.X, test.Y, nil, true), []string{"line 1", "no name", "pandas", "index=False"}},
+		{"pandas index", csvtest.Named(names, test.X, test.Y, nil, true), []string{"line 1", "no name", "pandas", "index=False"}},
 		{"no header", "1,2,3,4\n", []string{"no header row", "age, sex, bmi, bp"}},
 		{"header row count", "age,sex,bmi,bp\n1,2,3\n", []string{"line 2", "3 columns", "header on line 1 names 4"}},
 	} {
