@@ -64,6 +64,7 @@ func (md *Model) epochStep(r *run) (EpochRecord, error) {
 		rec.Swaps++
 		if res.Accepted {
 			rec.Accepted++
+			r.report(res.After)
 		}
 		if (i+1)%5 == 0 && i < len(order)-1 {
 			md.f.RefreshInfo(md.rng.IntN)
@@ -91,6 +92,7 @@ func (md *Model) epochStep(r *run) (EpochRecord, error) {
 	}
 	rec.Total += rec.Elapsed
 	md.trace = append(md.trace, rec)
+	r.report(rec.Objective)
 	if md.progress != nil {
 		fmt.Fprintf(md.progress, "epoch %3d  %v %.6g  (after CG %.6g; data %.4g, complexity %.4g, trace %.4g)  swaps %d/%d  CG %d evals (%s)  %.2fs (swaps %.2fs)\n",
 			rec.Epoch, r.obj, rec.Objective, rec.CGObjective, rec.Parts.DataFit, rec.Parts.Complexity, rec.Parts.Trace,
@@ -202,7 +204,7 @@ func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []
 	nm := noiseMap{floor: md.floor()}
 	x0 := nm.toX(make([]float64, np+1), theta0)
 	return &cgProblem{
-		stop: r.stopErr, ev: ev, nm: nm,
+		stop: r.stopErr, report: r.report, ev: ev, nm: nm,
 		x: make([]float64, np+1), g: make([]float64, np+1), th: make([]float64, np+1),
 		best: append([]float64(nil), x0...), bestG: make([]float64, np+1),
 		bestF: math.Inf(1), budget: md.cgBudget(), cap: &stepCap{},

@@ -24,8 +24,8 @@ const hybridEvalsPerEpoch = 20
 
 // hybridSlices is the number of turns into which a hybrid fit's time
 // budget is cut while both parents still run: they alternate turns of
-// budget/hybridSlices, so each has at least about half the budget, and all
-// of it once the other has ended.
+// budget/hybridSlices until one ends or is parked (see turns), and the
+// other has the rest of the budget.
 const hybridSlices = 20
 
 // kmeansStream is the second word of the seed of the k-means starts'
@@ -71,9 +71,12 @@ type hybridKernel interface {
 // refinement from CholQR's fit. With a budget B the parents share it in
 // alternate turns (hybridSlices), each paused between its swaps or
 // evaluations while the other runs; a parent that ends early hands the
-// rest of the budget to the other, and neither is stopped for being
-// behind: each has at least about B/2. Both parents' states are held at
-// once: CholQR's factor and the continuous evaluator, each O(n·m) floats.
+// rest of the budget to the other, and a parent that cannot catch up with
+// the other even at its own recent rate of progress is parked and its
+// turns go to the other (turns): each runs at least until its rate is
+// measured, and the leader gets the time the other could not use. Both
+// parents' states are held at once: CholQR's factor and the continuous
+// evaluator, each O(n·m) floats.
 //
 // The continuous fit with the lowest objective is kept, and used for
 // prediction and saving, only if it is below CholQR's (result); the
@@ -111,6 +114,9 @@ type hybrid struct {
 	cr     *ContinuousResult // the lowest continuous fit so far
 	from   string            // where cr started
 	err    error             // the first continuous fit's error while none is usable
+	// setup, if set, is applied to the parents' turns before they start
+	// (tests replace the parking rule with it).
+	setup func(*turns)
 }
 
 // newHybrid checks that the model can be fitted by the hybrid selector
@@ -148,52 +154,93 @@ func (h *hybrid) randomSubset() *kernel.Vectors {
 
 // parents runs CholQR on the model and continuous SGPR from its own start
 // (randomSubset, θ₀). Without a time budget CholQR runs to its end, then
-// the continuous fit. With one, the continuous fit runs on its own
-// goroutine and the two take alternate turns (turns): only one computes at
-// a time, so each follows exactly the path it follows alone, paused. It
-// returns CholQR's error.
+// the continuous fit. With one they take turns (inTurns). It returns
+// CholQR's error.
 func (h *hybrid) parents() error {
 	md := h.md
 	cont, cerr := md.continuousFrom(h.opts, nil, h.randomSubset())
-	type outcome struct {
+	var (
 		c   *ContinuousResult
 		err error
-	}
-	var out outcome
+		t   *turns
+	)
 	if h.r.budget <= 0 || cerr != nil {
-		var err error
 		if h.res, err = md.fitSubset(h.r); err != nil {
 			return err
 		}
 		if cerr == nil {
-			out.c, out.err = cont.FitContext(h.cctx)
+			c, err = cont.FitContext(h.cctx)
 		}
 	} else {
-		t := newTurns(h.r.budget / hybridSlices)
-		cont.pause = func() { t.pause(continuousTurn) }
-		done := make(chan outcome, 1)
-		go func() {
-			defer t.finish(continuousTurn)
-			c, err := cont.FitContext(h.cctx)
-			done <- outcome{c, err}
-		}()
-		r := h.r.with(func(c *run) { c.hardEnd, c.pause = true, func() { t.pause(cholqrTurn) } })
-		var err error
-		func() {
-			defer t.finish(cholqrTurn)
-			h.res, err = md.fitSubset(r)
-		}()
-		out = <-done
-		if err != nil {
-			return err
+		var cholqrErr error
+		t, c, err, cholqrErr = h.inTurns(cont)
+		if cholqrErr != nil {
+			return cholqrErr
+		}
+		if t.parked[continuousTurn] && c != nil && c.Evals > 0 && err != nil && h.cctx.Err() == nil && h.r.ctx.Err() == nil {
+			err = nil // stopped by turns.finish, with the best point it reached
 		}
 	}
 	if cerr != nil {
-		out.err = cerr
+		err = cerr
 	}
-	c, usable := h.usable(out.c, out.err)
-	h.keep(c, usable, out.err, "a random subset")
+	c, usable := h.usable(c, err)
+	if t != nil && t.parked[cholqrTurn] && h.res.Status == TimeBudget {
+		h.res.Reason = t.why[cholqrTurn]
+	}
+	if t != nil && t.parked[continuousTurn] && usable {
+		c.Status, c.Reason = TimeBudget, t.why[continuousTurn]
+	}
+	h.keep(c, usable, err, "a random subset")
 	return nil
+}
+
+// inTurns runs the parents under a time budget: the continuous fit cont
+// on its own goroutine, CholQR on this one, taking turns (turns) of
+// hybridSlices of the budget. Only one computes at a time, so each follows
+// exactly the path it follows alone, paused; a parent that cannot catch up
+// with the other is parked, and a parked continuous fit is stopped when
+// CholQR ends. It returns the turns, the continuous fit's result and
+// error, and CholQR's error.
+func (h *hybrid) inTurns(cont *Continuous) (t *turns, c *ContinuousResult, err, cholqrErr error) {
+	t = newTurns(h.r.budget/hybridSlices, h.r.start.Add(h.r.budget))
+	if h.setup != nil {
+		h.setup(t)
+	}
+	if h.md.progress != nil {
+		t.onPark = func(why string) { fmt.Fprintf(h.md.progress, "hybrid: %s\n", why) }
+	}
+	ctx, stop := context.WithCancel(h.cctx)
+	defer stop()
+	t.stop[continuousTurn] = stop
+	cont.pause = func() { t.pause(continuousTurn) }
+	onEval := cont.onEval
+	cont.onEval = func(evals int, best float64) {
+		t.report(continuousTurn, best)
+		if onEval != nil {
+			onEval(evals, best)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer t.finish(continuousTurn)
+		c, err = cont.FitContext(ctx)
+	}()
+	r := h.r.with(func(c *run) {
+		c.hardEnd, c.pause = true, func() { t.pause(cholqrTurn) }
+		c.onValue = func(obj Objective, v float64) {
+			if obj == h.r.obj {
+				t.report(cholqrTurn, v)
+			}
+		}
+	})
+	func() {
+		defer t.finish(cholqrTurn)
+		h.res, cholqrErr = h.md.fitSubset(r)
+	}()
+	<-done
+	return t, c, err, cholqrErr
 }
 
 // extras runs the continuous fits beyond the parents while time is left,
@@ -290,20 +337,72 @@ const (
 // worker calls pause between its steps, which returns at once while its
 // turn lasts (or the other has finished) and otherwise hands the turn over
 // and waits for its next one; finish hands the turn over for good.
+//
+// A worker that cannot catch up is parked: it gets no more turns while
+// the other runs. Each worker reports the objectives it reaches (report),
+// and at the end of the leader's turn the other is parked when, even at
+// the rate at which its lowest objective fell over its recent compute
+// time, it could not get below the leader's lowest in all the time left
+// to the deadline (cannotCatchUp). The rule assumes only diminishing
+// returns — that an optimiser's lowest objective does not fall faster
+// later than it fell on average over a stretch it has already run — and
+// has no threshold tuned to data. A parked worker resumes when the other
+// finishes (converged, out of epochs or evaluations, or at the
+// deadline), after being stopped with its stop function when it has one.
 type turns struct {
 	mu    sync.Mutex
 	cond  *sync.Cond
 	slice time.Duration
+	end   time.Time // the deadline
 	owner int
 	since time.Time // when the owner's turn began
 	done  [2]bool
+	// used is each worker's compute time in its turns that ended.
+	used [2]time.Duration
+	// path is each worker's lowest objective so far, each point when
+	// it fell, against the worker's compute time.
+	path [2][]progressPoint
+	// parked says which worker gets no more turns while the other runs;
+	// why says why, in a sentence.
+	parked [2]bool
+	why    [2]string
+	// stop, where set, stops a parked worker when it gets the turn back.
+	stop [2]func()
+	// names are the workers' names in why.
+	names [2]string
+	// onPark, if set, is told why when a worker is parked.
+	onPark func(why string)
+	// parks is the parking rule: cannotCatchUp.
+	parks func(lag, lead int, left time.Duration) (bool, string)
 }
 
-// newTurns returns turns of slice each, the first to worker 0.
-func newTurns(slice time.Duration) *turns {
-	t := &turns{slice: slice, since: time.Now()}
+// progressPoint is a worker's lowest objective f after compute time at.
+type progressPoint struct {
+	at time.Duration
+	f  float64
+}
+
+// newTurns returns turns of slice each until end, the first to worker 0.
+func newTurns(slice time.Duration, end time.Time) *turns {
+	t := &turns{slice: slice, end: end, since: time.Now(), names: [2]string{"CholQR", "continuous SGPR"}}
 	t.cond = sync.NewCond(&t.mu)
+	t.parks = t.cannotCatchUp
 	return t
+}
+
+// report records that worker w, whose turn it is, has reached objective f.
+func (t *turns) report(w int, f float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.path[w]
+	if len(p) > 0 && !(f < p[len(p)-1].f) || math.IsNaN(f) || math.IsInf(f, 0) {
+		return
+	}
+	at := t.used[w]
+	if t.owner == w {
+		at += time.Since(t.since)
+	}
+	t.path[w] = append(p, progressPoint{at, f})
 }
 
 // pause is called by worker w between its steps; see turns.
@@ -314,7 +413,21 @@ func (t *turns) pause(w int) {
 		if t.done[1-w] || time.Since(t.since) < t.slice {
 			return
 		}
-		t.owner, t.since = 1-w, time.Now()
+		now := time.Now()
+		t.used[w] += now.Sub(t.since)
+		t.since = now
+		if !t.parked[1-w] {
+			if ok, why := t.parks(1-w, w, t.end.Sub(now)); ok {
+				t.parked[1-w], t.why[1-w] = true, why
+				if t.onPark != nil {
+					t.onPark(why)
+				}
+			}
+		}
+		if t.parked[1-w] {
+			return
+		}
+		t.owner = 1 - w
 		t.cond.Broadcast()
 	}
 	for t.owner != w {
@@ -322,13 +435,49 @@ func (t *turns) pause(w int) {
 	}
 }
 
+// cannotCatchUp reports whether worker lag, its lowest objective above
+// worker lead's, could not get below lead's lowest in the time left even
+// at the average rate at which its lowest fell over the last half of its
+// compute time (at least two turns): by diminishing returns its lowest
+// falls no faster from now on. Until lag has run twice as long as it took
+// to reach its first objective, its rate is not known and it is not
+// parked. why says so in a sentence when it is.
+func (t *turns) cannotCatchUp(lag, lead int, left time.Duration) (ok bool, why string) {
+	pl, pd := t.path[lag], t.path[lead]
+	if len(pl) == 0 || len(pd) == 0 {
+		return false, ""
+	}
+	fl, fd := pl[len(pl)-1].f, pd[len(pd)-1].f
+	if !(fl > fd) {
+		return false, ""
+	}
+	now := t.used[lag]
+	window := max(2*t.slice, now/2)
+	from := now - window
+	if window <= 0 || from < pl[0].at {
+		return false, ""
+	}
+	i := sort.Search(len(pl), func(i int) bool { return pl[i].at > from }) - 1
+	rate := (pl[i].f - fl) / window.Seconds()
+	left = max(left, 0)
+	if fl-rate*left.Seconds() <= fd {
+		return false, ""
+	}
+	return true, fmt.Sprintf("%s's turns went to %s after %.3g s of its own: its objective %.6g was above %.6g, and at the rate it fell over its last %.3g s (%.3g a second) it could not reach it in the %.3g s left",
+		t.names[lag], t.names[lead], now.Seconds(), fl, fd, window.Seconds(), rate, left.Seconds())
+}
+
 // finish records that worker w has ended and gives the other every turn
-// from now on.
+// from now on, stopping it first if it was parked and has a stop function.
 func (t *turns) finish(w int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.done[w] = true
 	if t.owner == w {
+		t.used[w] += time.Since(t.since)
+		if t.parked[1-w] && t.stop[1-w] != nil {
+			t.stop[1-w]()
+		}
 		t.owner, t.since = 1-w, time.Now()
 		t.cond.Broadcast()
 	}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -404,7 +406,7 @@ func TestHybridRunsBothParents(t *testing.T) {
 // stopped: each makes all of its steps.
 func TestTurns(t *testing.T) {
 	t.Parallel()
-	tn := newTurns(0)
+	tn := newTurns(0, time.Now().Add(time.Hour))
 	var log []int // appended to only by the worker whose turn it is
 	const steps0, steps1 = 5, 12
 	done := make(chan struct{})
@@ -436,5 +438,157 @@ func TestTurns(t *testing.T) {
 	}
 	if !ok {
 		t.Errorf("steps in the order %v: want %d alternating, then worker 1's alone", log, 2*steps0)
+	}
+}
+
+// TestCannotCatchUp checks the parking rule on made-up progress: a lagging
+// worker is parked only when its lowest objective, falling at its average
+// rate over the last half of its compute time, cannot reach the leader's
+// in the time left, and only once that rate is measured.
+func TestCannotCatchUp(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	lead := []progressPoint{{0, 100}, {4 * s, 10}}
+	for _, c := range []struct {
+		name string
+		lag  []progressPoint
+		used time.Duration // the lagging worker's compute time
+		left time.Duration
+		want bool
+	}{
+		// Over its last 5 of 10 s the lagger fell from 60 to 50: 2 a
+		// second, 30 in the 15 s left, to 20 at best: above the leader.
+		{"falls too slowly", []progressPoint{{1 * s, 80}, {4 * s, 60}, {8 * s, 50}}, 10 * s, 15 * s, true},
+		// With 30 s left it could reach −10.
+		{"could catch up", []progressPoint{{1 * s, 80}, {4 * s, 60}, {8 * s, 50}}, 10 * s, 30 * s, false},
+		{"flat", []progressPoint{{1 * s, 50}}, 10 * s, time.Hour, true},
+		// Its first objective came at 6 s of 10: the last half of its
+		// time starts before it, so no rate is known.
+		{"rate not known yet", []progressPoint{{6 * s, 50}}, 10 * s, 0, false},
+		{"ahead", []progressPoint{{1 * s, 5}}, 10 * s, 0, false},
+		{"no objective yet", nil, 10 * s, 0, false},
+	} {
+		tn := newTurns(time.Second, time.Now())
+		tn.path = [2][]progressPoint{c.lag, lead}
+		tn.used[0] = c.used
+		got, why := tn.cannotCatchUp(0, 1, c.left)
+		if got != c.want || got != (why != "") {
+			t.Errorf("%s: parked %v (%q), want %v", c.name, got, why, c.want)
+		}
+	}
+}
+
+// TestTurnsParkLagger: two workers take turns; worker 1 reports an
+// objective far above worker 0's and never lowers it, so at the end of
+// one of worker 0's turns it is parked: it makes no step until worker 0
+// finishes, and then it is stopped (its stop function runs) before it
+// gets the turn back.
+func TestTurnsParkLagger(t *testing.T) {
+	t.Parallel()
+	tn := newTurns(time.Millisecond, time.Now().Add(time.Hour))
+	stopped := make(chan struct{})
+	tn.stop[1] = func() { close(stopped) }
+	var mu sync.Mutex
+	var log []int
+	step := func(w int) {
+		mu.Lock()
+		log = append(log, w)
+		mu.Unlock()
+		time.Sleep(200 * time.Microsecond)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer tn.finish(1)
+		for i := 0; i < 1000; i++ {
+			tn.pause(1)
+			select {
+			case <-stopped:
+				return
+			default:
+			}
+			tn.report(1, 1000)
+			step(1)
+		}
+	}()
+	func() {
+		defer tn.finish(0)
+		for i := 0; i < 200; i++ {
+			tn.pause(0)
+			tn.report(0, 100-float64(i))
+			step(0)
+		}
+	}()
+	<-done
+	select {
+	case <-stopped:
+	default:
+		t.Fatal("the parked worker was not stopped")
+	}
+	if !tn.parked[1] || tn.parked[0] || !strings.Contains(tn.why[1], "continuous SGPR's turns went to CholQR") {
+		t.Fatalf("parked %v, why %q", tn.parked, tn.why[1])
+	}
+	// After worker 1's last step, only worker 0 steps, to its end.
+	last := slices.Index(log, 1)
+	for i := len(log) - 1; i >= 0; i-- {
+		if log[i] == 1 {
+			last = i
+			break
+		}
+	}
+	n0 := 0
+	for _, w := range log[last+1:] {
+		if w != 0 {
+			t.Fatalf("worker 1 stepped after being parked: %v", log)
+		}
+		n0++
+	}
+	if n0 == 0 || len(log)-200 >= 1000 {
+		t.Errorf("%d steps of worker 0 after worker 1's last, %d of worker 1 in all", n0, len(log)-200)
+	}
+}
+
+// TestHybridParkedParent runs a hybrid fit's parents in turns of one step
+// each, with a parking rule that parks the continuous parent after its third evaluation: CholQR
+// runs to its own end, the parked parent is then stopped (not resumed)
+// and kept as a usable fit whose stop reason says why it was parked, and
+// the hybrid's result is no error.
+func TestHybridParkedParent(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(300, 2)
+	var progress bytes.Buffer
+	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+		WithMaxEpochs(5).WithSelector(SelectHybrid).WithTimeBudget(10 * time.Minute).WithProgress(&progress)
+	ctx := context.Background()
+	if err := md.buildContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, err := md.newHybrid(md.newRun(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.cancel()
+	const why = "parked by the test"
+	h.setup = func(tn *turns) {
+		tn.slice = 0 // a turn at every step
+		tn.parks = func(lag, lead int, left time.Duration) (bool, string) {
+			return lag == continuousTurn && len(tn.path[lag]) >= 3, why
+		}
+	}
+	if err := h.parents(); err != nil {
+		t.Fatal(err)
+	}
+	if h.res.Status == TimeBudget || h.res.Reason == why {
+		t.Errorf("CholQR ended %s, want its own end", h.res.Stopped())
+	}
+	c := h.cr
+	if c == nil || c.Status != TimeBudget || c.Reason != why || c.Evals < 3 || c.Evals > 50 {
+		t.Fatalf("continuous parent %+v, want parked after 3 evaluations and stopped at CholQR's end\n%s", c, progress.String())
+	}
+	if !strings.Contains(progress.String(), "hybrid: "+why) {
+		t.Errorf("progress does not say the parent was parked:\n%s", progress.String())
+	}
+	if _, err := h.result(); err != nil {
+		t.Error(err)
 	}
 }

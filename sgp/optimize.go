@@ -54,6 +54,7 @@ func (r funcRecorder) Record(*optimize.Location, optimize.Operation, *optimize.S
 // remembering the best point seen.
 type cgProblem struct {
 	stop      func() error
+	report    func(f float64) // told each evaluation that lowers bestF
 	ev        *Evaluator
 	x, g      []float64 // the optimiser's point (noiseMap coordinates), ∂F there
 	th        []float64 // x as log hyperparameters
@@ -104,6 +105,9 @@ func (p *cgProblem) eval(x []float64) {
 		p.bestF = f
 		copy(p.best, x)
 		copy(p.bestG, p.g)
+		if p.report != nil {
+			p.report(f)
+		}
 	}
 }
 

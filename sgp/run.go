@@ -32,6 +32,11 @@ type run struct {
 	// parent waits there while the continuous parent has its turn (see
 	// Model.fitHybrid).
 	pause func()
+	// onValue, if set, is told the objective of each state the phases
+	// reach (after a gradient evaluation that lowers the phase's best, a
+	// swap that is accepted, an epoch's end) with the objective it is of:
+	// a hybrid fit compares its parents' progress with it (see turns).
+	onValue func(obj Objective, v float64)
 }
 
 // stopCheck is what a run's phases check between swaps and gradient
@@ -59,6 +64,13 @@ func (r *run) with(change func(*run)) *run {
 
 // timeLeft reports whether the run's budget, if any, has time left.
 func (r *run) timeLeft() bool { return r.budget <= 0 || time.Since(r.start) < r.budget }
+
+// report passes the objective v of a state the run reached to onValue.
+func (r *run) report(v float64) {
+	if r.onValue != nil {
+		r.onValue(r.obj, v)
+	}
+}
 
 // stopErr returns the context's error or, failing that, the interrupt's
 // (see WithInterrupt).
