@@ -71,7 +71,11 @@ const (
 // reproducible across machines. With m = 100 the exact GP is chosen up to
 // about n = 440 under CholQR and n = 830 under the hybrid.
 func ChooseDefault(n int, hybrid bool, budget time.Duration) DefaultChoice {
-	m := DefaultM(n)
+	return chooseExact(n, DefaultM(n), hybrid, budget)
+}
+
+// chooseExact is ChooseDefault for a sparse model of m inducing points.
+func chooseExact(n, m int, hybrid bool, budget time.Duration) DefaultChoice {
 	nf, mf := float64(n), float64(m)
 	c := DefaultChoice{M: m,
 		ExactSeconds: exactEvals * exactEvalSecPerN3 * nf * nf * nf,

@@ -1,9 +1,13 @@
 package sgp
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cholqr/sgp/sgp/data"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // TestChooseDefault checks the default fit's rule: the exact GP at small
@@ -44,6 +48,32 @@ func TestChooseDefault(t *testing.T) {
 				t.Fatalf("hybrid %v: exact again at n = %d after a sparse default below it", hybrid, n)
 			}
 			sparse = sparse || !ex
+		}
+	}
+}
+
+// TestModelSaysExactIsCheaper: a built model's display says when the
+// exact GP is estimated to cost no more than it (n = 300 with the default
+// m = 100), as text and HTML, and not where the sparse model is cheaper
+// (m = 10).
+func TestModelSaysExactIsCheaper(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(300, 1)
+	for _, c := range []struct {
+		m    int
+		want bool
+	}{{0, true}, {10, false}} {
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithSeed(1)
+		if c.m > 0 {
+			md.WithM(c.m)
+		}
+		if err := md.Build(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		text, html := md.String(), md.HTML()
+		const say = "estimated to cost no more than this sparse model"
+		if strings.Contains(text, say) != c.want || strings.Contains(html, say) != c.want || strings.Contains(text, "sgp.NewExact") != c.want {
+			t.Errorf("m = %d: want the exact GP named: %v\n%s", md.m, c.want, text)
 		}
 	}
 }
