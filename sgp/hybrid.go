@@ -186,7 +186,13 @@ func (h *hybrid) parents() error {
 	}
 	c, usable := h.usable(c, err)
 	if t != nil && t.parked[cholqrTurn] && h.res.Status == TimeBudget {
+		was := notConverged(stopText(h.res.Status, h.res.Reason))
 		h.res.Reason = t.why[cholqrTurn]
+		for i, w := range h.res.Warnings {
+			if w == was {
+				h.res.Warnings[i] = notConverged(stopText(h.res.Status, h.res.Reason))
+			}
+		}
 	}
 	if t != nil && t.parked[continuousTurn] && usable {
 		c.Status, c.Reason = TimeBudget, t.why[continuousTurn]

@@ -549,46 +549,74 @@ func TestTurnsParkLagger(t *testing.T) {
 }
 
 // TestHybridParkedParent runs a hybrid fit's parents in turns of one step
-// each, with a parking rule that parks the continuous parent after its third evaluation: CholQR
-// runs to its own end, the parked parent is then stopped (not resumed)
-// and kept as a usable fit whose stop reason says why it was parked, and
-// the hybrid's result is no error.
+// each, with a parking rule that parks one parent after it has reached
+// three objectives. A parked continuous parent: CholQR runs to its own
+// end, then the parked parent is stopped (not resumed) and kept as a
+// usable fit whose stop reason says why it was parked. A parked CholQR
+// that has no convergence test (WithTolerance(0)): it resumes when
+// continuous SGPR converges and ends on the time budget, with the reason,
+// and the warning names the model the predictions use (the continuous
+// fit, lower than CholQR's optimum here) rather than "the best state
+// reached".
 func TestHybridParkedParent(t *testing.T) {
 	t.Parallel()
 	train, _ := data.SnelsonLike(300, 2)
-	var progress bytes.Buffer
-	md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
-		WithMaxEpochs(5).WithSelector(SelectHybrid).WithTimeBudget(10 * time.Minute).WithProgress(&progress)
-	ctx := context.Background()
-	if err := md.buildContext(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h, err := md.newHybrid(md.newRun(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.cancel()
 	const why = "parked by the test"
-	h.setup = func(tn *turns) {
-		tn.slice = 0 // a turn at every step
-		tn.parks = func(lag, lead int, left time.Duration) (bool, string) {
-			return lag == continuousTurn && len(tn.path[lag]) >= 3, why
+	for _, c := range []struct {
+		parked int
+		epochs int
+		budget time.Duration
+	}{{continuousTurn, 5, 10 * time.Minute}, {cholqrTurn, 1000, time.Second}} {
+		var progress bytes.Buffer
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(10).WithSeed(1).
+			WithMaxEpochs(c.epochs).WithSelector(SelectHybrid).WithTimeBudget(c.budget).WithProgress(&progress)
+		if c.parked == cholqrTurn {
+			md.WithTolerance(0)
 		}
-	}
-	if err := h.parents(); err != nil {
-		t.Fatal(err)
-	}
-	if h.res.Status == TimeBudget || h.res.Reason == why {
-		t.Errorf("CholQR ended %s, want its own end", h.res.Stopped())
-	}
-	c := h.cr
-	if c == nil || c.Status != TimeBudget || c.Reason != why || c.Evals < 3 || c.Evals > 50 {
-		t.Fatalf("continuous parent %+v, want parked after 3 evaluations and stopped at CholQR's end\n%s", c, progress.String())
-	}
-	if !strings.Contains(progress.String(), "hybrid: "+why) {
-		t.Errorf("progress does not say the parent was parked:\n%s", progress.String())
-	}
-	if _, err := h.result(); err != nil {
-		t.Error(err)
+		ctx := context.Background()
+		if err := md.buildContext(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h, err := md.newHybrid(md.newRun(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.cancel()
+		h.setup = func(tn *turns) {
+			tn.slice = 0 // a turn at every step
+			tn.parks = func(lag, lead int, left time.Duration) (bool, string) {
+				return lag == c.parked && len(tn.path[lag]) >= 3, why
+			}
+		}
+		if err := h.parents(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(progress.String(), "hybrid: "+why) {
+			t.Errorf("progress does not say the parent was parked:\n%s", progress.String())
+		}
+		cr := h.cr
+		if c.parked == continuousTurn {
+			if h.res.Status == TimeBudget || h.res.Reason == why {
+				t.Errorf("CholQR ended %s, want its own end", h.res.Stopped())
+			}
+			if cr == nil || cr.Status != TimeBudget || cr.Reason != why || cr.Evals < 3 || cr.Evals > 50 {
+				t.Fatalf("continuous parent %+v, want parked after 3 evaluations and stopped at CholQR's end\n%s", cr, progress.String())
+			}
+			if _, err := h.result(); err != nil {
+				t.Error(err)
+			}
+			continue
+		}
+		if h.res.Status != TimeBudget || h.res.Reason != why || cr == nil || cr.Objective >= h.res.Objective {
+			t.Fatalf("CholQR ended %s at %v, continuous parent %+v: want CholQR parked, the continuous fit lower", h.res.Stopped(), h.res.Objective, cr)
+		}
+		res, err := h.result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := strings.Join(res.Warnings, "\n")
+		if !strings.Contains(all, "CholQR did not converge (time budget: "+why+"); the predictions use the continuous fit") || strings.Contains(all, "best state reached") {
+			t.Errorf("warnings %q", res.Warnings)
+		}
 	}
 }
