@@ -101,17 +101,20 @@ var commands = []command{
 	{
 		name:     "fit",
 		synopsis: "fit --train FILE [flags]",
-		doc: "Fits a sparse GP to a CSV file: numbers with the target in the last column\n" +
-			"(header optional) and an RBF-ARD kernel or another kernel of numeric columns\n" +
-			"(--kernel matern12, matern32, matern52, rq, linear, periodic, const, and sums\n" +
-			"and products of these: rbf+linear, periodic*rbf, matern52+const), or named\n" +
-			"columns (--input-column, --target-column) with any --kernel, also wl,\n" +
-			"wl-depth, spectrum, tanimoto, histogram. The prior mean is a constant estimated in closed form with the\n" +
-			"hyperparameters (the generalised least-squares mean of the targets under\n" +
-			"the model), so targets need no centring; it is saved with the model.\n" +
-			"Inducing points: --selector hybrid by default for numeric inputs with the\n" +
-			"rbf, matern* and rq kernels (CholQR, then inducing inputs refined\n" +
-			"continuously, kept only if the objective is lower), cholqr for the others.\n" +
+		doc: "Fits a sparse GP (or the exact GP, see below) to a CSV file: numbers with\n" +
+			"the target in the last column (header optional) and an RBF-ARD kernel or\n" +
+			"another kernel of numeric columns (--kernel matern12, matern32, matern52,\n" +
+			"rq, linear, periodic, const, and sums and products of these: rbf+linear,\n" +
+			"periodic*rbf, matern52+const), or named columns (--input-column,\n" +
+			"--target-column) with any --kernel, also wl, wl-depth, spectrum, tanimoto,\n" +
+			"histogram. The prior mean is a constant\n" +
+			"estimated in closed form with the hyperparameters under a prior N(ȳ, var y)\n" +
+			"(--mean), so targets need no centring; it is saved with the model.\n" +
+			"With neither --m nor --selector, fit fits the exact GP where it costs no\n" +
+			"more time and memory than the sparse default, and says so. Inducing\n" +
+			"points: --selector hybrid by default for numeric inputs with the rbf,\n" +
+			"matern* and rq kernels (CholQR and continuous SGPR, the lower objective\n" +
+			"kept), cholqr for the others.\n" +
 			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +
 			"points than asked, no convergence) to both. Interrupting (Ctrl-C, SIGINT) or\n" +
 			"terminating (SIGTERM, as timeout, Slurm, docker stop and systemd send it)\n" +
