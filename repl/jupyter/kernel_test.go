@@ -150,11 +150,14 @@ func newClient(t *testing.T, conn *connectionInfo) *client {
 		stdinIn: make(chan *message, 100), iopubIn: make(chan *message, 1000),
 	}
 	id := zmq4.SocketIdentity(c.session)
-	c.shell = zmq4.NewDealer(ctx, zmq4.WithID(id), zmq4.WithDialerRetry(50*time.Millisecond))
-	c.control = zmq4.NewDealer(ctx, zmq4.WithID(id), zmq4.WithDialerRetry(50*time.Millisecond))
-	c.stdin = zmq4.NewDealer(ctx, zmq4.WithID(id), zmq4.WithDialerRetry(50*time.Millisecond))
-	c.iopub = zmq4.NewSub(ctx, zmq4.WithDialerRetry(50*time.Millisecond))
-	c.hb = zmq4.NewReq(ctx, zmq4.WithDialerRetry(50*time.Millisecond))
+	// A kernel in a process of its own may take seconds to listen on a
+	// loaded machine: retry every 50 ms for up to 30 s.
+	retry := []zmq4.Option{zmq4.WithDialerRetry(50 * time.Millisecond), zmq4.WithDialerMaxRetries(600)}
+	c.shell = zmq4.NewDealer(ctx, append(retry, zmq4.WithID(id))...)
+	c.control = zmq4.NewDealer(ctx, append(retry, zmq4.WithID(id))...)
+	c.stdin = zmq4.NewDealer(ctx, append(retry, zmq4.WithID(id))...)
+	c.iopub = zmq4.NewSub(ctx, retry...)
+	c.hb = zmq4.NewReq(ctx, retry...)
 	for _, s := range []struct {
 		sock zmq4.Socket
 		port int

@@ -44,7 +44,7 @@ func TestKernelVerbose(t *testing.T) {
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			control := zmq4.NewDealer(ctx, zmq4.WithID(zmq4.SocketIdentity("test-client")), zmq4.WithDialerRetry(50*time.Millisecond))
+			control := zmq4.NewDealer(ctx, zmq4.WithID(zmq4.SocketIdentity("test-client")), zmq4.WithDialerRetry(50*time.Millisecond), zmq4.WithDialerMaxRetries(600))
 			defer control.Close()
 			if err := control.Dial(fmt.Sprintf("ipc://%s-2", ip)); err != nil {
 				t.Fatal(err)
