@@ -60,6 +60,30 @@ type BlockEvaluator interface {
 	AddGradBlockT(grad, w, kv []float64, x, y Inputs, cols []int)
 }
 
+// AuxBlockEvaluator is implemented by block kernels whose derivatives need
+// more of each entry than its value, which their AddGradBlockT forms again
+// from the inputs: the Matérn kernels (ψ = −2·∂κ/∂r², r² the squared
+// scaled distance) and RQ (ψ and the factor of ∂κ/∂log α). CrossAuxT
+// forms these auxiliary values in the pass that forms the values, from the
+// distances and the exponential or logarithm that pass computes anyway,
+// and AddGradAuxT sums the derivatives from them as RBF's AddGradBlockT
+// sums RBF's from its values, without a second pass of distances and
+// transcendental functions. The engine uses it when it keeps the values
+// of a whole gradient evaluation, at the cost of NumAux more blocks.
+type AuxBlockEvaluator interface {
+	BlockEvaluator
+	// NumAux returns the number of auxiliary values per kernel entry.
+	NumAux() int
+	// CrossAuxT sets dst as CrossT does, the same values bit for bit,
+	// and aux[(a·len(cols)+c)·n+i], for a < NumAux(), to the a-th
+	// auxiliary value of (x_i, y_cols[c]).
+	CrossAuxT(dst, aux []float64, x, y Inputs, cols []int)
+	// AddGradAuxT adds to grad what AddGradBlockT adds, given kv and aux
+	// as CrossAuxT set them for the same inputs and hyperparameters. It
+	// may overwrite w.
+	AddGradAuxT(grad, w, kv, aux []float64, x, y Inputs, cols []int)
+}
+
 // ScaledSum is implemented by kernels that are sums of fixed kernels with
 // one variance each,
 //

@@ -91,13 +91,18 @@ func BenchmarkStationaryGradBlock(b *testing.B) {
 }
 
 // BenchmarkStationaryRatios measures the blocks (CrossT) and gradient
-// blocks (AddGradBlockT) of the Matérn and RQ kernels against RBF's on a
-// shared machine: every iteration takes each kernel's block and gradient
-// block once, in turn, at n = 2048, m = 64, and each time reported is the
-// least over the iterations, the one least disturbed by other processes.
-// Metrics: KERNEL-block and KERNEL-grad, ns per kernel value, and their
-// ratios to RBF's (KERNEL-block/rbf, KERNEL-grad/rbf). Run on one core,
-// with enough iterations for the least to settle:
+// blocks of the Matérn and RQ kernels against RBF's on a shared machine:
+// every iteration takes each kernel's blocks once, in turn, at n = 2048,
+// m = 64, and each time reported is the least over the iterations, the one
+// least disturbed by other processes. Metrics, in ns per kernel value:
+// KERNEL-block (CrossT); for Matérn and RQ KERNEL-auxblock (CrossAuxT, the
+// values with the auxiliary values the gradient reads), KERNEL-grad (the
+// gradient block the engine takes, AddGradAuxT) and KERNEL-gradin
+// (AddGradBlockT, which forms ψ again from the inputs); RBF's grad is its
+// AddGradBlockT. Each has its ratio to RBF's block or grad (KERNEL-block/rbf,
+// KERNEL-grad/rbf, …), and KERNEL-eval/rbf is a gradient evaluation's
+// auxblock + grad against RBF's block + grad. Run on one core, with enough
+// iterations for the least to settle:
 //
 //	go test ./sgp/kernel -run XXX -bench StationaryRatios -cpu 1 -benchtime 60x
 func BenchmarkStationaryRatios(b *testing.B) {
@@ -119,36 +124,58 @@ func BenchmarkStationaryRatios(b *testing.B) {
 				w[i] = float64(i%7) - 3
 			}
 			kv := make([][]float64, len(ks))
+			aux := make([][]float64, len(ks))
 			grads := make([][]float64, len(ks))
 			for i, k := range ks {
 				kv[i] = make([]float64, n*m)
 				k.CrossT(kv[i], x, x, cols)
+				if ak, ok := k.(AuxBlockEvaluator); ok {
+					aux[i] = make([]float64, ak.NumAux()*n*m)
+					ak.CrossAuxT(kv[i], aux[i], x, x, cols)
+				}
 				grads[i] = make([]float64, k.NumParams())
 			}
 			dst := make([]float64, n*m)
-			block, grad := make([]float64, len(ks)), make([]float64, len(ks))
-			for i := range ks {
-				block[i], grad[i] = math.Inf(1), math.Inf(1)
+			const nt = 5 // block, auxblock, grad, gradin, and a spare
+			times := make([][nt]float64, len(ks))
+			for i := range times {
+				for j := range nt {
+					times[i][j] = math.Inf(1)
+				}
+			}
+			timed := func(i, j int, f func()) {
+				start := time.Now()
+				f()
+				times[i][j] = min(times[i][j], float64(time.Since(start).Nanoseconds())/(n*m))
 			}
 			b.ResetTimer()
 			for range b.N {
 				for i, k := range ks {
-					start := time.Now()
-					k.CrossT(dst, x, x, cols)
-					block[i] = min(block[i], float64(time.Since(start).Nanoseconds())/(n*m))
-					start = time.Now()
-					k.AddGradBlockT(grads[i], w, kv[i], x, x, cols)
-					grad[i] = min(grad[i], float64(time.Since(start).Nanoseconds())/(n*m))
+					timed(i, 0, func() { k.CrossT(dst, x, x, cols) })
+					ak, ok := k.(AuxBlockEvaluator)
+					if !ok {
+						timed(i, 2, func() { k.AddGradBlockT(grads[i], w, kv[i], x, x, cols) })
+						continue
+					}
+					timed(i, 1, func() { ak.CrossAuxT(dst, aux[i], x, x, cols) })
+					timed(i, 2, func() { ak.AddGradAuxT(grads[i], w, kv[i], aux[i], x, x, cols) })
+					timed(i, 3, func() { k.AddGradBlockT(grads[i], w, kv[i], x, x, cols) })
 				}
 			}
-			for i, k := range ks {
-				name := specOf(k)
-				b.ReportMetric(block[i], name+"-block")
-				b.ReportMetric(grad[i], name+"-grad")
-				if i > 0 {
-					b.ReportMetric(block[i]/block[0], name+"-block/rbf")
-					b.ReportMetric(grad[i]/grad[0], name+"-grad/rbf")
+			rb, rg := times[0][0], times[0][2]
+			b.ReportMetric(rb, "rbf-block")
+			b.ReportMetric(rg, "rbf-grad")
+			for i, k := range ks[1:] {
+				tm, name := times[i+1], specOf(k)
+				for j, what := range []string{"block", "auxblock", "grad", "gradin"} {
+					ref := rb
+					if j >= 2 {
+						ref = rg
+					}
+					b.ReportMetric(tm[j], name+"-"+what)
+					b.ReportMetric(tm[j]/ref, name+"-"+what+"/rbf")
 				}
+				b.ReportMetric((tm[1]+tm[2])/(rb+rg), name+"-eval/rbf")
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -78,5 +79,119 @@ func TestStationaryGradBlock(t *testing.T) {
 				t.Errorf("AddGradBlockT allocated %d bytes; an n×m block is %d", bytes, n*m*8)
 			}
 		})
+	}
+}
+
+// TestAuxGradBlock checks the auxiliary path of the Matérn and RQ
+// gradient blocks (CrossAuxT, AddGradAuxT) at d = 1, 8 and 32 with ARD
+// lengthscales spread over 10⁻³…10³ (each dimension's inputs on its
+// lengthscale's scale, so that the kernel is neither 0 nor constant),
+// n = 600 rows (partial tiles) and m = 66 inducing points (groups of four
+// and points left over): CrossAuxT's values are CrossT's bit for bit;
+// AddGradAuxT agrees with AddGradBlockT, which forms ψ again from the
+// inputs, to 1e-12 of the terms' scale, and with central finite
+// differences of Σ w∘K to 1e-6 of that scale; and it gives the same bits
+// on one core and on two.
+func TestAuxGradBlock(t *testing.T) {
+	const n, m = 600, 66
+	for _, d := range []int{1, 8, 32} {
+		rng := rand.New(rand.NewPCG(uint64(d), 41))
+		lsSets := [][]float64{}
+		if d == 1 {
+			lsSets = [][]float64{{1e-3}, {1.7}, {1e3}}
+		} else {
+			ls := make([]float64, d)
+			for t := range ls {
+				ls[t] = math.Pow(10, -3+6*float64(t)/float64(d-1))
+			}
+			rng.Shuffle(d, func(i, j int) { ls[i], ls[j] = ls[j], ls[i] })
+			lsSets = [][]float64{ls}
+		}
+		for _, ls := range lsSets {
+			data := make([]float64, n*d)
+			for i := range n {
+				for t := range d {
+					data[i*d+t] = ls[t] * rng.NormFloat64() * 1.5 / math.Sqrt(float64(d))
+				}
+			}
+			x, _ := NewVectors(n, d, data)
+			cols := make([]int, m)
+			for c := range cols {
+				cols[c] = rng.IntN(n)
+			}
+			cols[1] = cols[0] // a repeated point: r = 0 off the diagonal
+			w := make([]float64, m*n)
+			for i := range w {
+				w[i] = rng.NormFloat64()
+			}
+			for _, k := range []AuxBlockEvaluator{NewMatern(0.5, 1.4, ls), NewMatern(1.5, 1.4, ls), NewMatern(2.5, 1.4, ls), NewRQ(1.4, ls, 0.6), NewRQ(0.3, ls, 25)} {
+				t.Run(fmt.Sprintf("%s,d=%d,ls0=%g", specOf(k), d, ls[0]), func(t *testing.T) {
+					checkAuxGrad(t, k, x, cols, w)
+				})
+			}
+		}
+	}
+}
+
+// checkAuxGrad is TestAuxGradBlock's checks for one kernel.
+func checkAuxGrad(t *testing.T, k AuxBlockEvaluator, x *Vectors, cols []int, w []float64) {
+	n, m, np := x.Len(), len(cols), k.NumParams()
+	kv, kvAux := make([]float64, n*m), make([]float64, n*m)
+	aux := make([]float64, k.NumAux()*n*m)
+	k.CrossT(kv, x, x, cols)
+	k.CrossAuxT(kvAux, aux, x, x, cols)
+	for i := range kv {
+		if math.Float64bits(kv[i]) != math.Float64bits(kvAux[i]) {
+			t.Fatalf("entry %d: CrossAuxT %v, CrossT %v", i, kvAux[i], kv[i])
+		}
+	}
+	grad := func(procs int) []float64 {
+		prev := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(prev)
+		g := make([]float64, np)
+		k.AddGradAuxT(g, append([]float64(nil), w...), kv, aux, x, x, cols)
+		return g
+	}
+	one, two := grad(1), grad(2)
+	for p := range one {
+		if math.Float64bits(one[p]) != math.Float64bits(two[p]) {
+			t.Fatalf("parameter %d: %v on one core, %v on two", p, one[p], two[p])
+		}
+	}
+	old := make([]float64, np)
+	k.AddGradBlockT(old, append([]float64(nil), w...), kv, x, x, cols)
+	// The scale of each sum: the same sums with |w|.
+	abs := make([]float64, len(w))
+	for i, v := range w {
+		abs[i] = math.Abs(v)
+	}
+	scale := make([]float64, np)
+	k.AddGradBlockT(scale, abs, kv, x, x, cols)
+	// Central differences of F(θ) = Σ w∘K(θ).
+	theta := k.Params(nil)
+	defer k.SetParams(theta)
+	f := func(th []float64) float64 {
+		k.SetParams(th)
+		k.CrossT(kv, x, x, cols)
+		var s float64
+		for i, v := range kv {
+			s += w[i] * v
+		}
+		return s
+	}
+	const h = 1e-5
+	for p := range np {
+		sc := math.Max(math.Abs(scale[p]), 1e-300)
+		if math.Abs(one[p]-old[p]) > 1e-12*sc {
+			t.Errorf("parameter %d: AddGradAuxT %.17g, AddGradBlockT %.17g (scale %.3g)", p, one[p], old[p], sc)
+		}
+		th := append([]float64(nil), theta...)
+		th[p] = theta[p] + h
+		fp := f(th)
+		th[p] = theta[p] - h
+		fm := f(th)
+		if fd := (fp - fm) / (2 * h); math.Abs(one[p]-fd) > 1e-6*sc {
+			t.Errorf("parameter %d: AddGradAuxT %.12g, finite differences %.12g (scale %.3g)", p, one[p], fd, sc)
+		}
 	}
 }
