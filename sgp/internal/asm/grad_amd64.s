@@ -146,25 +146,18 @@ gloop:
 	VDIVPD       Y5, Y4, Y4                   // f = (m − 1)/(m + 1)
 	VMULPD       Y4, Y4, Y5                   // f²
 	VMULPD       Y5, Y5, Y6                   // z² (z = f²)
-	VMOVUPD      ·logCoef+352(SB), Y7
-	VFMADD231PD  ·logCoef+320(SB), Y5, Y7   // q₀ = h₀ + h₁·z
-	VMOVUPD      ·logCoef+288(SB), Y8
-	VFMADD231PD  ·logCoef+256(SB), Y5, Y8   // q₁
+	VMOVUPD      ·rqLogCoef+224(SB), Y7
+	VFMADD231PD  ·rqLogCoef+192(SB), Y5, Y7 // q₀ = h₀ + h₁·z
+	VMOVUPD      ·rqLogCoef+160(SB), Y8
+	VFMADD231PD  ·rqLogCoef+128(SB), Y5, Y8 // q₁
 	VFMADD231PD  Y8, Y6, Y7                   // s₀ = q₀ + q₁·z²
-	VMOVUPD      ·logCoef+224(SB), Y8
-	VFMADD231PD  ·logCoef+192(SB), Y5, Y8   // q₂
-	VMOVUPD      ·logCoef+160(SB), Y2
-	VFMADD231PD  ·logCoef+128(SB), Y5, Y2   // q₃
-	VFMADD231PD  Y2, Y6, Y8                   // s₁
-	VMOVUPD      ·logCoef+96(SB), Y2
-	VFMADD231PD  ·logCoef+64(SB), Y5, Y2   // q₄
-	VMOVUPD      ·logCoef+32(SB), Y3
-	VFMADD231PD  ·logCoef+0(SB), Y5, Y3  // q₅
-	VFMADD231PD  Y3, Y6, Y2                   // s₂
+	VMOVUPD      ·rqLogCoef+96(SB), Y8
+	VFMADD231PD  ·rqLogCoef+64(SB), Y5, Y8  // q₂
+	VMOVUPD      ·rqLogCoef+32(SB), Y2
+	VFMADD231PD  ·rqLogCoef+0(SB), Y5, Y2   // q₃
+	VFMADD231PD  Y2, Y6, Y8                   // s₁ = q₂ + q₃·z²
 	VMULPD       Y6, Y6, Y6                   // z⁴
-	VFMADD231PD  Y8, Y6, Y7                   // t = s₀ + s₁·z⁴
-	VMULPD       Y6, Y6, Y6                   // z⁸
-	VFMADD231PD  Y2, Y6, Y7                   // p = t + s₂·z⁸
+	VFMADD231PD  Y8, Y6, Y7                   // p = s₀ + s₁·z⁴
 	VADDPD       Y4, Y4, Y6                   // 2f
 	VMULPD       Y7, Y6, Y7                   // 2f·p
 	VFMADD231PD  ·logConst+192(SB), Y1, Y7    // e·ln2Lo + 2f·p
@@ -179,28 +172,25 @@ gloop:
 	VFNMADD231PD ·logConst+224(SB), Y1, Y0    // r = y − k·ln2Hi
 	VFNMADD231PD ·logConst+192(SB), Y1, Y0    // r −= k·ln2Lo
 	VMULPD       Y0, Y0, Y2                   // r²
-	VMOVUPD      ·expCoef+416(SB), Y3
-	VFMADD231PD  ·expCoef+384(SB), Y0, Y3   // q₀ = c₀ + c₁·r
-	VMOVUPD      ·expCoef+352(SB), Y4
-	VFMADD231PD  ·expCoef+320(SB), Y0, Y4   // q₁
+	VMOVUPD      ·rqExpCoef+352(SB), Y3
+	VFMADD231PD  ·rqExpCoef+320(SB), Y0, Y3 // q₀ = c₀ + c₁·r
+	VMOVUPD      ·rqExpCoef+288(SB), Y4
+	VFMADD231PD  ·rqExpCoef+256(SB), Y0, Y4 // q₁
 	VFMADD231PD  Y4, Y2, Y3                   // s₀ = q₀ + q₁·r²
-	VMOVUPD      ·expCoef+288(SB), Y4
-	VFMADD231PD  ·expCoef+256(SB), Y0, Y4   // q₂
-	VMOVUPD      ·expCoef+224(SB), Y5
-	VFMADD231PD  ·expCoef+192(SB), Y0, Y5   // q₃
+	VMOVUPD      ·rqExpCoef+224(SB), Y4
+	VFMADD231PD  ·rqExpCoef+192(SB), Y0, Y4 // q₂
+	VMOVUPD      ·rqExpCoef+160(SB), Y5
+	VFMADD231PD  ·rqExpCoef+128(SB), Y0, Y5 // q₃
 	VFMADD231PD  Y5, Y2, Y4                   // s₁
-	VMOVUPD      ·expCoef+160(SB), Y5
-	VFMADD231PD  ·expCoef+128(SB), Y0, Y5   // q₄
-	VMOVUPD      ·expCoef+96(SB), Y6
-	VFMADD231PD  ·expCoef+64(SB), Y0, Y6  // q₅
+	VMOVUPD      ·rqExpCoef+96(SB), Y5
+	VFMADD231PD  ·rqExpCoef+64(SB), Y0, Y5  // q₄
+	VMOVUPD      ·rqExpCoef+32(SB), Y6
+	VFMADD231PD  ·rqExpCoef+0(SB), Y0, Y6   // q₅
 	VFMADD231PD  Y6, Y2, Y5                   // s₂
-	VMOVUPD      ·expCoef+32(SB), Y6
-	VFMADD231PD  ·expCoef+0(SB), Y0, Y6  // s₃ = q₆
 	VMULPD       Y2, Y2, Y2                   // r⁴
-	VFMADD231PD  Y4, Y2, Y3                   // t₀ = s₀ + s₁·r⁴
-	VFMADD231PD  Y6, Y2, Y5                   // t₁ = s₂ + s₃·r⁴
+	VFMADD231PD  Y4, Y2, Y3                   // t = s₀ + s₁·r⁴
 	VMULPD       Y2, Y2, Y2                   // r⁸
-	VFMADD231PD  Y5, Y2, Y3                   // p = t₀ + t₁·r⁸
+	VFMADD231PD  Y5, Y2, Y3                   // p = t + s₂·r⁸
 	VADDPD       Y9, Y1, Y1                   // k + expMagic
 	VPSLLQ       $52, Y1, Y1                  // 2^k
 	VMULPD       Y1, Y3, Y3
