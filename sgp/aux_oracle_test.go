@@ -130,3 +130,70 @@ func TestAuxEvaluatorMatchesOracle(t *testing.T) {
 		}
 	}
 }
+
+// auxInputCounter is a kernel.AuxInputGradient that counts the input
+// gradients the engine takes from auxiliary values.
+type auxInputCounter struct {
+	kernel.AuxInputGradient
+	calls *int
+}
+
+func (k auxInputCounter) InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *kernel.Vectors) {
+	*k.calls++
+	k.AuxInputGradient.InputGradAuxT(gz, wx, kx, aux, wz, kz, x, z)
+}
+
+// TestAuxZGrad checks that continuous SGPR's input gradient (zGrad) reads
+// the ψ of K_mn from the value pass of an evaluation with a gradient, and
+// forms it again after one without (whose value pass forms no auxiliary
+// values), agreeing with InputGradT to 1e-11 of the largest component
+// either way, for the Matérn and RQ kernels.
+func TestAuxZGrad(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 95))
+	const n, d, m = 50, 2, 7
+	xd := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range n {
+		xd[i*d], xd[i*d+1] = 4*rng.Float64(), 3*rng.Float64()
+		y[i] = math.Sin(2*xd[i*d]) + 0.3*xd[i*d+1] + 0.1*rng.NormFloat64()
+	}
+	x, _ := kernel.NewVectors(n, d, xd)
+	zd := make([]float64, m*d)
+	for i := range zd {
+		zd[i] = 3 * rng.Float64()
+	}
+	z, _ := kernel.NewVectors(m, d, zd)
+	ls := []float64{0.9, 1.3}
+	for _, k0 := range []kernel.AuxInputGradient{kernel.NewMatern(0.5, 1.1, ls), kernel.NewMatern(2.5, 1.1, ls), kernel.NewRQ(1.1, ls, 0.9)} {
+		calls := 0
+		k := auxInputCounter{k0, &calls}
+		e := NewEvaluatorInputs(x, y, k, VAR, z)
+		theta := append(k.Params(nil), math.Log(0.05))
+		for _, withGrad := range []bool{true, false} {
+			var g []float64
+			if withGrad {
+				g = make([]float64, len(theta))
+			}
+			if _, err := e.FuncGrad(g, theta); err != nil {
+				t.Fatal(err)
+			}
+			before := calls
+			gz, want := make([]float64, m*d), make([]float64, m*d)
+			e.zGrad(gz)
+			k0.InputGradT(want, e.wmn, e.kraw, e.tmat, e.kmm, x, z)
+			var scale float64
+			for _, v := range want {
+				scale = math.Max(scale, math.Abs(v))
+			}
+			for i := range gz {
+				if math.Abs(gz[i]-want[i]) > 1e-11*scale {
+					t.Errorf("%s, gradient %v: ∂F/∂z[%d] = %.17g, InputGradT %.17g", fmt.Sprint(k0), withGrad, i, gz[i], want[i])
+				}
+			}
+			if used := calls > before; used != withGrad {
+				t.Errorf("%s, gradient %v: auxiliary values read: %v", fmt.Sprint(k0), withGrad, used)
+			}
+		}
+	}
+}

@@ -114,8 +114,8 @@ type Evaluator struct {
 const basisMaxValues = 1 << 26
 
 // auxMaxValues bounds the auxiliary values an Evaluator keeps for all of
-// K_mn (kernel.AuxBlockEvaluator; 512 MiB); beyond it the gradient phase
-// forms them again row block by row block.
+// K_mn (kernel.AuxBlockEvaluator; 512 MiB); beyond it the gradient blocks
+// form what they need from the inputs (AddGradBlockT).
 const auxMaxValues = 1 << 26
 
 // gradBlock is the row block of the gradient phase of a Model's fit.

@@ -117,6 +117,18 @@ type InputGradient interface {
 	InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors)
 }
 
+// AuxInputGradient is implemented by kernels whose InputGradT forms the
+// ψ of K_mn again from the inputs, Matern and RQ: InputGradAuxT reads it
+// from the auxiliary values of their value pass (AuxBlockEvaluator)
+// instead, which continuous SGPR and the hybrid selector have at hand.
+type AuxInputGradient interface {
+	InputGradient
+	AuxBlockEvaluator
+	// InputGradAuxT sets gz as InputGradT does, given also aux as
+	// CrossAuxT(kx, aux, x, z, [0, …, m−1]) set it.
+	InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors)
+}
+
 // Lengthscaled is implemented by kernels on *Vectors with a signal
 // variance V and one lengthscale ℓ_t per input dimension, whose θ begins
 // with (log V, log ℓ₁, …, log ℓ_d) in that order: RBF, Matern and RQ

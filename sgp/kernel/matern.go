@@ -42,9 +42,8 @@ type Matern struct {
 }
 
 var (
-	_ AuxBlockEvaluator = (*Matern)(nil)
-	_ InputGradient     = (*Matern)(nil)
-	_ Lengthscaled      = (*Matern)(nil)
+	_ AuxInputGradient = (*Matern)(nil)
+	_ Lengthscaled     = (*Matern)(nil)
 )
 
 // NewMatern returns a Matérn kernel of smoothness nu (0.5, 1.5 or 2.5)
@@ -315,6 +314,13 @@ func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
 }
 
+// InputGradAuxT is InputGradT with the ψ of K_mn read from aux, as
+// CrossAuxT set it, instead of formed again (that of K_mm is).
+func (k *Matern) InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors) {
+	pz := psiT(z, z, seqCols(z.n), k.invLS, k.psiProfile)
+	scaledInputGradT(gz, wx, aux[:x.n*z.n], wz, pz, x, z, k.invLS)
+}
+
 // RQ is the rational quadratic kernel with automatic relevance
 // determination, a scale mixture of RBF kernels (Rasmussen & Williams
 // 2006, eq. 4.19; scikit-learn's RationalQuadratic, GPflow's
@@ -337,9 +343,8 @@ type RQ struct {
 }
 
 var (
-	_ AuxBlockEvaluator = (*RQ)(nil)
-	_ InputGradient     = (*RQ)(nil)
-	_ Lengthscaled      = (*RQ)(nil)
+	_ AuxInputGradient = (*RQ)(nil)
+	_ Lengthscaled     = (*RQ)(nil)
 )
 
 // NewRQ returns a rational quadratic kernel with signal variance V,
@@ -555,6 +560,13 @@ func (k *RQ) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	px := psiT(x, z, cols, k.invLS, k.psiProfile)
 	pz := psiT(z, z, cols, k.invLS, k.psiProfile)
 	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
+}
+
+// InputGradAuxT is InputGradT with the ψ of K_mn read from aux, as
+// CrossAuxT set it, instead of formed again (that of K_mm is).
+func (k *RQ) InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors) {
+	pz := psiT(z, z, seqCols(z.n), k.invLS, k.psiProfile)
+	scaledInputGradT(gz, wx, aux[:x.n*z.n], wz, pz, x, z, k.invLS)
 }
 
 // lengthscalesFromData returns NewRBFFromData's lengthscales for x.

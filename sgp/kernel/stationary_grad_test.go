@@ -195,3 +195,95 @@ func checkAuxGrad(t *testing.T, k AuxBlockEvaluator, x *Vectors, cols []int, w [
 		}
 	}
 }
+
+// TestAuxInputGrad checks InputGradAuxT, which reads the ψ of K_mn from
+// CrossAuxT's auxiliary values, against InputGradT, which forms it again,
+// and against central finite differences in the inducing inputs, at
+// d = 1, 8 and 32 with ARD lengthscales spread over 10⁻³…10³ (inputs on
+// their lengthscales' scale), n = 300 and m = 21 inducing inputs, two of
+// them equal (r = 0 between them, Matérn-1/2's subgradient).
+func TestAuxInputGrad(t *testing.T) {
+	const n, m = 300, 21
+	for _, d := range []int{1, 8, 32} {
+		rng := rand.New(rand.NewPCG(uint64(d), 43))
+		ls := []float64{0.02}
+		if d > 1 {
+			ls = make([]float64, d)
+			for t := range ls {
+				ls[t] = math.Pow(10, -3+6*float64(t)/float64(d-1))
+			}
+			rng.Shuffle(d, func(i, j int) { ls[i], ls[j] = ls[j], ls[i] })
+		}
+		data := make([]float64, n*d)
+		for i := range n {
+			for t := range d {
+				data[i*d+t] = ls[t] * rng.NormFloat64() * 1.5 / math.Sqrt(float64(d))
+			}
+		}
+		x, _ := NewVectors(n, d, data)
+		zd := make([]float64, m*d)
+		for c := range m {
+			copy(zd[c*d:(c+1)*d], x.Row(rng.IntN(n)))
+			for t := range d {
+				zd[c*d+t] += 0.1 * ls[t] * rng.NormFloat64()
+			}
+		}
+		copy(zd[d:2*d], zd[:d])
+		z, _ := NewVectors(m, d, zd)
+		wx, wz := make([]float64, m*n), make([]float64, m*m)
+		for i := range wx {
+			wx[i] = rng.NormFloat64()
+		}
+		for i := range wz {
+			wz[i] = rng.NormFloat64()
+		}
+		seq := seqCols(m)
+		for _, k := range []AuxInputGradient{NewMatern(0.5, 1.4, ls), NewMatern(1.5, 1.4, ls), NewMatern(2.5, 1.4, ls), NewRQ(1.4, ls, 0.6), NewRQ(0.3, ls, 25)} {
+			t.Run(fmt.Sprintf("%s,d=%d", specOf(k), d), func(t *testing.T) {
+				kx, kz := make([]float64, m*n), make([]float64, m*m)
+				aux := make([]float64, k.NumAux()*m*n)
+				k.CrossAuxT(kx, aux, x, z, seq)
+				k.CrossT(kz, z, z, seq)
+				got, want := make([]float64, m*d), make([]float64, m*d)
+				k.InputGradAuxT(got, wx, kx, aux, wz, kz, x, z)
+				k.InputGradT(want, wx, kx, wz, kz, x, z)
+				var scale float64
+				for _, v := range want {
+					scale = math.Max(scale, math.Abs(v))
+				}
+				for i := range got {
+					if math.Abs(got[i]-want[i]) > 1e-11*scale {
+						t.Fatalf("∂/∂z[%d]: InputGradAuxT %.17g, InputGradT %.17g (largest %.3g)", i, got[i], want[i], scale)
+					}
+				}
+				// F(z) = Σ wx∘K(x, z) + Σ wz∘K(z, z), in a few coordinates
+				// of the inducing inputs other than the repeated pair.
+				f := func() float64 {
+					k.CrossT(kx, x, z, seq)
+					k.CrossT(kz, z, z, seq)
+					var s float64
+					for i, v := range kx {
+						s += wx[i] * v
+					}
+					for i, v := range kz {
+						s += wz[i] * v
+					}
+					return s
+				}
+				for range 6 {
+					q := 2*d + rng.IntN((m-2)*d)
+					h := 1e-6 * ls[q%d]
+					z0 := zd[q]
+					zd[q] = z0 + h
+					fp := f()
+					zd[q] = z0 - h
+					fm := f()
+					zd[q] = z0
+					if fd := (fp - fm) / (2 * h); math.Abs(got[q]-fd) > 1e-5*scale {
+						t.Errorf("∂/∂z[%d]: InputGradAuxT %.12g, finite differences %.12g (largest %.3g)", q, got[q], fd, scale)
+					}
+				}
+			})
+		}
+	}
+}
