@@ -277,9 +277,9 @@ func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols [
 // NumAux returns 1: ψ (see AuxBlockEvaluator).
 func (k *Matern) NumAux() int { return 1 }
 
-// CrossAuxT sets dst as CrossT does and aux to ψ at the same entries,
-// from the same e^{−a} (asm.MaternPsiRow): ψ = (pv·e^{−a})·(1 + p1·a), the
-// values psiProfile forms, for ν = 1/2 divided by a (0 at a = 0).
+// CrossAuxT sets dst as CrossT does and aux to ψ at the same entries
+// (see Matern), from the same e^{−a} in the same pass, for ν = 1/2 0
+// where a = 0.
 func (k *Matern) CrossAuxT(dst, aux []float64, x, y Inputs, cols []int) {
 	xv := x.(*Vectors)
 	n := xv.n
@@ -530,10 +530,10 @@ func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int
 // AuxBlockEvaluator).
 func (k *RQ) NumAux() int { return 2 }
 
-// CrossAuxT sets dst as CrossT does and, from the same logarithm L =
-// log(1 + u), u = r²/(2α) (asm.RQGradRow), aux[:n·m] to ψ = κ/(1 + u) and
-// aux[n·m:2·n·m] to (κ − ψ) − κ·L = κ·(u/(1 + u) − L), which is
-// ∂κ/∂log α divided by α.
+// CrossAuxT sets dst as CrossT does and, from the same logarithm
+// L = log(1 + u), u = r²/(2α), in the same pass, aux[:n·m] to
+// ψ = κ/(1 + u) and aux[n·m:2·n·m] to (κ − ψ) − κ·L = κ·(u/(1 + u) − L),
+// which is ∂κ/∂log α divided by α.
 func (k *RQ) CrossAuxT(dst, aux []float64, x, y Inputs, cols []int) {
 	xv := x.(*Vectors)
 	n, nm := xv.n, xv.n*len(cols)

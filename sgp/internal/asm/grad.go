@@ -22,7 +22,7 @@ func maternPsiRowGo(dst, psi, s []float64, v, c, c1, c2, pv, p1 float64, cusp bo
 			dst[i], psi[i] = 0, 0
 			continue
 		}
-		e := expNeg(x)
+		e := expNegFMA(x)
 		q := float64(float64(pv*e) * float64(1+float64(p1*a)))
 		if cusp {
 			if a > 0 {

@@ -14,7 +14,7 @@ func MaternPsiRow(dst, psi, s []float64, v, c, c1, c2, pv, p1 float64, cusp bool
 		panic("sgp: internal error: MaternPsiRow destination shorter than its input")
 	}
 	done := 0
-	if cpu.X86.HasAVX2 {
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		done = len(s) &^ 3
 		maternPsiRowAVX2(dst[:done], psi[:done], s[:done], v, c, c1, c2, pv, p1, cusp)
 	}

@@ -5,8 +5,9 @@
 // dst[i] as maternRowAVX2 (expk_amd64.s) sets it, by the same operations,
 // and psi[i] = (pv·e^{−a})·(1 + p1·a) from the same e^{−a}, divided by a
 // where cusp is set (0 where a is not positive): maternPsiRowGo's steps
-// (grad.go) in the same order on four lanes, each product and sum
-// rounded, so the same bits. Constants from expk_amd64.s.
+// (grad.go) in the same order on four lanes, e^{−a} as in maternRowAVX2,
+// the other products and sums rounded, so the same bits. Constants from
+// expk_amd64.s and rqk_amd64.s.
 TEXT ·maternPsiRowAVX2(SB), NOSPLIT, $0-121
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         psi_base+24(FP), R8
@@ -15,14 +16,11 @@ TEXT ·maternPsiRowAVX2(SB), NOSPLIT, $0-121
 	MOVBQZX      cusp+120(FP), R9
 	VBROADCASTSD v+72(FP), Y15
 	VBROADCASTSD c+80(FP), Y14
-	VBROADCASTSD c1+88(FP), Y7
-	VBROADCASTSD c2+96(FP), Y6
 	VBROADCASTSD ·expConst+0(SB), Y13
 	VBROADCASTSD ·expConst+8(SB), Y12
 	VBROADCASTSD ·expConst+16(SB), Y11
 	VBROADCASTSD ·expConst+24(SB), Y10
 	VBROADCASTSD ·expConst+32(SB), Y9
-	VMOVUPD      ·expCoef+416(SB), Y5  // 1
 	XORQ         AX, AX
 
 ploop:
@@ -36,37 +34,28 @@ ploop:
 	VCMPPD   $0x11, Y10, Y0, Y8    // mask: x < expMin (ordered, quiet)
 	VMULPD   Y13, Y0, Y1           // x·log₂e
 	VROUNDPD $0, Y1, Y1            // k, to nearest even
-	VMULPD   Y12, Y1, Y2
-	VSUBPD   Y2, Y0, Y2            // r = x − k·ln2Hi
-	VMULPD   Y11, Y1, Y3
-	VSUBPD   Y3, Y2, Y2            // r −= k·ln2Lo
-	VMOVUPD  ·expCoef+0(SB), Y3    // p = 1/13!
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+32(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+64(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+96(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+128(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+160(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+192(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+224(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+256(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+288(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+320(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+352(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+384(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+416(SB), Y3, Y3
+	VFNMADD231PD Y12, Y1, Y0       // r = x − k·ln2Hi
+	VFNMADD231PD Y11, Y1, Y0       // r −= k·ln2Lo
+	VMULPD   Y0, Y0, Y2            // r²
+	VMOVUPD      ·expMinimaxCoef+352(SB), Y3
+	VFMADD231PD  ·expMinimaxCoef+320(SB), Y0, Y3 // q₀ = c₀ + c₁·r
+	VMOVUPD      ·expMinimaxCoef+288(SB), Y7
+	VFMADD231PD  ·expMinimaxCoef+256(SB), Y0, Y7 // q₁
+	VFMADD231PD  Y7, Y2, Y3                   // s₀ = q₀ + q₁·r²
+	VMOVUPD      ·expMinimaxCoef+224(SB), Y7
+	VFMADD231PD  ·expMinimaxCoef+192(SB), Y0, Y7 // q₂
+	VMOVUPD      ·expMinimaxCoef+160(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+128(SB), Y0, Y5 // q₃
+	VFMADD231PD  Y5, Y2, Y7                   // s₁
+	VMOVUPD      ·expMinimaxCoef+96(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+64(SB), Y0, Y5  // q₄
+	VMOVUPD      ·expMinimaxCoef+32(SB), Y6
+	VFMADD231PD  ·expMinimaxCoef+0(SB), Y0, Y6   // q₅
+	VFMADD231PD  Y6, Y2, Y5                   // s₂
+	VMULPD       Y2, Y2, Y2                   // r⁴
+	VFMADD231PD  Y7, Y2, Y3                   // t = s₀ + s₁·r⁴
+	VMULPD       Y2, Y2, Y2                   // r⁸
+	VFMADD231PD  Y5, Y2, Y3                   // p = t + s₂·r⁸
 	VADDPD   Y9, Y1, Y1            // k + expMagic
 	VPSLLQ   $52, Y1, Y1           // 2^k
 	VMULPD   Y1, Y3, Y3
@@ -75,7 +64,7 @@ ploop:
 	VMULPD   Y0, Y3, Y0            // pv·e^x
 	VBROADCASTSD p1+112(FP), Y1
 	VMULPD   Y1, Y4, Y1
-	VADDPD   Y5, Y1, Y1            // 1 + p1·a
+	VADDPD   ·expCoef+416(SB), Y1, Y1 // 1 + p1·a
 	VMULPD   Y1, Y0, Y0            // ψ = (pv·e^x)·(1 + p1·a)
 	VANDNPD  Y0, Y8, Y0            // 0 where x < expMin
 	TESTQ    R9, R9
@@ -88,9 +77,11 @@ ploop:
 pstore:
 	VMOVUPD  Y0, (R8)(AX*8)
 	VMULPD   Y15, Y3, Y3           // v·e^x
-	VMULPD   Y7, Y4, Y1
-	VADDPD   Y5, Y1, Y1            // 1 + c1·a
-	VMULPD   Y6, Y4, Y2
+	VBROADCASTSD c1+88(FP), Y1
+	VMULPD   Y1, Y4, Y1
+	VADDPD   ·expCoef+416(SB), Y1, Y1 // 1 + c1·a
+	VBROADCASTSD c2+96(FP), Y2
+	VMULPD   Y2, Y4, Y2
 	VMULPD   Y4, Y2, Y2            // (c2·a)·a
 	VADDPD   Y2, Y1, Y1
 	VMULPD   Y1, Y3, Y3
@@ -172,20 +163,20 @@ gloop:
 	VFNMADD231PD ·logConst+224(SB), Y1, Y0    // r = y − k·ln2Hi
 	VFNMADD231PD ·logConst+192(SB), Y1, Y0    // r −= k·ln2Lo
 	VMULPD       Y0, Y0, Y2                   // r²
-	VMOVUPD      ·rqExpCoef+352(SB), Y3
-	VFMADD231PD  ·rqExpCoef+320(SB), Y0, Y3 // q₀ = c₀ + c₁·r
-	VMOVUPD      ·rqExpCoef+288(SB), Y4
-	VFMADD231PD  ·rqExpCoef+256(SB), Y0, Y4 // q₁
+	VMOVUPD      ·expMinimaxCoef+352(SB), Y3
+	VFMADD231PD  ·expMinimaxCoef+320(SB), Y0, Y3 // q₀ = c₀ + c₁·r
+	VMOVUPD      ·expMinimaxCoef+288(SB), Y4
+	VFMADD231PD  ·expMinimaxCoef+256(SB), Y0, Y4 // q₁
 	VFMADD231PD  Y4, Y2, Y3                   // s₀ = q₀ + q₁·r²
-	VMOVUPD      ·rqExpCoef+224(SB), Y4
-	VFMADD231PD  ·rqExpCoef+192(SB), Y0, Y4 // q₂
-	VMOVUPD      ·rqExpCoef+160(SB), Y5
-	VFMADD231PD  ·rqExpCoef+128(SB), Y0, Y5 // q₃
+	VMOVUPD      ·expMinimaxCoef+224(SB), Y4
+	VFMADD231PD  ·expMinimaxCoef+192(SB), Y0, Y4 // q₂
+	VMOVUPD      ·expMinimaxCoef+160(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+128(SB), Y0, Y5 // q₃
 	VFMADD231PD  Y5, Y2, Y4                   // s₁
-	VMOVUPD      ·rqExpCoef+96(SB), Y5
-	VFMADD231PD  ·rqExpCoef+64(SB), Y0, Y5  // q₄
-	VMOVUPD      ·rqExpCoef+32(SB), Y6
-	VFMADD231PD  ·rqExpCoef+0(SB), Y0, Y6   // q₅
+	VMOVUPD      ·expMinimaxCoef+96(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+64(SB), Y0, Y5  // q₄
+	VMOVUPD      ·expMinimaxCoef+32(SB), Y6
+	VFMADD231PD  ·expMinimaxCoef+0(SB), Y0, Y6   // q₅
 	VFMADD231PD  Y6, Y2, Y5                   // s₂
 	VMULPD       Y2, Y2, Y2                   // r⁴
 	VFMADD231PD  Y4, Y2, Y3                   // t = s₀ + s₁·r⁴

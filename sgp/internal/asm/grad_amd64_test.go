@@ -32,8 +32,8 @@ func gradRowInputs(rng *rand.Rand, n int) []float64 {
 // Go loop bit for bit, for the three smoothnesses' constants, at every
 // length that MaternPsiRow splits between the two.
 func TestMaternPsiRowAgrees(t *testing.T) {
-	if !cpu.X86.HasAVX2 {
-		t.Skip("no AVX2 here: MaternPsiRow runs the Go loop")
+	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
+		t.Skip("no AVX2 and FMA here: MaternPsiRow runs the Go loop")
 	}
 	rng := rand.New(rand.NewPCG(3, 33))
 	type nu struct{ c, c1, c2, pv, p1 float64 }

@@ -10,7 +10,7 @@ import "math"
 // which is what bounds their speed (each value's chain is long, and the
 // CPU overlaps only a few values' chains): the polynomials are minimax
 // ones of lower degree (rqLogMinimax, 8 coefficients instead of
-// logAtanh's 12; rqExpMinimax, 12 instead of expTaylor's 14), every
+// logAtanh's 12; expMinimax, 12 instead of expTaylor's 14), every
 // product-and-sum is fused (one rounding, math.FMA, VFMADD on the CPU),
 // and the polynomials are evaluated by Estrin's scheme (pairs of
 // coefficients combined with z, z², z⁴, z⁸ in a tree) instead of Horner's
@@ -39,7 +39,7 @@ func logPosFMA(x float64) float64 {
 	return r
 }
 
-// expNegFMA returns e^x for x ≤ 0 by expNeg's steps with rqExpMinimax's
+// expNegFMA returns e^x for x ≤ 0 by expNeg's steps with expMinimax's
 // polynomial and fused multiply–adds.
 func expNegFMA(x float64) float64 {
 	if x < expMin {
@@ -48,7 +48,7 @@ func expNegFMA(x float64) float64 {
 	k := math.RoundToEven(float64(x * expLog2e))
 	r := math.FMA(-k, expLn2Hi, x)
 	r = math.FMA(-k, expLn2Lo, r)
-	p := estrin12(r, &rqExpMinimax)
+	p := estrin12(r, &expMinimax)
 	scale := math.Float64frombits(math.Float64bits(float64(k+expMagic)) << 52)
 	return float64(p * scale)
 }
@@ -64,12 +64,12 @@ var rqLogMinimax = [8]float64{
 	0x1.5555555555593p-2, 0x1.0000000000000p+0,
 }
 
-// rqExpMinimax holds the coefficients of a polynomial of degree 11 for e^r on
+// expMinimax holds the coefficients of a polynomial of degree 11 for e^r on
 // |r| ≤ ln 2/2 in Horner's order: 1 + r·Q(r) with Q the Chebyshev
 // interpolant of degree 10 of (e^r − 1)/r (computed with 50 digits and
 // rounded), so that e^0 = 1 exactly. Relative error against e^r, with the
 // coefficients rounded: below 10⁻¹⁷.
-var rqExpMinimax = [12]float64{
+var expMinimax = [12]float64{
 	0x1.af4de97ca4194p-26, 0x1.28a2ca617b969p-22, 0x1.71de0231960ebp-19,
 	0x1.a019a6611cad5p-16, 0x1.a01a01abe7fe1p-13, 0x1.6c16c17f46982p-10,
 	0x1.11111111100dcp-7, 0x1.55555555520a4p-5, 0x1.5555555555557p-3,

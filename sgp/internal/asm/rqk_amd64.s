@@ -35,63 +35,63 @@ DATA ·rqLogCoef+240(SB)/8, $0x3ff0000000000000
 DATA ·rqLogCoef+248(SB)/8, $0x3ff0000000000000
 GLOBL ·rqLogCoef(SB), RODATA|NOPTR, $256
 
-// rqExpCoef: rqExpMinimax (rqk.go), each coefficient four times, one YMM load each.
-DATA ·rqExpCoef+0(SB)/8, $0x3e5af4de97ca4194
-DATA ·rqExpCoef+8(SB)/8, $0x3e5af4de97ca4194
-DATA ·rqExpCoef+16(SB)/8, $0x3e5af4de97ca4194
-DATA ·rqExpCoef+24(SB)/8, $0x3e5af4de97ca4194
-DATA ·rqExpCoef+32(SB)/8, $0x3e928a2ca617b969
-DATA ·rqExpCoef+40(SB)/8, $0x3e928a2ca617b969
-DATA ·rqExpCoef+48(SB)/8, $0x3e928a2ca617b969
-DATA ·rqExpCoef+56(SB)/8, $0x3e928a2ca617b969
-DATA ·rqExpCoef+64(SB)/8, $0x3ec71de0231960eb
-DATA ·rqExpCoef+72(SB)/8, $0x3ec71de0231960eb
-DATA ·rqExpCoef+80(SB)/8, $0x3ec71de0231960eb
-DATA ·rqExpCoef+88(SB)/8, $0x3ec71de0231960eb
-DATA ·rqExpCoef+96(SB)/8, $0x3efa019a6611cad5
-DATA ·rqExpCoef+104(SB)/8, $0x3efa019a6611cad5
-DATA ·rqExpCoef+112(SB)/8, $0x3efa019a6611cad5
-DATA ·rqExpCoef+120(SB)/8, $0x3efa019a6611cad5
-DATA ·rqExpCoef+128(SB)/8, $0x3f2a01a01abe7fe1
-DATA ·rqExpCoef+136(SB)/8, $0x3f2a01a01abe7fe1
-DATA ·rqExpCoef+144(SB)/8, $0x3f2a01a01abe7fe1
-DATA ·rqExpCoef+152(SB)/8, $0x3f2a01a01abe7fe1
-DATA ·rqExpCoef+160(SB)/8, $0x3f56c16c17f46982
-DATA ·rqExpCoef+168(SB)/8, $0x3f56c16c17f46982
-DATA ·rqExpCoef+176(SB)/8, $0x3f56c16c17f46982
-DATA ·rqExpCoef+184(SB)/8, $0x3f56c16c17f46982
-DATA ·rqExpCoef+192(SB)/8, $0x3f811111111100dc
-DATA ·rqExpCoef+200(SB)/8, $0x3f811111111100dc
-DATA ·rqExpCoef+208(SB)/8, $0x3f811111111100dc
-DATA ·rqExpCoef+216(SB)/8, $0x3f811111111100dc
-DATA ·rqExpCoef+224(SB)/8, $0x3fa55555555520a4
-DATA ·rqExpCoef+232(SB)/8, $0x3fa55555555520a4
-DATA ·rqExpCoef+240(SB)/8, $0x3fa55555555520a4
-DATA ·rqExpCoef+248(SB)/8, $0x3fa55555555520a4
-DATA ·rqExpCoef+256(SB)/8, $0x3fc5555555555557
-DATA ·rqExpCoef+264(SB)/8, $0x3fc5555555555557
-DATA ·rqExpCoef+272(SB)/8, $0x3fc5555555555557
-DATA ·rqExpCoef+280(SB)/8, $0x3fc5555555555557
-DATA ·rqExpCoef+288(SB)/8, $0x3fe0000000000005
-DATA ·rqExpCoef+296(SB)/8, $0x3fe0000000000005
-DATA ·rqExpCoef+304(SB)/8, $0x3fe0000000000005
-DATA ·rqExpCoef+312(SB)/8, $0x3fe0000000000005
-DATA ·rqExpCoef+320(SB)/8, $0x3ff0000000000000
-DATA ·rqExpCoef+328(SB)/8, $0x3ff0000000000000
-DATA ·rqExpCoef+336(SB)/8, $0x3ff0000000000000
-DATA ·rqExpCoef+344(SB)/8, $0x3ff0000000000000
-DATA ·rqExpCoef+352(SB)/8, $0x3ff0000000000000
-DATA ·rqExpCoef+360(SB)/8, $0x3ff0000000000000
-DATA ·rqExpCoef+368(SB)/8, $0x3ff0000000000000
-DATA ·rqExpCoef+376(SB)/8, $0x3ff0000000000000
-GLOBL ·rqExpCoef(SB), RODATA|NOPTR, $384
+// expMinimaxCoef: expMinimax (rqk.go), each coefficient four times, one YMM load each.
+DATA ·expMinimaxCoef+0(SB)/8, $0x3e5af4de97ca4194
+DATA ·expMinimaxCoef+8(SB)/8, $0x3e5af4de97ca4194
+DATA ·expMinimaxCoef+16(SB)/8, $0x3e5af4de97ca4194
+DATA ·expMinimaxCoef+24(SB)/8, $0x3e5af4de97ca4194
+DATA ·expMinimaxCoef+32(SB)/8, $0x3e928a2ca617b969
+DATA ·expMinimaxCoef+40(SB)/8, $0x3e928a2ca617b969
+DATA ·expMinimaxCoef+48(SB)/8, $0x3e928a2ca617b969
+DATA ·expMinimaxCoef+56(SB)/8, $0x3e928a2ca617b969
+DATA ·expMinimaxCoef+64(SB)/8, $0x3ec71de0231960eb
+DATA ·expMinimaxCoef+72(SB)/8, $0x3ec71de0231960eb
+DATA ·expMinimaxCoef+80(SB)/8, $0x3ec71de0231960eb
+DATA ·expMinimaxCoef+88(SB)/8, $0x3ec71de0231960eb
+DATA ·expMinimaxCoef+96(SB)/8, $0x3efa019a6611cad5
+DATA ·expMinimaxCoef+104(SB)/8, $0x3efa019a6611cad5
+DATA ·expMinimaxCoef+112(SB)/8, $0x3efa019a6611cad5
+DATA ·expMinimaxCoef+120(SB)/8, $0x3efa019a6611cad5
+DATA ·expMinimaxCoef+128(SB)/8, $0x3f2a01a01abe7fe1
+DATA ·expMinimaxCoef+136(SB)/8, $0x3f2a01a01abe7fe1
+DATA ·expMinimaxCoef+144(SB)/8, $0x3f2a01a01abe7fe1
+DATA ·expMinimaxCoef+152(SB)/8, $0x3f2a01a01abe7fe1
+DATA ·expMinimaxCoef+160(SB)/8, $0x3f56c16c17f46982
+DATA ·expMinimaxCoef+168(SB)/8, $0x3f56c16c17f46982
+DATA ·expMinimaxCoef+176(SB)/8, $0x3f56c16c17f46982
+DATA ·expMinimaxCoef+184(SB)/8, $0x3f56c16c17f46982
+DATA ·expMinimaxCoef+192(SB)/8, $0x3f811111111100dc
+DATA ·expMinimaxCoef+200(SB)/8, $0x3f811111111100dc
+DATA ·expMinimaxCoef+208(SB)/8, $0x3f811111111100dc
+DATA ·expMinimaxCoef+216(SB)/8, $0x3f811111111100dc
+DATA ·expMinimaxCoef+224(SB)/8, $0x3fa55555555520a4
+DATA ·expMinimaxCoef+232(SB)/8, $0x3fa55555555520a4
+DATA ·expMinimaxCoef+240(SB)/8, $0x3fa55555555520a4
+DATA ·expMinimaxCoef+248(SB)/8, $0x3fa55555555520a4
+DATA ·expMinimaxCoef+256(SB)/8, $0x3fc5555555555557
+DATA ·expMinimaxCoef+264(SB)/8, $0x3fc5555555555557
+DATA ·expMinimaxCoef+272(SB)/8, $0x3fc5555555555557
+DATA ·expMinimaxCoef+280(SB)/8, $0x3fc5555555555557
+DATA ·expMinimaxCoef+288(SB)/8, $0x3fe0000000000005
+DATA ·expMinimaxCoef+296(SB)/8, $0x3fe0000000000005
+DATA ·expMinimaxCoef+304(SB)/8, $0x3fe0000000000005
+DATA ·expMinimaxCoef+312(SB)/8, $0x3fe0000000000005
+DATA ·expMinimaxCoef+320(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+328(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+336(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+344(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+352(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+360(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+368(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+376(SB)/8, $0x3ff0000000000000
+GLOBL ·expMinimaxCoef(SB), RODATA|NOPTR, $384
 
 // func rqRowAVX2(dst, s []float64, v, a, nalpha float64)
 //
 // dst[i] = v·exp(nalpha·log(1 + a·s[i])) for len(s) a multiple of 4:
 // rqRowGo's steps (rqk.go) in the same order on four lanes, the same
 // operations fused (VFMADD, one rounding), the polynomials by Estrin's
-// scheme as estrin8 and estrin12 with rqLogCoef and rqExpCoef (above),
+// scheme as estrin8 and estrin12 with rqLogCoef and expMinimaxCoef (above),
 // and the other operations rounded, so the same bits. Other constants
 // from logk_amd64.s (logConst) and expk_amd64.s (expConst). Lanes where 1 + a·s is +Inf or NaN take
 // that value as the logarithm; lanes whose exponent is below expMin are 0.
@@ -154,20 +154,20 @@ loop:
 	VFNMADD231PD ·logConst+224(SB), Y1, Y0    // r = y − k·ln2Hi
 	VFNMADD231PD ·logConst+192(SB), Y1, Y0    // r −= k·ln2Lo
 	VMULPD       Y0, Y0, Y2                   // r²
-	VMOVUPD      ·rqExpCoef+352(SB), Y3
-	VFMADD231PD  ·rqExpCoef+320(SB), Y0, Y3 // q₀ = c₀ + c₁·r
-	VMOVUPD      ·rqExpCoef+288(SB), Y4
-	VFMADD231PD  ·rqExpCoef+256(SB), Y0, Y4 // q₁
+	VMOVUPD      ·expMinimaxCoef+352(SB), Y3
+	VFMADD231PD  ·expMinimaxCoef+320(SB), Y0, Y3 // q₀ = c₀ + c₁·r
+	VMOVUPD      ·expMinimaxCoef+288(SB), Y4
+	VFMADD231PD  ·expMinimaxCoef+256(SB), Y0, Y4 // q₁
 	VFMADD231PD  Y4, Y2, Y3                   // s₀ = q₀ + q₁·r²
-	VMOVUPD      ·rqExpCoef+224(SB), Y4
-	VFMADD231PD  ·rqExpCoef+192(SB), Y0, Y4 // q₂
-	VMOVUPD      ·rqExpCoef+160(SB), Y5
-	VFMADD231PD  ·rqExpCoef+128(SB), Y0, Y5 // q₃
+	VMOVUPD      ·expMinimaxCoef+224(SB), Y4
+	VFMADD231PD  ·expMinimaxCoef+192(SB), Y0, Y4 // q₂
+	VMOVUPD      ·expMinimaxCoef+160(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+128(SB), Y0, Y5 // q₃
 	VFMADD231PD  Y5, Y2, Y4                   // s₁
-	VMOVUPD      ·rqExpCoef+96(SB), Y5
-	VFMADD231PD  ·rqExpCoef+64(SB), Y0, Y5  // q₄
-	VMOVUPD      ·rqExpCoef+32(SB), Y6
-	VFMADD231PD  ·rqExpCoef+0(SB), Y0, Y6   // q₅
+	VMOVUPD      ·expMinimaxCoef+96(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+64(SB), Y0, Y5  // q₄
+	VMOVUPD      ·expMinimaxCoef+32(SB), Y6
+	VFMADD231PD  ·expMinimaxCoef+0(SB), Y0, Y6   // q₅
 	VFMADD231PD  Y6, Y2, Y5                   // s₂
 	VMULPD       Y2, Y2, Y2                   // r⁴
 	VFMADD231PD  Y4, Y2, Y3                   // t = s₀ + s₁·r⁴
