@@ -9,7 +9,9 @@ import (
 
 // BenchmarkStationaryBlock measures the blocks (CrossT) of the kernels of
 // a scaled distance against RBF's, as BenchmarkRBFBlock, at n = 10⁴,
-// m = 256 for d = 8 and 32. Metric: ns/entry, the time per kernel value.
+// m = 256 for d = 8 and 32, and for Matérn and RQ their blocks with the
+// auxiliary values of the gradient (CrossAuxT, KERNEL+aux). Metric:
+// ns/entry, the time per kernel value.
 //
 //	go test ./sgp/kernel -run XXX -bench StationaryBlock
 func BenchmarkStationaryBlock(b *testing.B) {
@@ -20,20 +22,26 @@ func BenchmarkStationaryBlock(b *testing.B) {
 		}
 		for _, kern := range []BlockEvaluator{NewRBF(1.3, ls), NewMatern(0.5, 1.3, ls), NewMatern(1.5, 1.3, ls), NewMatern(2.5, 1.3, ls), NewRQ(1.3, ls, 0.7)} {
 			const n, m = 10000, 256
-			b.Run(fmt.Sprintf("%s,n=%d,m=%d,d=%d", specOf(kern), n, m, d), func(b *testing.B) {
-				x := benchInputs(n, d, 3)
-				cols := make([]int, m)
-				for c := range cols {
-					cols[c] = (c * 7919) % n
-				}
-				dst := make([]float64, n*m)
-				b.ReportAllocs()
-				b.ResetTimer()
-				for range b.N {
-					kern.CrossT(dst, x, x, cols)
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*m), "ns/entry")
-			})
+			x := benchInputs(n, d, 3)
+			cols := make([]int, m)
+			for c := range cols {
+				cols[c] = (c * 7919) % n
+			}
+			dst := make([]float64, n*m)
+			run := func(name string, block func()) {
+				b.Run(fmt.Sprintf("%s,n=%d,m=%d,d=%d", name, n, m, d), func(b *testing.B) {
+					b.ReportAllocs()
+					for range b.N {
+						block()
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*m), "ns/entry")
+				})
+			}
+			run(specOf(kern), func() { kern.CrossT(dst, x, x, cols) })
+			if ak, ok := kern.(AuxBlockEvaluator); ok {
+				aux := make([]float64, ak.NumAux()*n*m)
+				run(specOf(kern)+"+aux", func() { ak.CrossAuxT(dst, aux, x, x, cols) })
+			}
 		}
 	}
 }
@@ -52,10 +60,12 @@ func specOf(k Kernel) string {
 }
 
 // BenchmarkStationaryGradBlock measures the hyperparameter gradient blocks
-// (AddGradBlockT, the K_mn part of every gradient-phase evaluation) of the
-// kernels of a scaled distance against RBF's, at n = 10⁴, m = 256 for
-// d = 8 and 32, with the block's values kv formed once outside the timed
-// loop. Metric: ns/entry, the time per kernel value.
+// (the K_mn part of every gradient-phase evaluation) of the kernels of a
+// scaled distance against RBF's, at n = 10⁴, m = 256 for d = 8 and 32,
+// with the block's values kv (and auxiliary values) formed once outside
+// the timed loop: AddGradBlockT, and for Matérn and RQ AddGradAuxT
+// (KERNEL+aux), the one the engine takes. Metric: ns/entry, the time per
+// kernel value.
 //
 //	go test ./sgp/kernel -run XXX -bench StationaryGradBlock
 func BenchmarkStationaryGradBlock(b *testing.B) {
@@ -66,26 +76,33 @@ func BenchmarkStationaryGradBlock(b *testing.B) {
 		}
 		for _, kern := range []BlockEvaluator{NewRBF(1.3, ls), NewMatern(0.5, 1.3, ls), NewMatern(1.5, 1.3, ls), NewMatern(2.5, 1.3, ls), NewRQ(1.3, ls, 0.7)} {
 			const n, m = 10000, 256
-			b.Run(fmt.Sprintf("%s,n=%d,m=%d,d=%d", specOf(kern), n, m, d), func(b *testing.B) {
-				x := benchInputs(n, d, 3)
-				cols := make([]int, m)
-				for c := range cols {
-					cols[c] = (c * 7919) % n
-				}
-				kv := make([]float64, n*m)
-				kern.CrossT(kv, x, x, cols)
-				w := make([]float64, n*m)
-				for i := range w {
-					w[i] = float64(i%7) - 3
-				}
-				grad := make([]float64, kern.NumParams())
-				b.ReportAllocs()
-				b.ResetTimer()
-				for range b.N {
-					kern.AddGradBlockT(grad, w, kv, x, x, cols)
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*m), "ns/entry")
-			})
+			x := benchInputs(n, d, 3)
+			cols := make([]int, m)
+			for c := range cols {
+				cols[c] = (c * 7919) % n
+			}
+			kv := make([]float64, n*m)
+			kern.CrossT(kv, x, x, cols)
+			w := make([]float64, n*m)
+			for i := range w {
+				w[i] = float64(i%7) - 3
+			}
+			grad := make([]float64, kern.NumParams())
+			run := func(name string, block func()) {
+				b.Run(fmt.Sprintf("%s,n=%d,m=%d,d=%d", name, n, m, d), func(b *testing.B) {
+					b.ReportAllocs()
+					for range b.N {
+						block()
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*m), "ns/entry")
+				})
+			}
+			run(specOf(kern), func() { kern.AddGradBlockT(grad, w, kv, x, x, cols) })
+			if ak, ok := kern.(AuxBlockEvaluator); ok {
+				aux := make([]float64, ak.NumAux()*n*m)
+				ak.CrossAuxT(kv, aux, x, x, cols)
+				run(specOf(kern)+"+aux", func() { ak.AddGradAuxT(grad, w, kv, aux, x, x, cols) })
+			}
 		}
 	}
 }
