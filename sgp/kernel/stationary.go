@@ -22,7 +22,9 @@ import (
 //
 // the sums of their lengthscale gradients (scaledGradT) and of their
 // input gradients (scaledInputGradT). For RBF ψ = φ = κ, so that its
-// values serve as ψ; the other kernels form ψ from s and κ.
+// values serve as ψ; the other kernels form ψ in their value pass
+// (CrossAuxT, with the same distances and transcendental functions) or
+// again from the inputs (AddGradBlockT, InputGradT).
 
 // scaledT returns the rows of x (all of them for rows = nil) multiplied by
 // invLS, transposed (d×len(rows), or d×n), and their squared norms.
