@@ -61,6 +61,10 @@ type Evaluator struct {
 	kmn          []float64 // K_mn, then Gᵀ = L⁻¹K_mn (m×n row-major)
 	kraw         []float64 // K_mn kept for block kernels, whose derivatives follow from their values
 	kval         []float64 // if not nil, all of K_mn (m×n) kept for the row blocks (see newEvaluator)
+	kaux         []float64 // if not nil, the auxiliary values of K_mn (see auxOn)
+	auxOn        bool      // the gradient reads the kernel's auxiliary values (see auxValues)
+	auxFresh     bool      // kaux holds them at the current θ
+	kauxBlock    []float64 // scratch: a row block's rows of kaux
 	kdiag        []float64
 	lmm          []float64 // K_mm, then L (m×m)
 	kmm          []float64 // K_mm as evaluated (full)
@@ -109,6 +113,11 @@ type Evaluator struct {
 // evaluates the kernel at every θ.
 const basisMaxValues = 1 << 26
 
+// auxMaxValues bounds the auxiliary values an Evaluator keeps for all of
+// K_mn (kernel.AuxBlockEvaluator; 512 MiB); beyond it the gradient blocks
+// form what they need from the inputs (AddGradBlockT).
+const auxMaxValues = 1 << 26
+
 // gradBlock is the row block of the gradient phase of a Model's fit.
 const gradBlock = 8192
 
@@ -127,7 +136,7 @@ func newActiveEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objecti
 	e.active = append([]int(nil), active...)
 	if _, ok := k.(kernel.ScaledSum); ok && e.np*e.m*e.n <= basisMaxValues {
 		// The blocks replace the kept kernel values.
-		e.basisOn, e.kraw, e.kval = true, nil, nil
+		e.basisOn, e.kraw, e.kval, e.kaux, e.auxOn = true, nil, nil, nil, false
 		e.scales = make([]float64, e.np)
 		e.parts = make([]float64, e.np*e.m)
 	}
@@ -212,6 +221,7 @@ func newEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z 
 		if block > 0 && kval != nil {
 			e.kval = kval[: m*n : m*n]
 		}
+		e.auxValues(k)
 	} else {
 		e.wnm = make([]float64, nb*m)
 	}
@@ -228,6 +238,30 @@ func newEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z 
 	e.vecM1 = make([]float64, m)
 	e.SetMean(MeanZero)
 	return e
+}
+
+// auxValues prepares the storage of the auxiliary values of a kernel
+// whose gradient blocks read them (kernel.AuxBlockEvaluator): their value
+// pass forms them with the values, so that the gradient forms no distances
+// and no transcendental functions again. Where the values of all of K_mn
+// are kept (no row blocks, or kval), so are their auxiliary values, within
+// auxMaxValues; with row blocks that evaluate their values again, each
+// block's are formed with them.
+func (e *Evaluator) auxValues(k kernel.Kernel) {
+	ak, ok := k.(kernel.AuxBlockEvaluator)
+	if !ok {
+		return
+	}
+	na := ak.NumAux()
+	if e.block == 0 || e.kval != nil {
+		if na*e.m*e.n > auxMaxValues {
+			return
+		}
+		e.kaux = make([]float64, na*e.m*e.n)
+	} else {
+		e.kaux = make([]float64, na*e.m*e.block)
+	}
+	e.auxOn = true
 }
 
 // NumParams returns the length of θ: the kernel's parameters plus one.
@@ -252,7 +286,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	e.kern.SetParams(theta[:np])
 	s2 := math.Exp(theta[np])
 	e.lastLogNoise = theta[np]
-	trK := e.kernelBlocks(theta[:np])
+	trK := e.kernelBlocks(theta[:np], grad != nil)
 	if err := e.factorise(s2); err != nil {
 		return math.Inf(1), err
 	}
@@ -278,19 +312,31 @@ type evalPoint struct {
 
 // kernelBlocks forms K_mn (one kernel column per inducing point, or the
 // kernel's block), diag K and K_mm at the kernel's hyperparameters theta,
-// and returns tr K.
-func (e *Evaluator) kernelBlocks(theta []float64) (trK float64) {
+// and returns tr K. With withGrad, where the gradient reads the kernel's
+// auxiliary values of all of K_mn (auxValues), it forms them too.
+func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) (trK float64) {
 	n, m := e.n, e.m
 	kmn := e.kmn
 	// K_mn, one kernel column per inducing point; diag K.
 	bk, block := e.kern.(kernel.BlockEvaluator)
+	// cross forms K_mn in dst, with its auxiliary values where they are
+	// kept for the gradient.
+	cross := func(dst []float64) {
+		e.auxFresh = false
+		if withGrad && e.auxOn && (e.block == 0 || e.kval != nil) {
+			e.kern.(kernel.AuxBlockEvaluator).CrossAuxT(dst, e.kaux, e.x, e.xI, e.seq)
+			e.auxFresh = true
+			return
+		}
+		bk.CrossT(dst, e.x, e.xI, e.seq)
+	}
 	if e.basisOn {
 		e.combineBasis(kmn, theta)
 	} else if block && e.kval != nil {
-		bk.CrossT(e.kval, e.x, e.xI, e.seq)
+		cross(e.kval)
 		par.For(len(kmn), 1<<16, func(lo, hi int) { copy(kmn[lo:hi], e.kval[lo:hi]) })
 	} else if block {
-		bk.CrossT(kmn, e.x, e.xI, e.seq)
+		cross(kmn)
 	} else {
 		for c := range e.seq {
 			kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.xI, c)
@@ -500,7 +546,8 @@ func (e *Evaluator) gradient(grad []float64, s2 float64, pt evalPoint) error {
 // is called once for all rows and leaves the whole W in e.wmn (the
 // continuous baseline reads it); otherwise the block kernels' derivatives
 // take the kernel values of the block's rows from e.kval, or evaluate them
-// again where it is nil.
+// again where it is nil; kernels whose gradients read auxiliary values
+// (auxValues) take those from e.kaux, or form them with the values.
 func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool) {
 	n, m, b := e.n, e.m, hi-lo
 	w := e.wmn[:m*b]
@@ -519,12 +566,16 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 	x := e.blockInputs(lo, hi)
 	if block {
 		kv := e.kraw[:m*b]
-		switch {
-		case e.kval != nil:
+		if e.kval != nil {
 			for cc := 0; cc < m; cc++ {
 				copy(kv[cc*b:(cc+1)*b], e.kval[cc*n+lo:cc*n+hi])
 			}
-		case e.block > 0:
+		}
+		if e.auxOn {
+			e.addKmnGradAux(lo, hi, w, kv, x)
+			return
+		}
+		if e.kval == nil && e.block > 0 {
 			e.kern.(kernel.BlockEvaluator).CrossT(kv, x, e.xI, e.seq)
 		}
 		e.kern.(kernel.BlockEvaluator).AddGradBlockT(e.gsum, w, kv, x, e.xI, e.seq)
@@ -537,6 +588,39 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 		}
 	}
 	kernelAddGrad(e.kern, e.gsum, wnm, x, e.xI, e.seq)
+}
+
+// addKmnGradAux is addKmnGrad's contraction of the K_mn weights w of rows
+// [lo, hi) (inputs x) for a kernel whose gradient reads auxiliary values
+// (auxValues): with kv the block's kernel values where they are kept, it
+// takes the auxiliary values of those rows from e.kaux, and otherwise forms
+// both.
+func (e *Evaluator) addKmnGradAux(lo, hi int, w, kv []float64, x kernel.Inputs) {
+	ak := e.kern.(kernel.AuxBlockEvaluator)
+	n, m, b := e.n, e.m, hi-lo
+	na := ak.NumAux()
+	if !e.auxFresh || e.block > 0 && e.kval == nil {
+		// Row blocks that evaluate their values again, or values kept
+		// without their auxiliary values: both, for these rows.
+		aux := e.kaux[:na*m*b]
+		ak.CrossAuxT(kv, aux, x, e.xI, e.seq)
+		ak.AddGradAuxT(e.gsum, w, kv, aux, x, e.xI, e.seq)
+		return
+	}
+	aux := e.kaux
+	if b < n {
+		// The rows of this block, out of all of K_mn's.
+		if len(e.kauxBlock) < na*m*b {
+			e.kauxBlock = make([]float64, na*m*e.block)
+		}
+		aux = e.kauxBlock[:na*m*b]
+		for a := range na {
+			for cc := range m {
+				copy(aux[(a*m+cc)*b:(a*m+cc+1)*b], e.kaux[(a*m+cc)*n+lo:(a*m+cc)*n+hi])
+			}
+		}
+	}
+	ak.AddGradAuxT(e.gsum, w, kv, aux, x, e.xI, e.seq)
 }
 
 // blockInputs returns the inputs of rows [lo, hi): all of e.x for a block

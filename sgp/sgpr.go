@@ -536,8 +536,13 @@ const gradTol = 1e-6
 // differential (see Evaluator), the kernel's input gradient of
 // Σ W_mn∘K_mn + Σ W_mm∘K_mm.
 func (e *Evaluator) zGrad(gz []float64) {
-	k := e.kern.(kernel.InputGradient)
-	k.InputGradT(gz, e.wmn, e.kraw, e.tmat, e.kmm, e.x.(*kernel.Vectors), e.xI.(*kernel.Vectors))
+	x, z := e.x.(*kernel.Vectors), e.xI.(*kernel.Vectors)
+	if ak, ok := e.kern.(kernel.AuxInputGradient); ok && e.auxFresh && e.block == 0 {
+		// ψ of K_mn from the value pass (kernelBlocks).
+		ak.InputGradAuxT(gz, e.wmn, e.kraw, e.kaux, e.tmat, e.kmm, x, z)
+		return
+	}
+	e.kern.(kernel.InputGradient).InputGradT(gz, e.wmn, e.kraw, e.tmat, e.kmm, x, z)
 }
 
 // predictor returns a Predictor for the state of the last FuncGrad call.

@@ -61,6 +61,8 @@ func init() {
 		"WLFingerprints":                   reflect.ValueOf(kernel.WLFingerprints),
 
 		// type definitions
+		"AuxBlockEvaluator":     reflect.ValueOf((*kernel.AuxBlockEvaluator)(nil)),
+		"AuxInputGradient":      reflect.ValueOf((*kernel.AuxInputGradient)(nil)),
 		"BlockEvaluator":        reflect.ValueOf((*kernel.BlockEvaluator)(nil)),
 		"Const":                 reflect.ValueOf((*kernel.Const)(nil)),
 		"Description":           reflect.ValueOf((*kernel.Description)(nil)),
@@ -91,13 +93,147 @@ func init() {
 		"WL":                    reflect.ValueOf((*kernel.WL)(nil)),
 
 		// interface wrapper definitions
-		"_BlockEvaluator": reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_BlockEvaluator)(nil)),
-		"_InputGradient":  reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_InputGradient)(nil)),
-		"_Inputs":         reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Inputs)(nil)),
-		"_Kernel":         reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Kernel)(nil)),
-		"_Lengthscaled":   reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Lengthscaled)(nil)),
-		"_ScaledSum":      reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_ScaledSum)(nil)),
+		"_AuxBlockEvaluator": reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator)(nil)),
+		"_AuxInputGradient":  reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_AuxInputGradient)(nil)),
+		"_BlockEvaluator":    reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_BlockEvaluator)(nil)),
+		"_InputGradient":     reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_InputGradient)(nil)),
+		"_Inputs":            reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Inputs)(nil)),
+		"_Kernel":            reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Kernel)(nil)),
+		"_Lengthscaled":      reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Lengthscaled)(nil)),
+		"_ScaledSum":         reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_ScaledSum)(nil)),
 	}
+}
+
+// _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator is an interface wrapper for AuxBlockEvaluator type
+type _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator struct {
+	IValue         interface{}
+	WAccepts       func(x kernel.Inputs) error
+	WAddDiagGrad   func(grad []float64, w []float64, x kernel.Inputs, lo int, hi int)
+	WAddGrad       func(grad []float64, w []float64, x kernel.Inputs, lo int, hi int, y kernel.Inputs, cols []int)
+	WAddGradAuxT   func(grad []float64, w []float64, kv []float64, aux []float64, x kernel.Inputs, y kernel.Inputs, cols []int)
+	WAddGradBlockT func(grad []float64, w []float64, kv []float64, x kernel.Inputs, y kernel.Inputs, cols []int)
+	WColumn        func(dst []float64, x kernel.Inputs, lo int, hi int, y kernel.Inputs, j int)
+	WCrossAuxT     func(dst []float64, aux []float64, x kernel.Inputs, y kernel.Inputs, cols []int)
+	WCrossT        func(dst []float64, x kernel.Inputs, y kernel.Inputs, cols []int)
+	WDiag          func(dst []float64, x kernel.Inputs, lo int, hi int)
+	WNumAux        func() int
+	WNumParams     func() int
+	WParamNames    func() []string
+	WParams        func(dst []float64) []float64
+	WSetParams     func(theta []float64)
+}
+
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) Accepts(x kernel.Inputs) error {
+	return W.WAccepts(x)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) AddDiagGrad(grad []float64, w []float64, x kernel.Inputs, lo int, hi int) {
+	W.WAddDiagGrad(grad, w, x, lo, hi)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) AddGrad(grad []float64, w []float64, x kernel.Inputs, lo int, hi int, y kernel.Inputs, cols []int) {
+	W.WAddGrad(grad, w, x, lo, hi, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) AddGradAuxT(grad []float64, w []float64, kv []float64, aux []float64, x kernel.Inputs, y kernel.Inputs, cols []int) {
+	W.WAddGradAuxT(grad, w, kv, aux, x, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) AddGradBlockT(grad []float64, w []float64, kv []float64, x kernel.Inputs, y kernel.Inputs, cols []int) {
+	W.WAddGradBlockT(grad, w, kv, x, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) Column(dst []float64, x kernel.Inputs, lo int, hi int, y kernel.Inputs, j int) {
+	W.WColumn(dst, x, lo, hi, y, j)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) CrossAuxT(dst []float64, aux []float64, x kernel.Inputs, y kernel.Inputs, cols []int) {
+	W.WCrossAuxT(dst, aux, x, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) CrossT(dst []float64, x kernel.Inputs, y kernel.Inputs, cols []int) {
+	W.WCrossT(dst, x, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) Diag(dst []float64, x kernel.Inputs, lo int, hi int) {
+	W.WDiag(dst, x, lo, hi)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) NumAux() int {
+	return W.WNumAux()
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) NumParams() int {
+	return W.WNumParams()
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) ParamNames() []string {
+	return W.WParamNames()
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) Params(dst []float64) []float64 {
+	return W.WParams(dst)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator) SetParams(theta []float64) {
+	W.WSetParams(theta)
+}
+
+// _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient is an interface wrapper for AuxInputGradient type
+type _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient struct {
+	IValue         interface{}
+	WAccepts       func(x kernel.Inputs) error
+	WAddDiagGrad   func(grad []float64, w []float64, x kernel.Inputs, lo int, hi int)
+	WAddGrad       func(grad []float64, w []float64, x kernel.Inputs, lo int, hi int, y kernel.Inputs, cols []int)
+	WAddGradAuxT   func(grad []float64, w []float64, kv []float64, aux []float64, x kernel.Inputs, y kernel.Inputs, cols []int)
+	WAddGradBlockT func(grad []float64, w []float64, kv []float64, x kernel.Inputs, y kernel.Inputs, cols []int)
+	WColumn        func(dst []float64, x kernel.Inputs, lo int, hi int, y kernel.Inputs, j int)
+	WCrossAuxT     func(dst []float64, aux []float64, x kernel.Inputs, y kernel.Inputs, cols []int)
+	WCrossT        func(dst []float64, x kernel.Inputs, y kernel.Inputs, cols []int)
+	WDiag          func(dst []float64, x kernel.Inputs, lo int, hi int)
+	WInputGradAuxT func(gz []float64, wx []float64, kx []float64, aux []float64, wz []float64, kz []float64, x *kernel.Vectors, z *kernel.Vectors)
+	WInputGradT    func(gz []float64, wx []float64, kx []float64, wz []float64, kz []float64, x *kernel.Vectors, z *kernel.Vectors)
+	WNumAux        func() int
+	WNumParams     func() int
+	WParamNames    func() []string
+	WParams        func(dst []float64) []float64
+	WSetParams     func(theta []float64)
+}
+
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) Accepts(x kernel.Inputs) error {
+	return W.WAccepts(x)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) AddDiagGrad(grad []float64, w []float64, x kernel.Inputs, lo int, hi int) {
+	W.WAddDiagGrad(grad, w, x, lo, hi)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) AddGrad(grad []float64, w []float64, x kernel.Inputs, lo int, hi int, y kernel.Inputs, cols []int) {
+	W.WAddGrad(grad, w, x, lo, hi, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) AddGradAuxT(grad []float64, w []float64, kv []float64, aux []float64, x kernel.Inputs, y kernel.Inputs, cols []int) {
+	W.WAddGradAuxT(grad, w, kv, aux, x, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) AddGradBlockT(grad []float64, w []float64, kv []float64, x kernel.Inputs, y kernel.Inputs, cols []int) {
+	W.WAddGradBlockT(grad, w, kv, x, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) Column(dst []float64, x kernel.Inputs, lo int, hi int, y kernel.Inputs, j int) {
+	W.WColumn(dst, x, lo, hi, y, j)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) CrossAuxT(dst []float64, aux []float64, x kernel.Inputs, y kernel.Inputs, cols []int) {
+	W.WCrossAuxT(dst, aux, x, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) CrossT(dst []float64, x kernel.Inputs, y kernel.Inputs, cols []int) {
+	W.WCrossT(dst, x, y, cols)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) Diag(dst []float64, x kernel.Inputs, lo int, hi int) {
+	W.WDiag(dst, x, lo, hi)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) InputGradAuxT(gz []float64, wx []float64, kx []float64, aux []float64, wz []float64, kz []float64, x *kernel.Vectors, z *kernel.Vectors) {
+	W.WInputGradAuxT(gz, wx, kx, aux, wz, kz, x, z)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) InputGradT(gz []float64, wx []float64, kx []float64, wz []float64, kz []float64, x *kernel.Vectors, z *kernel.Vectors) {
+	W.WInputGradT(gz, wx, kx, wz, kz, x, z)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) NumAux() int {
+	return W.WNumAux()
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) NumParams() int {
+	return W.WNumParams()
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) ParamNames() []string {
+	return W.WParamNames()
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) Params(dst []float64) []float64 {
+	return W.WParams(dst)
+}
+func (W _github_com_cholqr_sgp_sgp_kernel_AuxInputGradient) SetParams(theta []float64) {
+	W.WSetParams(theta)
 }
 
 // _github_com_cholqr_sgp_sgp_kernel_BlockEvaluator is an interface wrapper for BlockEvaluator type

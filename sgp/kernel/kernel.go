@@ -60,6 +60,30 @@ type BlockEvaluator interface {
 	AddGradBlockT(grad, w, kv []float64, x, y Inputs, cols []int)
 }
 
+// AuxBlockEvaluator is implemented by block kernels whose derivatives need
+// more of each entry than its value, which their AddGradBlockT forms again
+// from the inputs: the Matérn kernels (ψ = −2·∂κ/∂r², r² the squared
+// scaled distance) and RQ (ψ and the factor of ∂κ/∂log α). CrossAuxT
+// forms these auxiliary values in the pass that forms the values, from the
+// distances and the exponential or logarithm that pass computes anyway,
+// and AddGradAuxT sums the derivatives from them as RBF's AddGradBlockT
+// sums RBF's from its values, without a second pass of distances and
+// transcendental functions. The engine uses it when it keeps the values
+// of a whole gradient evaluation, at the cost of NumAux more blocks.
+type AuxBlockEvaluator interface {
+	BlockEvaluator
+	// NumAux returns the number of auxiliary values per kernel entry.
+	NumAux() int
+	// CrossAuxT sets dst as CrossT does, the same values bit for bit,
+	// and aux[(a·len(cols)+c)·n+i], for a < NumAux(), to the a-th
+	// auxiliary value of (x_i, y_cols[c]).
+	CrossAuxT(dst, aux []float64, x, y Inputs, cols []int)
+	// AddGradAuxT adds to grad what AddGradBlockT adds, given kv and aux
+	// as CrossAuxT set them for the same inputs and hyperparameters. It
+	// may overwrite w.
+	AddGradAuxT(grad, w, kv, aux []float64, x, y Inputs, cols []int)
+}
+
 // ScaledSum is implemented by kernels that are sums of fixed kernels with
 // one variance each,
 //
@@ -91,6 +115,18 @@ type InputGradient interface {
 	// given kx[c·n+i] = κ(x_i, z_c) and kz[a·m+b] = κ(z_a, z_b) at the
 	// current hyperparameters; x is n×d.
 	InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors)
+}
+
+// AuxInputGradient is implemented by kernels whose InputGradT forms the
+// ψ of K_mn again from the inputs, Matern and RQ: InputGradAuxT reads it
+// from the auxiliary values of their value pass (AuxBlockEvaluator)
+// instead, which continuous SGPR and the hybrid selector have at hand.
+type AuxInputGradient interface {
+	InputGradient
+	AuxBlockEvaluator
+	// InputGradAuxT sets gz as InputGradT does, given also aux as
+	// CrossAuxT(kx, aux, x, z, [0, …, m−1]) set it.
+	InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors)
 }
 
 // Lengthscaled is implemented by kernels on *Vectors with a signal

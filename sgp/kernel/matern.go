@@ -42,9 +42,8 @@ type Matern struct {
 }
 
 var (
-	_ BlockEvaluator = (*Matern)(nil)
-	_ InputGradient  = (*Matern)(nil)
-	_ Lengthscaled   = (*Matern)(nil)
+	_ AuxInputGradient = (*Matern)(nil)
+	_ Lengthscaled     = (*Matern)(nil)
 )
 
 // NewMatern returns a Matérn kernel of smoothness nu (0.5, 1.5 or 2.5)
@@ -138,14 +137,20 @@ func (k *Matern) Accepts(x Inputs) error { return acceptsVectors("Matérn", x, l
 // √(2ν·r²) and the polynomial times V·e^{−a}, four at a time
 // (asm.MaternRow).
 func (k *Matern) profile(dst, r2 []float64) {
-	c1, c2 := 0.0, 0.0
+	c1, c2 := k.poly()
+	asm.MaternRow(dst, r2, k.variance, float64(k.nu), c1, c2)
+}
+
+// poly returns the coefficients c1, c2 of the polynomial
+// (1 + c1·a) + (c2·a)·a of the value (asm.MaternRow).
+func (k *Matern) poly() (c1, c2 float64) {
 	switch k.nu {
 	case 3:
-		c1 = 1
+		return 1, 0
 	case 5:
-		c1, c2 = 1, 1.0/3
+		return 1, 1.0 / 3
 	}
-	asm.MaternRow(dst, r2, k.variance, float64(k.nu), c1, c2)
+	return 0, 0
 }
 
 // psiProfile sets dst[i] = ψ at the squared scaled distances r2[i], from
@@ -269,6 +274,35 @@ func (k *Matern) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols [
 	scaledGradDistT(grad, w, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS, false, psiFn)
 }
 
+// NumAux returns 1: ψ (see AuxBlockEvaluator).
+func (k *Matern) NumAux() int { return 1 }
+
+// CrossAuxT sets dst as CrossT does and aux to ψ at the same entries
+// (see Matern), from the same e^{−a} in the same pass, for ν = 1/2 0
+// where a = 0.
+func (k *Matern) CrossAuxT(dst, aux []float64, x, y Inputs, cols []int) {
+	xv := x.(*Vectors)
+	n := xv.n
+	c1, c2 := k.poly()
+	pv, p1 := k.variance, 0.0 // ν = 1/2, then divided by a
+	switch k.nu {
+	case 3:
+		pv = 3 * k.variance
+	case 5:
+		pv, p1 = (5.0/3)*k.variance, 1
+	}
+	scaledDistTiles(xv, y.(*Vectors), cols, k.invLS, func(c, i0, i1 int, r2 []float64) {
+		asm.MaternPsiRow(dst[c*n+i0:c*n+i1], aux[c*n+i0:c*n+i1], r2, k.variance, float64(k.nu), c1, c2, pv, p1, k.nu == 1)
+	})
+}
+
+// AddGradAuxT sums the derivatives from the values kv and ψ in aux (as
+// CrossAuxT set them) as RBF's AddGradBlockT sums RBF's from its values,
+// ψ in place of κ for the lengthscales: O(n·m·d), no exponential.
+func (k *Matern) AddGradAuxT(grad, w, kv, aux []float64, x, y Inputs, cols []int) {
+	scaledGradT(grad, w, kv, aux[:len(kv)], nil, 0, x.(*Vectors), y.(*Vectors), cols, k.invLS)
+}
+
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
 // of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
 // of κ; for ν = 1/2, ψ = 0 where an input coincides
@@ -278,6 +312,13 @@ func (k *Matern) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	px := psiT(x, z, cols, k.invLS, k.psiProfile)
 	pz := psiT(z, z, cols, k.invLS, k.psiProfile)
 	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
+}
+
+// InputGradAuxT is InputGradT with the ψ of K_mn read from aux, as
+// CrossAuxT set it, instead of formed again (that of K_mm is).
+func (k *Matern) InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors) {
+	pz := psiT(z, z, seqCols(z.n), k.invLS, k.psiProfile)
+	scaledInputGradT(gz, wx, aux[:x.n*z.n], wz, pz, x, z, k.invLS)
 }
 
 // RQ is the rational quadratic kernel with automatic relevance
@@ -302,9 +343,8 @@ type RQ struct {
 }
 
 var (
-	_ BlockEvaluator = (*RQ)(nil)
-	_ InputGradient  = (*RQ)(nil)
-	_ Lengthscaled   = (*RQ)(nil)
+	_ AuxInputGradient = (*RQ)(nil)
+	_ Lengthscaled     = (*RQ)(nil)
 )
 
 // NewRQ returns a rational quadratic kernel with signal variance V,
@@ -486,6 +526,32 @@ func (k *RQ) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int
 		})
 }
 
+// NumAux returns 2: ψ and ∂κ/∂log α divided by α (see
+// AuxBlockEvaluator).
+func (k *RQ) NumAux() int { return 2 }
+
+// CrossAuxT sets dst as CrossT does and, from the same logarithm
+// L = log(1 + u), u = r²/(2α), in the same pass, aux[:n·m] to
+// ψ = κ/(1 + u) and aux[n·m:2·n·m] to (κ − ψ) − κ·L = κ·(u/(1 + u) − L),
+// which is ∂κ/∂log α divided by α.
+func (k *RQ) CrossAuxT(dst, aux []float64, x, y Inputs, cols []int) {
+	xv := x.(*Vectors)
+	n, nm := xv.n, xv.n*len(cols)
+	psi, dk := aux[:nm], aux[nm:2*nm]
+	scaledDistTiles(xv, y.(*Vectors), cols, k.invLS, func(c, i0, i1 int, r2 []float64) {
+		asm.RQGradRow(dst[c*n+i0:c*n+i1], psi[c*n+i0:c*n+i1], dk[c*n+i0:c*n+i1], r2, k.variance, 0.5/k.alpha, k.alpha)
+	})
+}
+
+// AddGradAuxT sums the derivatives from the values kv and the ψ and
+// ∂κ/∂log α factors in aux (as CrossAuxT set them) as RBF's
+// AddGradBlockT sums RBF's from its values: O(n·m·d), no logarithm or
+// exponential.
+func (k *RQ) AddGradAuxT(grad, w, kv, aux []float64, x, y Inputs, cols []int) {
+	nm := len(kv)
+	scaledGradT(grad, w, kv, aux[:nm], aux[nm:2*nm], k.alpha, x.(*Vectors), y.(*Vectors), cols, k.invLS)
+}
+
 // InputGradT sets gz to the gradient with respect to the inducing inputs z
 // of Σ wx∘K_mn + Σ wz∘K_mm (see InputGradient), as RBF's with ψ in place
 // of κ.
@@ -494,6 +560,13 @@ func (k *RQ) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 	px := psiT(x, z, cols, k.invLS, k.psiProfile)
 	pz := psiT(z, z, cols, k.invLS, k.psiProfile)
 	scaledInputGradT(gz, wx, px, wz, pz, x, z, k.invLS)
+}
+
+// InputGradAuxT is InputGradT with the ψ of K_mn read from aux, as
+// CrossAuxT set it, instead of formed again (that of K_mm is).
+func (k *RQ) InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors) {
+	pz := psiT(z, z, seqCols(z.n), k.invLS, k.psiProfile)
+	scaledInputGradT(gz, wx, aux[:x.n*z.n], wz, pz, x, z, k.invLS)
 }
 
 // lengthscalesFromData returns NewRBFFromData's lengthscales for x.

@@ -232,7 +232,7 @@ func (k *RBF) CrossT(dst []float64, x, y Inputs, cols []int) {
 // with x̃ = x/ℓ: cost O(n·m·d),
 // split over the inducing points.
 func (k *RBF) AddGradBlockT(grad, w, kv []float64, x Inputs, y Inputs, cols []int) {
-	scaledGradT(grad, w, kv, kv, x.(*Vectors), y.(*Vectors), cols, k.invLS)
+	scaledGradT(grad, w, kv, kv, nil, 0, x.(*Vectors), y.(*Vectors), cols, k.invLS)
 }
 
 // InputGradT sets gz to the gradient with respect to the inducing inputs

@@ -22,7 +22,9 @@ import (
 //
 // the sums of their lengthscale gradients (scaledGradT) and of their
 // input gradients (scaledInputGradT). For RBF ψ = φ = κ, so that its
-// values serve as ψ; the other kernels form ψ from s and κ.
+// values serve as ψ; the other kernels form ψ in their value pass
+// (CrossAuxT, with the same distances and transcendental functions) or
+// again from the inputs (AddGradBlockT, InputGradT).
 
 // scaledT returns the rows of x (all of them for rows = nil) multiplied by
 // invLS, transposed (d×len(rows), or d×n), and their squared norms.
@@ -69,6 +71,17 @@ func scaledT(x *Vectors, rows []int, invLS []float64) (xs, norms []float64) {
 // where the CPU has AVX, the same bits as its Go loop). Each value is
 // computed by the same operations in the same order either way.
 func scaledCrossT(dst []float64, xv, yv *Vectors, cols []int, invLS []float64, profile func(dst, r2 []float64)) {
+	n := xv.n
+	scaledDistTiles(xv, yv, cols, invLS, func(c, i0, i1 int, r2 []float64) {
+		profile(dst[c*n+i0:c*n+i1], r2)
+	})
+}
+
+// scaledDistTiles forms the squared scaled distances of scaledCrossT, in
+// its tiles and order, and calls emit(c, i0, i1, r2) with those between
+// the rows [i0, i1) of x and y_cols[c]. The tiles of rows are split over
+// the cores; emit is called concurrently for distinct tiles.
+func scaledDistTiles(xv, yv *Vectors, cols []int, invLS []float64, emit func(c, i0, i1 int, r2 []float64)) {
 	n, m, d := xv.n, len(cols), len(invLS)
 	xs, _ := scaledT(xv, nil, invLS)
 	zs, _ := scaledT(yv, cols, invLS)
@@ -88,9 +101,10 @@ func scaledCrossT(dst []float64, xv, yv *Vectors, cols []int, invLS []float64, p
 				for t := 0; t < d; t++ {
 					asm.SqAcc4(xs[t*n+i0:t*n+i1], zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3], r0, r1, r2, r3)
 				}
-				for q, rq := range [4][]float64{r0, r1, r2, r3} {
-					profile(dst[(c+q)*n+i0:(c+q)*n+i1], rq)
-				}
+				emit(c, i0, i1, r0)
+				emit(c+1, i0, i1, r1)
+				emit(c+2, i0, i1, r2)
+				emit(c+3, i0, i1, r3)
 			}
 			for ; c < m; c++ {
 				clear(r2)
@@ -103,7 +117,7 @@ func scaledCrossT(dst []float64, xv, yv *Vectors, cols []int, invLS []float64, p
 						r2[i] += diff * diff
 					}
 				}
-				profile(dst[c*n+i0:c*n+i1], r2)
+				emit(c, i0, i1, r2)
 			}
 		}
 	})
@@ -118,7 +132,9 @@ const rbfTile = 256
 // (x̃_it − z̃_ct)² with x̃ = x/ℓ, differencing directly: the expansion would
 // cancel badly here, where the weights W of an ill-conditioned K[I,I] are
 // large and of both signs. Cost O(n·m·d), split over the inducing points.
-// psi may be kv (RBF).
+// psi may be kv (RBF). With ext not nil it also adds
+// extScale·Σ_c Σ_i w[c·n+i]·ext[c·n+i] to grad[1+d], the derivative for a
+// kernel's extra hyperparameter (RQ's log α).
 //
 // The inducing points are taken four at a time, so that four sums share
 // each load of x̃_t, and each sum over the rows is formed in four lanes
@@ -126,44 +142,61 @@ const rbfTile = 256
 // whose latency bounds a single running sum. A point left over from the
 // groups of four is summed in the same lane order, so the bits do not
 // depend on how the points are split over the cores.
-func scaledGradT(grad, w, kv, psi []float64, xv, yv *Vectors, cols []int, invLS []float64) {
+func scaledGradT(grad, w, kv, psi, ext []float64, extScale float64, xv, yv *Vectors, cols []int, invLS []float64) {
 	n, m, d := xv.n, len(cols), len(invLS)
 	xs, _ := scaledT(xv, nil, invLS)
 	zs, _ := scaledT(yv, cols, invLS)
+	slots := 1 + d
+	if ext != nil {
+		slots++
+	}
 	// One partial sum per inducing point, added in order (deterministic).
-	parts := make([]float64, m*(1+d))
-	// weigh sets h = w∘psi over column c and returns Σ w∘kv.
-	weigh := func(h []float64, c int) float64 {
+	parts := make([]float64, m*slots)
+	// weigh sets h = w∘psi over column c and adds Σ w∘kv (and Σ w∘ext) to
+	// the column's sums.
+	weigh := func(h []float64, c int) {
 		wr, kr, pr := w[c*n:(c+1)*n], kv[c*n:(c+1)*n], psi[c*n:(c+1)*n]
 		var s float64
+		if ext == nil {
+			for i := range h {
+				h[i] = wr[i] * pr[i]
+				s += wr[i] * kr[i]
+			}
+			parts[c*slots] += s
+			return
+		}
+		er := ext[c*n : (c+1)*n]
+		var se float64
 		for i := range h {
 			h[i] = wr[i] * pr[i]
 			s += wr[i] * kr[i]
+			se += wr[i] * er[i]
 		}
-		return s
+		parts[c*slots] += s
+		parts[c*slots+1+d] += extScale * se
 	}
 	par.For(m, max(1, par.MinRows*4/max(1, n)), func(c0, c1 int) {
 		h := make([]float64, 4*n)
 		c := c0
 		for ; c+4 <= c1; c += 4 {
 			h0, h1, h2, h3 := h[:n], h[n:2*n], h[2*n:3*n], h[3*n:4*n]
-			parts[c*(1+d)] += weigh(h0, c)
-			parts[(c+1)*(1+d)] += weigh(h1, c+1)
-			parts[(c+2)*(1+d)] += weigh(h2, c+2)
-			parts[(c+3)*(1+d)] += weigh(h3, c+3)
+			weigh(h0, c)
+			weigh(h1, c+1)
+			weigh(h2, c+2)
+			weigh(h3, c+3)
 			for t := 0; t < d; t++ {
 				z0, z1, z2, z3 := zs[t*m+c], zs[t*m+c+1], zs[t*m+c+2], zs[t*m+c+3]
 				st0, st1, st2, st3 := asm.WSqDot4(xs[t*n:(t+1)*n], h0, h1, h2, h3, z0, z1, z2, z3)
-				parts[c*(1+d)+1+t] += st0
-				parts[(c+1)*(1+d)+1+t] += st1
-				parts[(c+2)*(1+d)+1+t] += st2
-				parts[(c+3)*(1+d)+1+t] += st3
+				parts[c*slots+1+t] += st0
+				parts[(c+1)*slots+1+t] += st1
+				parts[(c+2)*slots+1+t] += st2
+				parts[(c+3)*slots+1+t] += st3
 			}
 		}
 		h = h[:n]
 		for ; c < c1; c++ {
-			acc := parts[c*(1+d) : (c+1)*(1+d)]
-			acc[0] += weigh(h, c)
+			acc := parts[c*slots : (c+1)*slots]
+			weigh(h, c)
 			for t := 0; t < d; t++ {
 				// The same sum as in a group of four (one lane each), so
 				// that the split of the points over goroutines, which
@@ -175,7 +208,7 @@ func scaledGradT(grad, w, kv, psi []float64, xv, yv *Vectors, cols []int, invLS 
 		}
 	})
 	for c := 0; c < m; c++ {
-		for p, v := range parts[c*(1+d) : (c+1)*(1+d)] {
+		for p, v := range parts[c*slots : (c+1)*slots] {
 			grad[p] += v
 		}
 	}

@@ -54,8 +54,8 @@ func expRowGo(dst, s []float64, v float64) {
 	}
 }
 
-// maternRowGo is MaternRow as a Go loop: a = √(c·s), e^{−a} by expNeg,
-// and v·e^{−a}·((1 + c1·a) + (c2·a)·a), 0 where −a < expMin.
+// maternRowGo is MaternRow as a Go loop: a = √(c·s), e^{−a} by
+// expNegFMA, and v·e^{−a}·((1 + c1·a) + (c2·a)·a), 0 where −a < expMin.
 func maternRowGo(dst, s []float64, v, c, c1, c2 float64) {
 	dst = dst[:len(s)]
 	for i, si := range s {
@@ -66,6 +66,6 @@ func maternRowGo(dst, s []float64, v, c, c1, c2 float64) {
 			continue
 		}
 		p := float64(float64(1+float64(c1*a)) + float64(float64(c2*a)*a))
-		dst[i] = float64(float64(v*expNeg(x)) * p)
+		dst[i] = float64(float64(v*expNegFMA(x)) * p)
 	}
 }

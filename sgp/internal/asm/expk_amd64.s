@@ -143,24 +143,22 @@ done:
 //
 // dst[i] = v·e^{−a}·((1 + c1·a) + (c2·a)·a) with a = √(c·s[i]), for
 // len(s) a multiple of 4: maternRowGo's steps (expk.go) in the same order
-// on four lanes, e^{−a} as in expRowAVX2, each product and sum rounded
-// (no fused multiply–add), so the same bits. Lanes with −a < expMin are
-// set to 0 by a mask. x = 0 − a is +0 where Go's −a is −0: e^{±0} = 1
-// either way.
+// on four lanes, e^{−a} as expNegFMA (rqk.go) computes it (fused
+// multiply–adds, expMinimaxCoef of rqk_amd64.s by Estrin's scheme), the
+// other products and sums rounded, so the same bits. Lanes with
+// −a < expMin are set to 0 by a mask. x = 0 − a is +0 where Go's −a is
+// −0: e^{±0} = 1 either way.
 TEXT ·maternRowAVX2(SB), NOSPLIT, $0-80
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         s_base+24(FP), SI
 	MOVQ         s_len+32(FP), CX
 	VBROADCASTSD v+48(FP), Y15
 	VBROADCASTSD c+56(FP), Y14
-	VBROADCASTSD c1+64(FP), Y7
-	VBROADCASTSD c2+72(FP), Y6
 	VBROADCASTSD ·expConst+0(SB), Y13
 	VBROADCASTSD ·expConst+8(SB), Y12
 	VBROADCASTSD ·expConst+16(SB), Y11
 	VBROADCASTSD ·expConst+24(SB), Y10
 	VBROADCASTSD ·expConst+32(SB), Y9
-	VMOVUPD      ·expCoef+416(SB), Y5  // 1
 	XORQ         AX, AX
 
 mloop:
@@ -174,45 +172,38 @@ mloop:
 	VCMPPD   $0x11, Y10, Y0, Y8    // mask: x < expMin (ordered, quiet)
 	VMULPD   Y13, Y0, Y1           // x·log₂e
 	VROUNDPD $0, Y1, Y1            // k, to nearest even
-	VMULPD   Y12, Y1, Y2
-	VSUBPD   Y2, Y0, Y2            // r = x − k·ln2Hi
-	VMULPD   Y11, Y1, Y3
-	VSUBPD   Y3, Y2, Y2            // r −= k·ln2Lo
-	VMOVUPD  ·expCoef+0(SB), Y3    // p = 1/13!
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+32(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+64(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+96(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+128(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+160(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+192(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+224(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+256(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+288(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+320(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+352(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+384(SB), Y3, Y3
-	VMULPD   Y2, Y3, Y3
-	VADDPD   ·expCoef+416(SB), Y3, Y3
+	VFNMADD231PD Y12, Y1, Y0       // r = x − k·ln2Hi
+	VFNMADD231PD Y11, Y1, Y0       // r −= k·ln2Lo
+	VMULPD   Y0, Y0, Y2            // r²
+	VMOVUPD      ·expMinimaxCoef+352(SB), Y3
+	VFMADD231PD  ·expMinimaxCoef+320(SB), Y0, Y3 // q₀ = c₀ + c₁·r
+	VMOVUPD      ·expMinimaxCoef+288(SB), Y7
+	VFMADD231PD  ·expMinimaxCoef+256(SB), Y0, Y7 // q₁
+	VFMADD231PD  Y7, Y2, Y3                   // s₀ = q₀ + q₁·r²
+	VMOVUPD      ·expMinimaxCoef+224(SB), Y7
+	VFMADD231PD  ·expMinimaxCoef+192(SB), Y0, Y7 // q₂
+	VMOVUPD      ·expMinimaxCoef+160(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+128(SB), Y0, Y5 // q₃
+	VFMADD231PD  Y5, Y2, Y7                   // s₁
+	VMOVUPD      ·expMinimaxCoef+96(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+64(SB), Y0, Y5  // q₄
+	VMOVUPD      ·expMinimaxCoef+32(SB), Y6
+	VFMADD231PD  ·expMinimaxCoef+0(SB), Y0, Y6   // q₅
+	VFMADD231PD  Y6, Y2, Y5                   // s₂
+	VMULPD       Y2, Y2, Y2                   // r⁴
+	VFMADD231PD  Y7, Y2, Y3                   // t = s₀ + s₁·r⁴
+	VMULPD       Y2, Y2, Y2                   // r⁸
+	VFMADD231PD  Y5, Y2, Y3                   // p = t + s₂·r⁸
 	VADDPD   Y9, Y1, Y1            // k + expMagic
 	VPSLLQ   $52, Y1, Y1           // 2^k
 	VMULPD   Y1, Y3, Y3
 	VANDNPD  Y3, Y8, Y3            // 0 where x < expMin
 	VMULPD   Y15, Y3, Y3           // v·e^x
-	VMULPD   Y7, Y4, Y1
-	VADDPD   Y5, Y1, Y1            // 1 + c1·a
-	VMULPD   Y6, Y4, Y2
+	VBROADCASTSD c1+64(FP), Y1
+	VMULPD   Y1, Y4, Y1
+	VADDPD   ·expCoef+416(SB), Y1, Y1 // 1 + c1·a
+	VBROADCASTSD c2+72(FP), Y2
+	VMULPD   Y2, Y4, Y2
 	VMULPD   Y4, Y2, Y2            // (c2·a)·a
 	VADDPD   Y2, Y1, Y1
 	VMULPD   Y1, Y3, Y3

@@ -1,13 +1,99 @@
 #include "textflag.h"
 
+// rqLogCoef: rqLogMinimax (rqk.go), each coefficient four times, one YMM load each.
+DATA ·rqLogCoef+0(SB)/8, $0x3fb2f112df3e5244
+DATA ·rqLogCoef+8(SB)/8, $0x3fb2f112df3e5244
+DATA ·rqLogCoef+16(SB)/8, $0x3fb2f112df3e5244
+DATA ·rqLogCoef+24(SB)/8, $0x3fb2f112df3e5244
+DATA ·rqLogCoef+32(SB)/8, $0x3fb39a09d078c69f
+DATA ·rqLogCoef+40(SB)/8, $0x3fb39a09d078c69f
+DATA ·rqLogCoef+48(SB)/8, $0x3fb39a09d078c69f
+DATA ·rqLogCoef+56(SB)/8, $0x3fb39a09d078c69f
+DATA ·rqLogCoef+64(SB)/8, $0x3fb7466496cb03de
+DATA ·rqLogCoef+72(SB)/8, $0x3fb7466496cb03de
+DATA ·rqLogCoef+80(SB)/8, $0x3fb7466496cb03de
+DATA ·rqLogCoef+88(SB)/8, $0x3fb7466496cb03de
+DATA ·rqLogCoef+96(SB)/8, $0x3fbc71c51d8e78af
+DATA ·rqLogCoef+104(SB)/8, $0x3fbc71c51d8e78af
+DATA ·rqLogCoef+112(SB)/8, $0x3fbc71c51d8e78af
+DATA ·rqLogCoef+120(SB)/8, $0x3fbc71c51d8e78af
+DATA ·rqLogCoef+128(SB)/8, $0x3fc2492494229359
+DATA ·rqLogCoef+136(SB)/8, $0x3fc2492494229359
+DATA ·rqLogCoef+144(SB)/8, $0x3fc2492494229359
+DATA ·rqLogCoef+152(SB)/8, $0x3fc2492494229359
+DATA ·rqLogCoef+160(SB)/8, $0x3fc999999997fa04
+DATA ·rqLogCoef+168(SB)/8, $0x3fc999999997fa04
+DATA ·rqLogCoef+176(SB)/8, $0x3fc999999997fa04
+DATA ·rqLogCoef+184(SB)/8, $0x3fc999999997fa04
+DATA ·rqLogCoef+192(SB)/8, $0x3fd5555555555593
+DATA ·rqLogCoef+200(SB)/8, $0x3fd5555555555593
+DATA ·rqLogCoef+208(SB)/8, $0x3fd5555555555593
+DATA ·rqLogCoef+216(SB)/8, $0x3fd5555555555593
+DATA ·rqLogCoef+224(SB)/8, $0x3ff0000000000000
+DATA ·rqLogCoef+232(SB)/8, $0x3ff0000000000000
+DATA ·rqLogCoef+240(SB)/8, $0x3ff0000000000000
+DATA ·rqLogCoef+248(SB)/8, $0x3ff0000000000000
+GLOBL ·rqLogCoef(SB), RODATA|NOPTR, $256
+
+// expMinimaxCoef: expMinimax (rqk.go), each coefficient four times, one YMM load each.
+DATA ·expMinimaxCoef+0(SB)/8, $0x3e5af4de97ca4194
+DATA ·expMinimaxCoef+8(SB)/8, $0x3e5af4de97ca4194
+DATA ·expMinimaxCoef+16(SB)/8, $0x3e5af4de97ca4194
+DATA ·expMinimaxCoef+24(SB)/8, $0x3e5af4de97ca4194
+DATA ·expMinimaxCoef+32(SB)/8, $0x3e928a2ca617b969
+DATA ·expMinimaxCoef+40(SB)/8, $0x3e928a2ca617b969
+DATA ·expMinimaxCoef+48(SB)/8, $0x3e928a2ca617b969
+DATA ·expMinimaxCoef+56(SB)/8, $0x3e928a2ca617b969
+DATA ·expMinimaxCoef+64(SB)/8, $0x3ec71de0231960eb
+DATA ·expMinimaxCoef+72(SB)/8, $0x3ec71de0231960eb
+DATA ·expMinimaxCoef+80(SB)/8, $0x3ec71de0231960eb
+DATA ·expMinimaxCoef+88(SB)/8, $0x3ec71de0231960eb
+DATA ·expMinimaxCoef+96(SB)/8, $0x3efa019a6611cad5
+DATA ·expMinimaxCoef+104(SB)/8, $0x3efa019a6611cad5
+DATA ·expMinimaxCoef+112(SB)/8, $0x3efa019a6611cad5
+DATA ·expMinimaxCoef+120(SB)/8, $0x3efa019a6611cad5
+DATA ·expMinimaxCoef+128(SB)/8, $0x3f2a01a01abe7fe1
+DATA ·expMinimaxCoef+136(SB)/8, $0x3f2a01a01abe7fe1
+DATA ·expMinimaxCoef+144(SB)/8, $0x3f2a01a01abe7fe1
+DATA ·expMinimaxCoef+152(SB)/8, $0x3f2a01a01abe7fe1
+DATA ·expMinimaxCoef+160(SB)/8, $0x3f56c16c17f46982
+DATA ·expMinimaxCoef+168(SB)/8, $0x3f56c16c17f46982
+DATA ·expMinimaxCoef+176(SB)/8, $0x3f56c16c17f46982
+DATA ·expMinimaxCoef+184(SB)/8, $0x3f56c16c17f46982
+DATA ·expMinimaxCoef+192(SB)/8, $0x3f811111111100dc
+DATA ·expMinimaxCoef+200(SB)/8, $0x3f811111111100dc
+DATA ·expMinimaxCoef+208(SB)/8, $0x3f811111111100dc
+DATA ·expMinimaxCoef+216(SB)/8, $0x3f811111111100dc
+DATA ·expMinimaxCoef+224(SB)/8, $0x3fa55555555520a4
+DATA ·expMinimaxCoef+232(SB)/8, $0x3fa55555555520a4
+DATA ·expMinimaxCoef+240(SB)/8, $0x3fa55555555520a4
+DATA ·expMinimaxCoef+248(SB)/8, $0x3fa55555555520a4
+DATA ·expMinimaxCoef+256(SB)/8, $0x3fc5555555555557
+DATA ·expMinimaxCoef+264(SB)/8, $0x3fc5555555555557
+DATA ·expMinimaxCoef+272(SB)/8, $0x3fc5555555555557
+DATA ·expMinimaxCoef+280(SB)/8, $0x3fc5555555555557
+DATA ·expMinimaxCoef+288(SB)/8, $0x3fe0000000000005
+DATA ·expMinimaxCoef+296(SB)/8, $0x3fe0000000000005
+DATA ·expMinimaxCoef+304(SB)/8, $0x3fe0000000000005
+DATA ·expMinimaxCoef+312(SB)/8, $0x3fe0000000000005
+DATA ·expMinimaxCoef+320(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+328(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+336(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+344(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+352(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+360(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+368(SB)/8, $0x3ff0000000000000
+DATA ·expMinimaxCoef+376(SB)/8, $0x3ff0000000000000
+GLOBL ·expMinimaxCoef(SB), RODATA|NOPTR, $384
+
 // func rqRowAVX2(dst, s []float64, v, a, nalpha float64)
 //
 // dst[i] = v·exp(nalpha·log(1 + a·s[i])) for len(s) a multiple of 4:
 // rqRowGo's steps (rqk.go) in the same order on four lanes, the same
 // operations fused (VFMADD, one rounding), the polynomials by Estrin's
-// scheme as estrin12 and estrin14, and the other operations rounded, so
-// the same bits. Constants from logk_amd64.s (logConst, logCoef) and
-// expk_amd64.s (expConst, expCoef). Lanes where 1 + a·s is +Inf or NaN take
+// scheme as estrin8 and estrin12 with rqLogCoef and expMinimaxCoef (above),
+// and the other operations rounded, so the same bits. Other constants
+// from logk_amd64.s (logConst) and expk_amd64.s (expConst). Lanes where 1 + a·s is +Inf or NaN take
 // that value as the logarithm; lanes whose exponent is below expMin are 0.
 TEXT ·rqRowAVX2(SB), NOSPLIT, $0-72
 	MOVQ         dst_base+0(FP), DI
@@ -43,25 +129,18 @@ loop:
 	VDIVPD       Y5, Y4, Y4                   // f = (m − 1)/(m + 1)
 	VMULPD       Y4, Y4, Y5                   // f²
 	VMULPD       Y5, Y5, Y6                   // z² (z = f²)
-	VMOVUPD      ·logCoef+352(SB), Y7
-	VFMADD231PD  ·logCoef+320(SB), Y5, Y7   // q₀ = h₀ + h₁·z
-	VMOVUPD      ·logCoef+288(SB), Y8
-	VFMADD231PD  ·logCoef+256(SB), Y5, Y8   // q₁
+	VMOVUPD      ·rqLogCoef+224(SB), Y7
+	VFMADD231PD  ·rqLogCoef+192(SB), Y5, Y7 // q₀ = h₀ + h₁·z
+	VMOVUPD      ·rqLogCoef+160(SB), Y8
+	VFMADD231PD  ·rqLogCoef+128(SB), Y5, Y8 // q₁
 	VFMADD231PD  Y8, Y6, Y7                   // s₀ = q₀ + q₁·z²
-	VMOVUPD      ·logCoef+224(SB), Y8
-	VFMADD231PD  ·logCoef+192(SB), Y5, Y8   // q₂
-	VMOVUPD      ·logCoef+160(SB), Y2
-	VFMADD231PD  ·logCoef+128(SB), Y5, Y2   // q₃
-	VFMADD231PD  Y2, Y6, Y8                   // s₁
-	VMOVUPD      ·logCoef+96(SB), Y2
-	VFMADD231PD  ·logCoef+64(SB), Y5, Y2   // q₄
-	VMOVUPD      ·logCoef+32(SB), Y3
-	VFMADD231PD  ·logCoef+0(SB), Y5, Y3  // q₅
-	VFMADD231PD  Y3, Y6, Y2                   // s₂
+	VMOVUPD      ·rqLogCoef+96(SB), Y8
+	VFMADD231PD  ·rqLogCoef+64(SB), Y5, Y8  // q₂
+	VMOVUPD      ·rqLogCoef+32(SB), Y2
+	VFMADD231PD  ·rqLogCoef+0(SB), Y5, Y2   // q₃
+	VFMADD231PD  Y2, Y6, Y8                   // s₁ = q₂ + q₃·z²
 	VMULPD       Y6, Y6, Y6                   // z⁴
-	VFMADD231PD  Y8, Y6, Y7                   // t = s₀ + s₁·z⁴
-	VMULPD       Y6, Y6, Y6                   // z⁸
-	VFMADD231PD  Y2, Y6, Y7                   // p = t + s₂·z⁸
+	VFMADD231PD  Y8, Y6, Y7                   // p = s₀ + s₁·z⁴
 	VADDPD       Y4, Y4, Y6                   // 2f
 	VMULPD       Y7, Y6, Y7                   // 2f·p
 	VFMADD231PD  ·logConst+192(SB), Y1, Y7    // e·ln2Lo + 2f·p
@@ -75,28 +154,25 @@ loop:
 	VFNMADD231PD ·logConst+224(SB), Y1, Y0    // r = y − k·ln2Hi
 	VFNMADD231PD ·logConst+192(SB), Y1, Y0    // r −= k·ln2Lo
 	VMULPD       Y0, Y0, Y2                   // r²
-	VMOVUPD      ·expCoef+416(SB), Y3
-	VFMADD231PD  ·expCoef+384(SB), Y0, Y3   // q₀ = c₀ + c₁·r
-	VMOVUPD      ·expCoef+352(SB), Y4
-	VFMADD231PD  ·expCoef+320(SB), Y0, Y4   // q₁
+	VMOVUPD      ·expMinimaxCoef+352(SB), Y3
+	VFMADD231PD  ·expMinimaxCoef+320(SB), Y0, Y3 // q₀ = c₀ + c₁·r
+	VMOVUPD      ·expMinimaxCoef+288(SB), Y4
+	VFMADD231PD  ·expMinimaxCoef+256(SB), Y0, Y4 // q₁
 	VFMADD231PD  Y4, Y2, Y3                   // s₀ = q₀ + q₁·r²
-	VMOVUPD      ·expCoef+288(SB), Y4
-	VFMADD231PD  ·expCoef+256(SB), Y0, Y4   // q₂
-	VMOVUPD      ·expCoef+224(SB), Y5
-	VFMADD231PD  ·expCoef+192(SB), Y0, Y5   // q₃
+	VMOVUPD      ·expMinimaxCoef+224(SB), Y4
+	VFMADD231PD  ·expMinimaxCoef+192(SB), Y0, Y4 // q₂
+	VMOVUPD      ·expMinimaxCoef+160(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+128(SB), Y0, Y5 // q₃
 	VFMADD231PD  Y5, Y2, Y4                   // s₁
-	VMOVUPD      ·expCoef+160(SB), Y5
-	VFMADD231PD  ·expCoef+128(SB), Y0, Y5   // q₄
-	VMOVUPD      ·expCoef+96(SB), Y6
-	VFMADD231PD  ·expCoef+64(SB), Y0, Y6  // q₅
+	VMOVUPD      ·expMinimaxCoef+96(SB), Y5
+	VFMADD231PD  ·expMinimaxCoef+64(SB), Y0, Y5  // q₄
+	VMOVUPD      ·expMinimaxCoef+32(SB), Y6
+	VFMADD231PD  ·expMinimaxCoef+0(SB), Y0, Y6   // q₅
 	VFMADD231PD  Y6, Y2, Y5                   // s₂
-	VMOVUPD      ·expCoef+32(SB), Y6
-	VFMADD231PD  ·expCoef+0(SB), Y0, Y6  // s₃ = q₆
 	VMULPD       Y2, Y2, Y2                   // r⁴
-	VFMADD231PD  Y4, Y2, Y3                   // t₀ = s₀ + s₁·r⁴
-	VFMADD231PD  Y6, Y2, Y5                   // t₁ = s₂ + s₃·r⁴
+	VFMADD231PD  Y4, Y2, Y3                   // t = s₀ + s₁·r⁴
 	VMULPD       Y2, Y2, Y2                   // r⁸
-	VFMADD231PD  Y5, Y2, Y3                   // p = t₀ + t₁·r⁸
+	VFMADD231PD  Y5, Y2, Y3                   // p = t + s₂·r⁸
 	VADDPD       Y9, Y1, Y1                   // k + expMagic
 	VPSLLQ       $52, Y1, Y1                  // 2^k
 	VMULPD       Y1, Y3, Y3
