@@ -444,10 +444,11 @@ func (t *turns) pause(w int) {
 // cannotCatchUp reports whether worker lag, its lowest objective above
 // worker lead's, could not get below lead's lowest in the time left even
 // at the average rate at which its lowest fell over the last half of its
-// compute time (at least two turns): by diminishing returns its lowest
-// falls no faster from now on. Until lag has run twice as long as it took
-// to reach its first objective, its rate is not known and it is not
-// parked. why says so in a sentence when it is.
+// compute time, or since its first objective where that came later, and
+// over at least two turns: by diminishing returns its lowest falls no
+// faster from now on. Until lag has run two turns past its first
+// objective, its rate is not known and it is not parked. why says so in a
+// sentence when it is.
 func (t *turns) cannotCatchUp(lag, lead int, left time.Duration) (ok bool, why string) {
 	pl, pd := t.path[lag], t.path[lead]
 	if len(pl) == 0 || len(pd) == 0 {
@@ -459,10 +460,13 @@ func (t *turns) cannotCatchUp(lag, lead int, left time.Duration) (ok bool, why s
 	}
 	now := t.used[lag]
 	window := max(2*t.slice, now/2)
-	from := now - window
-	if window <= 0 || from < pl[0].at {
+	if from := now - window; from < pl[0].at {
+		window = now - pl[0].at // since its first objective
+	}
+	if window <= 0 || window < 2*t.slice {
 		return false, ""
 	}
+	from := now - window
 	i := sort.Search(len(pl), func(i int) bool { return pl[i].at > from }) - 1
 	rate := (pl[i].f - fl) / window.Seconds()
 	left = max(left, 0)

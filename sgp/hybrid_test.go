@@ -462,9 +462,16 @@ func TestCannotCatchUp(t *testing.T) {
 		// With 30 s left it could reach −10.
 		{"could catch up", []progressPoint{{1 * s, 80}, {4 * s, 60}, {8 * s, 50}}, 10 * s, 30 * s, false},
 		{"flat", []progressPoint{{1 * s, 50}}, 10 * s, time.Hour, true},
-		// Its first objective came at 6 s of 10: the last half of its
-		// time starts before it, so no rate is known.
-		{"rate not known yet", []progressPoint{{6 * s, 50}}, 10 * s, 0, false},
+		// Its first objective came at 9 s of 10: one second, less than
+		// two turns, so no rate is known.
+		{"rate not known yet", []progressPoint{{9 * s, 50}}, 10 * s, 0, false},
+		// At 6 s of 10 the last half of its time starts before its
+		// first objective: the rate is measured over the 4 s since,
+		// flat, so it is parked.
+		{"rate since the first objective", []progressPoint{{6 * s, 50}}, 10 * s, time.Hour, true},
+		// Falling from 80 to 50 in those 4 s, 7.5 a second, it could
+		// reach −25 in the 10 s left.
+		{"falls fast since the first objective", []progressPoint{{6 * s, 80}, {9 * s, 50}}, 10 * s, 10 * s, false},
 		{"ahead", []progressPoint{{1 * s, 5}}, 10 * s, 0, false},
 		{"no objective yet", nil, 10 * s, 0, false},
 	} {
