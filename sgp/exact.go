@@ -10,9 +10,9 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/internal/par"
 
 	"github.com/cholqr/sgp/sgp/kernel"
@@ -560,7 +560,7 @@ func (e *exactEval) factor(p []float64) (float64, error) {
 		for i := 0; i < n; i++ {
 			e.a[i*n+i] = e.diag[i] + e.noise + e.jitter
 		}
-		if _, ok = lapack64.Potrf(e.sym()); ok {
+		if ok = linalg.Potrf(blas.Lower, n, e.a, n); ok {
 			break
 		}
 	}
@@ -613,7 +613,7 @@ func (e *exactEval) funcGrad(grad, p []float64) (float64, error) {
 		return f, err
 	}
 	n := e.n
-	if _, ok := lapack64.Potri(e.tri()); !ok {
+	if !linalg.Potri(blas.Lower, n, e.a, n) {
 		return math.NaN(), ErrNotPD
 	}
 	var trW float64

@@ -7,12 +7,11 @@ import (
 	"io"
 	"math"
 
+	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/internal/table"
 	"github.com/cholqr/sgp/sgp/outfile"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/cholqr/sgp/sgp/kernel"
 
@@ -151,7 +150,7 @@ func exactCholesky(x kernel.Inputs, k kernel.Kernel, noise, jitter float64) ([]f
 	for i := 0; i < n; i++ {
 		a[i*n+i] = diag[i] + noise + jitter
 	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: a}); !ok {
+	if !linalg.Potrf(blas.Lower, n, a, n) {
 		return nil, fmt.Errorf("K + σ²I is not positive definite at the saved hyperparameters (σ² = %.3g, jitter %.3g)", noise, jitter)
 	}
 	for i := 0; i < n; i++ {
