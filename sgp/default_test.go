@@ -12,42 +12,49 @@ import (
 
 // TestChooseDefault checks the default fit's rule: the exact GP at small
 // n, the sparse default beyond the point where its estimated time or
-// memory exceeds the sparse default's, later under the hybrid (whose
-// refinement takes at least 5 s) than under CholQR, never beyond a time
-// budget the exact GP would overrun, and the reason given either way.
+// memory exceeds the sparse default's (memory, at n = 1200 with m = 100,
+// for small kernels; time first for a kernel of many hyperparameters
+// under CholQR), never beyond a time budget the exact GP would overrun,
+// and the reason given either way.
 func TestChooseDefault(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		n      int
-		hybrid bool
-		budget time.Duration
-		exact  bool
+		n, params int
+		hybrid    bool
+		budget    time.Duration
+		exact     bool
 	}{
-		{20, false, 0, true}, {200, false, 0, true}, {400, false, 0, true}, {600, false, 0, false},
-		{400, true, 0, true}, {800, true, 0, true}, {1000, true, 0, false}, {5000, true, 0, false},
-		{800, true, 20 * time.Second, true}, {800, true, time.Second, false}, {200, true, time.Millisecond, false},
-		{MaxExactN + 1, false, 0, false},
+		{5, 1, false, 0, true}, {20, 1, false, 0, true}, {200, 1, false, 0, true}, {902, 1, false, 0, true},
+		{1200, 1, false, 0, true}, {1201, 1, false, 0, false}, {2201, 1, false, 0, false},
+		{800, 10, true, 0, true}, {1200, 10, true, 0, true}, {1300, 10, true, 0, false},
+		{600, 40, false, 0, false}, {600, 40, true, 0, true},
+		{800, 10, true, 20 * time.Second, true}, {800, 10, true, time.Second, false}, {200, 1, true, time.Millisecond, false},
+		{MaxExactN + 1, 1, false, 0, false},
 	} {
-		ch := ChooseDefault(c.n, c.hybrid, c.budget)
+		ch := ChooseDefault(c.n, c.params, c.hybrid, c.budget)
 		if ch.Exact != c.exact {
-			t.Errorf("n = %d, hybrid %v, budget %v: exact %v, want %v (%s)", c.n, c.hybrid, c.budget, ch.Exact, c.exact, ch.Reason)
+			t.Errorf("n = %d, %d parameters, hybrid %v, budget %v: exact %v, want %v (%s)", c.n, c.params, c.hybrid, c.budget, ch.Exact, c.exact, ch.Reason)
 		}
 		if ch.M != DefaultM(c.n) || ch.Reason == "" || !strings.Contains(ch.Reason, "exact GP") {
 			t.Errorf("n = %d: M %d, reason %q", c.n, ch.M, ch.Reason)
 		}
-		if ch.Exact && (ch.ExactSeconds > ch.SparseSeconds || ch.ExactBytes > ch.SparseBytes) {
+		if ch.Exact && (ch.ExactSeconds > max(ch.SparseSeconds, exactAnywaySec) || ch.ExactBytes > ch.SparseBytes) {
 			t.Errorf("n = %d: exact chosen at %.3g s, %.3g B against %.3g s, %.3g B", c.n, ch.ExactSeconds, ch.ExactBytes, ch.SparseSeconds, ch.SparseBytes)
 		}
 	}
-	// The threshold is monotone in n: once sparse, sparse for every larger n.
-	for _, hybrid := range []bool{false, true} {
-		sparse := false
-		for n := 2; n <= 4000; n += 7 {
-			ex := ChooseDefault(n, hybrid, 0).Exact
-			if sparse && ex {
-				t.Fatalf("hybrid %v: exact again at n = %d after a sparse default below it", hybrid, n)
+	// With m = 100 (n ≥ 200) the threshold is monotone in n: once sparse,
+	// sparse for every larger n. (Below, m = n/2 and both estimates grow
+	// as n³.)
+	for _, params := range []int{1, 10, 40} {
+		for _, hybrid := range []bool{false, true} {
+			sparse := false
+			for n := 200; n <= 4000; n += 7 {
+				ex := ChooseDefault(n, params, hybrid, 0).Exact
+				if sparse && ex {
+					t.Fatalf("%d parameters, hybrid %v: exact again at n = %d after a sparse default below it", params, hybrid, n)
+				}
+				sparse = sparse || !ex
 			}
-			sparse = sparse || !ex
 		}
 	}
 }

@@ -124,18 +124,18 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 			return err
 		}
 	}
+	kern, err := kernel.Parse(spec, train.x, train.y)
+	if err != nil {
+		return err
+	}
 	defaultNote := ""
 	if auto {
 		// Neither --m nor --selector: the exact GP where it costs no more
 		// than the sparse default (sgp.ChooseDefault).
-		if ch := sgp.ChooseDefault(train.Len(), sel == sgp.SelectHybrid, c.budget); ch.Exact {
+		if ch := sgp.ChooseDefault(train.Len(), kern.NumParams(), sel == sgp.SelectHybrid, c.budget); ch.Exact {
 			c.selector = selectorExact
 			defaultNote = "default without --m or --selector: " + ch.Reason + "; --selector or --m fits a sparse model"
 		}
-	}
-	kern, err := kernel.Parse(spec, train.x, train.y)
-	if err != nil {
-		return err
 	}
 	if err := startFrom(kern, c.params, spec); err != nil {
 		return err
