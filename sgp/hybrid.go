@@ -48,8 +48,8 @@ type hybridKernel interface {
 }
 
 // fitHybrid fits with the hybrid selector: it runs both of its parents
-// and keeps the lower objective, so that it ends no higher than either
-// of them given the same time.
+// and keeps the lower objective, so that without a time budget it ends
+// no higher than either of them; with one, the parents share it (below).
 //
 // The parents are CholQR (Cao et al. 2013, §3–4), run exactly as
 // WithSelector(SelectCholQR) runs it with the same seed, and continuous

@@ -26,7 +26,9 @@ import (
 //	                  and, with time left in a budget, from the k-means
 //	                  centres and seeds of the inputs; the lowest objective
 //	                  is kept. With a time budget the two share it in
-//	                  turns; without one its time is their sum. Vector
+//	                  turns until one ends or cannot catch up with the
+//	                  other (then it is parked); without one its time is
+//	                  their sum and it ends no higher than either. Vector
 //	                  inputs and a kernel with lengthscales and input
 //	                  gradients only
 type Selector struct {
