@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cholqr/sgp/sgp/internal/stats"
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
@@ -118,7 +119,7 @@ func TestPureNoiseReachesNoiseOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2 := variance(y) // about the mean, over n: the noise-only model's σ²
+	s2 := stats.Variance(y) // about the mean, over n: the noise-only model's σ²
 	fStar := n / 2 * (math.Log(2*math.Pi*s2) + 1)
 	for _, o := range []Objective{VAR, MLE} {
 		md := NewModel(xv, y, kernel.NewRBFFromData(xv, y)).WithObjective(o).WithSeed(1)

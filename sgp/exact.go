@@ -104,11 +104,11 @@ func (e *Exact) setErr(err error) *Exact {
 // prior at every evaluation, as the sparse model does; see Mean).
 func (e *Exact) WithMean(mn Mean) *Exact { e.mean = mn; return e }
 
-// WithNoise sets the starting noise variance σ² (default var(y)/4, 10⁻²
-// for constant targets: the sparse model's).
+// WithNoise sets the starting noise variance σ² (default var(y)/4, or 1/4
+// for targets that are all equal: the sparse model's).
 func (e *Exact) WithNoise(noise float64) *Exact {
-	if !(noise > 0) || math.IsInf(noise, 0) {
-		return e.setErr(fmt.Errorf("%w, got %v", ErrNoise, noise))
+	if err := checkNoise(noise); err != nil {
+		return e.setErr(err)
 	}
 	e.noise = noise
 	return e
@@ -128,8 +128,8 @@ func (e *Exact) WithNoiseFloor(floor float64) *Exact {
 // WithMaxEvals bounds the objective-and-gradient evaluations (default
 // 1000).
 func (e *Exact) WithMaxEvals(n int) *Exact {
-	if n < 1 {
-		return e.setErr(fmt.Errorf("sgp: %d maximum evaluations must be ≥ 1", n))
+	if err := checkMaxEvals(n); err != nil {
+		return e.setErr(err)
 	}
 	e.maxEvals = n
 	return e
@@ -138,8 +138,8 @@ func (e *Exact) WithMaxEvals(n int) *Exact {
 // WithTimeBudget stops the fit at the first evaluation after d has passed
 // (0: no limit), with Status = TimeBudget and the best state reached.
 func (e *Exact) WithTimeBudget(d time.Duration) *Exact {
-	if d < 0 {
-		return e.setErr(fmt.Errorf("sgp: time budget %v must be ≥ 0", d))
+	if err := checkTimeBudget(d); err != nil {
+		return e.setErr(err)
 	}
 	e.budget = d
 	return e
@@ -204,9 +204,7 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	k := kernel.Clone(e.kern)
 	noise := e.noise
 	if noise == 0 {
-		if noise = variance(y) / 4; !(noise > 0) || math.IsInf(noise, 0) {
-			noise = 1e-2
-		}
+		noise = startNoise(y)
 	}
 	user := ctx
 	if e.budget > 0 {

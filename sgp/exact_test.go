@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cholqr/sgp/sgp/internal/naive"
+	"github.com/cholqr/sgp/sgp/internal/stats"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -271,7 +272,7 @@ func TestExactMeanInvariance(t *testing.T) {
 	var ev [2]*Evaluation
 	var mu [2]float64
 	for s, pair := range [][2]*data.Dataset{{train, test}, {shift(train), shift(test)}} {
-		res, err := NewExact(pair[0].X, pair[0].Y, kern).WithNoise(variance(train.Y) / 4).FitContext(context.Background())
+		res, err := NewExact(pair[0].X, pair[0].Y, kern).WithNoise(stats.Variance(train.Y) / 4).FitContext(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

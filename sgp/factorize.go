@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
+	"github.com/cholqr/sgp/sgp/internal/stats"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -98,7 +99,7 @@ func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, 
 	f.approx.task.f = f
 	f.rot = moveWork{refl: make([]reflection, f.tcap), giv: make([]givens, m), v: make([]float64, f.tcap)}
 	f.yy = sumSquares(f.y)
-	if v := variance(y); v > 0 && !math.IsInf(v, 0) {
+	if v := stats.Variance(y); v > 0 && !math.IsInf(v, 0) {
 		f.logScale = 0.5 * float64(n) * math.Log(v)
 	}
 	return f, nil

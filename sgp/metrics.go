@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/cholqr/sgp/sgp/internal/stats"
 	"github.com/cholqr/sgp/sgp/internal/table"
 )
 
@@ -21,7 +22,7 @@ func SMSE(mean, y []float64) (float64, error) {
 		d := mean[i] - v
 		s += d * d
 	}
-	vy := variance(y)
+	vy := stats.Variance(y)
 	if vy == 0 {
 		return math.NaN(), fmt.Errorf("sgp: SMSE undefined for constant test targets")
 	}
@@ -72,7 +73,7 @@ func meanVar(v []float64) (mean, vr float64) {
 		mean += x
 	}
 	mean /= float64(len(v))
-	return mean, variance(v)
+	return mean, stats.Variance(v)
 }
 
 // Evaluation holds a model's scores on a test set, with noisy predictive
@@ -127,18 +128,4 @@ func evaluation(mean, vr, ys []float64, tm, tv float64) (ev *Evaluation, err err
 	n := float64(len(ys))
 	ev.MAE, ev.RMSE, ev.Coverage95 = abs/n, math.Sqrt(sq/n), in/n
 	return ev, nil
-}
-
-// variance returns the population variance of v.
-func variance(v []float64) float64 {
-	var mean float64
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	var s float64
-	for _, x := range v {
-		s += (x - mean) * (x - mean)
-	}
-	return s / float64(len(v))
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -178,8 +177,8 @@ func (md *Model) WithInfoPivots(z int) *Model {
 
 // WithObjective sets the objective, VAR (default) or MLE.
 func (md *Model) WithObjective(o Objective) *Model {
-	if o != VAR && o != MLE {
-		return md.setErr(fmt.Errorf("sgp: unknown objective %v", o))
+	if err := checkObjective(o); err != nil {
+		return md.setErr(err)
 	}
 	md.obj = o
 	return md
@@ -201,10 +200,11 @@ func (md *Model) WithSeed(seed uint64) *Model {
 	return md
 }
 
-// WithNoise sets the initial noise variance σ² (default var(y)/4).
+// WithNoise sets the initial noise variance σ² (default var(y)/4, or 1/4
+// for targets that are all equal).
 func (md *Model) WithNoise(noise float64) *Model {
-	if !(noise > 0) || math.IsInf(noise, 0) {
-		return md.setErr(fmt.Errorf("%w, got %v", ErrNoise, noise))
+	if err := checkNoise(noise); err != nil {
+		return md.setErr(err)
 	}
 	md.noise = noise
 	md.reset()
@@ -270,8 +270,8 @@ func (md *Model) WithInducing(idx []int) *Model {
 
 // WithMaxEpochs sets the maximum number of epochs of Fit (default 50).
 func (md *Model) WithMaxEpochs(n int) *Model {
-	if n < 1 {
-		return md.setErr(fmt.Errorf("sgp: max epochs %d must be ≥ 1", n))
+	if err := checkMaxEpochs(n); err != nil {
+		return md.setErr(err)
 	}
 	md.maxEpochs = n
 	return md
@@ -279,6 +279,9 @@ func (md *Model) WithMaxEpochs(n int) *Model {
 
 // WithTimeBudget stops Fit after the epoch that exceeds d (0: no limit).
 func (md *Model) WithTimeBudget(d time.Duration) *Model {
+	if err := checkTimeBudget(d); err != nil {
+		return md.setErr(err)
+	}
 	md.budget = d
 	return md
 }

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/cholqr/sgp/sgp/internal/stats"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -173,7 +174,7 @@ func noiseFloor(x kernel.Inputs, y []float64, set float64) float64 {
 	if set > 0 {
 		return set
 	}
-	vy := variance(y)
+	vy := stats.Variance(y)
 	f := max(noiseFloorRel*detrendedVariance(x, y, vy), noiseFloorMin*vy)
 	if !(f > 0) || math.IsInf(f, 0) {
 		return 0

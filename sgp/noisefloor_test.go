@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/cholqr/sgp/sgp/internal/stats"
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
@@ -21,7 +22,7 @@ func TestNoiseMap(t *testing.T) {
 	t.Parallel()
 	train, _ := data.SnelsonLike(60, 4)
 	nm := newNoiseMap(train.X, train.Y, 0)
-	if want := noiseFloorRel * detrendedVariance(train.X, train.Y, variance(train.Y)); math.Abs(nm.floor-want) > 1e-15*want {
+	if want := noiseFloorRel * detrendedVariance(train.X, train.Y, stats.Variance(train.Y)); math.Abs(nm.floor-want) > 1e-15*want {
 		t.Fatalf("floor %g, want %g", nm.floor, want)
 	}
 	kern := kernel.NewRBFFromData(train.X, train.Y)
@@ -96,7 +97,7 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 	floor := noiseFloor(train.X, train.Y, 0)
 	check := func(name string, logS2 float64, converged bool, mean []float64) {
 		t.Helper()
-		if s2 := math.Exp(logS2); !(s2 >= floor*(1-1e-9)) || s2 > 1e-3*variance(train.Y) {
+		if s2 := math.Exp(logS2); !(s2 >= floor*(1-1e-9)) || s2 > 1e-3*stats.Variance(train.Y) {
 			t.Errorf("%s: σ² = %g, want in [%g, 10⁻³·var(y)]", name, s2, floor)
 		}
 		if !converged {
@@ -122,7 +123,7 @@ func TestNoiselessTargetsFitAtTheFloor(t *testing.T) {
 		}
 	}
 	kern := kernel.NewRBFFromData(train.X, train.Y)
-	cr, err := NewContinuous(train.X, train.Y, kern).WithInducingInputs(train.X.Rows([]int{0, 1, 2, 3, 4, 5, 6, 7})).WithNoise(variance(train.Y) / 4).WithObjective(VAR).WithMaxEvals(3000).FitContext(context.Background())
+	cr, err := NewContinuous(train.X, train.Y, kern).WithInducingInputs(train.X.Rows([]int{0, 1, 2, 3, 4, 5, 6, 7})).WithNoise(stats.Variance(train.Y) / 4).WithObjective(VAR).WithMaxEvals(3000).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestNoiseFloorOnTrendTargets(t *testing.T) {
 	if ev.Coverage95 < 0.90 || ev.Coverage95 > 0.99 {
 		t.Errorf("95%% coverage %.3f, want 0.90–0.99", ev.Coverage95)
 	}
-	if want := noiseFloorMin * variance(train.Y); !(res.NoiseFloor <= want*(1+1e-12)) {
+	if want := noiseFloorMin * stats.Variance(train.Y); !(res.NoiseFloor <= want*(1+1e-12)) {
 		t.Errorf("floor %.4g, want the least default %.4g (the quadratic trend explains the target)", res.NoiseFloor, want)
 	}
 }

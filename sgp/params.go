@@ -50,8 +50,8 @@ func (md *Model) Params() []float64 {
 	if md.f != nil {
 		noise = md.f.noise
 	}
-	if noise == 0 && len(md.y) > 0 {
-		noise = variance(md.y) / 4
+	if noise == 0 {
+		noise = startNoise(md.y)
 	}
 	return append(th, math.Log(noise))
 }

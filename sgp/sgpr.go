@@ -104,9 +104,6 @@ func (c *Continuous) setErr(err error) *Continuous {
 // training inputs (see WithSeed) unless WithInducingInputs gives them;
 // as for Model.WithM, 1 ≤ m < n.
 func (c *Continuous) WithM(m int) *Continuous {
-	if m < 1 {
-		return c.setErr(fmt.Errorf("sgp: m=%d inducing inputs must be ≥ 1", m))
-	}
 	c.m, c.z0 = m, nil
 	return c
 }
@@ -123,8 +120,8 @@ func (c *Continuous) WithInducingInputs(z *kernel.Vectors) *Continuous {
 
 // WithObjective sets the objective, VAR (default) or MLE.
 func (c *Continuous) WithObjective(o Objective) *Continuous {
-	if o != VAR && o != MLE {
-		return c.setErr(fmt.Errorf("sgp: unknown objective %v", o))
+	if err := checkObjective(o); err != nil {
+		return c.setErr(err)
 	}
 	c.obj = o
 	return c
@@ -136,10 +133,11 @@ func (c *Continuous) WithMean(mn Mean) *Continuous { c.mean = mn; return c }
 // WithSeed sets the seed of the random inducing inputs (default 1).
 func (c *Continuous) WithSeed(seed uint64) *Continuous { c.seed = seed; return c }
 
-// WithNoise sets the starting noise variance σ² (default var(y)/4).
+// WithNoise sets the starting noise variance σ² (default var(y)/4, or 1/4
+// for targets that are all equal).
 func (c *Continuous) WithNoise(noise float64) *Continuous {
-	if !(noise > 0) || math.IsInf(noise, 0) {
-		return c.setErr(fmt.Errorf("%w, got %v", ErrNoise, noise))
+	if err := checkNoise(noise); err != nil {
+		return c.setErr(err)
 	}
 	c.noise = noise
 	return c
@@ -160,8 +158,8 @@ func (c *Continuous) WithNoiseFloor(floor float64) *Continuous {
 // that of the jittered model. Continuous inducing inputs can collide,
 // which jitter tolerates; the default, 0, adds none.
 func (c *Continuous) WithJitter(jitter float64) *Continuous {
-	if !(jitter >= 0) || math.IsInf(jitter, 0) {
-		return c.setErr(fmt.Errorf("sgp: jitter %v must be finite and ≥ 0", jitter))
+	if err := checkJitter(jitter); err != nil {
+		return c.setErr(err)
 	}
 	c.jitter = jitter
 	return c
@@ -170,8 +168,8 @@ func (c *Continuous) WithJitter(jitter float64) *Continuous {
 // WithMaxEvals bounds the objective-and-gradient evaluations (default
 // 1000).
 func (c *Continuous) WithMaxEvals(n int) *Continuous {
-	if n < 1 {
-		return c.setErr(fmt.Errorf("sgp: %d maximum evaluations must be ≥ 1", n))
+	if err := checkMaxEvals(n); err != nil {
+		return c.setErr(err)
 	}
 	c.maxEvals = n
 	return c
@@ -180,8 +178,8 @@ func (c *Continuous) WithMaxEvals(n int) *Continuous {
 // WithTimeBudget stops the fit at the first evaluation after d has passed
 // (0: no limit), with Status = TimeBudget and the best state reached.
 func (c *Continuous) WithTimeBudget(d time.Duration) *Continuous {
-	if d < 0 {
-		return c.setErr(fmt.Errorf("sgp: time budget %v must be ≥ 0", d))
+	if err := checkTimeBudget(d); err != nil {
+		return c.setErr(err)
 	}
 	c.budget = d
 	return c
@@ -330,9 +328,7 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	}
 	noise := c.noise
 	if noise == 0 {
-		if noise = variance(c.y) / 4; !(noise > 0) {
-			noise = 1e-2
-		}
+		noise = startNoise(c.y)
 	}
 	m, d := z0.Len(), z0.Dim()
 	zdata := append([]float64(nil), z0.RawData()...)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/cholqr/sgp/sgp/internal/stats"
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
@@ -87,7 +88,7 @@ func TestFitContinuousAndRefine(t *testing.T) {
 	// From a clumped start, as GPflow would be used.
 	z0 := train.X.Rows(clumpedStart(train.X, 1.5, 8))
 	kern := kernel.NewRBFFromData(train.X, train.Y)
-	cres, err := NewContinuous(train.X, train.Y, kern).WithInducingInputs(z0).WithNoise(variance(train.Y) / 4).WithObjective(VAR).WithMaxEvals(500).WithJitter(1e-6).FitContext(context.Background())
+	cres, err := NewContinuous(train.X, train.Y, kern).WithInducingInputs(z0).WithNoise(stats.Variance(train.Y) / 4).WithObjective(VAR).WithMaxEvals(500).WithJitter(1e-6).FitContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,10 +42,7 @@ func (md *Model) buildContext(ctx context.Context) error {
 	n := md.x.Len()
 	noise := md.noise
 	if noise == 0 {
-		noise = variance(md.y) / 4
-		if !(noise > 0) {
-			noise = 1e-2
-		}
+		noise = startNoise(md.y)
 	}
 	f, err := newFactor(md.x, md.y, md.kern, noise, md.m, md.z)
 	if err != nil {

@@ -1,6 +1,10 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cholqr/sgp/sgp/internal/stats"
+)
 
 // HistogramIntersection is the histogram intersection kernel summed over
 // C channels, one variance per channel:
@@ -41,12 +45,7 @@ func NewHistogramIntersection(variances []float64) *HistogramIntersection {
 // channel weighted alike. Empty channels and constant y fall back to 1.
 func NewHistogramIntersectionFromData(x *Histograms, y []float64) *HistogramIntersection {
 	C := x.NumChannels()
-	vy := 1.0
-	if len(y) > 0 {
-		if v := variance(y); v > 0 {
-			vy = v
-		}
-	}
+	vy := stats.TargetScale(y)
 	vars := make([]float64, C)
 	for c := range vars {
 		var m float64

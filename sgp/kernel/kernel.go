@@ -148,17 +148,3 @@ const (
 	errParamLen = "sgp: wrong number of hyperparameters"
 	errIndex    = "sgp: index out of range"
 )
-
-// variance returns the population variance of v.
-func variance(v []float64) float64 {
-	var mean float64
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	var s float64
-	for _, x := range v {
-		s += (x - mean) * (x - mean)
-	}
-	return s / float64(len(v))
-}

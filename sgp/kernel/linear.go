@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/internal/stats"
 )
 
 // Linear is the linear (dot product) kernel with one variance per input
@@ -55,7 +57,7 @@ func NewLinear(variances []float64) *Linear {
 // split evenly over the dimensions: V_t = var(y)/(d·mean_i x_it²) (V_t = 1
 // for a dimension that is 0 throughout).
 func NewLinearFromData(x *Vectors, y []float64) *Linear {
-	return newLinearScaled(x, targetVariance(y))
+	return newLinearScaled(x, stats.TargetScale(y))
 }
 
 // newLinearScaled returns a linear kernel whose prior variance averaged

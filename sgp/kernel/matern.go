@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/asm"
+
+	"github.com/cholqr/sgp/sgp/internal/stats"
 )
 
 // Matern is the Matérn kernel of smoothness ν = 1/2, 3/2 or 5/2 with
@@ -76,7 +78,7 @@ func NewMatern(nu, variance float64, lengthscales []float64) *Matern {
 // NewRBFFromData starts RBF: variance var(y) and each lengthscale half
 // the inputs' range (or central spread, for outlying inputs).
 func NewMaternFromData(nu float64, x *Vectors, y []float64) *Matern {
-	return NewMatern(nu, targetVariance(y), lengthscalesFromData(x))
+	return NewMatern(nu, stats.TargetScale(y), lengthscalesFromData(x))
 }
 
 // Nu returns the smoothness ν.
@@ -374,7 +376,7 @@ const DefaultRQAlpha = 1.0
 // NewRQFromData returns an RQ kernel started as NewRBFFromData starts RBF,
 // with α = DefaultRQAlpha.
 func NewRQFromData(x *Vectors, y []float64) *RQ {
-	return NewRQ(targetVariance(y), lengthscalesFromData(x), DefaultRQAlpha)
+	return NewRQ(stats.TargetScale(y), lengthscalesFromData(x), DefaultRQAlpha)
 }
 
 // Dim returns the input dimension d.
@@ -572,16 +574,4 @@ func (k *RQ) InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors) {
 // lengthscalesFromData returns NewRBFFromData's lengthscales for x.
 func lengthscalesFromData(x *Vectors) []float64 {
 	return NewRBFFromData(x, nil).ls
-}
-
-// targetVariance returns var(y), or 1 if it is not positive and finite.
-func targetVariance(y []float64) float64 {
-	if len(y) == 0 {
-		return 1
-	}
-	v := variance(y)
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 1
-	}
-	return v
 }

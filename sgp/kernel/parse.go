@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/cholqr/sgp/sgp/internal/stats"
 )
 
 // specNames lists the kernel specifications SplitSpec accepts.
@@ -245,7 +247,7 @@ func Parse(spec string, x Inputs, y []float64) (Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	vy := targetVariance(y)
+	vy := stats.TargetScale(y)
 	var k Kernel
 	switch {
 	case NumericSpec(name):

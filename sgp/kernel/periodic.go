@@ -6,6 +6,8 @@ import (
 
 	"github.com/cholqr/sgp/sgp/internal/asm"
 	"github.com/cholqr/sgp/sgp/internal/par"
+
+	"github.com/cholqr/sgp/sgp/internal/stats"
 )
 
 // Periodic is the periodic kernel of MacKay (1998), as GPflow's Periodic
@@ -92,7 +94,7 @@ func NewPeriodicFromData(x *Vectors, y []float64) *Periodic {
 			ps[0] = p
 		}
 	}
-	return NewPeriodic(targetVariance(y), ls, ps)
+	return NewPeriodic(stats.TargetScale(y), ls, ps)
 }
 
 // PeriodFromData returns the period of the strongest peak of the
@@ -115,7 +117,7 @@ func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
 	n := len(xs)
 	detrend(ys, xs)
 	mean := sum(ys) / float64(n)
-	v := variance(ys)
+	v := stats.Variance(ys)
 	if !(v > 0) || math.IsInf(v, 0) {
 		return 0, false
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/cholqr/sgp/sgp/internal/asm"
+
+	"github.com/cholqr/sgp/sgp/internal/stats"
 )
 
 // RBF is the squared-exponential kernel with automatic relevance
@@ -212,11 +214,7 @@ func NewRBFFromData(x *Vectors, y []float64) *RBF {
 			ls[t] = 1
 		}
 	}
-	v := variance(y)
-	if !(v > 0) {
-		v = 1
-	}
-	return NewRBF(v, ls)
+	return NewRBF(stats.TargetScale(y), ls)
 }
 
 // CrossT evaluates the block as V·exp(−r²/2) of the squared distances r²
