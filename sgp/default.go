@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// DefaultM is the number of inducing points a Model takes without WithM:
-// min(100, max(1, ⌊n/2⌋)).
+// DefaultM is the number of inducing points a Model and a Continuous take
+// without WithM, for n training points: min(100, max(1, ⌊n/2⌋)). With
+// nearly every point inducing, the swaps have few candidates to work with.
 func DefaultM(n int) int { return min(100, max(1, n/2)) }
 
 // DefaultChoice is what a fit that names neither the number of inducing

@@ -11,11 +11,6 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
-// defaultM returns the default number of inducing points for n training
-// points, min(100, max(1, ⌊n/2⌋)): with nearly every point inducing, the
-// swaps have few candidates to work with.
-func defaultM(n int) int { return min(100, max(1, n/2)) }
-
 // checkM checks the number m of inducing points chosen among n training
 // points: 1 ≤ m < n, the one rule of the model's configuration
 // (Model.Err). With every point inducing the sparse

@@ -131,7 +131,7 @@ func NewModel(x kernel.Inputs, y []float64, k kernel.Kernel) *Model {
 		md.err = errors.New("sgp: no kernel")
 	}
 	if md.err == nil {
-		md.m = defaultM(x.Len())
+		md.m = DefaultM(x.Len())
 	}
 	return md
 }

@@ -192,3 +192,27 @@ func TestBuildersRefuseBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultMIsEveryBuilders checks that a Model and a Continuous
+// without WithM take DefaultM(n) inducing points.
+func TestDefaultMIsEveryBuilders(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{3, 40, 199, 201} {
+		train, _ := data.SnelsonLike(n, 1)
+		k := kernel.NewRBF(1, []float64{1})
+		res, err := NewModel(train.X, train.Y, k).WithFixedHyperparameters(true).WithMaxEpochs(1).Fit()
+		if err != nil {
+			t.Fatalf("n=%d: Model: %v", n, err)
+		}
+		if res.M != DefaultM(n) {
+			t.Errorf("n=%d: Model took m = %d, DefaultM says %d", n, res.M, DefaultM(n))
+		}
+		cr, err := NewContinuous(train.X, train.Y, k).WithJitter(1e-6).WithFixedHyperparameters(true).WithMaxEvals(1).Fit()
+		if err != nil {
+			t.Fatalf("n=%d: Continuous: %v", n, err)
+		}
+		if cr.Z.Len() != DefaultM(n) {
+			t.Errorf("n=%d: Continuous took m = %d, DefaultM says %d", n, cr.Z.Len(), DefaultM(n))
+		}
+	}
+}

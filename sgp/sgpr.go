@@ -87,7 +87,7 @@ type Continuous struct {
 func NewContinuous(x kernel.Inputs, y []float64, k kernel.Kernel) *Continuous {
 	c := &Continuous{x: x, y: y, kern: k, seed: 1, maxEvals: 1000}
 	if x != nil {
-		c.m = defaultM(x.Len())
+		c.m = DefaultM(x.Len())
 	}
 	return c
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cholqr/sgp/sgp"
 )
 
 // row is the outcome of one fit: one line of the table.
@@ -74,7 +76,7 @@ func fitOne(ctx context.Context, c config, p *prepared, sel string, seed uint64,
 	model := base + ".model.json"
 	switch sel {
 	case "default":
-		r.MRequested = defaultM(p.meta.NTrain)
+		r.MRequested = sgp.DefaultM(p.meta.NTrain) // the CLI's m without --m
 	case "exact":
 		args = append(args, "--selector", sel)
 		r.MRequested = p.meta.NTrain

@@ -174,6 +174,3 @@ func explicitM(n, flagM int) int {
 	}
 	return min(m, n-1)
 }
-
-// defaultM is the CLI's m without --m (min(100, max(1, ⌊n/2⌋)), as sgp.NewModel), for the table.
-func defaultM(n int) int { return min(100, max(1, n/2)) }

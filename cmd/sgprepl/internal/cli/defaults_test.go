@@ -1,26 +1,36 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/data"
-	"github.com/cholqr/sgp/sgp/kernel"
 )
 
-// TestDefaultMIsTheModels: the m that fit reports and fits without --m is
-// the one sgp.NewModel chooses without WithM.
-func TestDefaultMIsTheModels(t *testing.T) {
+// TestFitDefaultM: a sparse fit without --m asks for sgp.DefaultM(n)
+// inducing points, the m sgp.NewModel takes without WithM, and says so
+// in the JSON report (m_requested).
+func TestFitDefaultM(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{3, 40, 199, 201, 400} {
+	dir := t.TempDir()
+	for _, n := range []int{40, 199, 400} {
 		train, _ := data.SnelsonLike(n, 1)
-		res, err := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).
-			WithFixedHyperparameters(true).WithMaxEpochs(1).Fit()
-		if err != nil {
-			t.Fatal(err)
+		path := writeCSV(t, dir, fmt.Sprintf("train%d.csv", n), train, false)
+		code, stdout, stderr := runMain(context.Background(), "fit", "--train", path, "--selector", "cholqr", "--max-epochs", "1", "--json", "--quiet")
+		if code != 0 {
+			t.Fatalf("n=%d: exit %d: %s", n, code, stderr)
 		}
-		if res.M != defaultM(n) {
-			t.Errorf("n=%d: the model's default m is %d, the CLI's %d", n, res.M, defaultM(n))
+		var r struct {
+			MRequested int `json:"m_requested"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("n=%d: %v: %s", n, err, stdout)
+		}
+		if r.MRequested != sgp.DefaultM(n) {
+			t.Errorf("n=%d: the CLI asked for m = %d, sgp.DefaultM says %d", n, r.MRequested, sgp.DefaultM(n))
 		}
 	}
 }

@@ -118,7 +118,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	}
 	if c.selector != selectorExact {
 		if !c.mSet {
-			c.m = defaultM(train.Len())
+			c.m = sgp.DefaultM(train.Len())
 		}
 		if err := checkSettings(c.m, c.z, c.maxEpochs, c.budget); err != nil {
 			return err
@@ -441,10 +441,6 @@ func progressTo(e *env, quiet bool) io.Writer {
 	}
 	return e.stderr
 }
-
-// defaultM is the number of inducing points without --m, the one
-// sgp.NewModel chooses without WithM (sgp.DefaultM).
-func defaultM(n int) int { return sgp.DefaultM(n) }
 
 // checkSettings validates the flag values of a sparse fit: a value
 // outside its range is a usage error (exit status 2). Whether m suits
