@@ -3,7 +3,6 @@ package sgp
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
 )
@@ -48,47 +47,21 @@ func (e *DegenerateError) Error() string {
 // public methods return it instead of letting the panic end the process;
 // a Model then refactorises from scratch before its next use, so nothing
 // half-updated is kept.
-type PanicError struct {
-	// Value is what the code panicked with.
-	Value any
-	// Lo and Hi are the data rows [Lo, Hi) the failing goroutine was
-	// working on, or Lo = Hi = -1 when unknown.
-	Lo, Hi int
-	// Stack is the failing goroutine's stack trace.
-	Stack []byte
-}
+//
+// Its fields are Value, what the code panicked with; Lo and Hi, the data
+// rows [Lo, Hi) the failing goroutine was working on (Lo = Hi = -1 when
+// unknown); and Stack, the failing goroutine's stack trace. Unwrap returns
+// Value if it is an error. It is the type the row-parallel loops capture
+// a panic in, so a panic on any goroutine reaches the caller as it was.
+type PanicError = par.Panic
 
-func (e *PanicError) Error() string {
-	if e.Lo >= 0 && e.Hi > e.Lo {
-		return fmt.Sprintf("sgp: panic while evaluating rows %d–%d: %v", e.Lo, e.Hi-1, e.Value)
-	}
-	return fmt.Sprintf("sgp: panic: %v", e.Value)
-}
-
-// Unwrap returns the panic value if it is an error.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
-
-// newPanicError wraps a recovered value, keeping a PanicError as it is
-// and the rows and stack of a panic that package par raised again from
-// one of its goroutines.
-func newPanicError(r any, lo, hi int) *PanicError {
-	switch p := r.(type) {
-	case *PanicError:
-		return p
-	case *par.Panic:
-		return &PanicError{Value: p.Value, Lo: p.Lo, Hi: p.Hi, Stack: p.Stack}
-	}
-	return &PanicError{Value: r, Lo: lo, Hi: hi, Stack: debug.Stack()}
-}
-
-// recoverTo turns a panic of the current call into *err, as a *PanicError.
+// recoverTo turns a panic of the current call into *err, as a *PanicError
+// (one that package par raised again from one of its goroutines is kept
+// as it is, with its rows and stack).
 // Use it as `defer recoverTo(&err)` in methods whose result is an error.
 func recoverTo(err *error) {
 	if r := recover(); r != nil {
-		*err = newPanicError(r, -1, -1)
+		*err = par.Capture(r, -1, -1)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -396,7 +397,7 @@ func (md *Model) Selector() Selector { return md.selector }
 // kept.
 func (md *Model) recoverPanic(err *error) {
 	if r := recover(); r != nil {
-		*err = newPanicError(r, -1, -1)
+		*err = par.Capture(r, -1, -1)
 		md.stale = true
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/kernel"
 
 	"github.com/cholqr/sgp/sgp/data"
@@ -86,5 +87,31 @@ func TestInterruptPanicBecomesError(t *testing.T) {
 		if res, err := md.Fit(); err != nil || res.Epochs == 0 {
 			t.Fatalf("after %d calls: the model does not fit again: %v", after, err)
 		}
+	}
+}
+
+// TestPanicErrorIsParsPanic: the panic a row-parallel loop captures on
+// one of its goroutines (par.Panic) is the PanicError a public call
+// returns, one type: errors.As finds it with its rows, and Unwrap reaches
+// a panic value that is an error.
+func TestPanicErrorIsParsPanic(t *testing.T) {
+	t.Parallel()
+	sentinel := errors.New("the kernel failed")
+	err := func() (err error) {
+		defer recoverTo(&err)
+		par.For(1000, 10, func(lo, hi int) {
+			if lo <= 500 && 500 < hi {
+				panic(sentinel)
+			}
+		})
+		return nil
+	}()
+	var pe *PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %v (%T), want a *PanicError", err, err)
+	}
+	var pp *par.Panic = pe
+	if pp.Lo > 500 || pp.Hi <= 500 || !errors.Is(err, sentinel) {
+		t.Errorf("got rows [%d, %d) and %v; want the rows of 500 and the kernel's error", pp.Lo, pp.Hi, err)
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // Panic is a panic recovered on a goroutine of For, Reduce or a Pool and
-// raised again on the caller's goroutine.
+// raised again on the caller's goroutine; package sgp returns it as
+// sgp.PanicError.
 type Panic struct {
 	// Value is what the code panicked with.
 	Value any
@@ -23,6 +24,12 @@ func (p *Panic) Error() string {
 		return fmt.Sprintf("sgp: panic while evaluating rows %d–%d: %v", p.Lo, p.Hi-1, p.Value)
 	}
 	return fmt.Sprintf("sgp: panic: %v", p.Value)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (p *Panic) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
 }
 
 // Capture returns the recovered value r as a *Panic on rows [lo, hi),
