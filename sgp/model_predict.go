@@ -66,5 +66,5 @@ func (md *Model) Predictor() (p *Predictor, err error) {
 	if md.refined != nil {
 		return md.refined.Predictor, nil
 	}
-	return NewPredictor(md.f), nil
+	return newPredictor(md.f), nil
 }

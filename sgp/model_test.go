@@ -32,7 +32,7 @@ func TestPredictMatchesOracle(t *testing.T) {
 		if err := f.Factorize(active); err != nil {
 			t.Fatal(err)
 		}
-		pred := NewPredictor(f)
+		pred := newPredictor(f)
 		test := make([][]float64, 17)
 		for i := range test {
 			test[i] = []float64{5 * rng.Float64(), 5 * rng.Float64()}

@@ -68,9 +68,9 @@ type Predictor struct {
 	trainMean, trainVar float64
 }
 
-// NewPredictor copies the prediction state out of a factor, including a
+// newPredictor copies the prediction state out of a factor, including a
 // copy of a built-in kernel, so later fitting does not change it.
-func NewPredictor(f *factor) *Predictor {
+func newPredictor(f *factor) *Predictor {
 	f.check()
 	k, n := f.k, f.n
 	p := &Predictor{Kern: kernel.Clone(f.kern), NoiseV: f.noise, PriorMean: f.mu, w: make([]float64, k*k), r: make([]float64, k*k), a: append([]float64(nil), f.a[:k]...)}
