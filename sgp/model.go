@@ -77,7 +77,6 @@ type Model struct {
 	refined    *ContinuousResult // the hybrid selector's refinement, used for prediction
 	from       string            // where refined started (Result.RefinedFrom)
 	budget     time.Duration
-	hardEnd    bool // the budget also stops an epoch midway (the hybrid's CholQR phase)
 	tol        float64
 	swaps      int
 	cgEvals    int
@@ -88,10 +87,7 @@ type Model struct {
 	every     time.Duration
 	onEpoch   func(EpochRecord)
 	interrupt func() error
-	// interruptPanic is the panic of the interrupt function during the
-	// current Fit or Step (callInterrupt), nil otherwise.
-	interruptPanic error
-	selector       Selector
+	selector  Selector
 
 	err      error
 	replaced int // initial inducing points replaced because they were degenerate
@@ -107,7 +103,6 @@ type Model struct {
 	counter   int
 	trace     []EpochRecord
 	epoch     int
-	stats     Stats
 }
 
 // NewModel returns a model for inputs x, targets y and kernel k. The model

@@ -31,17 +31,17 @@ import (
 
 // modelFields are the fields of a model file of either format.
 type modelFields struct {
-	format                                    string
-	kernel                                    kernel.Description
-	noise, mean, jitter, trainMean, trainVar  float64
-	inputKind                                 string
-	inputNames                                []string // nil when absent
-	targetName                                string
-	k, n                                      int // -1 until read
-	inducing                                  []int
-	inducingInputs, inputs                    *kernel.SavedInputs
-	w, r, a, alpha                            []float64
-	hasKernel, hasInducingInputs, hasInputsIn bool
+	format                                   string
+	kernel                                   kernel.Description
+	noise, mean, jitter, trainMean, trainVar float64
+	inputKind                                string
+	inputNames                               []string // nil when absent
+	targetName                               string
+	k, n                                     int // -1 until read
+	inducing                                 []int
+	inducingInputs, inputs                   *kernel.SavedInputs
+	w, r, a, alpha                           []float64
+	hasKernel                                bool
 }
 
 // Limits of the stream that no size in the file declares.

@@ -312,7 +312,6 @@ type continuousFit struct {
 	lastF   float64
 	lastG   []float64
 	startF  float64
-	maxed   bool // the evaluations allowed ran
 	stopped stop
 	why     string // what a converged fit's stop rule saw, for a large gradient
 	restart int
