@@ -57,7 +57,6 @@ func init() {
 		"NewEvaluatorInputs":     reflect.ValueOf(sgp.NewEvaluatorInputs),
 		"NewExact":               reflect.ValueOf(sgp.NewExact),
 		"NewModel":               reflect.ValueOf(sgp.NewModel),
-		"NewPredictor":           reflect.ValueOf(sgp.NewPredictor),
 		"NotStopped":             reflect.ValueOf(sgp.NotStopped),
 		"ParseMean":              reflect.ValueOf(sgp.ParseMean),
 		"ParseObjective":         reflect.ValueOf(sgp.ParseObjective),
