@@ -124,22 +124,27 @@ func readPipe(r *os.File, written <-chan struct{}) []byte {
 
 // TestOutputDash: "-" is standard output for predict --output and for
 // fit --save and --predictions (fit's summary then goes to stderr); two
-// outputs on it, or one with --json, are usage errors.
+// outputs on it, or one with --json, are usage errors. The test runs in a
+// temporary directory, where a "-" taken for a file name would land (not
+// in the package's directory), and checks that none does.
 func TestOutputDash(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
+	t.Chdir(dir) // not parallel: the working directory is the process's
 	model, input, want := savedModel(t, dir)
 	code, stdout, stderr := runMain(context.Background(), "predict", "--model", model, "--input", input, "--output", "-")
 	if code != 0 || stdout != want {
 		t.Errorf("predict --output -: exit %d, stderr %q, stdout differs from predict's:\n%s", code, stderr, stdout)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+	if _, err := os.Stat("-"); err == nil {
 		t.Error(`predict --output - wrote a file named "-"`)
 	}
 
 	code, stdout, stderr = runMain(context.Background(), "fit", "--train", input, "--m", "3", "--max-epochs", "2", "--quiet", "--save", "-")
 	if code != 0 {
 		t.Fatalf("fit --save -: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`fit --save - wrote a file named "-"`)
 	}
 	if _, err := sgp.LoadRegressor(strings.NewReader(stdout)); err != nil {
 		t.Errorf("fit --save -: stdout is not a model (%v):\n%.200s", err, stdout)
@@ -158,6 +163,9 @@ func TestOutputDash(t *testing.T) {
 			t.Errorf("%v: exit %d (want %d), stdout %q", args, code, exitUsage, stdout)
 		}
 		oneErrorLine(t, stderr)
+		if _, err := os.Stat("-"); err == nil {
+			t.Fatalf(`%v wrote a file named "-"`, args)
+		}
 	}
 }
 
