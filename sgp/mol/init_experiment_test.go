@@ -46,7 +46,7 @@ var initMethods = []initMethod{
 	{"CholQR-forward", func(md *sgp.Model) *sgp.Model { return md.WithInit(sgp.InitForward) }},
 }
 
-// wlPerDepth is the thrombin kernel of `sgprepl experiment thrombin`: WL
+// wlPerDepth is the thrombin kernel of `go run ./scripts/experiment thrombin`: WL
 // subtree features at depths 0..3, one variance per depth, each var(y)/4.
 func wlPerDepth(y []float64) func() kernel.Kernel {
 	_, vy := stat.PopMeanVariance(y, nil)

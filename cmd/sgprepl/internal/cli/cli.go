@@ -1,5 +1,5 @@
 // Package cli is the command line of sgprepl: the subcommands demo, fit,
-// predict, eval, experiment, version, run and -e (scripts), kernel and
+// predict, eval, version, run and -e (scripts), kernel and
 // install-kernel, their flags, and what they share — reading data
 // (data.go), checking and writing output files by sgp/outfile's rules
 // (output.go), reporting errors and exit statuses (this file). The work is
@@ -44,7 +44,6 @@ usage:
                                     predict with a saved model at new rows
   sgprepl eval --train FILE --inducing I,J,… --variance V --lengthscales L[,…] --noise S2 [flags]
                                     the objective of a given inducing set and hyperparameters
-  sgprepl experiment NAME [flags]   run one of the paper's experiments on $SGP_DATA
   sgprepl kernel CONNECTION_FILE    a Jupyter kernel (started by Jupyter)
   sgprepl install-kernel [--user | --prefix DIR]
                                     install the Jupyter kernel spec "sgp"
@@ -157,23 +156,6 @@ var commands = []command{
 			"--param k0.variance=1.2,k0.lengthscale[0]=0.8,k1.variance[0]=0.1). Every\n" +
 			"hyperparameter must be given.",
 		flags: evalFlags,
-	},
-	{
-		name:     "experiment",
-		synopsis: "experiment NAME [--out DIR] [--budget D] [--m M1,M2,…] [--seed S] [--seeds K]",
-		doc: "Runs one of the paper's experiments on the real data ($SGP_DATA) and writes\n" +
-			"NAME.csv, NAME.md and PNG plots to --out:\n" +
-			"  snelson   CholQR against continuous SGPR on Snelson 1-D from the clumped start\n" +
-			"  kin40k    SMSE/SNLP against m: CholQR (VAR, MLE), random, greedy variance,\n" +
-			"            continuous SGPR and CholQR→continuous\n" +
-			"  thrombin  the WL kernel on thrombin's fixed split: CholQR against random,\n" +
-			"            greedy variance, Titsias-16 and Titsias-512\n" +
-			"  hybrid    the hybrid against CholQR and continuous SGPR in the same budget\n" +
-			"            on KIN40K, kin8nm, Snelson and SyntheticARD, --seeds seeds (default 5),\n" +
-			"            with medians and each method's worst seed\n" +
-			"  z         the trade-off of the number of information pivots z",
-		flags: experimentFlags,
-		args:  true,
 	},
 	{
 		name:     "version",
@@ -295,7 +277,7 @@ func (c *command) printUsage(w io.Writer) {
 func (c *command) run(ctx context.Context, e *env, args []string) error {
 	fs, run := c.newFlagSet()
 	if c.args && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		// "experiment NAME --flag …": the flag package stops at the first
+		// "kernel FILE --flag …": the flag package stops at the first
 		// positional argument, so parse the flags first.
 		args = append(append([]string(nil), args[1:]...), args[0])
 	}

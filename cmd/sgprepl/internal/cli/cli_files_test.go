@@ -249,25 +249,17 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "sgprepl ") || !strings.Contains(stdout, runtime.Version()) || !strings.Contains(stdout, "BLAS: ") {
 		t.Errorf("version: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	if _, stdout, _ := runMain(context.Background(), "help"); !strings.Contains(stdout, "version") || !strings.Contains(stdout, "experiment") || !strings.Contains(stdout, "predict") {
+	if _, stdout, _ := runMain(context.Background(), "help"); !strings.Contains(stdout, "version") || !strings.Contains(stdout, "eval") || !strings.Contains(stdout, "predict") {
 		t.Errorf("help does not list every subcommand:\n%s", stdout)
 	}
 }
 
-// TestHelpTexts: help for every command, the experiments listed on a
-// wrong name.
+// TestHelpTexts: help for run and -e, with -h, --help or help COMMAND.
 func TestHelpTexts(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"help", "run"}, {"run", "--help"}, {"help", "-e"}} {
 		if code, stdout, _ := runMain(context.Background(), args...); code != 0 || !strings.Contains(stdout, "sgprepl run FILE.go") {
 			t.Errorf("%v: exit %d, stdout %q", args, code, stdout)
 		}
-	}
-	code, _, stderr := runMain(context.Background(), "experiment", "foo")
-	if code != exitUsage || !strings.Contains(stderr, "snelson, kin40k, thrombin, hybrid, z") {
-		t.Errorf("experiment foo: exit %d, stderr %q", code, stderr)
-	}
-	if _, stdout, _ := runMain(context.Background(), "experiment", "--help"); !strings.Contains(stdout, "thrombin") || !strings.Contains(stdout, "  z ") || !strings.Contains(stdout, "  hybrid ") {
-		t.Errorf("experiment --help does not describe every experiment:\n%s", stdout)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/cholqr/sgp/sgp/outfile"
 )
 
-// The output files of the commands (--save, --predictions, --output, the
-// experiments' tables and plots) are written by the rules of package
+// The output files of the commands (--save, --predictions, --output) are
+// written by the rules of package
 // sgp/outfile, which every writer of the module follows, and are checked
 // before any work starts:
 //

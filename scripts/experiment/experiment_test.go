@@ -1,4 +1,4 @@
-package cli
+package main
 
 import (
 	"bytes"
@@ -13,6 +13,14 @@ import (
 	"github.com/cholqr/sgp/sgp/figure"
 )
 
+// runExperiment runs the command with args and returns the exit status
+// and outputs.
+func runExperiment(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = runMain(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
 // TestExperimentChecksOutputsFirst: an output directory that cannot take
 // the tables fails before the experiment runs, and writes nothing.
 func TestExperimentChecksOutputsFirst(t *testing.T) {
@@ -20,7 +28,7 @@ func TestExperimentChecksOutputsFirst(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "snelson.csv"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runMain(context.Background(), "experiment", "--out", dir, "snelson")
+	code, stdout, stderr := runExperiment("--out", dir, "snelson")
 	if code == 0 || !strings.Contains(stderr, "is a directory") {
 		t.Fatalf("exit %d, stderr %q; want a failure naming the directory", code, stderr)
 	}
@@ -37,7 +45,7 @@ func TestExperimentChecksOutputsFirst(t *testing.T) {
 func TestExperimentSeedsFlag(t *testing.T) {
 	dir := t.TempDir()
 	for _, v := range []string{"0", "-2"} {
-		code, stdout, stderr := runMain(context.Background(), "experiment", "--out", dir, "--seeds", v, "hybrid")
+		code, stdout, stderr := runExperiment("--out", dir, "--seeds", v, "hybrid")
 		if code != exitUsage || !strings.Contains(stderr, "--seeds") || stdout != "" {
 			t.Errorf("--seeds %s: exit %d, stdout %q, stderr %q; want a usage error naming --seeds", v, code, stdout, stderr)
 		}
@@ -141,5 +149,18 @@ func TestWriteMarkdownEscapesPipes(t *testing.T) {
 	}
 	if !strings.Contains(lines[2], `max \|∂F\| = 0.0473 |`) {
 		t.Errorf("note not escaped: %q", lines[2])
+	}
+}
+
+// TestExperimentNames: a wrong name is a usage error that lists the
+// experiments, and -h describes every one.
+func TestExperimentNames(t *testing.T) {
+	code, stdout, stderr := runExperiment("foo")
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "snelson, kin40k, thrombin, hybrid, z") {
+		t.Errorf("foo: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runExperiment("-h")
+	if code != 0 || !strings.Contains(stderr, "  thrombin ") || !strings.Contains(stderr, "  z ") || !strings.Contains(stderr, "  hybrid ") {
+		t.Errorf("-h: exit %d; it does not describe every experiment:\n%s", code, stderr)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package main
 
 import (
 	"context"
@@ -115,7 +115,7 @@ func experimentFlags(fs *flag.FlagSet) func(ctx context.Context, e *env) error {
 		// The plots go to the same directory as the tables: checking the
 		// tables checks that the directory takes files before the long run.
 		csvPath, mdPath := filepath.Join(x.out, ex.name+".csv"), filepath.Join(x.out, ex.name+".md")
-		if err := checkOutputs(nil, csvPath, mdPath); err != nil {
+		if err := checkOutputs(csvPath, mdPath); err != nil {
 			return err
 		}
 		if err := ex.run(ctx, x); err != nil {
@@ -134,11 +134,11 @@ func (x *expEnv) add(r expRow) {
 
 // writeAll writes the results table as CSV to csvPath and as markdown to
 // mdPath, together with the plots savePlot rendered, all or nothing
-// (writeOutputs in output.go): a failed experiment leaves no file behind,
+// (writeOutputs in main.go): a failed experiment leaves no file behind,
 // and neither does a failed write.
 func (x *expEnv) writeAll(csvPath, mdPath string) error {
 	outs := append([]output{{csvPath, x.writeCSV}, {mdPath, x.writeMarkdown}}, x.outputs...)
-	if err := writeOutputs(x.e.outputs(), outs...); err != nil {
+	if err := writeOutputs(outs...); err != nil {
 		return err
 	}
 	for _, o := range outs {
