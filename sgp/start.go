@@ -286,25 +286,6 @@ func (md *Model) grow(obj Objective) int {
 	return added
 }
 
-// validate returns the first configuration error, found without building
-// the model: an error of NewModel or a With method, inputs the kernel does
-// not accept, or a number of inducing points outside 1 ≤ m < n.
-func (md *Model) validate() error {
-	if md.err != nil {
-		return md.err
-	}
-	if err := md.kern.Accepts(md.x); err != nil {
-		return err
-	}
-	return checkM(md.m, md.x.Len())
-}
-
-// Err returns the first configuration error, or nil. It only checks the
-// configuration; the model's state, its starting inducing set included,
-// is built by Fit (within its time budget and Result.Elapsed), Step,
-// Swap, Build, or the first method that reads the state.
-func (md *Model) Err() error { return md.validate() }
-
 // Build builds the model's state if it is not built yet: it chooses the
 // starting inducing set (see Init; the forward-selection start scores
 // candidates exactly, O(m²·n) in all) and factorises it. Once ctx is
