@@ -55,6 +55,7 @@ var fileLayers = []string{
 	"persist_decode.go",  // reading a model file as a bounded token stream
 	"persist.go",         // saving and loading the sparse model
 	"persist_exact.go",   // saving and loading the exact GP
+	"regressor.go",       // Regressor: a fitted model of either kind, and reading either kind
 	"display.go",         // text and HTML displays
 	"compare.go",         // models side by side
 }

@@ -1,0 +1,49 @@
+package sgp
+
+import (
+	"io"
+
+	"github.com/cholqr/sgp/sgp/data"
+	"github.com/cholqr/sgp/sgp/kernel"
+)
+
+// Regressor is a fitted model that predicts and saves: a sparse
+// *Predictor or an exact *ExactPredictor. LoadRegressor reads either
+// kind of model file; a type switch tells them apart (in the REPL, yaegi
+// v0.16.1 fails on the comma-ok assertion from this interface, but not
+// on a type switch or a plain assertion).
+type Regressor interface {
+	// Predict returns the predictive mean and latent variance at xs.
+	Predict(xs kernel.Inputs) (mean, variance []float64, err error)
+	// PredictNoisy returns the predictive mean and the variance of a
+	// noisy observation at xs.
+	PredictNoisy(xs kernel.Inputs) (mean, variance []float64, err error)
+	// Evaluate scores the predictions at test.X against test.Y.
+	Evaluate(test *data.Dataset) (*Evaluation, error)
+	// Noise returns σ².
+	Noise() float64
+	// Save writes the model as JSON.
+	Save(w io.Writer) error
+	// SaveFile writes the model to a file, as Predictor.SaveFile does:
+	// a regular file completely or not at all.
+	SaveFile(path string) error
+}
+
+// LoadRegressor reads a model file of either kind, sparse (Save of a
+// Model or Predictor) or exact (ExactPredictor.Save), with the checks of
+// LoadPredictor and LoadExactPredictor.
+func LoadRegressor(r io.Reader) (Regressor, error) {
+	mf, err := readModelFile(r)
+	if err != nil {
+		return nil, err
+	}
+	if mf.format == exactModelFormat {
+		return mf.exactPredictor()
+	}
+	return mf.predictor()
+}
+
+// LoadRegressorFile reads a model file of either kind (see LoadRegressor).
+func LoadRegressorFile(path string) (Regressor, error) {
+	return loadFile(path, LoadRegressor)
+}
