@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -119,6 +120,11 @@ func (s *Session) run(ctx context.Context, cell string, chunks []chunk, res *Res
 			return interruptError(err)
 		}
 		var err error
+		if c.kind == chunkStmt || c.kind == chunkExpr || c.kind == chunkBlock {
+			if err := s.checkResults(cell, c); err != nil {
+				return err
+			}
+		}
 		switch c.kind {
 		case chunkImport:
 			src, specs := s.newImports(c.src)
@@ -246,13 +252,25 @@ func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (comp
 		defer s.mu.Unlock()
 		return len(s.panics) > 0
 	}
+	// As evalText, with the failed definitions undone before the frame is
+	// released (yaegi_failed.go).
+	in := s.in
+	st := s.frameBefore(in)
+	var syms map[string]reflect.Value
+	if c.kind == chunkStmt {
+		syms = symbolsBefore(in)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			compiled = ran()
 			err = s.panicError(cell, c, src, prefix, r)
 		}
+		if err != nil && syms != nil {
+			undoDefinitions(in, syms, failedNames(cell, c, err, compiled))
+		}
+		s.release(in, st)
 	}()
-	err = s.evalText(hideMain(src.text))
+	_, err = in.Eval(hideMain(src.text))
 	if err == nil {
 		return true, nil
 	}
