@@ -21,9 +21,12 @@ type Result struct {
 	// Value renders the value of the cell's final expression, if the cell
 	// ends with an expression that has one; otherwise it is nil. A call
 	// with several results shows them one per line, leaving out a final
-	// nil error.
+	// nil error. A cell interrupted during a fit has the fit's partial
+	// Result here, beside its error, when the interrupted statement
+	// received it (m.Fit() or res, err := m.Fit()).
 	Value *Display
-	// Values holds the final expression's values themselves.
+	// Values holds the final expression's values themselves, also when
+	// the last is a non-nil error.
 	Values []any
 }
 
@@ -57,7 +60,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 	s.cellCtx = cellCtx
 	s.out.Reset()
 	s.displays = nil
+	s.warnings, s.temps = nil, nil
 	s.mu.Unlock()
+	s.stopped = nil
 
 	chunks := splitCell(cell)
 	done := make(chan struct{})
@@ -88,6 +93,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 		select {
 		case <-done:
 		case <-time.After(s.opts.StopGrace):
+			s.flushWarnings("")
 			s.mu.Lock()
 			out := &Result{Output: s.out.String(), Displays: append([]Display(nil), s.displays...)}
 			s.cellCtx = nil
@@ -105,6 +111,14 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 			return out, &CellError{Msg: fmt.Sprintf("interrupted; the cell was still blocked in a call to compiled code after %v and has been abandoned: its interpreted code stops when that call returns, its variables may be incomplete, and the session goes on", s.opts.StopGrace), Err: ctx.Err()}
 		}
 	}
+	if isInterrupt(rerr) && res.Value == nil {
+		s.partialResult(s.stopped, res)
+	}
+	shown := ""
+	if res.Value != nil {
+		shown = res.Value.Text
+	}
+	s.flushWarnings(shown)
 	s.mu.Lock()
 	s.cellCtx = nil
 	res.Output = s.out.String()
@@ -115,7 +129,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 
 // run evaluates the chunks of a cell in order, stopping at the first error.
 func (s *Session) run(ctx context.Context, cell string, chunks []chunk, res *Result) error {
-	for _, c := range chunks {
+	for i := range chunks {
+		c := chunks[i]
+		s.stopped = &chunks[i]
 		if err := ctx.Err(); err != nil {
 			return interruptError(err)
 		}
@@ -225,6 +241,12 @@ func interruptError(err error) error {
 	return &CellError{Msg: "interrupted", Err: err}
 }
 
+// isInterrupt reports whether err is a cell's interruption.
+func isInterrupt(err error) bool {
+	var ce *CellError
+	return errors.As(err, &ce) && ce.Err != nil
+}
+
 // evalChunk evaluates src, which is chunk c of cell with prefix bytes
 // added in front, recovering panics, and returns a *CellError positioned
 // in the cell. The go statements and make calls of src are rewritten
@@ -265,8 +287,13 @@ func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (comp
 			compiled = ran()
 			err = s.panicError(cell, c, src, prefix, r)
 		}
-		if err != nil && syms != nil {
+		if err != nil && syms != nil && s.interrupted() == nil {
+			// An interruption is not the statement's failure: what it
+			// defined stays, as in a cell stopped between chunks.
 			undoDefinitions(in, syms, failedNames(cell, c, err, compiled))
+		}
+		if c.kind == chunkExpr && s.interrupted() != nil {
+			s.keepTemporaries(in, st)
 		}
 		s.release(in, st)
 	}()

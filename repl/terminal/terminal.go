@@ -478,12 +478,11 @@ func (t *terminal) eval(ctx context.Context, cell string) {
 		t.exit = exit
 		return
 	}
+	if res.Value != nil {
+		t.display(*res.Value) // with an error: an interrupted fit's partial result
+	}
 	if err != nil {
 		fmt.Fprintln(t.e.Stderr, describeError(err, strings.Count(strings.TrimRight(cell, "\n"), "\n") > 0))
-		return
-	}
-	if res.Value != nil {
-		t.display(*res.Value)
 	}
 }
 
