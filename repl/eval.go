@@ -315,6 +315,7 @@ func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (comp
 	// A scanner.ErrorList can hold several errors on several lines; the
 	// first is the one to fix.
 	msg, _, _ = strings.Cut(msg, "\n")
+	msg = nameMismatch(c, msg)
 	ce := &CellError{Msg: msg}
 	if m := yaegiPos.FindStringSubmatch(msg); m != nil {
 		ce.Msg = msg[len(m[0]):]

@@ -24,7 +24,8 @@ func TestSessionRefusesDroppedResults(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, Options{})
 	evalCells(t, s, "train, test := data.SnelsonLike(60, 1)\nk := kernel.NewRBF(1, []float64{0.5})\n"+
-		"m := sgp.NewModel(train.X, train.Y, k).WithM(6)\nfunc two() (int, error) { return 1, nil }")
+		"m := sgp.NewModel(train.X, train.Y, k).WithM(6)\nfunc two() (int, error) { return 1, nil }",
+		"type three struct{}\nfunc (three) F() (int, int, int) { return 1, 2, 3 }\nvar tv three\nfunc newThree() three { return three{} }")
 	cases := []struct{ cell, err string }{
 		{"e := sgp.NewModel(train.X, train.Y, k).WithM(5).Fit()",
 			"1:6: assignment mismatch: 1 variable but (*sgp.Model).Fit returns 2 values (*sgp.Result, error)"},
@@ -38,6 +39,11 @@ func TestSessionRefusesDroppedResults(t *testing.T) {
 		{"m3 := sgp.NewModel(train.X, train.Y, k).WithM(4)\nr3 := m3.Fit()", "2:7: assignment mismatch: 1 variable but (*sgp.Model).Fit returns 2 values"},
 		{"n := two()", "1 variable but two returns 2 values (int, error)"},
 		{"for i := 0; i < 1; i++ {\n\tr := m.Fit()\n\t_ = r\n}", "2:7: assignment mismatch: 1 variable but (*sgp.Model).Fit returns 2 values"},
+		// A method of a type declared in the session: yaegi's message, with
+		// the function's name.
+		{"a, b := tv.F()", "assignment mismatch: 2 variables but tv.F returns 3 values"},
+		{"a2, b2 := newThree().F()", "assignment mismatch: 2 variables but newThree().F returns 3 values"},
+		{"a1 := tv.F()", "1:7: assignment mismatch: 1 variable but tv.F returns 3 values (int, int, int)"},
 	}
 	for _, c := range cases {
 		res, err := s.Eval(context.Background(), c.cell)

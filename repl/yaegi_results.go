@@ -20,11 +20,14 @@ import (
 // (checkResults) and refuses such a call as the Go compiler does, naming
 // the function and its results. The check knows the types of compiled
 // functions and methods (the symbol tables), of the session's variables
-// and of what the chunk itself defines at its top level; where it cannot
-// know a call's results (a method of a type declared in the session, a
-// name declared inside a function literal or block) it lets yaegi run the
-// code. TestYaegiDropsResults in yaegi_canary_test.go fails once yaegi
-// refuses these calls itself.
+// and functions, of the methods of a session variable (by evaluating the
+// method value, which has no effect) and of what the chunk itself defines
+// at its top level; where it cannot know a call's results (a name declared
+// inside a function literal or block, a method of a value returned by a
+// call of an interpreted type) it lets yaegi compile the code, and
+// nameMismatch puts the function's name into yaegi's message.
+// TestYaegiDropsResults in yaegi_canary_test.go fails once yaegi refuses
+// these calls itself.
 
 // checkResults returns the error of the first call in chunk c of cell
 // whose number of results does not fit where it is used, or nil.
@@ -117,6 +120,40 @@ func (rc *resultCheck) mismatch(rhs ast.Expr, n int) (ast.Node, string) {
 			count(n, "variable"), call.name, count(call.ft.NumOut(), "value"), call.results())
 	}
 	return nil, ""
+}
+
+// nameMismatch puts the called function's name into yaegi's message
+// "assignment mismatch: 2 variables but  returns 3 values", for the calls
+// checkResults cannot type (a method of a type declared in the session):
+// the function of the first assignment in c of one call to as many
+// variables as the message says.
+func nameMismatch(c chunk, msg string) string {
+	const gap = " but  returns "
+	i := strings.Index(msg, gap)
+	if i < 0 {
+		return msg
+	}
+	var vars int
+	if _, err := fmt.Sscanf(msg[strings.Index(msg, "assignment mismatch: ")+len("assignment mismatch: "):], "%d", &vars); err != nil {
+		return msg
+	}
+	f, _ := parseChunkFile(c)
+	if f == nil {
+		return msg
+	}
+	name := ""
+	ast.Inspect(f, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && name == "" && len(as.Rhs) == 1 && len(as.Lhs) == vars {
+			if call, ok := as.Rhs[0].(*ast.CallExpr); ok {
+				name = exprText(call.Fun)
+			}
+		}
+		return name == ""
+	})
+	if name == "" {
+		return msg
+	}
+	return msg[:i] + " but " + name + " returns " + msg[i+len(gap):]
 }
 
 // count returns "1 variable", "2 variables".
@@ -342,7 +379,7 @@ func (rc *resultCheck) describe(call *ast.CallExpr) *callInfo {
 		}
 		t := rc.typeOf(fun.X)
 		if t == nil {
-			return nil
+			return rc.methodValue(fun)
 		}
 		if ft, recv, ok := methodType(t, fun.Sel.Name); ok {
 			return &callInfo{ft: ft, name: typeName(recv) + "." + fun.Sel.Name, doc: typeDoc(recv, fun.Sel.Name)}
@@ -350,8 +387,35 @@ func (rc *resultCheck) describe(call *ast.CallExpr) *callInfo {
 		if ft := fieldType(t, fun.Sel.Name); ft != nil && ft.Kind() == reflect.Func {
 			return &callInfo{ft: ft, name: exprText(fun)}
 		}
+		return rc.methodValue(fun)
 	}
 	return nil
+}
+
+// methodValue describes the method or function-valued field sel of a
+// session variable whose type the check cannot read (a type declared in
+// the session: its methods are not in its reflect type) by evaluating the
+// method value sel, when that has no effect: sel.X calls nothing and its
+// variables are the session's, not the chunk's.
+func (rc *resultCheck) methodValue(sel *ast.SelectorExpr) *callInfo {
+	if !pure(sel.X) {
+		return nil
+	}
+	local := false
+	ast.Inspect(sel.X, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && rc.shadowed(id.Name) {
+			local = true
+		}
+		return !local
+	})
+	if local {
+		return nil
+	}
+	t := rc.s.valueType(exprText(sel))
+	if t == nil || t.Kind() != reflect.Func {
+		return nil
+	}
+	return &callInfo{ft: t, name: exprText(sel)}
 }
 
 // methodType returns the type, without the receiver, of method name of a
