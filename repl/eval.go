@@ -131,10 +131,10 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 func (s *Session) run(ctx context.Context, cell string, chunks []chunk, res *Result) error {
 	for i := range chunks {
 		c := chunks[i]
-		s.stopped = &chunks[i]
 		if err := ctx.Err(); err != nil {
 			return interruptError(err)
 		}
+		s.stopped = &chunks[i] // after the check: an abandoned cell's run writes nothing more
 		var err error
 		if c.kind == chunkStmt || c.kind == chunkExpr || c.kind == chunkBlock {
 			if err := s.checkResults(cell, c); err != nil {
