@@ -260,6 +260,10 @@ func TestProgressDisplay(t *testing.T) {
 	if before < 0 || display < before || after < display || ts[len(ts)-1] != "execute_result" || indexOf0(ts, "execute_result") != len(ts)-1 {
 		t.Errorf("cell 4: outputs %v; want stream (before), display_data and its updates, stream (after), execute_result last", ts)
 	}
+	// The fit's warning (stderr) came before the print after it (stdout).
+	if w := indexOf0(ts, "stream warning: the fit did not converge (time budget); the model is the best state reached"); w < 0 || w > after {
+		t.Errorf("cell 4: outputs %v; want the fit's warning before the print after the fit", ts)
+	}
 }
 
 func indexOf0(list []string, s string) int {
