@@ -68,7 +68,7 @@ func (s *Session) showHTML(h string) {
 
 func (s *Session) addDisplay(d Display) {
 	if s.pendingWarnings() {
-		s.flushWarnings("")
+		s.flushWarnings(d.Text) // not those the display shows (display.Show(res))
 	}
 	s.mu.Lock()
 	s.displays = append(s.displays, d)

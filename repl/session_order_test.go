@@ -33,6 +33,10 @@ func TestSessionWarnsOnce(t *testing.T) {
 	if strings.Contains(stderr.String(), warning) {
 		t.Errorf("the warning went to stderr beside the value: %q", stderr.String())
 	}
+	res, err = s.Eval(context.Background(), "r0, _ := newM().Fit()\ndisplay.Show(r0)")
+	if err != nil || len(res.Displays) != 1 || strings.Contains(res.Output, warning) || !strings.Contains(res.Displays[0].Text, warning) {
+		t.Errorf("display.Show(res): output %q, displays %+v, %v; want the warning in the display only", res.Output, res.Displays, err)
+	}
 	res, err = s.Eval(context.Background(), "fmt.Println(\"before\")\nr, _ := newM().Fit()\nfmt.Println(\"after\")\nr.Epochs")
 	if err != nil || res.Value == nil {
 		t.Fatalf("%v %v", res.Value, err)

@@ -13,8 +13,9 @@ import (
 // each model's warning hook when the fit ends. The session prints each
 // once, as a "warning: …" line in the cell's output, at the place it
 // happened: before whatever the cell prints or displays next, or at the
-// end of the cell, unless the cell's shown value says it already (m.Fit()
-// as a cell's last expression shows the Result, warnings included).
+// end of the cell, unless what the cell shows there says it already
+// (m.Fit() as a cell's last expression, or display.Show(res), shows the
+// Result, warnings included).
 //
 // A cell interrupted while it fits shows the fit's partial Result as its
 // value, beside the interruption, when the interrupted statement received
