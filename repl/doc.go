@@ -16,7 +16,7 @@
 //
 // yaegi v0.16.1 interprets Go at the level of Go 1.22 with gaps: no range
 // over an integer, no min/max/clear builtins, loop variables shared by
-// closures, no method expressions, and type switches on gonum interfaces
-// that can take the wrong case (use comma-ok assertions). The session
-// works around the interpreter's other known faults.
+// closures, no method expressions, and type switches that never take an
+// interface case (case error:, case mat.Symmetric:; comma-ok assertions
+// work). The session works around the interpreter's other known faults.
 package repl

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -20,9 +21,12 @@ type Result struct {
 	// Value renders the value of the cell's final expression, if the cell
 	// ends with an expression that has one; otherwise it is nil. A call
 	// with several results shows them one per line, leaving out a final
-	// nil error.
+	// nil error. A cell interrupted during a fit has the fit's partial
+	// Result here, beside its error, when the interrupted statement
+	// received it (m.Fit() or res, err := m.Fit()).
 	Value *Display
-	// Values holds the final expression's values themselves.
+	// Values holds the final expression's values themselves, also when
+	// the last is a non-nil error.
 	Values []any
 }
 
@@ -56,7 +60,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 	s.cellCtx = cellCtx
 	s.out.Reset()
 	s.displays = nil
+	s.warnings, s.temps = nil, nil
 	s.mu.Unlock()
+	s.stopped = nil
 
 	chunks := splitCell(cell)
 	done := make(chan struct{})
@@ -87,6 +93,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 		select {
 		case <-done:
 		case <-time.After(s.opts.StopGrace):
+			s.flushWarnings("")
 			s.mu.Lock()
 			out := &Result{Output: s.out.String(), Displays: append([]Display(nil), s.displays...)}
 			s.cellCtx = nil
@@ -104,6 +111,14 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 			return out, &CellError{Msg: fmt.Sprintf("interrupted; the cell was still blocked in a call to compiled code after %v and has been abandoned: its interpreted code stops when that call returns, its variables may be incomplete, and the session goes on", s.opts.StopGrace), Err: ctx.Err()}
 		}
 	}
+	if isInterrupt(rerr) && res.Value == nil {
+		s.partialResult(s.stopped, res)
+	}
+	shown := ""
+	if res.Value != nil {
+		shown = res.Value.Text
+	}
+	s.flushWarnings(shown)
 	s.mu.Lock()
 	s.cellCtx = nil
 	res.Output = s.out.String()
@@ -114,11 +129,18 @@ func (s *Session) Eval(ctx context.Context, cell string) (*Result, error) {
 
 // run evaluates the chunks of a cell in order, stopping at the first error.
 func (s *Session) run(ctx context.Context, cell string, chunks []chunk, res *Result) error {
-	for _, c := range chunks {
+	for i := range chunks {
+		c := chunks[i]
 		if err := ctx.Err(); err != nil {
 			return interruptError(err)
 		}
+		s.stopped = &chunks[i] // after the check: an abandoned cell's run writes nothing more
 		var err error
+		if c.kind == chunkStmt || c.kind == chunkExpr || c.kind == chunkBlock {
+			if err := s.checkResults(cell, c); err != nil {
+				return err
+			}
+		}
 		switch c.kind {
 		case chunkImport:
 			src, specs := s.newImports(c.src)
@@ -219,6 +241,12 @@ func interruptError(err error) error {
 	return &CellError{Msg: "interrupted", Err: err}
 }
 
+// isInterrupt reports whether err is a cell's interruption.
+func isInterrupt(err error) bool {
+	var ce *CellError
+	return errors.As(err, &ce) && ce.Err != nil
+}
+
 // evalChunk evaluates src, which is chunk c of cell with prefix bytes
 // added in front, recovering panics, and returns a *CellError positioned
 // in the cell. The go statements and make calls of src are rewritten
@@ -246,13 +274,30 @@ func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (comp
 		defer s.mu.Unlock()
 		return len(s.panics) > 0
 	}
+	// As evalText, with the failed definitions undone before the frame is
+	// released (yaegi_failed.go).
+	in := s.in
+	st := s.frameBefore(in)
+	var syms map[string]reflect.Value
+	if c.kind == chunkStmt {
+		syms = symbolsBefore(in)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			compiled = ran()
 			err = s.panicError(cell, c, src, prefix, r)
 		}
+		if err != nil && syms != nil && s.interrupted() == nil {
+			// An interruption is not the statement's failure: what it
+			// defined stays, as in a cell stopped between chunks.
+			undoDefinitions(in, syms, failedNames(cell, c, err, compiled))
+		}
+		if c.kind == chunkExpr && s.interrupted() != nil {
+			s.keepTemporaries(in, st)
+		}
+		s.release(in, st)
 	}()
-	err = s.evalText(hideMain(src.text))
+	_, err = in.Eval(hideMain(src.text))
 	if err == nil {
 		return true, nil
 	}
@@ -270,6 +315,7 @@ func (s *Session) evalSource(cell string, c chunk, src source, prefix int) (comp
 	// A scanner.ErrorList can hold several errors on several lines; the
 	// first is the one to fix.
 	msg, _, _ = strings.Cut(msg, "\n")
+	msg = nameMismatch(c, msg)
 	ce := &CellError{Msg: msg}
 	if m := yaegiPos.FindStringSubmatch(msg); m != nil {
 		ce.Msg = msg[len(m[0]):]

@@ -39,6 +39,9 @@ func (w cellWriter) Write(p []byte) (int, error) {
 		s.mu.Unlock()
 		return len(p), nil
 	}
+	if s.pendingWarnings() {
+		s.flushWarnings("") // a fit's warnings come before what follows it
+	}
 	s.mu.Lock()
 	s.out.Write(p)
 	s.mu.Unlock()
@@ -64,6 +67,9 @@ func (s *Session) showHTML(h string) {
 }
 
 func (s *Session) addDisplay(d Display) {
+	if s.pendingWarnings() {
+		s.flushWarnings(d.Text) // not those the display shows (display.Show(res))
+	}
 	s.mu.Lock()
 	s.displays = append(s.displays, d)
 	s.mu.Unlock()

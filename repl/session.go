@@ -96,6 +96,8 @@ type Session struct {
 	displays []Display
 	panics   []string // yaegi's "L:C: panic: …" trace lines of the current chunk
 	captured []any    // the values passed to the hidden Values function
+	warnings []string // warnings of the cell's fits not yet printed (warnings.go)
+	temps    []any    // sgp values among an interrupted final expression's temporaries
 	// gen counts the cells started and abandoned: a chunk releases frame
 	// slots only if gen is what it was when the chunk started (release).
 	gen     uint64
@@ -118,6 +120,7 @@ type Session struct {
 	pkgs    map[string]string                   // package name in the session → import path
 	exports map[string]map[string]reflect.Value // import path → exported symbols
 	decls   map[string]bool                     // names declared by declaration chunks
+	stopped *chunk                              // the chunk the last run stopped in
 }
 
 // Import paths of the packages every session imports.
@@ -317,11 +320,8 @@ func (s *Session) newModel(x kernel.Inputs, y []float64, k kernel.Kernel) *sgp.M
 		s.reportProgress(m, id)
 	}
 	// A warning line in the cell's output, whether or not the cell shows
-	// the Result (res, err := m.Fit() shows nothing).
-	m.WithWarningFunc(func(msg string) {
-		w := cellWriter{s: s, stream: s.opts.Stderr, stderr: true}
-		fmt.Fprintf(w, "warning: %s\n", msg)
-	})
+	// the Result (res, err := m.Fit() shows nothing), once (warnings.go).
+	m.WithWarningFunc(s.warn)
 	return m
 }
 

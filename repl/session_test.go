@@ -569,8 +569,8 @@ func TestSgpDisplay(t *testing.T) {
 
 // TestSessionExactSaveLoad: from the REPL, an exact GP is fitted, saved,
 // read back through LoadRegressorFile and told apart from a sparse model
-// by a type switch (yaegi v0.16.1 fails on the comma-ok assertion from
-// this interface; docs/repl.md says so).
+// by a type switch on the concrete types (TestSessionCommaOkAssert checks
+// the comma-ok assertion).
 func TestSessionExactSaveLoad(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, Options{})

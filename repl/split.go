@@ -199,20 +199,21 @@ func splitCell(cell string) []chunk {
 			}
 		}
 		// Runs of simple statements, and each compound statement and each
-		// definition from an index expression alone.
+		// definition from an index expression or a comma-ok type
+		// assertion alone.
 		for j := 0; j < len(stmts); {
 			if compound(stmts[j].stmt) {
 				chunks = append(chunks, chunk{kind: chunkBlock, src: src[stmts[j].off:stmts[j].end], off: r.off + stmts[j].off})
 				j++
 				continue
 			}
-			if indexDefine(stmts[j].stmt) != nil {
+			if singled(stmts[j].stmt) {
 				chunks = append(chunks, chunk{kind: chunkStmt, src: src[stmts[j].off:stmts[j].end], off: r.off + stmts[j].off})
 				j++
 				continue
 			}
 			k := j
-			for k < len(stmts) && !compound(stmts[k].stmt) && indexDefine(stmts[k].stmt) == nil {
+			for k < len(stmts) && !compound(stmts[k].stmt) && !singled(stmts[k].stmt) {
 				k++
 			}
 			chunks = append(chunks, chunk{kind: chunkStmt, src: src[stmts[j].off:stmts[k-1].end], off: r.off + stmts[j].off})
@@ -239,6 +240,12 @@ func compound(s ast.Stmt) bool {
 		return true
 	}
 	return false
+}
+
+// singled reports whether s is a definition the session evaluates in a
+// chunk of its own: see indexDefine and assertDefine (yaegi_define.go).
+func singled(s ast.Stmt) bool {
+	return indexDefine(s) != nil || assertDefine(s) != nil
 }
 
 // indexDefine returns s if it is x := e or x, ok := e where e indexes a

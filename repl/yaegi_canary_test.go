@@ -282,3 +282,74 @@ func TestYaegiKeepsRedefinedValues(t *testing.T) {
 		t.Error("ten assignments added no slot to the frame: yaegi may reuse its temporaries now (issue #1678); yaegi_release.go may go")
 	}
 }
+
+// yaegi panics ("nil type") on a top-level comma-ok type assertion
+// written with := (no upstream issue found). The session writes the
+// variables out first (commaOkDefine in yaegi_define.go).
+func TestYaegiCommaOkAssert(t *testing.T) {
+	in := bare(t)
+	if _, err := in.Eval("var v any = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if !failsOrPanics(in, "x, ok := v.(int)") {
+		t.Error("yaegi now evaluates x, ok := v.(int) at the top level: commaOkDefine's assertion case may go")
+	}
+}
+
+// yaegi accepts a call with two results where one value is needed, and
+// names no function when the counts differ the other way (no upstream
+// issue found). The session checks the calls of a chunk before running it
+// (checkResults in yaegi_results.go).
+func TestYaegiDropsResults(t *testing.T) {
+	in := bare(t)
+	if _, err := in.Eval(`import "strconv"`); err != nil {
+		t.Fatal(err)
+	}
+	if failsOrPanics(in, `n := strconv.Atoi("x")`) {
+		t.Error("yaegi now refuses n := strconv.Atoi(s): checkResults may go")
+	}
+	_, err := in.Eval(`a, b, c := strconv.Atoi("1")`)
+	if err == nil || !strings.Contains(err.Error(), "but  returns") {
+		t.Errorf("yaegi's mismatch message is now %v: checkResults may go", err)
+	}
+}
+
+// yaegi declares the variable of a top-level definition that fails to
+// compile (no upstream issue found). The session undoes it
+// (yaegi_failed.go), through the unexported symbol table: this test also
+// fails if that layout changes.
+func TestYaegiKeepsFailedDefinitions(t *testing.T) {
+	in := bare(t)
+	if _, err := in.Eval(`import "fmt"`); err != nil {
+		t.Fatal(err)
+	}
+	if !failsOrPanics(in, `var r fmt.Stringer = 3`) {
+		t.Fatal("var r fmt.Stringer = 3 compiled")
+	}
+	if _, ok := in.Globals()["r"]; !ok {
+		t.Error("yaegi no longer declares a failed definition's variable: undoDefinitions may go")
+	}
+	if _, ok := mainSymbols(in); !ok {
+		t.Error("yaegi's symbol table is no longer where yaegi_failed.go reads it")
+	}
+}
+
+// yaegi never takes a type switch's case of an interface type (no
+// upstream issue found): the switch falls to default. :help and
+// docs/repl.md advise concrete cases or comma-ok assertions; this test
+// fails once yaegi gets it right and that advice can go.
+func TestYaegiTypeSwitchInterfaceCase(t *testing.T) {
+	in := bare(t)
+	for _, src := range []string{`import "fmt"`, "func kind(v any) string {\n\tswitch v.(type) {\n\tcase error:\n\t\treturn \"error\"\n\t}\n\treturn \"other\"\n}"} {
+		if _, err := in.Eval(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := in.Eval(`kind(fmt.Errorf("x"))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.String() != "other" {
+		t.Errorf("yaegi now takes an interface case of a type switch (%v): the advice in :help and docs/repl.md may go", v)
+	}
+}

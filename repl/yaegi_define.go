@@ -101,12 +101,31 @@ func (s *Session) typedDefine(src string) (string, bool) {
 	return b.String(), true
 }
 
-// commaOkDefine returns typedDefine's rewrite of src if src is one
-// statement x, ok := m[k].
+// commaOkDefine returns the rewrite of src if src is one statement
+// x, ok := m[k] (typedDefine's) or x, ok := v.(T): var x T; var ok bool;
+// x, ok = v.(T). yaegi v0.16.1 panics with "nil type" on a top-level
+// comma-ok assertion written with :=, whether v holds a compiled or an
+// interpreted value, and evaluates the assignment (TestYaegiCommaOkAssert
+// in yaegi_canary_test.go is its canary).
 func (s *Session) commaOkDefine(src string) (string, bool) {
 	stmts, ok := parseStmts(src)
 	if !ok || len(stmts) != 1 {
 		return "", false
+	}
+	if as := assertDefine(stmts[0].stmt); as != nil {
+		base := int(as.Pos()) - stmts[0].off
+		text := func(n ast.Node) string { return src[int(n.Pos())-base : int(n.End())-base] }
+		x, okName := as.Lhs[0].(*ast.Ident).Name, as.Lhs[1].(*ast.Ident).Name
+		var b strings.Builder
+		b.WriteString(";")
+		if x != "_" {
+			b.WriteString("var " + x + " " + text(ast.Unparen(as.Rhs[0]).(*ast.TypeAssertExpr).Type) + "; ")
+		}
+		if okName != "_" {
+			b.WriteString("var " + okName + " bool; ")
+		}
+		b.WriteString(x + ", " + okName + " = " + text(as.Rhs[0]))
+		return b.String(), true
 	}
 	as := indexDefine(stmts[0].stmt)
 	if as == nil || len(as.Lhs) != 2 {
@@ -236,4 +255,22 @@ func hideMain(src string) string {
 	}
 	b.WriteString(src[last:])
 	return b.String()
+}
+
+// assertDefine returns s if it is x, ok := v.(T), which the session
+// evaluates alone and written out (commaOkDefine).
+func assertDefine(s ast.Stmt) *ast.AssignStmt {
+	as, ok := s.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 2 || len(as.Rhs) != 1 {
+		return nil
+	}
+	for _, l := range as.Lhs {
+		if _, ok := l.(*ast.Ident); !ok {
+			return nil
+		}
+	}
+	if ta, ok := ast.Unparen(as.Rhs[0]).(*ast.TypeAssertExpr); !ok || ta.Type == nil {
+		return nil
+	}
+	return as
 }

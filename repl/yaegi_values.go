@@ -42,7 +42,10 @@ func (s *Session) evalExpr(cell string, c chunk, res *Result) error {
 	vals := s.captured
 	s.captured = nil
 	s.mu.Unlock()
-	res.Values = vals
+	if vals == nil && s.interrupted() != nil {
+		return nil // stopped before Values received anything: no value
+	}
+	res.Values = vals // also for an error: an interrupted fit's partial Result (partialResult)
 	if n := len(vals); n > 0 {
 		// A call whose last result is a non-nil error failed, and an
 		// error value on its own is shown as one: either way the cell is

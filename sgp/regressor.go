@@ -9,9 +9,8 @@ import (
 
 // Regressor is a fitted model that predicts and saves: a sparse
 // *Predictor or an exact *ExactPredictor. LoadRegressor reads either
-// kind of model file; a type switch tells them apart (in the REPL, yaegi
-// v0.16.1 fails on the comma-ok assertion from this interface, but not
-// on a type switch or a plain assertion).
+// kind of model file; a comma-ok assertion (p, ok := r.(*Predictor)) or a
+// type switch on the two types tells them apart, in the REPL too.
 type Regressor interface {
 	// Predict returns the predictive mean and latent variance at xs.
 	Predict(xs kernel.Inputs) (mean, variance []float64, err error)

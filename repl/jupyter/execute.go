@@ -66,10 +66,22 @@ func (k *kernel) execute(m *message) (abort bool) {
 		res, err = k.eval(ctx, req.Code)
 	}
 	k.out.sync()
-	// The progress display, if the cell showed one, ends as its value or
-	// its final state.
-	replaced := k.progress.end(res, err)
+	// The progress display, if the cell showed one, ends in its final
+	// state; the value comes after it.
+	k.progress.end(err)
 
+	output := ""
+	if res != nil && res.Value != nil {
+		// With an error: an interrupted fit's partial result.
+		output = res.Value.Text
+		if !req.Silent {
+			k.publish("execute_result", m, map[string]any{
+				"execution_count": count,
+				"data":            mimeBundle(*res.Value),
+				"metadata":        map[string]any{},
+			})
+		}
+	}
 	if err != nil {
 		// Before the reply: a client that sends its next request as soon
 		// as the reply arrives must not see it aborted.
@@ -85,17 +97,6 @@ func (k *kernel) execute(m *message) (abort bool) {
 			k.addHistory(count, req.Code, "")
 		}
 		return stopOnError
-	}
-	output := ""
-	if res != nil && res.Value != nil {
-		output = res.Value.Text
-		if !req.Silent && !replaced {
-			k.publish("execute_result", m, map[string]any{
-				"execution_count": count,
-				"data":            mimeBundle(*res.Value),
-				"metadata":        map[string]any{},
-			})
-		}
 	}
 	if store {
 		k.addHistory(count, req.Code, output)
@@ -202,7 +203,6 @@ func (k *kernel) interrupt() {
 
 // display publishes a display.Show/PNG/SVG/HTML call of the running cell.
 func (k *kernel) display(d repl.Display) {
-	k.progress.noteDisplay()
 	k.out.sync()
 	k.publish("display_data", k.out.parentMessage(), map[string]any{
 		"data":      mimeBundle(d),

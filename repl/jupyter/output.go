@@ -48,6 +48,8 @@ type kernelOutput struct {
 	// descriptors (for restoring), the sync markers.
 	pipes   []*capturedFD
 	syncSeq int
+
+	last string // the stream the session last wrote to
 }
 
 // capturedFD is a file descriptor redirected to a pipe.
@@ -95,6 +97,16 @@ type streamWriter struct {
 }
 
 func (w streamWriter) Write(p []byte) (int, error) {
+	// Text of the other stream goes first: a fit's warning (stderr) then
+	// the cell's next print (stdout) keep their order, which one flush of
+	// both buffers, or the two pipes' readers, would not.
+	w.o.mu.Lock()
+	switched := w.o.last != "" && w.o.last != w.name
+	w.o.last = w.name
+	w.o.mu.Unlock()
+	if switched {
+		w.o.sync()
+	}
 	if f := w.o.capturedFile(w.name); f != nil {
 		return f.Write(p)
 	}

@@ -20,10 +20,12 @@ import (
 // the objective, the swaps accepted, the time since the model started and,
 // with a time budget, the time left, and the model's last progress line
 // since its last epoch. At the end of the cell the display is updated a
-// last time: to the cell's value, which is then not sent again as an
-// execute_result, when the cell succeeded with a value and showed no other
-// display after the progress (the value would otherwise come before
-// them); to the progress's final state otherwise.
+// last time, to the progress's final state ("fit finished: epoch 12, …",
+// "fit interrupted: …"), and stays where it was shown: it records how the
+// fit went in the saved notebook. The cell's value comes after it and
+// after everything the cell printed, as an execute_result, as in every
+// other kernel; replacing the display by the value would put the value
+// above what the cell printed after the display appeared.
 
 // progressDelay is how long a model works before its progress is shown: a
 // quick fit shows none.
@@ -43,7 +45,6 @@ type cellProgress struct {
 	parent *message   // its execute request
 	id     string     // the display_id, "" until the display is shown
 	shown  time.Time  // when the display was last published
-	after  bool       // the cell showed another display after it
 
 	// The model reporting, since its first report in the cell.
 	model           int
@@ -58,7 +59,7 @@ type cellProgress struct {
 func (p *cellProgress) begin(parent *message) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.active, p.parent, p.id, p.shown, p.after = true, parent, "", time.Time{}, false
+	p.active, p.parent, p.id, p.shown = true, parent, "", time.Time{}
 	p.model, p.epoch, p.accepted, p.swaps, p.line, p.budget = 0, nil, 0, 0, "", 0
 }
 
@@ -105,30 +106,17 @@ func (p *cellProgress) report(r repl.Progress) {
 	p.publish(msgType, parent, id, data)
 }
 
-// noteDisplay records that the cell showed a display.
-func (p *cellProgress) noteDisplay() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.active && p.id != "" {
-		p.after = true
-	}
-}
-
-// end updates the display, if any, a last time at the end of the cell:
-// to the cell's value when it replaces the display (the result is not to
-// be sent as execute_result then), otherwise to the final state. It
-// reports whether the value took the display's place.
-func (p *cellProgress) end(res *repl.Result, err error) (replaced bool) {
+// end updates the display, if any, a last time at the end of the cell, to
+// its final state: finished, interrupted or stopped by the cell's error.
+func (p *cellProgress) end(err error) {
 	p.mu.Lock()
 	p.active = false
 	if p.id == "" {
 		p.mu.Unlock()
-		return false
+		return
 	}
 	var data map[string]any
 	switch {
-	case err == nil && res != nil && res.Value != nil && !p.after:
-		data, replaced = mimeBundle(*res.Value), true
 	case err == nil:
 		data = p.bundle(time.Now(), "finished")
 	case isInterrupt(err):
@@ -141,7 +129,6 @@ func (p *cellProgress) end(res *repl.Result, err error) (replaced bool) {
 	p.mu.Unlock()
 	defer p.pubMu.Unlock()
 	p.publish("update_display_data", parent, id, data)
-	return replaced
 }
 
 func (p *cellProgress) publish(msgType string, parent *message, id string, data map[string]any) {

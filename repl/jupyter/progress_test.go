@@ -59,10 +59,10 @@ type clientCell struct {
 // and checks the progress display a notebook gets: a fit that works for
 // long shows one display_data with a display_id, updated with
 // update_display_data at most every progressInterval (epoch, objective,
-// swaps, elapsed, time left of the budget), and at the end replaced by
-// the cell's value, which is not sent again as execute_result; without a
-// value, or with a display after the progress, the display ends in its
-// final state and the value comes as usual; a quick fit shows none.
+// swaps, elapsed, time left of the budget), ending in its final state
+// where it was shown; the cell's value comes last, as execute_result,
+// after everything the cell printed, before and after the fit; a quick fit
+// shows none.
 func TestProgressDisplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a kernel process and runs fits of several seconds")
@@ -108,6 +108,7 @@ func TestProgressDisplay(t *testing.T) {
 		model("m2", "1500 * time.Millisecond") + "res2, _ := m2.Fit()",
 		model("m3", "1500 * time.Millisecond") + "r3, _ := m3.Fit()\ndisplay.Show(r3.Epochs > 0)\nm3.Kernel()",
 		"small, _ := data.SnelsonLike(40, 1)\nq := sgp.NewModel(small.X, small.Y, kernel.NewRBF(1, []float64{0.5})).WithM(4).WithMaxEpochs(2)\nq.Fit()",
+		"fmt.Println(\"before the fit\")\n" + model("m5", "1500 * time.Millisecond") + "r5, _ := m5.Fit()\nfmt.Println(\"after the fit\")\nr5.Epochs > 0",
 	}
 	in, _ := json.Marshal(cells)
 	client := exec.Command(python, "-c", progressClient, path)
@@ -194,15 +195,32 @@ func TestProgressDisplay(t *testing.T) {
 		}
 	}
 
-	// A fit whose result is the cell's value: the value replaces the display.
+	// outputs returns the types of a cell's output messages, with the
+	// text of its streams.
+	outputs := func(i int) []string {
+		var ts []string
+		for _, m := range got[i].IOPub {
+			switch m.Type {
+			case "stream":
+				text, _ := m.Content["text"].(string)
+				ts = append(ts, "stream "+strings.TrimSpace(text))
+			case "display_data", "update_display_data", "execute_result", "error":
+				ts = append(ts, m.Type)
+			}
+		}
+		return ts
+	}
+
+	// A fit whose result is the cell's value: the display ends in its
+	// final state, and the value comes after it.
 	id, msgs := progress(0)
 	checkRunning(0, msgs, "3s")
 	final := msgs[len(msgs)-1]
-	if final.typ != "update_display_data" || !strings.HasPrefix(final.text, "fit time budget after ") || !strings.HasPrefix(final.html, "<table><caption>fit</caption>") {
-		t.Errorf("cell 0: the display ends as %+v, want the fit's result", final)
+	if final.typ != "update_display_data" || !strings.HasPrefix(final.text, "fit finished: epoch ") || strings.Contains(final.html, "<progress") {
+		t.Errorf("cell 0: the display ends as %+v, want its final state", final)
 	}
-	if indexOf0(types(0), "execute_result") >= 0 {
-		t.Errorf("cell 0: the result is sent again as execute_result: %v", types(0))
+	if ts := outputs(0); len(ts) == 0 || ts[len(ts)-1] != "execute_result" {
+		t.Errorf("cell 0: outputs %v; want the value last, as execute_result", ts)
 	}
 
 	// No value: the display ends in its final state.
@@ -231,6 +249,20 @@ func TestProgressDisplay(t *testing.T) {
 	// A quick fit shows no progress.
 	if id, _ := progress(3); id != "" || indexOf0(types(3), "execute_result") < 0 {
 		t.Errorf("cell 3: progress display %q, messages %v", id, types(3))
+	}
+
+	// Prints around a fit with progress: in the order they happened, the
+	// display between them, the value last.
+	_, msgs = progress(4)
+	checkRunning(4, msgs, "1.5s")
+	ts = outputs(4)
+	before, display, after := indexOf0(ts, "stream before the fit"), indexOf0(ts, "display_data"), indexOf0(ts, "stream after the fit")
+	if before < 0 || display < before || after < display || ts[len(ts)-1] != "execute_result" || indexOf0(ts, "execute_result") != len(ts)-1 {
+		t.Errorf("cell 4: outputs %v; want stream (before), display_data and its updates, stream (after), execute_result last", ts)
+	}
+	// The fit's warning (stderr) came before the print after it (stdout).
+	if w := indexOf0(ts, "stream warning: the fit did not converge (time budget); the model is the best state reached"); w < 0 || w > after {
+		t.Errorf("cell 4: outputs %v; want the fit's warning before the print after the fit", ts)
 	}
 }
 

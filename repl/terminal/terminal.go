@@ -37,6 +37,8 @@ Commands:
   :vars            the session's variables, functions and types
   :reset           drop them all (imports stay), freeing their memory
   :load FILE       evaluate a Go file in the session
+  :doc NAME        the documentation of NAME (sgp.NewModel, m.Fit, kernel.RBF),
+                   as Shift-Tab shows it in a notebook
   :inline on|off   show figures in the terminal (kitty or iTerm2 protocol);
                    :inline kitty or :inline iterm forces one
   :quit            leave (or Ctrl-D)
@@ -48,7 +50,9 @@ are saved as PNG files whose paths are printed; $SGPREPL_OUT sets the folder
 
 yaegi limits: no generics of your own in compiled APIs, no range over an int,
 no min/max/clear builtins, closures capture loop variables as before Go 1.22,
-and type switches on gonum interfaces are unreliable (use comma-ok assertions).
+and a type switch never takes an interface case (case error:, case
+mat.Symmetric:): switch on concrete types, or use comma-ok assertions
+(v, ok := x.(mat.Symmetric)), which work.
 `
 
 // importList lists imported packages for :help: "fmt, math, sgp, figure
@@ -413,6 +417,17 @@ func (t *terminal) command(ctx context.Context, line string) (quit bool) {
 			return false
 		}
 		t.eval(ctx, ScriptSource(string(src)))
+	case ":doc", ":d":
+		if arg == "" {
+			fmt.Fprintln(t.e.Stderr, "usage: :doc NAME (a package, a name in it, a variable, or a variable's method or field)")
+			return false
+		}
+		doc := t.s.Inspect(arg, len(arg))
+		if doc == "" {
+			fmt.Fprintf(t.e.Stderr, "no documentation for %s: not a package, a variable of the session, or a name, method or field of one\n", arg)
+			return false
+		}
+		fmt.Fprintln(w, strings.TrimRight(doc, "\n"))
 	case ":inline":
 		switch arg {
 		case "off":
@@ -463,12 +478,11 @@ func (t *terminal) eval(ctx context.Context, cell string) {
 		t.exit = exit
 		return
 	}
+	if res.Value != nil {
+		t.display(*res.Value) // with an error: an interrupted fit's partial result
+	}
 	if err != nil {
 		fmt.Fprintln(t.e.Stderr, describeError(err, strings.Count(strings.TrimRight(cell, "\n"), "\n") > 0))
-		return
-	}
-	if res.Value != nil {
-		t.display(*res.Value)
 	}
 }
 

@@ -179,6 +179,11 @@ func TestTerminalREPL(t *testing.T) {
 	if !strings.Contains(s, "interrupted") {
 		t.Errorf("no 'interrupted' after Ctrl-C:\n%s", s)
 	}
+	// One summary of the partial fit, its warning included, then the
+	// interruption.
+	if c := strings.Index(s, "fit cancelled after "); c < 0 || strings.Count(s, "warning: interrupted at epoch") != 1 || strings.LastIndex(s, "\ninterrupted") < c {
+		t.Errorf("after Ctrl-C, want the partial fit's summary once, then 'interrupted':\n%s", s)
+	}
 	enter("err", "context canceled")
 	enter("m.Trace()[0].Epoch", "\n1\n")
 
