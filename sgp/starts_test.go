@@ -282,3 +282,47 @@ func TestStartPlan(t *testing.T) {
 		t.Errorf("RestartsFor(rbf) = %d, want 0", got)
 	}
 }
+
+// BenchmarkRestartsCO2Like measures how often one restart finds the
+// yearly period of data.CO2Like (within 2%) with the periodic+rbf kernel
+// and CholQR (m = 40), over three data seeds and two sizes (30 years
+// monthly, 20 years twice a month), 12 restarts each: the rate behind
+// DefaultRestarts (docs/defaults.md). Run with
+//
+//	go test ./sgp/ -run XXX -bench RestartsCO2Like -benchtime 1x
+func BenchmarkRestartsCO2Like(b *testing.B) {
+	for range b.N {
+		hits, total, firsts := 0, 0, 0
+		for seed := uint64(1); seed <= 3; seed++ {
+			for _, sz := range [][2]int{{30, 12}, {20, 24}} {
+				train, _ := data.CO2Like(sz[0], sz[1], seed)
+				k, err := kernel.Parse("periodic+rbf", train.X, train.Y)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := NewModel(train.X, train.Y, k).WithM(40).WithSeed(seed).WithRestarts(12).Fit()
+				if err != nil {
+					b.Fatal(err)
+				}
+				h := 0
+				for i, s := range res.Starts {
+					ok := s.End != nil && math.Abs(co2Period(s.End)-1) <= 0.02
+					switch {
+					case i == 0 && ok:
+						firsts++
+					case i > 0:
+						total++
+						if ok {
+							h++
+						}
+					}
+				}
+				hits += h
+				b.Logf("seed %d, %d years × %d: the data's start finds the period: %v; %d of 12 restarts do; kept period %.4f",
+					seed, sz[0], sz[1], math.Abs(co2Period(res.Starts[0].End)-1) <= 0.02, h, co2Period(res.Params))
+			}
+		}
+		b.Logf("%d of 6 data-driven starts and %d of %d restarts find the period", firsts, hits, total)
+		b.ReportMetric(float64(hits)/float64(total), "restart-hit-rate")
+	}
+}
