@@ -2,6 +2,7 @@ package sgp
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cholqr/sgp/sgp/data"
@@ -117,6 +118,9 @@ func TestRestartsKeepTheBest(t *testing.T) {
 		if !close(got[i], res.Params[i]) || !close(got[i], st.End[i]) || (i < np && !close(kp[i], got[i])) {
 			t.Errorf("θ[%d]: model %.12g, kernel %v, result %.12g, kept start %.12g", i, got[i], kp, res.Params[i], st.End[i])
 		}
+	}
+	if txt := res.String(); !strings.Contains(txt, "starts") || !strings.Contains(txt, "(kept)") {
+		t.Errorf("the display does not list the starts:\n%s", txt)
 	}
 	if len(md.Trace()) != res.Epochs {
 		t.Errorf("the model's trace has %d epochs, the kept fit %d", len(md.Trace()), res.Epochs)
