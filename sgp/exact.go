@@ -849,7 +849,7 @@ func (e *Exact) fitStarts(ctx context.Context) (*ExactResult, error) {
 		e.kern.SetParams(res.Params[:np])
 	}
 	res.Starts, res.BestStart = sums, best
-	if note := startsNote(len(sums), len(plan), ctx.Err() != nil); note != "" {
+	if note := startsNote(sums, len(plan)); note != "" {
 		res.Warnings = append(res.Warnings, note)
 	}
 	res.Elapsed = time.Since(start)

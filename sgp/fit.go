@@ -193,7 +193,7 @@ func (md *Model) fitStarts(ctx context.Context) (*Result, error) {
 	res := results[best]
 	res.md, res.Starts, res.BestStart = md, sums, best
 	res.Elapsed = time.Since(start)
-	if note := startsNote(len(sums), len(plan), ctx.Err() != nil); note != "" {
+	if note := startsNote(sums, len(plan)); note != "" {
 		res.Warnings = append(res.Warnings, note)
 		if md.progress != nil {
 			fmt.Fprintf(md.progress, "warning: %s\n", note)

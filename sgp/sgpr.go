@@ -627,7 +627,7 @@ func (c *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) {
 		c.kern.SetParams(res.Params[:np])
 	}
 	res.Starts, res.BestStart = sums, best
-	if note := startsNote(len(sums), len(plan), ctx.Err() != nil); note != "" {
+	if note := startsNote(sums, len(plan)); note != "" {
 		res.Warnings = append(res.Warnings, note)
 	}
 	res.Elapsed = time.Since(start)

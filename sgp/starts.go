@@ -158,8 +158,8 @@ type startFit func(ctx context.Context, k int, st startPoint, budget time.Durati
 // summaries and the index of the one with the lowest objective (−1 if
 // none has a result). A time budget (0: none) is the whole fit's: each
 // start gets an equal share of what is left. The starts stop at the
-// first one that ctx cancels; the summaries then hold only the starts
-// that ran. errs holds each start's error, nil for none. Progress lines
+// first one that ctx or an interrupt cancels (Status Cancelled); the
+// summaries then hold only the starts that ran. errs holds each start's error, nil for none. Progress lines
 // of start k are prefixed "restart k/N: ", N the restarts.
 func runStarts(ctx context.Context, plan []startPoint, budget time.Duration, progress io.Writer, fit startFit) (sums []StartSummary, best int, errs []error) {
 	t0 := time.Now()
@@ -188,7 +188,7 @@ func runStarts(ctx context.Context, plan []startPoint, budget time.Duration, pro
 		if s != nil && !math.IsNaN(s.Objective) && (best < 0 || s.Objective < sums[best].Objective) {
 			best = k
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || sum.Status == Cancelled {
 			break
 		}
 	}
@@ -198,17 +198,17 @@ func runStarts(ctx context.Context, plan []startPoint, budget time.Duration, pro
 	return sums, best, errs
 }
 
-// startsNote is the warning of a fit with restarts that ran only ran of
-// its planned starts, or "".
-func startsNote(ran, planned int, cancelled bool) string {
-	if ran >= planned {
+// startsNote is the warning of a fit with restarts that ran only the
+// starts sums of its planned ones, or "".
+func startsNote(sums []StartSummary, planned int) string {
+	if len(sums) >= planned {
 		return ""
 	}
 	why := "the time budget ended"
-	if cancelled {
+	if len(sums) > 0 && sums[len(sums)-1].Status == Cancelled {
 		why = "the fit was interrupted"
 	}
-	return fmt.Sprintf("only %d of the %d starts ran (%s); the model is the best of those", ran, planned, why)
+	return fmt.Sprintf("only %d of the %d starts ran (%s); the model is the best of those", len(sums), planned, why)
 }
 
 // startsText lists the objectives the starts ended at, "F of the

@@ -1,7 +1,10 @@
 package sgp
 
 import (
+	"context"
+	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -328,5 +331,52 @@ func BenchmarkRestartsCO2Like(b *testing.B) {
 		}
 		b.Logf("%d of 6 data-driven starts and %d of %d restarts find the period", firsts, hits, total)
 		b.ReportMetric(float64(hits)/float64(total), "restart-hit-rate")
+	}
+}
+
+// TestRestartsHybridAndInterrupt: a hybrid fit with restarts predicts
+// with the kept start's refinement; a fit interrupted in its first start
+// runs no other, says so, and returns the context's error with the model
+// usable.
+func TestRestartsHybridAndInterrupt(t *testing.T) {
+	t.Parallel()
+	train, test := data.SnelsonLike(150, 3)
+	k := kernel.NewRBFFromData(train.X, train.Y)
+	md := NewModel(train.X, train.Y, k).WithM(8).WithSelector(SelectHybrid).WithRestarts(2)
+	res, err := md.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Starts) != 3 || md.Refined() != res.Refined {
+		t.Fatalf("%d starts; the model's refinement %p, the kept fit's %p", len(res.Starts), md.Refined(), res.Refined)
+	}
+	if res.Refined != nil {
+		m1, _, err := md.Predict(test.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, _, err := res.Refined.Predictor.Predict(test.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range m1 {
+			if math.Abs(m1[i]-m2[i]) > 1e-9*math.Max(1, math.Abs(m2[i])) {
+				t.Fatalf("prediction %d: model %.12g, kept refinement %.12g", i, m1[i], m2[i])
+			}
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	md = NewModel(train.X, train.Y, k).WithM(8).WithRestarts(2).WithEpochFunc(func(EpochRecord) { cancel() })
+	res, err = md.FitContext(ctx)
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("interrupted fit: result %v, error %v; want a result and context.Canceled", res != nil, err)
+	}
+	if len(res.Starts) != 1 || !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "only 1 of the 3 starts ran (the fit was interrupted)") }) {
+		t.Errorf("%d starts ran, warnings %q", len(res.Starts), res.Warnings)
+	}
+	if _, _, err := md.Predict(test.X); err != nil {
+		t.Errorf("the interrupted model does not predict: %v", err)
 	}
 }
