@@ -373,7 +373,9 @@ func TestRestartsHybridAndInterrupt(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res == nil {
 		t.Fatalf("interrupted fit: result %v, error %v; want a result and context.Canceled", res != nil, err)
 	}
-	if len(res.Starts) != 1 || !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "only 1 of the 3 starts ran (the fit was interrupted)") }) {
+	if len(res.Starts) != 1 || !slices.ContainsFunc(res.Warnings, func(w string) bool {
+		return strings.Contains(w, "only 1 of the 3 starts ran (the fit was interrupted)")
+	}) {
 		t.Errorf("%d starts ran, warnings %q", len(res.Starts), res.Warnings)
 	}
 	if _, _, err := md.Predict(test.X); err != nil {
