@@ -118,7 +118,8 @@ type FitSummary struct {
 	// hyperparameters (WithRestarts), every start and where its fit
 	// ended, the data-driven start first; BestStart indexes the start
 	// whose fit, the lowest objective, the result and the model are.
-	// Starts is nil for a fit from one start.
+	// Starts is nil for a fit from one start. Elapsed is then the time of
+	// all the starts, each start's own in its StartSummary.
 	Starts    []StartSummary
 	BestStart int
 }
