@@ -104,7 +104,27 @@ func (s *FitSummary) rows() [][2]string {
 		rows = append(rows, [2]string{"noise floor", fmt.Sprintf("σ² = %s is at its floor %s: the floor, not the data, decided it (WithNoiseFloor)",
 			table.G(math.Exp(s.Params[len(s.Params)-1])), table.G(s.NoiseFloor))})
 	}
+	if len(s.Starts) > 0 {
+		rows = append(rows, [2]string{"starts", s.startsText()})
+	}
 	return rows
+}
+
+// startsText describes the starts of a fit with restarts: the objective
+// each ended at, the kept one marked, and where that one began.
+func (s *FitSummary) startsText() string {
+	fs := make([]string, len(s.Starts))
+	for i, st := range s.Starts {
+		fs[i] = "failed"
+		if isFinite(st.Objective) {
+			fs[i] = table.G(st.Objective)
+		}
+		if i == s.BestStart {
+			fs[i] += " (kept)"
+		}
+	}
+	return fmt.Sprintf("%d (1 + %d restarts), F %s; kept restart %d, from %s", len(s.Starts), len(s.Starts)-1,
+		strings.Join(fs, ", "), s.BestStart, s.Starts[s.BestStart].From)
 }
 
 // htmlHead returns the rows that open a fit's HTML table: how it ended,

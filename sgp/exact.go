@@ -81,6 +81,8 @@ type Exact struct {
 	budget     time.Duration
 	fixed      bool
 	progress   io.Writer
+	restarts   int    // WithRestarts
+	seed       uint64 // of the restarts' draws; 0: 1
 	err        error
 }
 
@@ -195,6 +197,9 @@ func (e *Exact) Fit() (*ExactResult, error) { return e.FitContext(context.Backgr
 // once ctx is done, returning the best state reached and ctx's error.
 func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	defer recoverTo(&err)
+	if e.restarts > 0 && !e.fixed {
+		return e.fitStarts(ctx)
+	}
 	start := time.Now()
 	if err := e.Err(); err != nil {
 		return nil, err
@@ -202,10 +207,7 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	x, y := e.x, e.y
 	n := x.Len()
 	k := kernel.Clone(e.kern)
-	noise := e.noise
-	if noise == 0 {
-		noise = startNoise(y)
-	}
+	noise := e.startNoise()
 	user := ctx
 	if e.budget > 0 {
 		var cancel context.CancelFunc
@@ -772,4 +774,84 @@ func (p *ExactPredictor) EvaluateInputs(x kernel.Inputs, y []float64) (*Evaluati
 // data.ReadPredictCSV; Dim is 0 when the model's inputs are not vectors.
 func (p *ExactPredictor) InputColumns() data.InputColumns {
 	return inputColumns(p.X, p.InputNames, p.TargetName)
+}
+
+// startNoise returns the starting σ²: WithNoise's, or the package's
+// startNoise of the targets.
+func (e *Exact) startNoise() float64 {
+	if e.noise != 0 {
+		return e.noise
+	}
+	return startNoise(e.y)
+}
+
+// WithRestarts makes Fit fit n more times from other starting
+// hyperparameters and keep the fit with the lowest objective, as
+// scikit-learn's n_restarts_optimizer does (default 0): the first start
+// is the kernel's values and the starting noise, the others are drawn
+// around it, the periods of a periodic kernel from the periodogram's next
+// peaks (see Model.WithRestarts for the draws). The result is the best
+// fit's, its predictor included; ExactResult.Starts lists every start and
+// where it ended (its Restarts, distinct, counts the optimiser's restarts
+// within the kept fit). A time budget is the whole fit's, shared by the
+// starts in equal parts of what is left. It is ignored with fixed
+// hyperparameters.
+func (e *Exact) WithRestarts(n int) *Exact {
+	if n < 0 {
+		return e.setErr(fmt.Errorf("sgp: %d restarts must be ≥ 0", n))
+	}
+	e.restarts = n
+	return e
+}
+
+// WithSeed sets the seed of the restarts' draws (default 1; see
+// WithRestarts). The fit itself is deterministic.
+func (e *Exact) WithSeed(seed uint64) *Exact { e.seed = seed; return e }
+
+// fitStarts is FitContext with restarts: a fit from each start of the
+// plan, the lowest objective kept.
+func (e *Exact) fitStarts(ctx context.Context) (*ExactResult, error) {
+	start := time.Now()
+	if err := e.Err(); err != nil {
+		return nil, err
+	}
+	np := e.kern.NumParams()
+	seed := e.seed
+	if seed == 0 {
+		seed = 1
+	}
+	theta0 := append(e.kern.Params(nil), math.Log(e.startNoise()))
+	plan := startPlan(e.x, e.y, e.kern, theta0, noiseFloor(e.x, e.y, e.noiseFloor), e.restarts, seed)
+	results := make([]*ExactResult, len(plan))
+	sums, best, errs := runStarts(ctx, plan, e.budget, e.progress, func(ctx context.Context, k int, st startPoint, budget time.Duration, w io.Writer) (*FitSummary, error) {
+		c := *e
+		c.restarts, c.budget, c.progress = 0, budget, w
+		c.kern = kernel.Clone(e.kern)
+		c.kern.SetParams(st.theta[:np])
+		c.noise = math.Exp(st.theta[np])
+		res, err := c.FitContext(ctx)
+		if results[k] = res; res == nil {
+			return nil, err
+		}
+		return &res.FitSummary, err
+	})
+	if best < 0 {
+		return nil, firstErr(errs)
+	}
+	res := results[best]
+	if kernel.Clone(e.kern) == e.kern {
+		// A kernel the fit cannot copy is shared by the starts: it is
+		// left at the kept fit's hyperparameters, those its predictor
+		// reads.
+		e.kern.SetParams(res.Params[:np])
+	}
+	res.Starts, res.BestStart = sums, best
+	if note := startsNote(sums, len(plan)); note != "" {
+		res.Warnings = append(res.Warnings, note)
+	}
+	res.Elapsed = time.Since(start)
+	if errs[best] != nil {
+		return res, errs[best]
+	}
+	return res, ctx.Err()
 }

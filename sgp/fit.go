@@ -3,7 +3,11 @@ package sgp
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"time"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // Swap performs one swap: it removes the inducing point that has gone
@@ -72,6 +76,9 @@ func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Backgroun
 // with ctx's error.
 func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 	defer md.recoverPanic(&err)
+	if md.restarts > 0 && !md.fixHyper {
+		return md.fitStarts(ctx)
+	}
 	// A model not yet built chooses its starting set here (InitForward
 	// scores candidates exactly): that time counts against the budget and
 	// in Result.Elapsed like the epochs'.
@@ -107,4 +114,113 @@ func (md *Model) noteNoiseFloor(res *Result) {
 		res.Warnings = append(res.Warnings, w)
 		md.announce([]string{w})
 	}
+}
+
+// WithRestarts makes Fit fit n more times from other starting
+// hyperparameters and keep the fit with the lowest objective, as
+// scikit-learn's n_restarts_optimizer does (default 0; sgprepl fit makes
+// DefaultRestarts for a kernel with a periodic component, RestartsFor).
+// The first start is the model as it is, at its current hyperparameters
+// (the kernel's values and the starting noise for a model not yet
+// fitted); each restart is a new model of the same configuration, its
+// inducing set chosen afresh, at hyperparameters drawn around the first
+// start's from the model's seed: every log hyperparameter of the kernel
+// moves by a normal draw of standard deviation 1 (a factor e), σ² is
+// drawn log-uniformly from 10⁻⁴ of its start up to its start (not below
+// the noise floor), and a period (period[t]) takes the periodogram's next
+// peaks (kernel.PeriodPeaks), restart k the (k+1)-th, while there are
+// such peaks, and is otherwise drawn around its start within the
+// periodogram's resolution (a standard deviation of log p of p over the
+// inputs' span). The same seed gives the same starts and the same fit.
+//
+// Whatever the selector, each start runs the whole fit (the hybrid's
+// CholQR and continuous parents included), and the objectives compared
+// are the fits' own (Result.Objective). The model keeps the state of the
+// best fit, its inducing set, hyperparameters, trace and refinement, so
+// that it predicts as that fit; Kernel then returns that fit's kernel
+// (a copy of the model's for a restart, of which a kernel that cannot be
+// copied is left at its hyperparameters). Result.Starts lists every
+// start and where it ended, and BestStart the one kept; progress lines
+// are prefixed "restart k/n: ". A time budget is the whole fit's, shared
+// by the starts in equal parts of what is left. Restarts are ignored with
+// fixed hyperparameters.
+func (md *Model) WithRestarts(n int) *Model {
+	if n < 0 {
+		return md.setErr(fmt.Errorf("sgp: %d restarts must be ≥ 0", n))
+	}
+	md.restarts = n
+	return md
+}
+
+// fitStarts is FitContext with restarts: the first start on the model
+// itself, the others on fresh copies, the best fit's state kept.
+func (md *Model) fitStarts(ctx context.Context) (*Result, error) {
+	start := time.Now()
+	if err := md.validate(); err != nil {
+		return nil, err
+	}
+	if err := constantTargets(md.y); err != nil {
+		return nil, err
+	}
+	cfg := *md // the configuration the starts change and the model keeps
+	np := md.kern.NumParams()
+	plan := startPlan(md.x, md.y, md.kern, md.Params(), md.floor(), md.restarts, md.seed)
+	runs, results := make([]*Model, len(plan)), make([]*Result, len(plan))
+	ends := make([][]float64, len(plan)) // each fit's kernel hyperparameters
+	sums, best, errs := runStarts(ctx, plan, md.budget, md.progress, func(ctx context.Context, k int, st startPoint, budget time.Duration, w io.Writer) (*FitSummary, error) {
+		c := md
+		if k > 0 {
+			c = md.startCopy(st.theta)
+		}
+		c.restarts, c.budget, c.progress, c.onWarning = 0, budget, w, nil
+		res, err := c.FitContext(ctx)
+		runs[k], results[k], ends[k] = c, res, c.kern.Params(nil)
+		if res == nil {
+			return nil, err
+		}
+		return &res.FitSummary, err
+	})
+	if best > 0 {
+		*md = *runs[best]
+	}
+	md.restarts, md.budget, md.progress, md.onWarning = cfg.restarts, cfg.budget, cfg.progress, cfg.onWarning
+	if best < 0 {
+		return nil, firstErr(errs)
+	}
+	// A kernel that cannot be copied is shared by the starts: set it back
+	// to the kept fit's hyperparameters, at which its state was built.
+	md.kern.SetParams(ends[best][:np])
+	res := results[best]
+	res.md, res.Starts, res.BestStart = md, sums, best
+	res.Elapsed = time.Since(start)
+	if note := startsNote(sums, len(plan)); note != "" {
+		res.Warnings = append(res.Warnings, note)
+		if md.progress != nil {
+			fmt.Fprintf(md.progress, "warning: %s\n", note)
+		}
+	}
+	if md.onWarning != nil {
+		for _, w := range res.Warnings {
+			md.onWarning(w)
+		}
+	}
+	if errs[best] != nil {
+		return res, errs[best]
+	}
+	return res, ctx.Err()
+}
+
+// startCopy returns a new, unbuilt model of md's configuration whose
+// kernel (a copy of md's where it can be copied) and starting noise are
+// at theta: a restart of WithRestarts.
+func (md *Model) startCopy(theta []float64) *Model {
+	c := *md
+	np := md.kern.NumParams()
+	c.kern = kernel.Clone(md.kern)
+	c.kern.SetParams(theta[:np])
+	c.noise = math.Exp(theta[np])
+	c.f, c.refined, c.from, c.stale = nil, nil, "", false
+	c.rng, c.visited, c.counter, c.trace, c.epoch = nil, nil, 0, nil, 0
+	c.undone, c.replaced = 0, 0
+	return &c
 }

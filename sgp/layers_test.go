@@ -22,6 +22,7 @@ var fileLayers = []string{
 	"kernel_rows.go",     // a kernel read over all rows in parallel
 	"noisefloor.go",      // the least noise variance a fit may reach
 	"options.go",         // the options the builders share: their validators, the starting noise
+	"starts.go",          // restarts: the starts drawn around the data's, fitted in turn
 	"kmeans.go",          // k-means centres of the inputs
 	"factor.go",          // the factored state: storage, accessors, the objective read off it
 	"gs.go",              // Gram–Schmidt orthogonalisation of a new column against Q

@@ -81,6 +81,7 @@ type Model struct {
 	swaps      int
 	cgEvals    int
 	fixHyper   bool
+	restarts   int // WithRestarts
 	progress   io.Writer
 	// every is how often a long phase (the forward start, the hybrid's
 	// refinement) writes a progress line; 0 means progressEvery.

@@ -66,6 +66,7 @@ type Continuous struct {
 	budget     time.Duration
 	fixed      bool
 	progress   io.Writer
+	restarts   int // WithRestarts
 	err        error
 
 	// pause, if set, is called before each evaluation: a hybrid fit's
@@ -246,6 +247,9 @@ func (c *Continuous) Fit() (*ContinuousResult, error) { return c.FitContext(cont
 // once ctx is done, returning the best state reached and ctx's error.
 func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err error) {
 	defer recoverTo(&err)
+	if c.restarts > 0 && !c.fixed {
+		return c.fitStarts(ctx)
+	}
 	start := time.Now()
 	if c.err != nil {
 		return nil, c.err
@@ -556,4 +560,72 @@ func (e *Evaluator) predictor() *Predictor {
 	}
 	p.prepare()
 	return p
+}
+
+// WithRestarts makes Fit fit n more times from other starting
+// hyperparameters and keep the fit with the lowest objective, as
+// scikit-learn's n_restarts_optimizer does (default 0): the first start
+// is the kernel's values and the starting noise, the others are drawn
+// around it from the seed (WithSeed), the periods of a periodic kernel
+// from the periodogram's next peaks (see Model.WithRestarts for the
+// draws). Every start begins at the same inducing inputs. The result is
+// the best fit's, its predictor and inducing inputs included;
+// ContinuousResult.Starts lists every start and where it ended (its
+// Restarts, distinct, counts the optimiser's restarts within the kept
+// fit). A time budget is the whole fit's, shared by the starts in equal
+// parts of what is left. It is ignored with fixed hyperparameters.
+func (c *Continuous) WithRestarts(n int) *Continuous {
+	if n < 0 {
+		return c.setErr(fmt.Errorf("sgp: %d restarts must be ≥ 0", n))
+	}
+	c.restarts = n
+	return c
+}
+
+// fitStarts is FitContext with restarts: a fit from each start of the
+// plan, the lowest objective kept.
+func (c *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) {
+	start := time.Now()
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	np := c.kern.NumParams()
+	noise := c.noise
+	if noise == 0 {
+		noise = startNoise(c.y)
+	}
+	theta0 := append(c.kern.Params(nil), math.Log(noise))
+	plan := startPlan(c.x, c.y, c.kern, theta0, noiseFloor(c.x, c.y, c.noiseFloor), c.restarts, c.seed)
+	results := make([]*ContinuousResult, len(plan))
+	sums, best, errs := runStarts(ctx, plan, c.budget, c.progress, func(ctx context.Context, k int, st startPoint, budget time.Duration, w io.Writer) (*FitSummary, error) {
+		s := *c
+		s.restarts, s.budget, s.progress = 0, budget, w
+		s.kern = kernel.Clone(c.kern)
+		s.kern.SetParams(st.theta[:np])
+		s.noise = math.Exp(st.theta[np])
+		res, err := s.FitContext(ctx)
+		if results[k] = res; res == nil {
+			return nil, err
+		}
+		return &res.FitSummary, err
+	})
+	if best < 0 {
+		return nil, firstErr(errs)
+	}
+	res := results[best]
+	if kernel.Clone(c.kern) == c.kern {
+		// A kernel the fit cannot copy is shared by the starts: it is
+		// left at the kept fit's hyperparameters, those its predictor
+		// reads.
+		c.kern.SetParams(res.Params[:np])
+	}
+	res.Starts, res.BestStart = sums, best
+	if note := startsNote(sums, len(plan)); note != "" {
+		res.Warnings = append(res.Warnings, note)
+	}
+	res.Elapsed = time.Since(start)
+	if errs[best] != nil {
+		return res, errs[best]
+	}
+	return res, ctx.Err()
 }

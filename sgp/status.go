@@ -114,6 +114,35 @@ type FitSummary struct {
 	// that did not converge, fewer inducing points than asked for, the
 	// noise at its floor, ….
 	Warnings []string
+	// Starts lists, for a fit restarted from several starting
+	// hyperparameters (WithRestarts), every start and where its fit
+	// ended, the data-driven start first; BestStart indexes the start
+	// whose fit, the lowest objective, the result and the model are.
+	// Starts is nil for a fit from one start. Elapsed is then the time of
+	// all the starts, each start's own in its StartSummary.
+	Starts    []StartSummary
+	BestStart int
+}
+
+// StartSummary is one start of a fit restarted from several (the
+// WithRestarts of Model, Exact and Continuous): where it began, how it
+// was chosen and where its fit ended. The spread of the objectives over
+// the starts shows how many optima the fits found.
+type StartSummary struct {
+	// From says how the start was chosen: "the data" (the kernel's
+	// starting values and the starting noise), "a draw around it", or
+	// "periodogram peak k, period p" for a start whose periods are the
+	// periodogram's k-th peak.
+	From string
+	// Start is θ where the fit began, End where it ended: the kernel's
+	// log hyperparameters, then log σ² (nil for a fit that failed).
+	Start, End []float64
+	// Objective is F where the fit ended (+Inf when it failed), Status
+	// how it ended; Err is the error it returned, "" for none.
+	Objective float64
+	Status    Status
+	Err       string
+	Elapsed   time.Duration
 }
 
 // Stopped returns how the fit ended as the displays show it: the status,

@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/cholqr/sgp/sgp/data/data"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"CO2Like":           reflect.ValueOf(data.CO2Like),
 		"Dir":               reflect.ValueOf(data.Dir),
 		"EachRecord":        reflect.ValueOf(data.EachRecord),
 		"ErrNoHeader":       reflect.ValueOf(&data.ErrNoHeader).Elem(),

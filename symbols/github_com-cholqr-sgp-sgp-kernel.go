@@ -51,6 +51,7 @@ func init() {
 		"NumericSpec":                      reflect.ValueOf(kernel.NumericSpec),
 		"Parse":                            reflect.ValueOf(kernel.Parse),
 		"PeriodFromData":                   reflect.ValueOf(kernel.PeriodFromData),
+		"PeriodPeaks":                      reflect.ValueOf(kernel.PeriodPeaks),
 		"ReadDescription":                  reflect.ValueOf(kernel.ReadDescription),
 		"ReadInputs":                       reflect.ValueOf(kernel.ReadInputs),
 		"SparseCountsFromMaps":             reflect.ValueOf(kernel.SparseCountsFromMaps),

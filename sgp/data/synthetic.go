@@ -132,3 +132,44 @@ func SyntheticDiscrete(n, nTest int, seed uint64) (train, test *Dataset) {
 	}
 	return gen("synthetic-discrete", n), gen("synthetic-discrete-test", nTest)
 }
+
+// CO2Like generates a series with the structure of the weekly Mauna Loa
+// CO₂ record (statsmodels' co2: decimal year → ppm), which needs no
+// download: perYear evenly spaced inputs a year for the given number of
+// years from 1960, targets
+//
+//	f(t) = 320 + 1.3·u + 0.012·u² + 2.8·sin 2πt + 0.8·cos 4πt,  u = t − 1960,
+//
+// a quadratic trend with a yearly cycle of period exactly 1 and its
+// second harmonic, plus Gaussian noise of standard deviation 0.3
+// (seeded, math/rand/v2 with rand.NewPCG(seed, seed^0x3c6ef372fe94f82b)).
+// Every fifth point (the 5th, 10th, …) goes to the test set, with its
+// noise; the rest is the training set. It is deterministic for a given
+// (years, perYear, seed) and panics if years < 1 or perYear < 4.
+func CO2Like(years, perYear int, seed uint64) (train, test *Dataset) {
+	if years < 1 || perYear < 4 {
+		panic(fmt.Sprintf("sgp: CO2Like needs years ≥ 1 and perYear ≥ 4, got %d, %d", years, perYear))
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x3c6ef372fe94f82b))
+	var xs, ys, txs, tys []float64
+	for i := range years * perYear {
+		t := 1960 + float64(i)/float64(perYear)
+		u := t - 1960
+		f := 320 + 1.3*u + 0.012*u*u + 2.8*math.Sin(2*math.Pi*t) + 0.8*math.Cos(4*math.Pi*t)
+		y := f + 0.3*rng.NormFloat64()
+		if (i+1)%5 == 0 {
+			txs, tys = append(txs, t), append(tys, y)
+		} else {
+			xs, ys = append(xs, t), append(ys, y)
+		}
+	}
+	x, err := kernel.NewVectors(len(xs), 1, xs)
+	if err != nil {
+		panic("sgp: CO2Like: " + err.Error()) // unreachable: all values are finite
+	}
+	tx, err := kernel.NewVectors(len(txs), 1, txs)
+	if err != nil {
+		panic("sgp: CO2Like: " + err.Error()) // unreachable: all values are finite
+	}
+	return &Dataset{Name: "co2-like", X: x, Y: ys}, &Dataset{Name: "co2-like-test", X: tx, Y: tys}
+}

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -104,10 +105,53 @@ func NewPeriodicFromData(x *Vectors, y []float64) *Periodic {
 // not be evenly spaced, over periods from 4 times the median spacing of
 // the sorted inputs to half their range, and whether there is such a peak
 // that explains at least a tenth of the residuals' variance; it uses at
-// most 2000 of the inputs (evenly strided) and 2000 frequencies.
+// most 2000 of the inputs (evenly strided) and 2000 frequencies. It is
+// the first of PeriodPeaks.
 func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
-	if x.d != 1 || x.n < 8 || len(y) != x.n {
+	peaks := PeriodPeaks(x, y, 1)
+	if len(peaks) == 0 {
 		return 0, false
+	}
+	return peaks[0], true
+}
+
+// PeriodPeaks returns the periods of up to k peaks of PeriodFromData's
+// periodogram, strongest first: the local maxima of its power over its
+// frequencies (an end of the range counts when it is above its one
+// neighbour) that each explain at least a tenth of the detrended
+// targets' variance, as the strongest must for PeriodFromData. The first
+// is PeriodFromData's period; the others are the starts a fit restarted
+// from other periods tries (sgp's WithRestarts). It returns nil where
+// PeriodFromData finds no period.
+func PeriodPeaks(x *Vectors, y []float64, k int) []float64 {
+	periods, power, v := periodogram(x, y)
+	if len(power) == 0 || k < 1 {
+		return nil
+	}
+	var peaks []int
+	for f, p := range power {
+		if (f == 0 || p > power[f-1]) && (f == len(power)-1 || p >= power[f+1]) && p >= 0.1*v {
+			peaks = append(peaks, f)
+		}
+	}
+	// Strongest first; among equal powers the lower frequency, as a scan
+	// that keeps the first maximum finds it.
+	slices.SortStableFunc(peaks, func(a, b int) int { return cmp.Compare(power[b], power[a]) })
+	out := make([]float64, 0, min(k, len(peaks)))
+	for _, f := range peaks[:min(k, len(peaks))] {
+		out = append(out, periods[f])
+	}
+	return out
+}
+
+// periodogram returns PeriodFromData's Lomb–Scargle periodogram of y
+// against x: the periods of its frequencies, evenly spaced in 1/p, the
+// variance of the detrended targets that the best sinusoid at each
+// explains (its power over n), and the detrended targets' variance v.
+// It returns no frequencies where the inputs or targets admit none.
+func periodogram(x *Vectors, y []float64) (periods, power []float64, v float64) {
+	if x.d != 1 || x.n < 8 || len(y) != x.n {
+		return nil, nil, 0
 	}
 	stride := max(1, x.n/periodSample)
 	var xs, ys []float64
@@ -117,9 +161,9 @@ func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
 	n := len(xs)
 	detrend(ys, xs)
 	mean := sum(ys) / float64(n)
-	v := stats.Variance(ys)
+	v = stats.Variance(ys)
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, false
+		return nil, nil, 0
 	}
 	sorted := slices.Clone(xs)
 	slices.Sort(sorted)
@@ -131,17 +175,16 @@ func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
 		}
 	}
 	if !(span > 0) || len(gaps) == 0 {
-		return 0, false
+		return nil, nil, 0
 	}
 	slices.Sort(gaps)
 	pMin, pMax := 4*gaps[len(gaps)/2], span/2
 	if !(pMin < pMax) {
-		return 0, false
+		return nil, nil, 0
 	}
-	// Frequencies evenly spaced in 1/p, as the periodogram's peaks are.
 	fLo, fHi := 1/pMax, 1/pMin
 	nf := min(periodFrequencies, max(16, int(4*span*(fHi-fLo))))
-	best, bestP := 0.0, 0.0
+	periods, power = make([]float64, nf), make([]float64, nf)
 	for f := range nf {
 		w := 2 * math.Pi * (fLo + (fHi-fLo)*float64(f)/float64(nf-1))
 		// τ makes the sine and cosine terms orthogonal (Lomb–Scargle).
@@ -159,22 +202,16 @@ func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
 			cc += c * c
 			ss += s * s
 		}
-		var power float64
+		var p float64
 		if cc > 0 {
-			power += yc * yc / cc
+			p += yc * yc / cc
 		}
 		if ss > 0 {
-			power += ys2 * ys2 / ss
+			p += ys2 * ys2 / ss
 		}
-		if power > best {
-			best, bestP = power, 2*math.Pi/w
-		}
+		periods[f], power[f] = 2*math.Pi/w, p/float64(n)
 	}
-	// power/n is the variance the best sinusoid at that frequency explains.
-	if best/float64(n) < 0.1*v {
-		return 0, false
-	}
-	return bestP, true
+	return periods, power, v
 }
 
 // detrend subtracts from y its least-squares straight line in x.

@@ -27,6 +27,7 @@ type contOptions struct {
 	noiseFloor  float64
 	blas        string
 	mean        sgp.Mean
+	restarts    int // --restarts; −1: sgp.RestartsFor the kernel
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
@@ -60,7 +61,8 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels, o.spec)
 	}
 	fit := sgp.NewContinuous(train.X, train.Y, k).WithMean(o.mean).WithObjective(o.obj).WithSeed(o.seed).
-		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor)
+		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor).
+		WithRestarts(restartsFor(o.restarts, k))
 	if o.mSet {
 		fit.WithM(o.m)
 	}
@@ -90,6 +92,9 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		fmt.Fprintf(w, "prior mean: %.6g (%s)\n", res.Mean, o.mean)
 		if test != nil {
 			fmt.Fprintf(w, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
+		}
+		if line := rep.startsLine(); line != "" {
+			fmt.Fprintf(w, "starts: %s\n", line)
 		}
 		for _, msg := range rep.Notes {
 			fmt.Fprintf(w, "note: %s\n", msg)

@@ -54,6 +54,8 @@ type exactCLIOptions struct {
 	noiseFloor          float64
 	blas                string
 	mean                sgp.Mean
+	restarts            int    // --restarts, resolved
+	seed                uint64 // of the restarts' draws
 	// note says why the exact GP was fitted when the user asked for
 	// neither --m nor --selector ("" for --selector exact).
 	note string
@@ -73,7 +75,8 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		return usageErrorf("fit: --time-budget %v must be ≥ 0 (0: no limit)", o.budget)
 	}
 	n := o.train.Len()
-	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor).WithMean(o.mean)
+	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor).WithMean(o.mean).
+		WithRestarts(o.restarts).WithSeed(o.seed)
 	if !o.quiet {
 		fit.WithProgress(e.stderr)
 	}

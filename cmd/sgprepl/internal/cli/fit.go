@@ -36,6 +36,7 @@ type fitConfig struct {
 	params                paramList // starting hyperparameters by name
 	meanName              string    // the prior mean (sgp.ParseMean)
 	mean                  sgp.Mean
+	restarts              int // --restarts; −1: sgp.RestartsFor the kernel
 }
 
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -47,7 +48,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	fs.StringVar(&c.meanName, "mean", "constant", "prior mean: constant (estimated under a prior N(ȳ, var y)), gls (estimated by generalised least squares, no prior), zero, or a `number`")
 	fs.Var(&c.params, "param", "starting value of a hyperparameter `NAME=VALUE`, by its name as the JSON's \"hyperparameters\" reports it (variance=2, lengthscale[0]=0.5, period[0]=12, k1.alpha=3): repeatable, comma-separated; the others start from the data")
-	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start and of the swaps")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start, of the swaps and of the restarts' draws")
+	fs.IntVar(&c.restarts, "restarts", -1, restartsUsage)
 	fs.IntVar(&c.maxEpochs, "max-epochs", 50, "maximum number of epochs")
 	fs.DurationVar(&c.budget, "time-budget", 0, "stop after the epoch that exceeds this `duration`, the model's start included; the hybrid selector stops within it, its two parents sharing it in turns until one ends or cannot catch up with the other (docs/algorithm.md), sgpr-continuous and exact at the next evaluation (0: no limit; the hybrid then takes as long as cholqr and sgpr-continuous together)")
 	fs.StringVar(&c.savePath, "save", "", "write the fitted model as JSON to `file`, for predict (sgp.LoadRegressorFile reads it; with --selector exact, the exact GP: its training inputs and weights); - is standard output, and the summary then goes to stderr")
@@ -105,7 +107,8 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels, spec)
 		}
 		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params,
-			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean})
+			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean,
+			restarts: c.restarts})
 	}
 	auto := c.selector == "" && !c.mSet
 	sel, err := c.resolveSelector(spec, specName)
@@ -140,10 +143,11 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if err := startFrom(kern, c.params, spec); err != nil {
 		return err
 	}
+	c.restarts = restartsFor(c.restarts, kern)
 	if c.selector == selectorExact {
 		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
 			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
-			noiseFloor: c.noiseFloor, blas: blas, note: defaultNote, mean: c.mean})
+			noiseFloor: c.noiseFloor, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed})
 	}
 	return c.fitSparse(ctx, e, obj, sel, spec, kern, train, test, blas)
 }
@@ -157,6 +161,8 @@ func (c *fitConfig) checkFlags() error {
 		return usageErrorf("fit: --predictions needs --test FILE, the inputs to predict at")
 	case !(c.noiseFloor >= 0) || math.IsInf(c.noiseFloor, 0):
 		return usageErrorf("fit: --noise-floor %v must be a finite variance ≥ 0 (0: the default)", c.noiseFloor)
+	case c.restarts < -1:
+		return usageErrorf("fit: --restarts %d must be ≥ 0 (without it: %d for a kernel with a periodic component, 0 otherwise)", c.restarts, sgp.DefaultRestarts)
 	case (c.savePath == stdoutPath || c.predPath == stdoutPath) && c.json:
 		return usageErrorf("fit: --json prints its object on standard output, which --save - or --predictions - would share; write that output to a file")
 	}
@@ -212,7 +218,7 @@ func (c *fitConfig) readData(e *env, spec, specName string) (train, test *fitDat
 func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, sel sgp.Selector, spec string, kern kernel.Kernel, train, test *fitData, blas string) error {
 	md := sgp.NewModel(train.x, train.y, kern).
 		WithM(c.m).WithInfoPivots(c.z).WithObjective(obj).WithSeed(c.seed).
-		WithMaxEpochs(c.maxEpochs).WithTimeBudget(c.budget).WithSelector(sel).WithNoiseFloor(c.noiseFloor).WithMean(c.mean)
+		WithMaxEpochs(c.maxEpochs).WithTimeBudget(c.budget).WithSelector(sel).WithNoiseFloor(c.noiseFloor).WithMean(c.mean).WithRestarts(c.restarts)
 	if !c.quiet {
 		md.WithProgress(e.stderr)
 	}
@@ -276,6 +282,7 @@ func summaryReport(s *sgp.FitSummary, k kernel.Kernel, mean sgp.Mean, kind, sele
 		NoiseFloor: s.NoiseFloor, AtNoiseFloor: s.AtNoiseFloor,
 		Hyperparameters: s.Hyperparameters().Map(), Mean: s.Mean, MeanFunction: mean.String(),
 		N: n, Warnings: append([]string{}, s.Warnings...), BLAS: blas,
+		Starts: startsReport(s), BestStart: bestStart(s),
 	}
 }
 
@@ -315,6 +322,9 @@ func (r *fitReport) write(e *env, asJSON bool, save, pred output, text func(io.W
 // printTail writes the test scores, the files written and the notes of
 // the text summary; saved describes the saved model after its path.
 func (r *fitReport) printTail(w io.Writer, test *fitData, testPath, savePath, predPath, saved string) {
+	if line := r.startsLine(); line != "" {
+		fmt.Fprintf(w, "%-16s%s\n", "starts", line)
+	}
 	if test != nil {
 		fmt.Fprintf(w, "%-16sSMSE %s  SNLP %s  (%s, %d rows)\n", "test", formatMetric(r.SMSE), formatMetric(r.SNLP), testPath, test.Len())
 	}
@@ -378,6 +388,12 @@ type fitReport struct {
 	Notes           []string           `json:"notes"`
 	BLAS            string             `json:"blas"`
 	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
+	// Starts lists every start of a fit with restarts (--restarts, or its
+	// default for a periodic kernel), the data-driven one first, and
+	// BestStart indexes the one kept; both are null for a fit from one
+	// start. (Restarts counts the optimiser's own restarts, another thing.)
+	Starts    []startReport `json:"starts"`
+	BestStart *int          `json:"best_start"`
 }
 
 // ptr returns a pointer to a copy of v, for a fitReport key that is null

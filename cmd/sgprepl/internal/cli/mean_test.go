@@ -18,9 +18,9 @@ import (
 )
 
 // fitReportKeys are the keys of fit --json, the same for every selector.
-var fitReportKeys = []string{"at_noise_floor", "blas", "converged", "epochs", "evaluations", "hyperparameters", "inducing", "inducing_inputs", "jitter", "kernel",
+var fitReportKeys = []string{"at_noise_floor", "best_start", "blas", "converged", "epochs", "evaluations", "hyperparameters", "inducing", "inducing_inputs", "jitter", "kernel",
 	"m", "m_requested", "mean", "mean_function", "n", "noise_floor", "noise_only", "notes", "objective", "objective_kind", "refined", "restarted",
-	"restarts", "seconds", "selector", "smse", "snlp", "stopped", "switched_on", "warnings", "z"}
+	"restarts", "seconds", "selector", "smse", "snlp", "starts", "stopped", "switched_on", "warnings", "z"}
 
 // TestOneMeanCLI: for every selector, fit's display, its JSON "mean", the
 // saved model's "mean" and the mean that predict adds far from the data
