@@ -304,7 +304,7 @@ func (c *command) run(ctx context.Context, e *env, args []string) error {
 			c.printUsage(e.stdout)
 			return nil
 		}
-		return usageErrorf("%s: %v (run 'sgprepl help %s')", c.name, err, c.name)
+		return usageErrorf("%s: %v%s (run 'sgprepl help %s')", c.name, err, flagHint(fs, err), c.name)
 	}
 	if fs.NArg() > 0 && !c.args {
 		return usageErrorf("%s: unexpected argument %q; all inputs are given by flags (run 'sgprepl help %s')", c.name, fs.Arg(0), c.name)

@@ -49,6 +49,11 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return err
 	}
 	n := train.Len()
+	if o.mSet {
+		if err := checkMBelowN(o.m, n, true); err != nil {
+			return err
+		}
+	}
 	k, err := kernel.Parse(o.spec, train.X, train.Y)
 	if err != nil {
 		return err

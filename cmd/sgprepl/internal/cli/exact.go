@@ -108,7 +108,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		if o.note != "" {
 			how = ", the default at this n"
 		}
-		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, exact GP (m = n%s)\n", o.trainPath, n, o.train.dim, o.spec, how)
+		fmt.Fprintf(w, "fit: %s, n=%d, %s, kernel %s, exact GP (m = n%s)\n", o.trainPath, n, count(o.train.dim, "input column"), o.spec, how)
 		fmt.Fprintf(w, "%-16s%s  (exact, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64))
 		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped(), res.Elapsed.Seconds())
 		fmt.Fprintf(w, "%-16s%s\n", "kernel", rep.Kernel)

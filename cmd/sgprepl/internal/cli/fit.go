@@ -123,6 +123,9 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 		if err := checkSettings(c.m, c.z, c.maxEpochs, c.budget); err != nil {
 			return err
 		}
+		if err := checkMBelowN(c.m, train.Len(), true); err != nil {
+			return err
+		}
 	}
 	kern, err := kernel.Parse(spec, train.x, train.y)
 	if err != nil {
@@ -247,7 +250,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 		return namedPredictor(p, train.names, train.target).Save(w)
 	}
 	err := rep.write(e, c.json, output{c.savePath, save}, output{c.predPath, pred.writeCSV}, func(w io.Writer) {
-		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, selector %v, m=%d z=%d, seed %d\n", c.trainPath, train.Len(), train.dim, spec, sel, c.m, c.z, c.seed)
+		fmt.Fprintf(w, "fit: %s, n=%d, %s, kernel %s, selector %v, m=%d z=%d, seed %d\n", c.trainPath, train.Len(), count(train.dim, "input column"), spec, sel, c.m, c.z, c.seed)
 		printFitSummary(w, md, res)
 		fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), c.m))
 		rep.printTail(w, test, c.testPath, c.savePath, c.predPath, "")
