@@ -112,9 +112,10 @@ var commands = []command{
 			"(--mean), so targets need no centring; it is saved with the model.\n" +
 			"With neither --m nor --selector, fit fits the exact GP where it costs no\n" +
 			"more time and memory than the sparse default, and says so. Inducing\n" +
-			"points: --selector hybrid by default for numeric inputs with the rbf,\n" +
-			"matern* and rq kernels (CholQR and continuous SGPR, the lower objective\n" +
-			"kept), cholqr for the others.\n" +
+			"points: --selector hybrid by default for numeric inputs with the kernels\n" +
+			"that have lengthscales and input gradients, " + hybridKernels() + "\n" +
+			"(CholQR and continuous SGPR, the lower objective kept), cholqr for the\n" +
+			"others.\n" +
 			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +
 			"points than asked, no convergence) to both. Interrupting (Ctrl-C, SIGINT) or\n" +
 			"terminating (SIGTERM, as timeout, Slurm, docker stop and systemd send it)\n" +
