@@ -169,3 +169,65 @@ func TestDocsKernelCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsExactBackend: the exact GP's factorisation runs on the SGP_BLAS
+// backend (sgp/internal/linalg's Potrf and Potri, OpenBLAS's dpotrf and
+// dpotri when loaded); docs/speed.md and Exact's doc comment say so, and
+// neither says it is gonum's LAPACK alone.
+func TestDocsExactBackend(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "sgp", "exact.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "linalg.Potrf(") || !strings.Contains(string(src), "linalg.Potri(") {
+		t.Fatal("sgp/exact.go no longer factorises through sgp/internal/linalg: fix this test and the docs")
+	}
+	for name, text := range map[string]string{"docs/speed.md": readDoc(t, "speed.md"), "sgp/exact.go": string(src)} {
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(text, "//", "")), " ")
+		if strings.Contains(flat, "not the SGP_BLAS backend") || strings.Contains(flat, "not the `SGP_BLAS` backend") {
+			t.Errorf("%s says the exact GP does not use the SGP_BLAS backend", name)
+		}
+		if !strings.Contains(flat, "dpotrf") || !strings.Contains(flat, "OpenBLAS") {
+			t.Errorf("%s does not say the exact GP's dpotrf runs on OpenBLAS when loaded", name)
+		}
+	}
+}
+
+// TestReadmeForNewcomers checks what README.md tells a newcomer: at most
+// 250 lines, no dated results table (docs/results.md holds it), the quick
+// test command, the true rule for the real-data tests, a word on the
+// first build's minutes, and command-line examples that write their
+// outputs outside the checkout.
+func TestReadmeForNewcomers(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	if n := strings.Count(readme, "\n"); n > 250 {
+		t.Errorf("README.md has %d lines, more than 250", n)
+	}
+	if regexp.MustCompile(`\b20[0-9][0-9]-[01][0-9]-[0-3][0-9]\b`).MatchString(readme) || strings.Contains(readme, "| data set |") {
+		t.Error("README.md holds dated results; they belong in docs/results.md")
+	}
+	if !strings.Contains(readDoc(t, "results.md"), "| data set | CholQR |") {
+		t.Error("docs/results.md lacks the summary table")
+	}
+	flat := strings.Join(strings.Fields(readme), " ")
+	for _, want := range []string{"go test -short ./...", "The first `go run`", "in `$SGP_DATA`, or else in `../shared/data`"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("README.md does not say %q", want)
+		}
+	}
+	if strings.Contains(flat, "run when SGP_DATA is set") {
+		t.Error("README.md says the real-data tests need SGP_DATA; they run whenever the data are found")
+	}
+	// An output flag followed by a bare file name writes into the
+	// checkout, where the example is run.
+	bare := regexp.MustCompile(`--(save|output|predictions|out) ([A-Za-z0-9_.-]+)`)
+	for _, m := range bare.FindAllStringSubmatch(readme, -1) {
+		t.Errorf("README.md: %s writes into the checkout; write it to a temporary folder", m[0])
+	}
+}
