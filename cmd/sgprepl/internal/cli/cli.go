@@ -231,7 +231,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	default:
 		c := lookup(name)
 		if c == nil {
-			return report(e, usageErrorf("unknown command %q; run 'sgprepl help' for the list", name))
+			return report(e, usageErrorf("unknown command %q%s; run 'sgprepl help' for the list", name, commandHint(name)))
 		}
 		return report(e, c.run(ctx, e, args[1:]))
 	}

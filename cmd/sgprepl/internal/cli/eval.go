@@ -117,7 +117,7 @@ func (o *evalOptions) check() (sgp.Objective, string, error) {
 		return 0, "", &exitError{code: exitUsage, err: err}
 	}
 	if !kernel.NumericSpec(specName) {
-		return 0, "", usageErrorf("eval: --kernel %s: eval reads numeric columns; use one of rbf, matern12, matern32, matern52, rq, linear, periodic, const or their sums and products", *o.kernelSpec)
+		return 0, "", usageErrorf("eval: --kernel %s: eval reads numeric columns; use one of %s, or their sums and products", *o.kernelSpec, strings.Join(kernel.NamesWith(func(kernel.Caps) bool { return true }), ", "))
 	}
 	for _, f := range []struct {
 		name string

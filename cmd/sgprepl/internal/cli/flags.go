@@ -84,6 +84,35 @@ func flagHint(fs *flag.FlagSet, err error) string {
 	return fmt.Sprintf(" (did you mean %s?)", strings.Join(best, " or "))
 }
 
+// commandHint returns the subcommands closest to an unknown name, as
+// " (did you mean fit?)", or "".
+func commandHint(name string) string {
+	var best []string
+	bestD := max(1, min(3, len(name)/3))
+	for _, c := range append(commandNames(), "run", "help") {
+		switch d := editDistance(strings.ToLower(name), c); {
+		case d > bestD:
+		case d < bestD || best == nil:
+			best, bestD = []string{c}, d
+		default:
+			best = append(best, c)
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", strings.Join(best, " or "))
+}
+
+// commandNames lists the subcommands' names.
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i := range commands {
+		names[i] = commands[i].name
+	}
+	return names
+}
+
 // editDistance is the optimal string alignment distance between a and b:
 // the fewest insertions, deletions, substitutions and swaps of adjacent
 // bytes that turn one into the other ("tarin" is 1 from "train").

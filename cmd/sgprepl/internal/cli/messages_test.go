@@ -47,6 +47,9 @@ func TestUnknownFlagSuggests(t *testing.T) {
 			}
 		})
 	}
+	if code, _, stderr := runMain(ctx, "fti", "--train", "x.csv"); code != exitUsage || !strings.Contains(stderr, "did you mean fit?") {
+		t.Errorf("sgprepl fti: exit %d, %q; want did you mean fit?", code, stderr)
+	}
 	// A name far from every flag gets no guess.
 	if _, _, stderr := runMain(ctx, "fit", "--frobnicate"); strings.Contains(stderr, "did you mean") {
 		t.Errorf("fit --frobnicate: %q suggests a flag", stderr)
