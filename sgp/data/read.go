@@ -17,8 +17,8 @@ import (
 // on them knows its columns by name. Its names must be non-empty and
 // distinct, one per column; a first name that is empty is the row index
 // pandas' DataFrame.to_csv() writes, and is an error saying so rather than
-// an extra input. Empty cells alone do not make a header, so a first data
-// row with a missing value is an error.
+// an extra input. Missing values alone do not make a header: a first data
+// row with one is a row with a missing value, as any other.
 //
 // Cells are separated by commas; if the first data line holds no comma, cells
 // are separated by runs of spaces or tabs instead. Spaces around cells and
