@@ -869,7 +869,7 @@ func isHeader(cells []string) bool {
 // isMissing reports whether a cell marks a missing value: empty (what
 // pandas' to_csv writes for NaN), NaN in any case, or NA (R's).
 func isMissing(c string) bool {
-	return c == "" || strings.EqualFold(c, "nan") || c == "NA"
+	return c == "" || strings.EqualFold(strings.TrimLeft(c, "+-"), "nan") || c == "NA"
 }
 
 // parseCell parses one cell, not a missing value (isMissing), as a finite

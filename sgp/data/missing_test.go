@@ -31,6 +31,9 @@ func TestReadCSVMissing(t *testing.T) {
 	if _, err := ReadCSVWith(strings.NewReader("x,y\n1,\n,2\n"), "all", ReadOptions{DropMissing: true}); !errors.As(err, &me) || me.Rows != 2 {
 		t.Errorf("every row missing: %v, want a MissingError of 2 rows", err)
 	}
+	if _, err := ReadCSV(strings.NewReader("x,y\n1,+nan\n2,3\n"), "signed"); !errors.As(err, &me) || me.Rows != 1 {
+		t.Errorf("+nan: %v, want a MissingError of 1 row", err)
+	}
 	_, err = ReadCSV(strings.NewReader("firm,year,value\nGeneral Motors,1935,10\n"), "g")
 	if !errors.Is(err, ErrNotNumber) || !strings.Contains(err.Error(), `column 1 ("firm"): cannot parse "General Motors"`) {
 		t.Errorf("text column: %v", err)

@@ -341,7 +341,11 @@ func (lay *columnLayout) textError() error {
 		return nil
 	}
 	var cols []string
-	for _, t := range lay.text {
+	for k, t := range lay.text {
+		if k == 5 {
+			cols = append(cols, fmt.Sprintf("and %d more columns", len(lay.text)-k))
+			break
+		}
 		cols = append(cols, fmt.Sprintf("column %q holds text (%d cells, the first on line %d: %q)", shorten(headerName(lay.header[t.col])), t.cells, t.line, shorten(t.cell)))
 	}
 	return fmt.Errorf("%s: %s; the kernel reads numbers: name the numeric inputs with --input-column (repeatable), or read a column of text with a kernel of strings (--kernel spectrum) or of molecules (--kernel wl or tanimoto)", lay.path, strings.Join(cols, "; "))
@@ -351,7 +355,7 @@ func (lay *columnLayout) textError() error {
 // reader of sgp/data takes it: empty, NaN in any case, or NA.
 func isMissing(c string) bool {
 	c = strings.TrimSpace(c)
-	return c == "" || strings.EqualFold(c, "nan") || c == "NA"
+	return c == "" || strings.EqualFold(strings.TrimLeft(c, "+-"), "nan") || c == "NA"
 }
 
 // missingRow reports whether the record rec, on line, has a missing
