@@ -632,8 +632,9 @@ func startFrom(kern kernel.Kernel, params paramList, spec string) error {
 
 // dataHint adds to an error of reading a data file how to fix it: a file
 // with missing values is read by --drop-missing where the command has it
-// (canDrop), and a column of text by naming the numeric columns or with a
-// kernel of text.
+// (canDrop: fit and eval), and there a column of text by naming the
+// numeric columns or with a kernel of text; predict says why it drops
+// no rows.
 func dataHint(err error, canDrop bool) error {
 	var me *data.MissingError
 	switch {
@@ -643,7 +644,7 @@ func dataHint(err error, canDrop bool) error {
 		return &wrapped{fmt.Sprintf("%s; impute them, or leave them out with --drop-missing (the summary counts them)", me.Counted()), err}
 	case errors.As(err, &me):
 		return &wrapped{fmt.Sprintf("%s; predict writes one output row per input row, in order, so it drops none: impute them, or drop them from the input and from whatever holds its row order", me.Counted()), err}
-	case errors.Is(err, data.ErrNotNumber):
+	case errors.Is(err, data.ErrNotNumber) && canDrop: // fit and eval, which choose the columns
 		return fmt.Errorf("%w; a file read as numbers needs a number in every column: --input-column NAME (repeatable, with a header row) reads only the columns named, and a column of text needs a kernel of strings (--kernel spectrum) or of molecules (--kernel wl or tanimoto)", err)
 	}
 	return err
