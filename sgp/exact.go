@@ -68,8 +68,11 @@ const MaxExactN = 20000
 //
 // The kernel is not modified: the fit works on a copy of a built-in
 // kernel (a kernel.Func or user type is used as it is, and its
-// hyperparameters are left at the fitted values). Linear algebra is
-// gonum's LAPACK in Go (dpotrf, dpotri), not the SGP_BLAS backend.
+// hyperparameters are left at the fitted values). The n×n Cholesky
+// factorisation and inverse (dpotrf, dpotri) run on the SGP_BLAS backend
+// through sgp/internal/linalg: OpenBLAS's LAPACK when it is loaded,
+// gonum's LAPACK in Go otherwise; the triangular solves, O(n²) an
+// evaluation, are gonum's.
 type Exact struct {
 	x          kernel.Inputs
 	y          []float64

@@ -123,8 +123,8 @@ type hybrid struct {
 // and returns the fit's state at the start.
 func (md *Model) newHybrid(r *run) (*hybrid, error) {
 	kern, ok := md.kern.(hybridKernel)
-	if !ok || kernel.Clone(md.kern) == md.kern {
-		return nil, errors.New("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (RBF, Matern or RQ) on vector inputs; use cholqr for other kernels")
+	if !ok || !kernel.Capabilities(md.kern).Hybrid {
+		return nil, fmt.Errorf("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (%s) on vector inputs, not %s; use cholqr for other kernels", kernel.ListNames(kernel.NamesWith(func(c kernel.Caps) bool { return c.Hybrid })), kernel.Text(md.kern))
 	}
 	xv, ok := md.x.(*kernel.Vectors)
 	if !ok {
@@ -682,10 +682,9 @@ func (md *Model) continuousFrom(opts Continuous, theta []float64, z0 *kernel.Vec
 	if err := md.build(); err != nil {
 		return nil, err
 	}
-	_, ok := md.kern.(kernel.InputGradient)
-	xv, ok2 := md.x.(*kernel.Vectors)
-	if !ok || !ok2 {
-		return nil, errors.New("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient: RBF, Matern, RQ, Periodic, Linear, Const)")
+	xv, ok := md.x.(*kernel.Vectors)
+	if !ok || !kernel.Capabilities(md.kern).Continuous {
+		return nil, fmt.Errorf("sgp: continuous refinement needs vector inputs and a kernel with input gradients (kernel.InputGradient: %s)", continuousNames())
 	}
 	k2 := kernel.Clone(md.kern)
 	if k2 == md.kern {

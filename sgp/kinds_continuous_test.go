@@ -30,7 +30,7 @@ func TestKindsContinuous(t *testing.T) {
 			t.Errorf("%s: objective %v from %v", spec, cr.Objective, cr.Start)
 		}
 	}
-	for _, spec := range []string{"matern12", "matern52", "rq"} {
+	for _, spec := range []string{"matern12", "matern52", "rq", "periodic"} {
 		k, err := kernel.Parse(spec, train.X, train.Y)
 		if err != nil {
 			t.Fatal(err)

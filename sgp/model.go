@@ -58,6 +58,8 @@ type Model struct {
 	x    kernel.Inputs
 	y    []float64
 	kern kernel.Kernel
+	// targetName names the targets' column (WithTargetName), "" if unknown.
+	targetName string
 
 	m, z  int
 	obj   Objective
@@ -208,6 +210,18 @@ func (md *Model) WithMean(mn Mean) *Model {
 	md.reset()
 	return md
 }
+
+// WithTargetName names the targets' column, as data.Dataset.TargetName
+// holds it for a CSV file with a header row: figures label their axis
+// with it and the Predictor carries it into a saved model. The inputs'
+// names come with them (kernel.Vectors.Names). It changes nothing else.
+func (md *Model) WithTargetName(name string) *Model {
+	md.targetName = name
+	return md
+}
+
+// TargetName returns the targets' column name (WithTargetName), or "".
+func (md *Model) TargetName() string { return md.targetName }
 
 // WithSeed sets the seed of the model's random numbers (default 1).
 func (md *Model) WithSeed(seed uint64) *Model {

@@ -64,7 +64,14 @@ func (md *Model) Predictor() (p *Predictor, err error) {
 		return nil, err
 	}
 	if md.refined != nil {
-		return md.refined.Predictor, nil
+		p = md.refined.Predictor
+	} else {
+		p = newPredictor(md.f)
 	}
-	return newPredictor(md.f), nil
+	if md.targetName != "" {
+		q := *p // the refinement's own stays as it is
+		q.TargetName = md.targetName
+		p = &q
+	}
+	return p, nil
 }

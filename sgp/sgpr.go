@@ -218,7 +218,7 @@ func (c *Continuous) check() (*kernel.Vectors, kernel.InputGradient, error) {
 	}
 	kg, ok := c.kern.(kernel.InputGradient)
 	if !ok {
-		return nil, nil, fmt.Errorf("sgp: continuous SGPR needs a kernel with input gradients (kernel.InputGradient, as RBF), not %T", c.kern)
+		return nil, nil, fmt.Errorf("sgp: continuous SGPR needs a kernel with input gradients (kernel.InputGradient: %s), not %s", continuousNames(), kernel.Text(c.kern))
 	}
 	if err := kg.Accepts(xv); err != nil {
 		return nil, nil, err
@@ -628,4 +628,10 @@ func (c *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) {
 		return res, errs[best]
 	}
 	return res, ctx.Err()
+}
+
+// continuousNames lists the kernels continuous SGPR takes, for messages
+// (kernel.Capabilities).
+func continuousNames() string {
+	return kernel.ListNames(kernel.NamesWith(func(c kernel.Caps) bool { return c.Continuous }))
 }

@@ -14,12 +14,15 @@ func init() {
 		"Dir":               reflect.ValueOf(data.Dir),
 		"EachRecord":        reflect.ValueOf(data.EachRecord),
 		"ErrNoHeader":       reflect.ValueOf(&data.ErrNoHeader).Elem(),
+		"ErrNotNumber":      reflect.ValueOf(&data.ErrNotNumber).Elem(),
 		"ErrUnknownColumn":  reflect.ValueOf(&data.ErrUnknownColumn).Elem(),
 		"LoadKIN40K":        reflect.ValueOf(data.LoadKIN40K),
 		"LoadKin8nm":        reflect.ValueOf(data.LoadKin8nm),
 		"LoadSnelson":       reflect.ValueOf(data.LoadSnelson),
 		"ReadCSV":           reflect.ValueOf(data.ReadCSV),
 		"ReadCSVFile":       reflect.ValueOf(data.ReadCSVFile),
+		"ReadCSVFileWith":   reflect.ValueOf(data.ReadCSVFileWith),
+		"ReadCSVWith":       reflect.ValueOf(data.ReadCSVWith),
 		"ReadInputsCSV":     reflect.ValueOf(data.ReadInputsCSV),
 		"ReadPredictCSV":    reflect.ValueOf(data.ReadPredictCSV),
 		"SnelsonLike":       reflect.ValueOf(data.SnelsonLike),
@@ -29,5 +32,7 @@ func init() {
 		// type definitions
 		"Dataset":      reflect.ValueOf((*data.Dataset)(nil)),
 		"InputColumns": reflect.ValueOf((*data.InputColumns)(nil)),
+		"MissingError": reflect.ValueOf((*data.MissingError)(nil)),
+		"ReadOptions":  reflect.ValueOf((*data.ReadOptions)(nil)),
 	}
 }

@@ -36,6 +36,9 @@ import (
 type csvOptions struct {
 	block   int // bytes read before a block of whole lines is handed on (1 to maxLine)
 	workers int // goroutines parsing blocks (≥ 1)
+	// dropMissing drops the rows with a missing value (ReadOptions)
+	// instead of failing with a *MissingError.
+	dropMissing bool
 }
 
 // defaultCSVOptions: blocks of 1 MiB, one worker per processor.
@@ -99,6 +102,9 @@ type csvPart struct {
 	rows  int
 	err   error
 	panic *par.Panic // a panic while parsing, raised again by the caller
+	// missing counts the rows skipped for a missing value (isMissing);
+	// missLine and missCol locate the first of them.
+	missing, missLine, missCol int
 }
 
 // tooLong is the error for line lineNo exceeding maxLine bytes.
@@ -158,9 +164,18 @@ func (p *csvParser) parse(text string, before int, part *csvPart) int {
 				return lineNo - before
 			}
 		}
-		var n int
-		if row, n, part.err = p.parseRow(line, lineNo, row); part.err != nil {
+		var n, missCol int
+		if row, n, missCol, part.err = p.parseRow(line, lineNo, row); part.err != nil {
 			return lineNo - before
+		}
+		if missCol > 0 {
+			// A row with a missing value is counted and skipped; the
+			// reader fails at the end unless it drops such rows.
+			if part.missing == 0 {
+				part.missLine, part.missCol = lineNo, missCol
+			}
+			part.missing++
+			continue
 		}
 		if p.withTarget {
 			part.x = append(part.x, row[:n-1]...)
@@ -206,39 +221,50 @@ func (p *csvParser) selectColumns(line string, lineNo int) error {
 }
 
 // parseRow parses the cells of the data row on line lineNo into row (its
-// storage reused) and returns it with the row's number of cells. The first
+// storage reused) and returns it with the row's number of cells and the
+// 1-based column of its first missing value (0 for none). The first
 // data row sets the number of columns and the separator. A wrong number
 // of cells is reported before a bad cell, except that a first data row
 // whose cells do not match the header's is reported after a cell that is
 // not a number (a file separated by ';' has both).
-func (p *csvParser) parseRow(line string, lineNo int, row []float64) ([]float64, int, error) {
+func (p *csvParser) parseRow(line string, lineNo int, row []float64) ([]float64, int, int, error) {
 	if p.cols == 0 {
 		p.comma = strings.Contains(line, ",")
 	}
-	row, n, bad, badCol := p.cells(line, row)
+	row, n, bad, badCol, missCol := p.cells(line, row)
 	if n < 2 && p.withTarget {
-		return row, n, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
+		return row, n, 0, fmt.Errorf("sgp: %s: line %d has %d column; need at least 2 (the inputs, then the target in the last column)%s", p.label, lineNo, n, separatorHint(line))
 	}
 	headerCount := false
 	if p.cols == 0 {
 		headerCount = p.header != nil && n != len(p.header)
 		p.cols, p.colsLine = n, lineNo
 	} else if n != p.cols {
-		return row, n, fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", p.label, lineNo, n, p.colsLine, p.cols)
+		return row, n, 0, fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", p.label, lineNo, n, p.colsLine, p.cols)
 	}
 	if bad != nil {
-		return row, n, fmt.Errorf("sgp: %s: line %d, column %d: %w%s", p.label, lineNo, badCol, bad, separatorHint(line))
+		return row, n, 0, fmt.Errorf("sgp: %s: line %d, column %d%s: %w%s", p.label, lineNo, badCol, p.columnName(badCol), bad, separatorHint(line))
 	}
 	if headerCount {
-		return row, n, p.headerCount(lineNo, n)
+		return row, n, 0, p.headerCount(lineNo, n)
 	}
-	return row, n, nil
+	return row, n, missCol, nil
+}
+
+// columnName returns the header's name of the 1-based column col as
+// ` ("name")`, or "" without a header.
+func (p *csvParser) columnName(col int) string {
+	if col < 1 || col > len(p.header) {
+		return ""
+	}
+	return fmt.Sprintf(" (%q)", table.Short(p.header[col-1]))
 }
 
 // cells parses the cells of line into row, the columns read in their
-// places (p.keep) or all in order, and returns row, the number n of cells
-// and the first bad cell's error with its 1-based column.
-func (p *csvParser) cells(line string, row []float64) (_ []float64, n int, bad error, badCol int) {
+// places (p.keep) or all in order, and returns row, the number n of cells,
+// the first bad cell's error with its 1-based column, and the 1-based
+// column of the first missing value (isMissing), whose place holds NaN.
+func (p *csvParser) cells(line string, row []float64) (_ []float64, n int, bad error, badCol, missCol int) {
 	row = row[:0]
 	if p.keep != nil {
 		// Every place is set by its column, for a row without error.
@@ -259,7 +285,12 @@ func (p *csvParser) cells(line string, row []float64) (_ []float64, n int, bad e
 			return
 		}
 		v, ok := parseDecimal(c)
-		if !ok {
+		if !ok && isMissing(c) {
+			v = math.NaN()
+			if missCol == 0 {
+				missCol = n
+			}
+		} else if !ok {
 			var err error
 			if v, err = parseCell(c); err != nil {
 				bad, badCol = err, n
@@ -287,7 +318,7 @@ func (p *csvParser) cells(line string, row []float64) (_ []float64, n int, bad e
 			cell(c)
 		}
 	}
-	return row, n, bad, badCol
+	return row, n, bad, badCol, missCol
 }
 
 // headerCount is the error for the first data row, on line lineNo, having
@@ -474,13 +505,40 @@ func readCSVWith(r io.Reader, name, label string, withTarget bool, opt csvOption
 	if tail != nil {
 		return nil, tail
 	}
+	miss := c.parser.missing(parts)
+	if miss != nil && (!opt.dropMissing || rows == 0) {
+		return nil, miss // with every row dropped, none is left to read
+	}
 	if rows == 0 {
 		if c.parser.headerLine > 0 {
 			return nil, fmt.Errorf("sgp: %s: no data rows after the header on line %d", label, c.parser.headerLine)
 		}
 		return nil, fmt.Errorf("sgp: %s: no data rows: the input is empty or holds only blank and '#' comment lines", label)
 	}
-	return c.parser.dataset(name, parts, rows)
+	ds, err := c.parser.dataset(name, parts, rows)
+	if ds != nil && miss != nil {
+		ds.Dropped = miss.Rows
+	}
+	return ds, err
+}
+
+// missing returns the *MissingError of the rows the parts skipped for a
+// missing value, or nil if there were none.
+func (p *csvParser) missing(parts []*csvPart) *MissingError {
+	var e *MissingError
+	for _, part := range parts {
+		if part.missing == 0 {
+			continue
+		}
+		if e == nil {
+			e = &MissingError{Label: p.label, Line: part.missLine, Column: part.missCol}
+			if part.missCol <= len(p.header) {
+				e.Name = p.header[part.missCol-1]
+			}
+		}
+		e.Rows += part.missing
+	}
+	return e
 }
 
 // csvFeed hands the text read to a csvPool in whole lines.
@@ -795,33 +853,78 @@ func cleanCell(c string) string {
 	return c
 }
 
-// isHeader reports whether a first row is a header: some non-empty cell does
-// not parse as a float64. Empty cells alone do not make a header, so that a
-// data row with a missing value is reported rather than skipped.
+// isHeader reports whether a first row is a header: some cell that is
+// not a missing value (isMissing) does not parse as a float64. Missing
+// values alone do not make a header, so that a data row with a missing
+// value is reported rather than skipped.
 func isHeader(cells []string) bool {
 	for _, c := range cells {
-		if _, err := strconv.ParseFloat(c, 64); c != "" && err != nil && !errors.Is(err, strconv.ErrRange) {
+		if _, err := strconv.ParseFloat(c, 64); !isMissing(c) && err != nil && !errors.Is(err, strconv.ErrRange) {
 			return true
 		}
 	}
 	return false
 }
 
-// parseCell parses one cell as a finite float64.
+// isMissing reports whether a cell marks a missing value: empty (what
+// pandas' to_csv writes for NaN), NaN in any case, or NA (R's).
+func isMissing(c string) bool {
+	return c == "" || strings.EqualFold(strings.TrimLeft(c, "+-"), "nan") || c == "NA"
+}
+
+// parseCell parses one cell, not a missing value (isMissing), as a finite
+// float64.
 func parseCell(c string) (float64, error) {
-	if c == "" {
-		return 0, errors.New("empty cell; every cell must hold a number")
-	}
 	v, err := strconv.ParseFloat(c, 64)
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
 			return 0, fmt.Errorf("value %q is out of the float64 range", table.Short(c))
 		}
-		return 0, fmt.Errorf("cannot parse %q as a number", table.Short(c))
+		return 0, notNumber(table.Short(c))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("value %q is not finite; remove or impute NaN and ±Inf values", table.Short(c))
+		return 0, fmt.Errorf("value %q is not finite; remove or impute ±Inf values", table.Short(c))
 	}
 	return v, nil
+}
+
+// ErrNotNumber is what the errors of the numeric readers (ReadCSV and
+// its kin) wrap for a cell that is not a number: errors.Is finds it, so
+// that a caller can say how to read a column of text instead.
+var ErrNotNumber = errors.New("not a number")
+
+// notNumber is the error of a cell that is not a number, the cell
+// shortened.
+type notNumber string
+
+func (e notNumber) Error() string        { return fmt.Sprintf("cannot parse %q as a number", string(e)) }
+func (e notNumber) Is(target error) bool { return target == ErrNotNumber }
+
+// MissingError is the error of the numeric readers (ReadCSV and its kin)
+// for rows with a missing value (an empty cell, NaN or NA): how many, and
+// where the first is. ReadOptions.DropMissing drops such rows instead.
+type MissingError struct {
+	Label        string // the file or input
+	Rows         int    // rows with a missing value
+	Line, Column int    // the first missing value's line and 1-based column
+	Name         string // that column's name in the header, "" without one
+}
+
+func (e *MissingError) Error() string {
+	return "sgp: " + e.Counted() + "; impute them, or drop them (data.ReadOptions.DropMissing)"
+}
+
+// Counted is the error's message without its advice: the source, how
+// many rows have a missing value and where the first is.
+func (e *MissingError) Counted() string {
+	col := fmt.Sprintf("column %d", e.Column)
+	if e.Name != "" {
+		col += fmt.Sprintf(" (%q)", table.Short(e.Name))
+	}
+	rows := "1 row has a missing value"
+	if e.Rows != 1 {
+		rows = fmt.Sprintf("%d rows have a missing value", e.Rows)
+	}
+	return fmt.Sprintf("%s: %s (an empty cell, NaN or NA), the first on line %d, %s", e.Label, rows, e.Line, col)
 }

@@ -3,6 +3,7 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 		comma, seenFirst     bool
 		headerLine, rows, ln int
 		header               []string
+		miss                 *MissingError
 	)
 	for sc.Scan() {
 		ln++
@@ -67,15 +69,34 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 			return nil, fmt.Errorf("sgp: %s: line %d has %d columns, but line %d has %d; every row needs the same number of columns", label, ln, len(cells), colsLine, cols)
 		}
 		row := make([]float64, len(cells))
+		missCol := 0
 		for j, c := range cells {
+			if isMissing(c) {
+				missCol = cmp.Or(missCol, j+1)
+				continue
+			}
 			v, err := parseCell(c)
 			if err != nil {
-				return nil, fmt.Errorf("sgp: %s: line %d, column %d: %w%s", label, ln, j+1, err, separatorHint(line))
+				name := ""
+				if header != nil {
+					name = fmt.Sprintf(" (%q)", header[j])
+				}
+				return nil, fmt.Errorf("sgp: %s: line %d, column %d%s: %w%s", label, ln, j+1, name, err, separatorHint(line))
 			}
 			row[j] = v
 		}
 		if headerCount {
 			return nil, fmt.Errorf("sgp: %s: line %d has %d columns, but the header on line %d names %d; every row needs one value per named column", label, ln, len(cells), headerLine, len(header))
+		}
+		if missCol > 0 {
+			if miss == nil {
+				miss = &MissingError{Label: label, Line: ln, Column: missCol}
+				if header != nil {
+					miss.Name = header[missCol-1]
+				}
+			}
+			miss.Rows++
+			continue
 		}
 		for j, v := range row {
 			if j == cols-1 && withTarget {
@@ -91,6 +112,9 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 			return nil, fmt.Errorf("sgp: %s: line %d is longer than %d MiB; is this a CSV file?", label, ln+1, maxLine>>20)
 		}
 		return nil, fmt.Errorf("sgp: %s: reading after line %d: %w", label, ln, err)
+	}
+	if miss != nil {
+		return nil, miss
 	}
 	if rows == 0 {
 		if headerLine > 0 {
@@ -296,11 +320,11 @@ func TestReadCSVSplitsBlocks(t *testing.T) {
 		copy(bad, lines)
 		bad[word] = append([]byte("abc"), lines[word]...)
 		bad[ragged] = append([]byte("1,"), lines[ragged]...)
-		bad[nan] = append([]byte("NaN"), lines[nan][bytes.IndexByte(lines[nan], ','):]...)
+		bad[nan] = append([]byte("Inf"), lines[nan][bytes.IndexByte(lines[nan], ','):]...)
 		want := map[int]string{
-			word:   fmt.Sprintf("line %d, column 1: cannot parse", word+1),
+			word:   fmt.Sprintf("line %d, column 1 (\"col0\"): cannot parse", word+1),
 			ragged: fmt.Sprintf("line %d has 6 columns, but line 2 has 5", ragged+1),
-			nan:    fmt.Sprintf("line %d, column 1: value \"NaN\" is not finite", nan+1),
+			nan:    fmt.Sprintf("line %d, column 1 (\"col0\"): value \"Inf\" is not finite", nan+1),
 		}[min(word, ragged, nan)]
 		check(bytes.Join(bad, nil), want)
 	}

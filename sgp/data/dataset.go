@@ -21,6 +21,9 @@ type Dataset struct {
 	// TargetName is the name of the target column in the header row of
 	// the CSV file the data were read from, or "" without one.
 	TargetName string
+	// Dropped is the number of rows of the file left out for a missing
+	// value (ReadOptions.DropMissing), 0 for data read otherwise.
+	Dropped int
 }
 
 // Len returns the number of points n.
@@ -48,17 +51,28 @@ func (d *Dataset) String() string {
 	return fmt.Sprintf("data.Dataset %q: %d points, %d input dimension(s)", d.Name, d.Len(), dim)
 }
 
-// HTML returns the data set as a table of its size and first rows.
+// HTML returns the data set as a table of its size and first rows, its
+// columns headed by their names (the CSV header's: X.Names and
+// TargetName), or x0, x1, … and y without them.
 func (d *Dataset) HTML() string {
 	if d == nil || d.X == nil {
 		return html.EscapeString(d.String())
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<table><caption>%s</caption><tr>", html.EscapeString(d.String()))
+	names := d.X.Names()
 	for t := 0; t < min(d.X.Dim(), 8); t++ {
-		fmt.Fprintf(&b, "<th>x%d</th>", t)
+		name := fmt.Sprintf("x%d", t)
+		if t < len(names) && names[t] != "" {
+			name = names[t]
+		}
+		fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(table.Short(name)))
 	}
-	b.WriteString("<th>y</th></tr>")
+	target := "y"
+	if d.TargetName != "" {
+		target = d.TargetName
+	}
+	fmt.Fprintf(&b, "<th>%s</th></tr>", html.EscapeString(table.Short(target)))
 	for i := 0; i < min(d.Len(), 5); i++ {
 		b.WriteString("<tr>")
 		for _, x := range d.X.Row(i)[:min(d.X.Dim(), 8)] {

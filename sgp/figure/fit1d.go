@@ -22,7 +22,10 @@ import (
 // triangles along the bottom of the plot. The curves are evaluated on a
 // grid of 400 points spanning the training inputs padded by 10% of their
 // range on each side. An empty title becomes "Sparse GP fit (m = k)".
-// The default size is 6×4 in.
+// The axes carry the data's column names: the input's (kernel.Vectors.
+// Names, as read from a CSV header) and the target's
+// (Model.WithTargetName), "x" and "y" without them. The default size is
+// 6×4 in.
 //
 // Fit1D builds the model if needed but does not fit it. It returns an
 // error if the inputs are not *Vectors of dimension 1, or if the model
@@ -52,7 +55,14 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 	if title == "" {
 		title = fmt.Sprintf("Sparse GP fit (m = %d)", len(ind))
 	}
-	p := newPanel(title, "x", "y")
+	xlabel, ylabel := "x", "y"
+	if names := xv.Names(); len(names) == 1 && names[0] != "" {
+		xlabel = names[0]
+	}
+	if name := m.TargetName(); name != "" {
+		ylabel = name
+	}
+	p := newPanel(title, xlabel, ylabel)
 	p.X.Min, p.X.Max = lo, hi
 	poly, band, ml, err := meanAndBand(grid, mean, vr)
 	if err != nil {

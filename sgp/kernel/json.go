@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cholqr/sgp/sgp/internal/jsonstream"
 	"github.com/cholqr/sgp/sgp/internal/table"
@@ -268,12 +269,12 @@ func Clone(k Kernel) Kernel {
 // the first such component of a sum or product), or 0 when the
 // description does not give one.
 func (d *Description) InputDim() int {
-	switch d.Type {
-	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic":
-		if d.Dim > 0 && d.Dim <= maxDim {
+	switch {
+	case slices.Contains(numericLeaves, d.Type):
+		if d.Dim > 0 && d.Dim <= maxDim { // const has none
 			return d.Dim
 		}
-	case "sum", "product":
+	case d.Type == "sum" || d.Type == "product":
 		for i := range d.Components {
 			if v := d.Components[i].InputDim(); v > 0 {
 				return v

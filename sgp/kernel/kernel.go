@@ -131,8 +131,8 @@ type AuxInputGradient interface {
 
 // Lengthscaled is implemented by kernels on *Vectors with a signal
 // variance V and one lengthscale ℓ_t per input dimension, whose θ begins
-// with (log V, log ℓ₁, …, log ℓ_d) in that order: RBF, Matern and RQ
-// (whose log α follows). The hybrid
+// with (log V, log ℓ₁, …, log ℓ_d) in that order: RBF, Matern, RQ
+// (whose log α follows) and Periodic (whose log periods follow). The hybrid
 // selector uses the lengthscales to place its k-means centres and to
 // find inputs whose lengthscale has grown until the kernel ignores them.
 type Lengthscaled interface {

@@ -33,6 +33,7 @@ var fileLayers = []string{
 	"parse.go",           // kernels from their specifications
 	"json.go",            // the kernels' JSON form
 	"inputs_json.go",     // the inputs' JSON form
+	"caps.go",            // which fitters can use a kernel
 }
 
 // TestFileLayers checks that no file refers to a file after it in

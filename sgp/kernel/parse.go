@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,9 +13,13 @@ import (
 // specNames lists the kernel specifications SplitSpec accepts.
 const specNames = "rbf, matern12, matern32, matern52, rq, linear, periodic, const, sums and products of these (rbf+linear, periodic*rbf, (rbf+linear)*const), wl[:h], wl-depth[:h], spectrum[:k], tanimoto[:r], histogram[:C]"
 
-// numericNames lists the kernels of numeric inputs, which expressions
-// combine.
-const numericNames = "rbf, matern12, matern32, matern52, rq, linear, periodic, const"
+// numericLeaves are the names of the single kernels of numeric inputs,
+// which expressions combine: the one list of them (SplitSpec,
+// NumericSpec, NamesWith and the model files' InputDim read it).
+var numericLeaves = []string{"rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic", "const"}
+
+// numericNames lists numericLeaves for messages.
+var numericNames = strings.Join(numericLeaves, ", ")
 
 // SplitSpec splits a kernel specification "name[:p]" into the name and
 // its integer parameter, filling in the default. Specifications name a
@@ -57,12 +62,13 @@ func SplitSpec(spec string) (name string, param int, err error) {
 	}
 	name, arg, hasArg := strings.Cut(s, ":")
 	def, lo, hi := 0, 0, 0
-	switch name {
-	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic", "const":
+	if slices.Contains(numericLeaves, name) {
 		if hasArg {
 			return "", 0, fmt.Errorf("sgp: kernel %q takes no parameter", spec)
 		}
 		return name, 0, nil
+	}
+	switch name {
 	case "wl", "wl-depth":
 		def, lo, hi = 3, 0, wlMaxDepth
 	case "spectrum":
@@ -88,11 +94,7 @@ func SplitSpec(spec string) (name string, param int, err error) {
 // kernel of numeric columns (*Vectors): rbf, matern12, matern32,
 // matern52, rq, linear, periodic, const, or an expression of these.
 func NumericSpec(name string) bool {
-	switch name {
-	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic", "const":
-		return true
-	}
-	return strings.ContainsAny(name, "+*()")
+	return slices.Contains(numericLeaves, name) || strings.ContainsAny(name, "+*()")
 }
 
 // expr is a parsed kernel expression: a leaf kernel's name, or a sum or

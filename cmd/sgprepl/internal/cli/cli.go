@@ -111,9 +111,10 @@ var commands = []command{
 			"(--mean), so targets need no centring; it is saved with the model.\n" +
 			"With neither --m nor --selector, fit fits the exact GP where it costs no\n" +
 			"more time and memory than the sparse default, and says so. Inducing\n" +
-			"points: --selector hybrid by default for numeric inputs with the rbf,\n" +
-			"matern* and rq kernels (CholQR and continuous SGPR, the lower objective\n" +
-			"kept), cholqr for the others.\n" +
+			"points: --selector hybrid by default for numeric inputs with the kernels\n" +
+			"that have lengthscales and input gradients, " + hybridKernels() + "\n" +
+			"(CholQR and continuous SGPR, the lower objective kept), cholqr for the\n" +
+			"others.\n" +
 			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +
 			"points than asked, no convergence) to both. Interrupting (Ctrl-C, SIGINT) or\n" +
 			"terminating (SIGTERM, as timeout, Slurm, docker stop and systemd send it)\n" +
@@ -212,7 +213,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	default:
 		c := lookup(name)
 		if c == nil {
-			return report(e, usageErrorf("unknown command %q; run 'sgprepl help' for the list", name))
+			return report(e, usageErrorf("unknown command %q%s; run 'sgprepl help' for the list", name, commandHint(name)))
 		}
 		return report(e, c.run(ctx, e, args[1:]))
 	}
@@ -286,7 +287,7 @@ func (c *command) run(ctx context.Context, e *env, args []string) error {
 			c.printUsage(e.stdout)
 			return nil
 		}
-		return usageErrorf("%s: %v (run 'sgprepl help %s')", c.name, err, c.name)
+		return usageErrorf("%s: %v%s (run 'sgprepl help %s')", c.name, err, flagHint(fs, err), c.name)
 	}
 	if fs.NArg() > 0 && !c.args {
 		return usageErrorf("%s: unexpected argument %q; all inputs are given by flags (run 'sgprepl help %s')", c.name, fs.Arg(0), c.name)

@@ -383,7 +383,7 @@ func TestEval(t *testing.T) {
 					r[k] = f
 				}
 			}
-			if len(raw) != 11 || raw["objective_kind"] != strings.ToUpper(obj) || r["n"] != n || r["m"] != float64(len(inducing)) {
+			if len(raw) != 12 || raw["objective_kind"] != strings.ToUpper(obj) || r["n"] != n || r["m"] != float64(len(inducing)) {
 				t.Errorf("%s %s: JSON %s", tc.name, obj, stdout)
 			}
 			for _, c := range []struct {

@@ -27,7 +27,8 @@ type contOptions struct {
 	noiseFloor  float64
 	blas        string
 	mean        sgp.Mean
-	restarts    int // --restarts; −1: sgp.RestartsFor the kernel
+	restarts    int  // --restarts; −1: sgp.RestartsFor the kernel
+	dropMissing bool // --drop-missing
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
@@ -45,11 +46,16 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if err := checkOutputs([]string{o.train, o.test}, o.save, o.pred); err != nil {
 		return err
 	}
-	train, test, err := readData(o.train, o.test)
+	train, test, err := readDataProgress(o.train, o.test, nil, o.dropMissing)
 	if err != nil {
-		return err
+		return dataHint(err, true)
 	}
 	n := train.Len()
+	if o.mSet {
+		if err := checkMBelowN(o.m, n, true); err != nil {
+			return err
+		}
+	}
 	k, err := kernel.Parse(o.spec, train.X, train.Y)
 	if err != nil {
 		return err
@@ -58,7 +64,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return err
 	}
 	if _, ok := k.(kernel.InputGradient); !ok {
-		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels, o.spec)
+		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels(), o.spec)
 	}
 	fit := sgp.NewContinuous(train.X, train.Y, k).WithMean(o.mean).WithObjective(o.obj).WithSeed(o.seed).
 		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor).
@@ -76,6 +82,12 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	rep := summaryReport(&res.FitSummary, k, o.mean, o.obj.String(), selectorContinuous, n, o.blas)
 	rep.Evaluations, rep.Restarts, rep.Jitter = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter)
 	rep.InducingInputs, rep.M, rep.MRequested = rowsOf(res.Z), res.Z.Len(), ptr(res.Z.Len())
+	trainD := &fitData{dropped: train.Dropped}
+	var testD *fitData
+	if test != nil {
+		testD = &fitData{dropped: test.Dropped}
+	}
+	rep.setDropped(o.dropMissing, trainD, testD)
 	var pred *predictions
 	if test != nil {
 		if pred, err = predictorPredictions(res.Predictor, test.X); err != nil {
@@ -88,6 +100,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	err = rep.write(e, o.json, output{o.save, namedPredictor(res.Predictor, train.X.Names(), train.TargetName).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
 		fmt.Fprintf(w, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
 			o.train, n, res.Z.Len(), o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped())
+		rep.printDropped(w)
 		fmt.Fprintf(w, "kernel: %s\n", rep.Kernel)
 		fmt.Fprintf(w, "prior mean: %.6g (%s)\n", res.Mean, o.mean)
 		if test != nil {

@@ -49,8 +49,8 @@ func TestConventions(t *testing.T) {
 		{[]string{"--z", "-1"}, 2, []string{"--z -1"}},
 		{[]string{"--max-epochs", "0", "--selector", "sgpr-continuous"}, 2, []string{"--max-epochs"}},
 		{[]string{"--selector", "bogus"}, 2, []string{"sgpr-continuous", "exact", "hybrid", "cholqr", "titsias:S"}},
-		{[]string{"--m", "30"}, 1, []string{"1 ≤ m < n=30", "--selector exact"}},
-		{[]string{"--m", "40", "--selector", "sgpr-continuous"}, 1, []string{"1 ≤ m < n=30", "--selector exact"}},
+		{[]string{"--m", "30"}, 1, []string{"must be below n = 30", "--selector exact"}},
+		{[]string{"--m", "40", "--selector", "sgpr-continuous"}, 1, []string{"must be below n = 30", "--selector exact"}},
 	} {
 		code, stdout, stderr := runMain(context.Background(), append([]string{"fit", "--train", good, "--quiet"}, tc.args...)...)
 		if code != tc.code || stdout != "" {

@@ -28,20 +28,21 @@ import (
 // rows, the test file's input columns are matched to the training file's
 // by name (and read in the training file's order).
 func readData(trainPath, testPath string) (train, test *data.Dataset, err error) {
-	return readDataProgress(trainPath, testPath, nil)
+	return readDataProgress(trainPath, testPath, nil, false)
 }
 
 // readDataProgress is readData that reports to progress, if not nil, how
 // far reading each file has got, every readProgressEvery (see
-// progressReader).
-func readDataProgress(trainPath, testPath string, progress io.Writer) (train, test *data.Dataset, err error) {
-	if train, err = readCSVProgress(trainPath, progress, readProgressEvery); err != nil {
+// progressReader); with drop, rows with a missing value are left out
+// (--drop-missing) and counted in the data sets' Dropped.
+func readDataProgress(trainPath, testPath string, progress io.Writer, drop bool) (train, test *data.Dataset, err error) {
+	if train, err = readCSVProgress(trainPath, progress, readProgressEvery, drop); err != nil {
 		return nil, nil, err
 	}
 	if testPath == "" {
 		return train, nil, nil
 	}
-	if test, err = readCSVProgress(testPath, progress, readProgressEvery); err != nil {
+	if test, err = readCSVProgress(testPath, progress, readProgressEvery, drop); err != nil {
 		return nil, nil, err
 	}
 	if names, testNames := train.X.Names(), test.X.Names(); names != nil && testNames != nil {
@@ -97,6 +98,8 @@ type fitData struct {
 	dim    int      // input columns
 	names  []string // the input columns' names, nil for a file without a header row
 	target string   // the target column's name, "" without a header row
+	// dropped counts the rows left out for a missing value (--drop-missing).
+	dropped int
 }
 
 func (d *fitData) Len() int { return len(d.y) }
@@ -111,12 +114,18 @@ func (d *fitData) Len() int { return len(d.y) }
 // where, if not empty, is "COLUMN=VALUE": only rows with that value are read
 // (e.g. split=train for a file with a fixed split column).
 func readColumnData(path string, inputCols []string, targetCol, kernelSpec, where string) (*fitData, error) {
-	return readColumns(path, inputCols, targetCol, kernelSpec, where, true)
+	return readColumnsDrop(path, inputCols, targetCol, kernelSpec, where, true, false)
 }
 
 // readColumns is readColumnData; without withTarget there is no target
 // column (the rows to predict at), and the fitData has no targets.
 func readColumns(path string, inputCols []string, targetCol, kernelSpec, where string, withTarget bool) (*fitData, error) {
+	return readColumnsDrop(path, inputCols, targetCol, kernelSpec, where, withTarget, false)
+}
+
+// readColumnsDrop is readColumns that, with drop, leaves out the rows
+// with a missing value (--drop-missing) and counts them.
+func readColumnsDrop(path string, inputCols []string, targetCol, kernelSpec, where string, withTarget, drop bool) (*fitData, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -137,6 +146,10 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	if err != nil {
 		return nil, err
 	}
+	lay.header, lay.drop, lay.path = header, drop, path
+	if name, _, err := kernel.SplitSpec(kernelSpec); err == nil {
+		lay.numeric = kernel.NumericSpec(name) || name == "histogram"
+	}
 	cells, y, lines, err := lay.readRows(r, lim, path)
 	if err != nil {
 		return nil, err
@@ -145,7 +158,7 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 	if err != nil {
 		return nil, err
 	}
-	fd := &fitData{x: x, y: y, path: path, dim: len(lay.in)}
+	fd := &fitData{x: x, y: y, path: path, dim: len(lay.in), dropped: lay.dropped}
 	for _, i := range lay.in {
 		fd.names = append(fd.names, headerName(header[i]))
 	}
@@ -166,6 +179,15 @@ type columnLayout struct {
 	target int    // the target column, −1 for none
 	where  int    // the --where column, −1 for none
 	value  string // the --where value
+	header []string
+	path   string
+	// numeric is set for a kernel of numeric inputs, whose input cells
+	// may be missing values (isMissing) as the target's may.
+	numeric bool
+	drop    bool // leave out the rows with a missing value (--drop-missing)
+	dropped int  // rows left out
+	miss    *data.MissingError
+	text    []textColumn // input columns holding text, for a kernel of numbers
 }
 
 // chooseColumns finds in the header the input columns (all but the
@@ -238,9 +260,15 @@ func (lay *columnLayout) readRows(r *csv.Reader, lim *lineLimit, path string) (c
 		if lay.where >= 0 && strings.TrimSpace(rec[lay.where]) != lay.value {
 			return nil
 		}
+		if lay.missingRow(rec, line) {
+			return nil
+		}
 		row := make([]string, len(lay.in))
 		for k, i := range lay.in {
 			row[k] = rec[i]
+		}
+		if lay.numeric {
+			lay.checkNumbers(rec, line)
 		}
 		if lay.target < 0 {
 			cells = append(cells, row)
@@ -260,6 +288,12 @@ func (lay *columnLayout) readRows(r *csv.Reader, lim *lineLimit, path string) (c
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := lay.textError(); err != nil {
+		return nil, nil, nil, err
+	}
+	if lay.miss != nil && !lay.drop && len(bad) == 0 {
+		return nil, nil, nil, lay.miss
+	}
 	if len(bad) > 0 {
 		more := ""
 		if len(bad) > 5 {
@@ -269,9 +303,87 @@ func (lay *columnLayout) readRows(r *csv.Reader, lim *lineLimit, path string) (c
 		return nil, nil, nil, fmt.Errorf("%s: unparsable rows: %s%s", path, strings.Join(bad, "; "), more)
 	}
 	if len(cells) == 0 {
+		if lay.miss != nil {
+			return nil, nil, nil, lay.miss
+		}
 		return nil, nil, nil, fmt.Errorf("%s: no data rows", path)
 	}
 	return cells, y, lines, nil
+}
+
+// textColumn counts the cells of one input column that are not numbers.
+type textColumn struct {
+	col, cells, line int // the column, its cells that are not numbers, the first one's line
+	cell             string
+}
+
+// checkNumbers counts the input cells of rec, on line, that are neither
+// numbers nor missing values, by column (lay.text).
+func (lay *columnLayout) checkNumbers(rec []string, line int) {
+	for _, i := range lay.in {
+		c := strings.TrimSpace(rec[i])
+		if _, err := strconv.ParseFloat(c, 64); err == nil || isMissing(c) {
+			continue
+		}
+		k := slices.IndexFunc(lay.text, func(t textColumn) bool { return t.col == i })
+		if k < 0 {
+			lay.text = append(lay.text, textColumn{col: i, line: line, cell: c})
+			k = len(lay.text) - 1
+		}
+		lay.text[k].cells++
+	}
+}
+
+// textError returns the error of input columns of text for a kernel of
+// numbers: one message naming each column, with how to read it.
+func (lay *columnLayout) textError() error {
+	if len(lay.text) == 0 {
+		return nil
+	}
+	var cols []string
+	for k, t := range lay.text {
+		if k == 5 {
+			cols = append(cols, fmt.Sprintf("and %d more columns", len(lay.text)-k))
+			break
+		}
+		cols = append(cols, fmt.Sprintf("column %q holds text (%d cells, the first on line %d: %q)", shorten(headerName(lay.header[t.col])), t.cells, t.line, shorten(t.cell)))
+	}
+	return fmt.Errorf("%s: %s; the kernel reads numbers: name the numeric inputs with --input-column (repeatable), or read a column of text with a kernel of strings (--kernel spectrum) or of molecules (--kernel wl or tanimoto)", lay.path, strings.Join(cols, "; "))
+}
+
+// isMissing reports whether a cell marks a missing value, as the numeric
+// reader of sgp/data takes it: empty, NaN in any case, or NA.
+func isMissing(c string) bool {
+	c = strings.TrimSpace(c)
+	return c == "" || strings.EqualFold(strings.TrimLeft(c, "+-"), "nan") || c == "NA"
+}
+
+// missingRow reports whether the record rec, on line, has a missing
+// value in its target or, for numeric inputs, in an input column: it
+// counts it (lay.miss), and with lay.drop in lay.dropped.
+func (lay *columnLayout) missingRow(rec []string, line int) bool {
+	col := -1
+	if lay.target >= 0 && isMissing(rec[lay.target]) {
+		col = lay.target
+	}
+	if lay.numeric {
+		for _, i := range lay.in {
+			if isMissing(rec[i]) && (col < 0 || i < col) {
+				col = i
+			}
+		}
+	}
+	if col < 0 {
+		return false
+	}
+	if lay.miss == nil {
+		lay.miss = &data.MissingError{Label: lay.path, Line: line, Column: col + 1, Name: headerName(lay.header[col])}
+	}
+	lay.miss.Rows++
+	if lay.drop {
+		lay.dropped++
+	}
+	return true
 }
 
 // inputsFromCells turns the cells into the kernel's kind of inputs
@@ -367,14 +479,14 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 
 // readNumericData wraps readData's numeric tables, reporting the reading
 // to progress if it is not nil.
-func readNumericData(trainPath, testPath string, progress io.Writer) (train, test *fitData, err error) {
-	tr, te, err := readDataProgress(trainPath, testPath, progress)
+func readNumericData(trainPath, testPath string, progress io.Writer, drop bool) (train, test *fitData, err error) {
+	tr, te, err := readDataProgress(trainPath, testPath, progress, drop)
 	if err != nil {
 		return nil, nil, err
 	}
-	train = &fitData{x: tr.X, y: tr.Y, path: trainPath, dim: tr.X.Dim(), names: tr.X.Names(), target: tr.TargetName}
+	train = &fitData{x: tr.X, y: tr.Y, path: trainPath, dim: tr.X.Dim(), names: tr.X.Names(), target: tr.TargetName, dropped: tr.Dropped}
 	if te != nil {
-		test = &fitData{x: te.X, y: te.Y, path: testPath, dim: te.X.Dim(), names: te.X.Names(), target: te.TargetName}
+		test = &fitData{x: te.X, y: te.Y, path: testPath, dim: te.X.Dim(), names: te.X.Names(), target: te.TargetName, dropped: te.Dropped}
 	}
 	return train, test, nil
 }
@@ -417,9 +529,10 @@ const readProgressEvery = 5 * time.Second
 // readCSVProgress is data.ReadCSVFile that writes to progress, if not nil,
 // a line every period while the file is read: the share of its bytes read
 // and the time so far.
-func readCSVProgress(path string, progress io.Writer, period time.Duration) (*data.Dataset, error) {
+func readCSVProgress(path string, progress io.Writer, period time.Duration, drop bool) (*data.Dataset, error) {
+	opt := data.ReadOptions{DropMissing: drop}
 	if progress == nil {
-		return data.ReadCSVFile(path)
+		return data.ReadCSVFileWith(path, opt)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -432,7 +545,7 @@ func readCSVProgress(path string, progress io.Writer, period time.Duration) (*da
 	}
 	pr := &progressReader{r: f, w: progress, path: path, size: size, start: time.Now(), every: period}
 	pr.last = pr.start
-	d, err := data.ReadCSV(pr, path)
+	d, err := data.ReadCSVWith(pr, path, opt)
 	if err == nil && pr.reported {
 		fmt.Fprintf(progress, "read %s: %d rows in %.1f s\n", path, d.Len(), time.Since(pr.start).Seconds())
 	}

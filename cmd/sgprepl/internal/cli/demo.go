@@ -28,6 +28,9 @@ func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err := checkSettings(*m, 0, *maxEpochs, 0); err != nil {
 			return err
 		}
+		if err := checkMBelowN(*m, n, false); err != nil {
+			return err
+		}
 		md := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).
 			WithM(*m).WithObjective(obj).WithSeed(*seed).WithMaxEpochs(*maxEpochs).
 			WithProgress(e.stdout)

@@ -28,6 +28,8 @@ type evalOptions struct {
 	objective            *string
 	meanC                *float64
 	jsonOut              *bool
+	dropMissing          *bool
+	dropped              int // rows --drop-missing left out
 }
 
 func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -44,6 +46,7 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	o.objective = fs.String("objective", "var", "objective to report: var (Titsias' VFE) or mle (DTC)")
 	o.meanC = fs.Float64("mean", 0, "constant prior mean `C`: the objective of the zero-mean GP for y − C (default 0, the model of the paper)")
 	o.jsonOut = fs.Bool("json", false, "print one JSON object with the objective and its terms")
+	o.dropMissing = fs.Bool("drop-missing", false, "drop the rows with a missing value (an empty cell, NaN or NA) before the --inducing rows are counted; the output says how many")
 	return o.run
 }
 
@@ -55,10 +58,11 @@ func (o *evalOptions) run(_ context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	train, _, err := readData(*o.trainPath, "")
+	train, _, err := readDataProgress(*o.trainPath, "", nil, *o.dropMissing)
 	if err != nil {
-		return err
+		return dataHint(err, true)
 	}
+	o.dropped = train.Dropped
 	if err := o.checkInducing(train.Len()); err != nil {
 		return err
 	}
@@ -113,7 +117,7 @@ func (o *evalOptions) check() (sgp.Objective, string, error) {
 		return 0, "", &exitError{code: exitUsage, err: err}
 	}
 	if !kernel.NumericSpec(specName) {
-		return 0, "", usageErrorf("eval: --kernel %s: eval reads numeric columns; use one of rbf, matern12, matern32, matern52, rq, linear, periodic, const or their sums and products", *o.kernelSpec)
+		return 0, "", usageErrorf("eval: --kernel %s: eval reads numeric columns; use one of %s, or their sums and products", *o.kernelSpec, strings.Join(kernel.NamesWith(func(kernel.Caps) bool { return true }), ", "))
 	}
 	for _, f := range []struct {
 		name string
@@ -230,6 +234,7 @@ func (o *evalOptions) writeJSON(e *env, obj sgp.Objective, p sgp.Parts, n int, k
 		Objective: p.Value(obj), ObjectiveKind: obj.String(),
 		DataFit: p.DataFit, Complexity: p.Complexity, Trace: p.Trace,
 		MLE: p.MLE, VAR: p.VAR, N: n, M: len(o.inducing), Mean: *o.meanC, Kernel: kernel.Text(kern),
+		DroppedRows: o.droppedRows(),
 	})
 	if err != nil {
 		return fmt.Errorf("cannot encode the result as JSON: %w", err)
@@ -247,6 +252,17 @@ func (o *evalOptions) writeText(e *env, obj sgp.Objective, p sgp.Parts, n int, k
 	fmt.Fprintf(w, "  n=%d m=%d; MLE = ½(data_fit + complexity) + n/2·log 2π, VAR = MLE + ½trace\n", n, len(o.inducing))
 	fmt.Fprintf(w, "  MLE        %s\n  VAR        %s\n", g(p.MLE), g(p.VAR))
 	fmt.Fprintf(w, "  data_fit   %s\n  complexity %s\n  trace      %s\n", g(p.DataFit), g(p.Complexity), g(p.Trace))
+	if o.dropped > 0 {
+		fmt.Fprintf(w, "  dropped    %s with a missing value (--drop-missing); --inducing counts the rows kept\n", count(o.dropped, "row"))
+	}
+}
+
+// droppedRows is the JSON's dropped_rows: null without --drop-missing.
+func (o *evalOptions) droppedRows() *int {
+	if !*o.dropMissing {
+		return nil
+	}
+	return ptr(o.dropped)
 }
 
 // evalReport is the --json output of eval. DataFit, Complexity and Trace
@@ -262,7 +278,8 @@ type evalReport struct {
 	N             int     `json:"n"`
 	M             int     `json:"m"`
 	Mean          float64 `json:"mean"`
-	Kernel        string  `json:"kernel"` // the kernel evaluated, as kernel.Text writes it
+	Kernel        string  `json:"kernel"`       // the kernel evaluated, as kernel.Text writes it
+	DroppedRows   *int    `json:"dropped_rows"` // rows --drop-missing left out; null without it
 }
 
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }

@@ -59,6 +59,9 @@ type exactCLIOptions struct {
 	// note says why the exact GP was fitted when the user asked for
 	// neither --m nor --selector ("" for --selector exact).
 	note string
+	// dropMissing is --drop-missing: the data have left out the rows
+	// with a missing value, which the report counts.
+	dropMissing bool
 }
 
 // fitExactCLI is `fit --selector exact`: the full GP with the same kernel
@@ -88,6 +91,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		return fitErr
 	}
 	rep := summaryReport(&res.FitSummary, o.kern, o.mean, "exact", selectorExact, n, o.blas)
+	rep.setDropped(o.dropMissing, o.train, o.test)
 	rep.Evaluations, rep.Restarts, rep.Jitter, rep.M = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter), n
 	if o.note != "" {
 		rep.Notes = append(rep.Notes, o.note)
@@ -111,7 +115,8 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		if o.note != "" {
 			how = ", the default at this n"
 		}
-		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, exact GP (m = n%s)\n", o.trainPath, n, o.train.dim, o.spec, how)
+		fmt.Fprintf(w, "fit: %s, n=%d, %s, kernel %s, exact GP (m = n%s)\n", o.trainPath, n, count(o.train.dim, "input column"), o.spec, how)
+		rep.printDropped(w)
 		fmt.Fprintf(w, "%-16s%s  (exact, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64))
 		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped(), res.Elapsed.Seconds())
 		fmt.Fprintf(w, "%-16s%s\n", "kernel", rep.Kernel)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/data"
 
 	"github.com/cholqr/sgp/sgp/kernel"
 )
@@ -28,6 +30,7 @@ type fitConfig struct {
 	budget                time.Duration
 	savePath, predPath    string
 	json, quiet           bool
+	dropMissing           bool // leave out rows with a missing value
 	noiseFloor            float64
 	inputCols             stringList
 	targetCol, kernelSpec string
@@ -60,9 +63,10 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Var(&c.inputCols, "input-column", "input column `NAME` (repeatable; column mode, needs a header row)")
 	fs.StringVar(&c.targetCol, "target-column", "", "target column `NAME` (column mode; default the last column)")
 	fs.StringVar(&c.kernelSpec, "kernel", "", "kernel: rbf|matern12|matern32|matern52|rq|linear|periodic|const, or sums and products of these (rbf+linear, periodic*rbf, matern52+const), on numeric columns; wl[:h]|wl-depth[:h]|spectrum[:k]|tanimoto[:r]|histogram[:C] in column mode")
-	fs.StringVar(&c.selector, "selector", "", "inducing-point selection (default: hybrid for numeric inputs with the rbf, matern12, matern32, matern52 or rq kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR and sgpr-continuous with the same seed, then continuous fits from CholQR's fit; the lowest objective kept)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
+	fs.StringVar(&c.selector, "selector", "", "inducing-point selection (default: hybrid for numeric inputs with the "+hybridKernels()+" kernel, cholqr for other kernels): cholqr|random|greedy-variance|titsias:S|hybrid (numeric inputs: CholQR and sgpr-continuous with the same seed, then continuous fits from CholQR's fit; the lowest objective kept)|sgpr-continuous (numeric inputs; inducing inputs optimised continuously from a random subset, 20·max-epochs evaluations)|exact (the full GP, m = n ≤ 20000, any kernel; 20·max-epochs evaluations)")
 	fs.StringVar(&c.where, "where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	fs.StringVar(&c.testWhere, "test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
+	fs.BoolVar(&c.dropMissing, "drop-missing", false, "drop the training and test rows with a missing value (an empty cell, NaN or NA) instead of refusing them; the summary and the JSON (dropped_rows) count them")
 	return func(ctx context.Context, e *env) error {
 		c.mSet = isSet(fs, "m")
 		return c.run(ctx, e)
@@ -104,11 +108,11 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	}
 	if c.selector == selectorContinuous {
 		if c.columnMode(specName) || !continuousSpec(specName) {
-			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels, spec)
+			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels(), spec)
 		}
 		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean,
-			restarts: c.restarts})
+			restarts: c.restarts, dropMissing: c.dropMissing})
 	}
 	auto := c.selector == "" && !c.mSet
 	sel, err := c.resolveSelector(spec, specName)
@@ -124,6 +128,9 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 			c.m = sgp.DefaultM(train.Len())
 		}
 		if err := checkSettings(c.m, c.z, c.maxEpochs, c.budget); err != nil {
+			return err
+		}
+		if err := checkMBelowN(c.m, train.Len(), true); err != nil {
 			return err
 		}
 	}
@@ -147,7 +154,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if c.selector == selectorExact {
 		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
 			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
-			noiseFloor: c.noiseFloor, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed})
+			noiseFloor: c.noiseFloor, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing})
 	}
 	return c.fitSparse(ctx, e, obj, sel, spec, kern, train, test, blas)
 }
@@ -191,7 +198,7 @@ func (c *fitConfig) resolveSelector(spec, specName string) (sgp.Selector, error)
 		return sel, &exitError{code: exitUsage, err: err}
 	}
 	if sel == sgp.SelectHybrid && !hybridSpec(specName) {
-		return sel, usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and a kernel with lengthscales and input gradients (%s); use cholqr for --kernel %s", hybridKernels, spec)
+		return sel, usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and a kernel with lengthscales and input gradients (%s); use cholqr for --kernel %s", hybridKernels(), spec)
 	}
 	return sel, nil
 }
@@ -200,14 +207,15 @@ func (c *fitConfig) resolveSelector(spec, specName string) (sgp.Selector, error)
 // mode.
 func (c *fitConfig) readData(e *env, spec, specName string) (train, test *fitData, err error) {
 	if !c.columnMode(specName) {
-		return readNumericData(c.trainPath, c.testPath, progressTo(e, c.quiet))
+		train, test, err = readNumericData(c.trainPath, c.testPath, progressTo(e, c.quiet), c.dropMissing)
+		return train, test, dataHint(err, true)
 	}
-	if train, err = readColumnData(c.trainPath, c.inputCols, c.targetCol, spec, c.where); err != nil {
-		return nil, nil, err
+	if train, err = readColumnsDrop(c.trainPath, c.inputCols, c.targetCol, spec, c.where, true, c.dropMissing); err != nil {
+		return nil, nil, dataHint(err, true)
 	}
 	if c.testPath != "" {
-		if test, err = readColumnData(c.testPath, c.inputCols, c.targetCol, spec, c.testWhere); err != nil {
-			return nil, nil, err
+		if test, err = readColumnsDrop(c.testPath, c.inputCols, c.targetCol, spec, c.testWhere, true, c.dropMissing); err != nil {
+			return nil, nil, dataHint(err, true)
 		}
 	}
 	return train, test, nil
@@ -233,6 +241,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	rep.SwitchedOn = append([]int{}, res.SwitchedOn...)
 	rep.Inducing = slices.Sorted(slices.Values(res.Inducing))
 	rep.MeanFunction = md.MeanFunction().String()
+	rep.setDropped(c.dropMissing, train, test)
 	rep.M, rep.MRequested, rep.Z = len(res.Inducing), ptr(c.m), ptr(c.z)
 	if cr := res.Refined; cr != nil {
 		rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: cr.Stopped(), Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
@@ -253,7 +262,8 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 		return namedPredictor(p, train.names, train.target).Save(w)
 	}
 	err := rep.write(e, c.json, output{c.savePath, save}, output{c.predPath, pred.writeCSV}, func(w io.Writer) {
-		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, selector %v, m=%d z=%d, seed %d\n", c.trainPath, train.Len(), train.dim, spec, sel, c.m, c.z, c.seed)
+		fmt.Fprintf(w, "fit: %s, n=%d, %s, kernel %s, selector %v, m=%d z=%d, seed %d\n", c.trainPath, train.Len(), count(train.dim, "input column"), spec, sel, c.m, c.z, c.seed)
+		rep.printDropped(w)
 		printFitSummary(w, md, res)
 		fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), c.m))
 		rep.printTail(w, test, c.testPath, c.savePath, c.predPath, "")
@@ -383,7 +393,9 @@ type fitReport struct {
 	M               int                `json:"m"`
 	MRequested      *int               `json:"m_requested"`
 	Z               *int               `json:"z"`
-	Jitter          *float64           `json:"jitter"` // added to the diagonal of K[Z,Z] (sgpr-continuous) or K (exact)
+	Jitter          *float64           `json:"jitter"`            // added to the diagonal of K[Z,Z] (sgpr-continuous) or K (exact)
+	DroppedRows     *int               `json:"dropped_rows"`      // training rows left out for a missing value (--drop-missing), null without it
+	DroppedTestRows *int               `json:"dropped_test_rows"` // the same of the test rows, null without --drop-missing or --test
 	Warnings        []string           `json:"warnings"`
 	Notes           []string           `json:"notes"`
 	BLAS            string             `json:"blas"`
@@ -394,6 +406,34 @@ type fitReport struct {
 	// start. (Restarts counts the optimiser's own restarts, another thing.)
 	Starts    []startReport `json:"starts"`
 	BestStart *int          `json:"best_start"`
+}
+
+// setDropped records the rows --drop-missing left out of the training
+// and test data (test may be nil); without it the keys are null.
+func (r *fitReport) setDropped(drop bool, train, test *fitData) {
+	if !drop {
+		return
+	}
+	r.DroppedRows = ptr(train.dropped)
+	if test != nil {
+		r.DroppedTestRows = ptr(test.dropped)
+	}
+}
+
+// printDropped writes the summary's line of the rows --drop-missing left
+// out, if it left out any.
+func (r *fitReport) printDropped(w io.Writer) {
+	train, test := 0, 0
+	if r.DroppedRows != nil {
+		train = *r.DroppedRows
+	}
+	if r.DroppedTestRows != nil {
+		test = *r.DroppedTestRows
+	}
+	if train+test == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%-16s%s and %s with a missing value (--drop-missing)\n", "dropped", count(train, "training row"), count(test, "test row"))
 }
 
 // ptr returns a pointer to a copy of v, for a fitReport key that is null
@@ -544,34 +584,31 @@ func formatInts(v []int) string {
 
 // --- eval ---
 
-// The kernels of each selector that moves inducing inputs continuously,
-// by their specifications: sgpr-continuous needs input gradients
-// (kernel.InputGradient), the hybrid lengthscales too
-// (kernel.Lengthscaled).
-const (
-	continuousKernels = "rbf, matern12, matern32, matern52, rq, linear, periodic or const"
-	hybridKernels     = "rbf, matern12, matern32, matern52 or rq"
-)
-
-// continuousSpec reports whether the kernel named by name (from
-// kernel.SplitSpec) has input gradients, for sgpr-continuous.
-func continuousSpec(name string) bool {
-	switch name {
-	case "rbf", "matern12", "matern32", "matern52", "rq", "linear", "periodic", "const":
-		return true
-	}
-	return false
+// specCaps returns what the kernel named by name (from kernel.SplitSpec)
+// offers the selectors that move inducing inputs continuously
+// (kernel.SpecCapabilities, the library's one definition).
+func specCaps(name string) kernel.Caps {
+	c, _ := kernel.SpecCapabilities(name)
+	return c
 }
 
-// hybridSpec reports whether the kernel named by name has lengthscales and
-// input gradients, for the hybrid selector.
-func hybridSpec(name string) bool {
-	switch name {
-	case "rbf", "matern12", "matern32", "matern52", "rq":
-		return true
-	}
-	return false
+// continuousSpec reports whether sgpr-continuous can fit the kernel named
+// by name: it has input gradients.
+func continuousSpec(name string) bool { return specCaps(name).Continuous }
+
+// hybridSpec reports whether the hybrid selector can refine with the
+// kernel named by name: it has lengthscales and input gradients.
+func hybridSpec(name string) bool { return specCaps(name).Hybrid }
+
+// kernelsFor lists, for a message, the --kernel names of which has holds.
+func kernelsFor(has func(kernel.Caps) bool) string {
+	return kernel.ListNames(kernel.NamesWith(has))
 }
+
+// continuousKernels and hybridKernels list the kernels of sgpr-continuous
+// and of the hybrid, for messages.
+func continuousKernels() string { return kernelsFor(func(c kernel.Caps) bool { return c.Continuous }) }
+func hybridKernels() string     { return kernelsFor(func(c kernel.Caps) bool { return c.Hybrid }) }
 
 // kernelText describes k at the hyperparameters theta (its log
 // parameters first, as a fit's Params hold them) in one line
@@ -603,3 +640,32 @@ func startFrom(kern kernel.Kernel, params paramList, spec string) error {
 	kern.SetParams(theta)
 	return nil
 }
+
+// dataHint adds to an error of reading a data file how to fix it: a file
+// with missing values is read by --drop-missing where the command has it
+// (canDrop: fit and eval), and there a column of text by naming the
+// numeric columns or with a kernel of text; predict says why it drops
+// no rows.
+func dataHint(err error, canDrop bool) error {
+	var me *data.MissingError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &me) && canDrop:
+		return &wrapped{fmt.Sprintf("%s; impute them, or leave them out with --drop-missing (the summary counts them)", me.Counted()), err}
+	case errors.As(err, &me):
+		return &wrapped{fmt.Sprintf("%s; predict writes one output row per input row, in order, so it drops none: impute them, or drop them from the input and from whatever holds its row order", me.Counted()), err}
+	case errors.Is(err, data.ErrNotNumber) && canDrop: // fit and eval, which choose the columns
+		return fmt.Errorf("%w; a file read as numbers needs a number in every column: --input-column NAME (repeatable, with a header row) reads only the columns named, and a column of text needs a kernel of strings (--kernel spectrum) or of molecules (--kernel wl or tanimoto)", err)
+	}
+	return err
+}
+
+// wrapped is an error with a message of its own around err.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }

@@ -122,7 +122,7 @@ func TestEvalKinds(t *testing.T) {
 // TestFitKinds: fit takes the kernels beyond RBF and their sums and products on
 // numeric columns, reports the kernel at its fitted hyperparameters in
 // its display and JSON, saves a model that predict reads back, picks the
-// hybrid selector for kernels with lengthscales, and refuses the hybrid
+// hybrid selector for kernels with lengthscales (periodic too), and refuses the hybrid
 // for the others with the kernels it takes.
 func TestFitKinds(t *testing.T) {
 	t.Parallel()
@@ -162,9 +162,16 @@ func TestFitKinds(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "kernel          rq(variance ") {
 		t.Errorf("fit --kernel rq: exit %d, no kernel line in\n%s", code, stdout)
 	}
-	code, _, stderr := runMain(context.Background(), "fit", "--train", train, "--kernel", "periodic", "--selector", "hybrid")
-	if code == 0 || !strings.Contains(stderr, "matern52") {
-		t.Errorf("fit --kernel periodic --selector hybrid: exit %d, %q", code, stderr)
+	// The hybrid takes the kernels kernel.Capabilities gives lengthscales
+	// and input gradients, periodic among them, and names them when it
+	// refuses another.
+	code, stdout, stderr := runMain(context.Background(), "fit", "--train", train, "--kernel", "periodic", "--m", "8", "--max-epochs", "2", "--quiet")
+	if code != 0 || !strings.Contains(stdout, "selector hybrid") {
+		t.Errorf("fit --kernel periodic: exit %d, %q, %q; want the hybrid by default", code, stdout, stderr)
+	}
+	code, _, stderr = runMain(context.Background(), "fit", "--train", train, "--kernel", "linear", "--selector", "hybrid")
+	if code == 0 || !strings.Contains(stderr, "matern52, rq or periodic") {
+		t.Errorf("fit --kernel linear --selector hybrid: exit %d, %q", code, stderr)
 	}
 	code, _, stderr = runMain(context.Background(), "fit", "--train", train, "--kernel", "matern", "--m", "5")
 	if code == 0 || !strings.Contains(stderr, "matern12, matern32, matern52") {

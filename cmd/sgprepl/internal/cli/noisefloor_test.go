@@ -78,7 +78,7 @@ func TestReadProgress(t *testing.T) {
 	train, _ := data.SnelsonLike(120, 3)
 	path := writeCSV(t, dir, "train.csv", train, true)
 	var buf strings.Builder
-	d, err := readCSVProgress(path, &buf, 0)
+	d, err := readCSVProgress(path, &buf, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -206,7 +206,7 @@ func readPredictInputs(path string, p sgp.Regressor, inputCols []string, byPosit
 		}
 		d, err := readColumns(path, inputCols, "", spec, "", false)
 		if err != nil {
-			return nil, err
+			return nil, dataHint(err, false)
 		}
 		return d.x, nil
 	}
@@ -223,7 +223,7 @@ func readPredictInputs(path string, p sgp.Regressor, inputCols []string, byPosit
 	case errors.Is(err, data.ErrUnknownColumn):
 		return nil, fmt.Errorf("%w; or read only the model's inputs by naming each with --input-column", err)
 	}
-	return x, err
+	return x, dataHint(err, false)
 }
 
 // kernelSpecOf returns the --kernel spec that featurises inputs for k.
