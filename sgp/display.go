@@ -367,9 +367,9 @@ func (md *Model) rows() [][2]string {
 	if md.refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(md.refined, md.from)})
 	}
-	if c := chooseExact(md.x.Len(), md.kern.NumParams(), md.m, md.selector == SelectHybrid, md.budget); c.Exact {
-		rows = append(rows, [2]string{"exact GP", fmt.Sprintf("estimated to cost no more than this sparse model (%s and %s against %s and %s): sgp.NewExact fits it",
-			seconds(c.ExactSeconds), mib(c.ExactBytes), seconds(c.SparseSeconds), mib(c.SparseBytes))})
+	if c := chooseExact(md.x.Len(), md.kern.NumParams(), md.m, md.selector == SelectHybrid, md.budget, MachineMemory()); c.Exact {
+		rows = append(rows, [2]string{"exact GP", fmt.Sprintf("affordable at this n (estimated %s and %s): sgp.NewExact fits it",
+			seconds(c.ExactSeconds), mib(c.ExactBytes))})
 	}
 	return append(rows, table.Hyper(md.ParamNames(), md.Params())...)
 }

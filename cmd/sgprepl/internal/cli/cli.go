@@ -110,8 +110,9 @@ var commands = []command{
 			"histogram. The prior mean is a constant\n" +
 			"estimated in closed form with the hyperparameters under a prior N(ȳ, var y)\n" +
 			"(--mean), so targets need no centring; it is saved with the model.\n" +
-			"With neither --m nor --selector, fit fits the exact GP where it costs no\n" +
-			"more time and memory than the sparse default, and says so. Inducing\n" +
+			"With neither --m nor --selector, fit fits the exact GP wherever it is\n" +
+			"affordable (estimated within a minute and half the machine's memory:\n" +
+			"n up to about 4000–5000), and says so. Inducing\n" +
 			"points: --selector hybrid by default for numeric inputs with the rbf,\n" +
 			"matern* and rq kernels (CholQR and continuous SGPR, the lower objective\n" +
 			"kept), cholqr for the others.\n" +

@@ -42,7 +42,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	c := &fitConfig{}
 	fs.StringVar(&c.trainPath, "train", "", "training CSV `file` (required)")
 	fs.StringVar(&c.testPath, "test", "", "test CSV `file` with the same columns; adds SMSE and SNLP")
-	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2)); with neither --m nor --selector, fit fits the exact GP where it costs no more time and memory than this sparse default (sgp.ChooseDefault), and says so")
+	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2)); with neither --m nor --selector, fit fits the exact GP wherever it is affordable (estimated within a minute and half the machine's memory, sgp.ChooseDefault), and says so")
 	fs.IntVar(&c.z, "z", 16, "number of information pivots")
 	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	fs.StringVar(&c.meanName, "mean", "constant", "prior mean: constant (estimated under a prior N(ȳ, var y)), gls (estimated by generalised least squares, no prior), zero, or a `number`")
@@ -130,8 +130,8 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	}
 	defaultNote := ""
 	if auto {
-		// Neither --m nor --selector: the exact GP where it costs no more
-		// than the sparse default (sgp.ChooseDefault).
+		// Neither --m nor --selector: the exact GP wherever it is
+		// affordable (sgp.ChooseDefault).
 		if ch := sgp.ChooseDefault(train.Len(), kern.NumParams(), sel == sgp.SelectHybrid, c.budget); ch.Exact {
 			c.selector = selectorExact
 			defaultNote = "default without --m or --selector: " + ch.Reason + "; --selector or --m fits a sparse model"
