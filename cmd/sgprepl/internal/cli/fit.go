@@ -214,7 +214,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 		WithM(c.m).WithInfoPivots(c.z).WithObjective(obj).WithSeed(c.seed).
 		WithMaxEpochs(c.maxEpochs).WithTimeBudget(c.budget).WithSelector(sel).WithNoiseFloor(c.noiseFloor).WithMean(c.mean)
 	if !c.quiet {
-		md.WithProgress(e.stderr)
+		md.WithProgress(flagWordsWriter{e.stderr})
 	}
 	// The model is built inside FitContext, so that choosing its start
 	// counts in the time budget.
@@ -230,6 +230,9 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	rep.M, rep.MRequested, rep.Z = len(res.Inducing), ptr(c.m), ptr(c.z)
 	if cr := res.Refined; cr != nil {
 		rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: cr.Stopped(), Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
+	}
+	if sel == sgp.SelectHybrid {
+		rep.describeHybrid(res, c.z)
 	}
 	var pred *predictions
 	if test != nil {
@@ -249,7 +252,12 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	err := rep.write(e, c.json, output{c.savePath, save}, output{c.predPath, pred.writeCSV}, func(w io.Writer) {
 		fmt.Fprintf(w, "fit: %s, n=%d, %d input columns, kernel %s, selector %v, m=%d z=%d, seed %d\n", c.trainPath, train.Len(), train.dim, spec, sel, c.m, c.z, c.seed)
 		printFitSummary(w, md, res)
-		fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), c.m))
+		if cr := res.Refined; cr != nil {
+			fmt.Fprintf(w, "%-16s%d of m=%d, moved continuously (the continuous fit's; --json and --save give them)\n", "inducing inputs", cr.Z.Len(), c.m)
+			rep.printCholQRParent(w, c.m)
+		} else {
+			fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), c.m))
+		}
 		rep.printTail(w, test, c.testPath, c.savePath, c.predPath, "")
 	})
 	if err != nil {
@@ -260,7 +268,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	if c.quiet {
 		rep.printWarnings(e)
 	}
-	if res.Status == sgp.Cancelled {
+	if res.Status == sgp.Cancelled || res.CholQR != nil && res.CholQR.Status == sgp.Cancelled {
 		return errInterrupted
 	}
 	return nil
@@ -275,7 +283,7 @@ func summaryReport(s *sgp.FitSummary, k kernel.Kernel, mean sgp.Mean, kind, sele
 		Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped(), Converged: s.Converged,
 		NoiseFloor: s.NoiseFloor, AtNoiseFloor: s.AtNoiseFloor,
 		Hyperparameters: s.Hyperparameters().Map(), Mean: s.Mean, MeanFunction: mean.String(),
-		N: n, Warnings: append([]string{}, s.Warnings...), BLAS: blas,
+		N: n, Warnings: flagWordsAll(s.Warnings), BLAS: blas,
 	}
 }
 
@@ -341,7 +349,11 @@ func (r *fitReport) printWarnings(e *env) {
 // sgpr-continuous and exact, which count evaluations instead; inducing
 // rows for those, whose inducing inputs are not rows or are all of them;
 // z, noise_only, restarted, switched_on and refined, which only
-// CholQR's epochs fill). Metrics that are undefined (no test set, or one
+// CholQR's epochs fill; parents, which only the hybrid has). The top
+// level describes the model that predicts and is saved: for a hybrid fit
+// that keeps its continuous fit, that fit (its m, inducing inputs,
+// evaluations, stop, hyperparameters and warnings), with CholQR's under
+// parents. Metrics that are undefined (no test set, or one
 // of a single row or with constant targets) are null; Notes says why. M
 // is the number of inducing points used (n for exact), MRequested the
 // number asked for. Mean is the prior mean μ the saved model and the
@@ -364,7 +376,7 @@ type fitReport struct {
 	AtNoiseFloor    bool               `json:"at_noise_floor"` // σ² ended at the floor: the floor, not the data, decided it
 	SwitchedOn      []int              `json:"switched_on"`
 	Inducing        []int              `json:"inducing"`
-	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's (a hybrid fit's are under refined)
+	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's, and a hybrid fit's that keeps its continuous fit
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Kernel          string             `json:"kernel"` // the kernel at the fitted hyperparameters, as kernel.Text writes it
 	Mean            float64            `json:"mean"`
@@ -378,6 +390,7 @@ type fitReport struct {
 	Notes           []string           `json:"notes"`
 	BLAS            string             `json:"blas"`
 	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
+	Parents         *parentsReport     `json:"parents"` // a hybrid fit's CholQR and continuous parents; null for the other selectors
 }
 
 // ptr returns a pointer to a copy of v, for a fitReport key that is null
@@ -468,7 +481,11 @@ func checkSettings(m, z, maxEpochs int, budget time.Duration) error {
 func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	kind := md.ObjectiveKind()
 	fmt.Fprintf(w, "%-16s%s  (%v, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64), kind)
-	fmt.Fprintf(w, "%-16s%s\n", "epochs", epochsLine(res, md.Trace()))
+	if cr := res.Refined; cr != nil && res.CholQR != nil {
+		fmt.Fprintf(w, "%-16s%d of the continuous fit (%s) in %.3g s; CholQR's epochs below\n", "evaluations", cr.Evals, res.Stopped(), res.Elapsed.Seconds())
+	} else {
+		fmt.Fprintf(w, "%-16s%s\n", "epochs", epochsLine(res, md.Trace()))
+	}
 	names, theta := res.Names, res.Params // a hybrid fit's are its refinement's
 	fmt.Fprintf(w, "%-16s%s\n", "kernel", kernelText(md.Kernel(), theta))
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", paramsText(names, theta))
