@@ -32,6 +32,10 @@ type DefaultChoice struct {
 	// MachineBytes is the memory the machine has for the fit (see
 	// MachineMemory), of which the exact GP may take ExactMemoryShare.
 	MachineBytes float64
+	// GoLAPACK is true when the exact GP would factorise with the pure-Go
+	// backend (SGP_BLAS=go, or no OpenBLAS installed; see BLAS), whose
+	// evaluations ExactSeconds counts goLAPACKSlowdown times as long.
+	GoLAPACK bool
 	// Reason says why, in one sentence, with the estimates.
 	Reason string
 }
@@ -61,6 +65,11 @@ const (
 	// hybridRefineMin is the least time the hybrid's continuous refinement
 	// is given without a time budget (the hybrid selector's rule).
 	hybridRefineMin = 5.0
+	// goLAPACKSlowdown is how many times as long an exact evaluation
+	// takes with the pure-Go backend as with OpenBLAS, which the constants
+	// above are measured with: 2.1 at n = 1000 and 3.2 at n = 2000 in CPU
+	// time on kin8nm.
+	goLAPACKSlowdown = 3
 	// sparseValuesPerRowM is the sparse default's working memory in
 	// float64 values per training row and inducing point (G, Q, the
 	// gradient phase's and the refinement's n×m matrices): about 12,
@@ -95,26 +104,39 @@ const (
 // if longer) and within the budget if one is given:
 //
 //	exact:  (12 + 2·params) evaluations × (1.5·10⁻¹¹ n³ + 5·10⁻⁸ n²) s,   memory 8n² bytes + 17 MiB
+//	        (× 3 with the pure-Go LAPACK, SGP_BLAS=go or no OpenBLAS)
 //	CholQR: 2.3·10⁻⁷ s · n·m²,                                         memory 8·12·n·m bytes
 //	hybrid: CholQR's time + max(5 s, CholQR's time) (its refinement), at most the budget
 //
 // with m = DefaultM(n). The constants are measured on this project's
-// reference machine (docs/defaults.md). The time bound holds the exact GP
-// to n ≈ 5300 for a kernel of two hyperparameters and n ≈ 4200 for an
-// ARD kernel on eight inputs, at most 240 MiB: the machine's memory
-// decides only where less than twice that is available, so on any
-// ordinary machine the choice depends on n, the kernel's size, the
-// selector and the budget only, and a command gives the same model.
+// reference machine (docs/defaults.md). With OpenBLAS the time bound holds
+// the exact GP to n ≈ 5300 for a kernel of two hyperparameters and
+// n ≈ 4200 for an ARD kernel on eight inputs (3400 and 2700 with the Go
+// LAPACK), at most 240 MiB: the machine's memory decides only where less
+// than twice that is available, so on any ordinary machine the choice
+// depends on n, the kernel's size, the selector, the budget and the
+// BLAS only.
 func ChooseDefault(n, params int, hybrid bool, budget time.Duration) DefaultChoice {
-	return chooseExact(n, params, DefaultM(n), hybrid, budget, MachineMemory())
+	return chooseExact(n, params, DefaultM(n), hybrid, budget, MachineMemory(), goLAPACK())
+}
+
+// goLAPACK reports whether the dense factorisations use the pure-Go
+// backend (BLAS).
+func goLAPACK() bool {
+	name, err := BLAS()
+	return err == nil && strings.HasPrefix(name, "go")
 }
 
 // chooseExact is ChooseDefault for a sparse model of m inducing points on
-// a machine with machine bytes of memory for the fit.
-func chooseExact(n, params, m int, hybrid bool, budget time.Duration, machine float64) DefaultChoice {
+// a machine with machine bytes of memory for the fit, whose exact GP
+// factorises with the Go LAPACK if goLAPACK.
+func chooseExact(n, params, m int, hybrid bool, budget time.Duration, machine float64, goLAPACK bool) DefaultChoice {
 	nf, mf := float64(n), float64(m)
 	evals := float64(exactEvalsBase + exactEvalsPerParam*(params+1))
-	c := DefaultChoice{M: m, MachineBytes: machine,
+	if goLAPACK {
+		evals *= goLAPACKSlowdown
+	}
+	c := DefaultChoice{M: m, MachineBytes: machine, GoLAPACK: goLAPACK,
 		ExactSeconds: evals * (exactEvalSecPerN3*nf*nf*nf + exactEvalSecPerN2*nf*nf),
 		ExactBytes:   8*nf*nf + exactWorkspaceBytes,
 		SparseBytes:  8 * sparseValuesPerRowM * nf * mf,
@@ -134,8 +156,12 @@ func chooseExact(n, params, m int, hybrid bool, budget time.Duration, machine fl
 	inMemory := c.ExactBytes <= ExactMemoryShare*machine
 	inBudget := budget <= 0 || c.ExactSeconds <= budget.Seconds()
 	c.Exact = n <= MaxExactN && inTime && inMemory && inBudget
-	est := fmt.Sprintf("estimated %s and %s for the exact GP (%s of %s available), %s and %s for %s with m = %d",
-		seconds(c.ExactSeconds), mib(c.ExactBytes), percent(c.ExactBytes/machine), mib(machine), seconds(c.SparseSeconds), mib(c.SparseBytes), name, m)
+	lapack := ""
+	if goLAPACK {
+		lapack = " with the Go LAPACK"
+	}
+	est := fmt.Sprintf("estimated %s%s and %s for the exact GP (%s of %s available), %s and %s for %s with m = %d",
+		seconds(c.ExactSeconds), lapack, mib(c.ExactBytes), percent(c.ExactBytes/machine), mib(machine), seconds(c.SparseSeconds), mib(c.SparseBytes), name, m)
 	switch {
 	case c.Exact:
 		c.Reason = fmt.Sprintf("the exact GP is affordable (within %v and %s of the memory): %s", ExactTimeBound, percent(ExactMemoryShare), est)

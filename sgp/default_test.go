@@ -40,7 +40,7 @@ func TestChooseDefault(t *testing.T) {
 		{200, 1, true, time.Millisecond, 8 * gib, false, "time budget"},
 		{MaxExactN + 1, 1, false, 0, 1e15, false, "limited to n ≤ 20000"},
 	} {
-		ch := chooseExact(c.n, c.params, DefaultM(c.n), c.hybrid, c.budget, c.machine)
+		ch := chooseExact(c.n, c.params, DefaultM(c.n), c.hybrid, c.budget, c.machine, false)
 		if ch.Exact != c.exact || !strings.Contains(ch.Reason, c.why) {
 			t.Errorf("n = %d, %d parameters, hybrid %v, budget %v, %.3g B: exact %v, want %v (%s)", c.n, c.params, c.hybrid, c.budget, c.machine, ch.Exact, c.exact, ch.Reason)
 		}
@@ -56,15 +56,28 @@ func TestChooseDefault(t *testing.T) {
 	for _, params := range []int{1, 10, 40} {
 		for _, hybrid := range []bool{false, true} {
 			for _, machine := range []float64{200 << 20, 8 * gib} {
-				sparse := false
-				for n := 10; n <= 8000; n += 37 {
-					ex := chooseExact(n, params, DefaultM(n), hybrid, 0, machine).Exact
-					if sparse && ex {
-						t.Fatalf("%d parameters, hybrid %v, %.3g B: exact again at n = %d after a sparse default below it", params, hybrid, machine, n)
+				for _, golapack := range []bool{false, true} {
+					sparse := false
+					for n := 10; n <= 8000; n += 37 {
+						ex := chooseExact(n, params, DefaultM(n), hybrid, 0, machine, golapack).Exact
+						if sparse && ex {
+							t.Fatalf("%d parameters, hybrid %v, %.3g B, Go LAPACK %v: exact again at n = %d after a sparse default below it", params, hybrid, machine, golapack, n)
+						}
+						sparse = sparse || !ex
 					}
-					sparse = sparse || !ex
 				}
 			}
+		}
+	}
+	// With the Go LAPACK the estimate is three times as long: kin8nm's
+	// 2000 rows stay exact, 3000 do not.
+	for _, c := range []struct {
+		n     int
+		exact bool
+	}{{2000, true}, {3000, false}} {
+		ch := chooseExact(c.n, 9, DefaultM(c.n), true, 0, 8*gib, true)
+		if ch.Exact != c.exact || !ch.GoLAPACK || !strings.Contains(ch.Reason, "with the Go LAPACK") {
+			t.Errorf("Go LAPACK, n = %d: exact %v, want %v (%s)", c.n, ch.Exact, c.exact, ch.Reason)
 		}
 	}
 	if m := MachineMemory(); !(m > 0) || math.IsInf(m, 0) {
