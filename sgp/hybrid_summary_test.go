@@ -68,7 +68,10 @@ func TestHybridSummaryIsTheModel(t *testing.T) {
 			t.Errorf("the model's display lacks %q:\n%s", want, text)
 		}
 	}
-	if s := res.String(); strings.Contains(strings.SplitN(s, "CholQR parent:", 2)[0], short) {
-		t.Errorf("the Result's display gives CholQR's shortfall as the model's:\n%s", s)
+	if s := res.String(); strings.Contains(strings.SplitN(s, "CholQR parent:", 2)[0], short) || !strings.Contains(s, "inducing inputs") {
+		t.Errorf("the Result's display gives CholQR's shortfall or rows as the model's:\n%s", s)
+	}
+	if h := res.HTML(); !strings.Contains(h, ">CholQR parent</th>") || !strings.Contains(h, "CholQR parent: only") || !strings.Contains(h, "30 of m=30, moved continuously") {
+		t.Errorf("the Result's HTML does not describe the continuous fit with CholQR as its parent:\n%s", h)
 	}
 }
