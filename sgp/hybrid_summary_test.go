@@ -1,6 +1,7 @@
 package sgp
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -73,5 +74,29 @@ func TestHybridSummaryIsTheModel(t *testing.T) {
 	}
 	if h := res.HTML(); !strings.Contains(h, ">CholQR parent</th>") || !strings.Contains(h, "CholQR parent: only") || !strings.Contains(h, "30 of m=30, moved continuously") {
 		t.Errorf("the Result's HTML does not describe the continuous fit with CholQR as its parent:\n%s", h)
+	}
+}
+
+// TestNoiseFloorWarnedOnce: a fit's result whose warnings already say
+// that σ² ended at the floor (a hybrid fit's kept refinement says so
+// itself) does not get the warning a second time from the model's check.
+func TestNoiseFloorWarnedOnce(t *testing.T) {
+	t.Parallel()
+	x, y := trendAndCycle(60)
+	md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(5)
+	if err := md.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	floor := md.floor()
+	w := noiseFloorWarning(floor, floor, false)
+	res := &Result{FitSummary: FitSummary{Params: append(md.kern.Params(nil), math.Log(floor)), Warnings: []string{w}}}
+	md.noteNoiseFloor(res)
+	if !res.AtNoiseFloor || len(res.Warnings) != 1 {
+		t.Errorf("at the floor %v, warnings %q; want the one warning", res.AtNoiseFloor, res.Warnings)
+	}
+	res.Warnings = nil
+	md.noteNoiseFloor(res)
+	if len(res.Warnings) != 1 || res.Warnings[0] != w {
+		t.Errorf("warnings %q, want %q", res.Warnings, w)
 	}
 }
