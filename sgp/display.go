@@ -148,6 +148,9 @@ func (s *FitSummary) text(title string, rows [][2]string) string {
 // table of the objective and its terms, the prior mean, the
 // hyperparameters, the inducing points and the swaps, and any warnings.
 func (r Result) String() string {
+	if r.CholQR != nil {
+		return r.hybridString()
+	}
 	rows := [][2]string{
 		{"objective", fmt.Sprintf("%s (data fit %s, complexity %s, trace %s)",
 			table.G(r.Objective), table.G(r.Parts.DataFit), table.G(r.Parts.Complexity), table.G(r.Parts.Trace))},
@@ -156,6 +159,28 @@ func (r Result) String() string {
 	rows = append(rows, [2]string{"inducing points", fmt.Sprintf("%d of m=%d", len(r.Inducing), r.M)},
 		[2]string{"swaps accepted", fmt.Sprintf("%d/%d", r.Accepted, r.Swaps)})
 	return r.FitSummary.text(r.title("fit", fmt.Sprintf("%d epochs", r.Epochs)), append(rows, r.extraRows()...))
+}
+
+// hybridString is String of a hybrid fit that predicts with its
+// continuous fit: the table and warnings describe that model, and its
+// CholQR parent has a row of its own, with its warnings after the
+// model's.
+func (r Result) hybridString() string {
+	cr := r.Refined
+	rows := [][2]string{{"objective", fmt.Sprintf("%s (%v, the continuous fit)", table.G(r.Objective), cr.Kind)}}
+	rows = append(rows, r.FitSummary.rows()...)
+	rows = append(rows, [2]string{"inducing inputs", fmt.Sprintf("%d of m=%d, moved continuously", cr.Z.Len(), r.M)},
+		[2]string{"refined", refinedText(cr, r.RefinedFrom)}, [2]string{"CholQR parent", r.cholqrText()})
+	out := r.FitSummary.text(r.title("hybrid fit", fmt.Sprintf("%d evaluations of its continuous fit", cr.Evals)), rows)
+	for _, w := range r.CholQR.Warnings {
+		out += "\nCholQR parent: " + w
+	}
+	return out
+}
+
+// cholqrText describes a hybrid fit's CholQR parent in one line.
+func (r Result) cholqrText() string {
+	return fmt.Sprintf("F %s, %d of m=%d inducing rows, %d epochs, %s", table.G(r.CholQR.Objective), len(r.Inducing), r.M, r.Epochs, r.CholQR.Stopped())
 }
 
 // extraRows returns the rows of what only some sparse fits do.
@@ -189,6 +214,14 @@ func switchedOnText(on []int) string {
 
 // HTML returns the fit summary as a table.
 func (r Result) HTML() string {
+	if r.CholQR != nil {
+		cr := r.Refined
+		rows := append(r.htmlHead("evaluations", cr.Evals), [2]string{"objective", fmt.Sprintf("%s (%v, the continuous fit)", table.G(r.Objective), cr.Kind)})
+		rows = append(rows, r.FitSummary.rows()...)
+		rows = append(rows, [2]string{"inducing inputs", fmt.Sprintf("%d of m=%d, moved continuously", cr.Z.Len(), r.M)},
+			[2]string{"refined", refinedText(cr, r.RefinedFrom)}, [2]string{"CholQR parent", r.cholqrText()})
+		return table.HTML("hybrid fit", rows) + htmlWarnings(r.Warnings) + htmlWarnings(prefixed("CholQR parent: ", r.CholQR.Warnings))
+	}
 	rows := append(r.htmlHead("epochs", r.Epochs),
 		[2]string{"objective", table.G(r.Objective)},
 		[2]string{"data fit", table.G(r.Parts.DataFit)}, [2]string{"complexity", table.G(r.Parts.Complexity)}, [2]string{"trace", table.G(r.Parts.Trace)})
@@ -255,6 +288,15 @@ func (r *ContinuousResult) String() string {
 func (r *ContinuousResult) HTML() string {
 	rows := append(r.htmlHead("evaluations", r.Evals), [2]string{"objective", fmt.Sprintf("%s (%v)", table.G(r.Objective), r.Kind)}, [2]string{"start", table.G(r.Start)})
 	return table.HTML("continuous SGPR fit", append(rows, r.continuousRows()...)) + htmlWarnings(r.Warnings)
+}
+
+// prefixed returns each of ws after prefix.
+func prefixed(prefix string, ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = prefix + w
+	}
+	return out
 }
 
 // htmlWarnings returns the warnings as a list, or nothing.
@@ -367,31 +409,38 @@ func (md *Model) String() string {
 }
 
 // rows returns the built model's summary as label–value rows.
+//
+// A hybrid model that predicts with its continuous fit (Refined) shows
+// that fit: its kernel, objective, inducing inputs and hyperparameters,
+// and its CholQR parent in a row of its own.
 func (md *Model) rows() [][2]string {
 	inducing := fmt.Sprintf("%d (asked for %d)", md.f.k, md.m)
 	if md.f.k < md.m {
 		inducing = fmt.Sprintf("%d (asked for %d; the kernel cannot tell more apart)", md.f.k, md.m)
 	}
-	rows := [][2]string{
-		{"n", strconv.Itoa(md.x.Len())},
-		{"kernel", kernel.Text(md.kern)},
-		{"inducing points", inducing},
-		{"information pivots z", strconv.Itoa(md.z)},
-		{"objective", fmt.Sprintf("%v %s", md.obj, table.G(md.f.Value(md.obj)))},
-		{"epochs", strconv.Itoa(len(md.trace))},
-		{"prior mean μ", table.G(md.predictMean()) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]},
+	kern, names, params := md.kern, md.ParamNames(), md.Params()
+	rows := [][2]string{{"n", strconv.Itoa(md.x.Len())}, {}, {"inducing points", inducing}, {"information pivots z", strconv.Itoa(md.z)},
+		{"objective", fmt.Sprintf("%v %s", md.obj, table.G(md.f.Value(md.obj)))}, {"epochs", strconv.Itoa(len(md.trace))}}
+	if cr := md.refined; cr != nil {
+		kern, params = kernel.Clone(md.kern), cr.Params
+		kern.SetParams(params[:kern.NumParams()])
+		rows = [][2]string{{"n", strconv.Itoa(md.x.Len())}, {}, {"inducing inputs", fmt.Sprintf("%d (asked for %d), moved continuously", cr.Z.Len(), md.m)},
+			{"objective", fmt.Sprintf("%v %s (the continuous fit)", cr.Kind, table.G(cr.Objective))},
+			{"CholQR parent", fmt.Sprintf("%v %s, %s inducing rows, z = %d, %d epochs", md.obj, table.G(md.f.Value(md.obj)), inducing, md.z, len(md.trace))}}
 	}
+	rows[1] = [2]string{"kernel", kernel.Text(kern)}
+	rows = append(rows, [2]string{"prior mean μ", table.G(md.predictMean()) + map[bool]string{true: " (estimated)", false: " (fixed)"}[md.mean.Estimated()]})
 	if md.selector != SelectCholQR {
 		rows = append(rows, [2]string{"selector", md.selector.String()})
 	}
 	if md.refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(md.refined, md.from)})
 	}
-	if c := chooseExact(md.x.Len(), md.kern.NumParams(), md.m, md.selector == SelectHybrid, md.budget); c.Exact {
-		rows = append(rows, [2]string{"exact GP", fmt.Sprintf("estimated to cost no more than this sparse model (%s and %s against %s and %s): sgp.NewExact fits it",
-			seconds(c.ExactSeconds), mib(c.ExactBytes), seconds(c.SparseSeconds), mib(c.SparseBytes))})
+	if c := chooseExact(md.x.Len(), md.kern.NumParams(), md.m, md.selector == SelectHybrid, md.budget, MachineMemory(), goLAPACK()); c.Exact {
+		rows = append(rows, [2]string{"exact GP", fmt.Sprintf("affordable at this n (estimated %s and %s): sgp.NewExact fits it",
+			seconds(c.ExactSeconds), mib(c.ExactBytes))})
 	}
-	return append(rows, table.Hyper(md.ParamNames(), md.Params())...)
+	return append(rows, table.Hyper(names, params)...)
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

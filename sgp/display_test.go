@@ -44,7 +44,7 @@ func TestDisplays(t *testing.T) {
 		"evaluation": {ev.String(), ev.HTML(), []string{"SMSE ", "SNLP ", "MAE ", "RMSE ", "95% coverage ", "(301 test points)", "<table>"}},
 	} {
 		all := c.text + c.html
-		if strings.Contains(all, "0xc0") || len(c.text) > 400 {
+		if strings.Contains(all, "0xc0") || len(c.text) > 500 {
 			t.Errorf("%s: %d bytes of text or a pointer: %q", name, len(c.text), c.text)
 		}
 		for _, w := range c.want {

@@ -749,7 +749,9 @@ func (p *ExactPredictor) PredictNoisy(xs kernel.Inputs) (mean, variance []float6
 
 // Evaluate predicts at test.X with noisy variances and scores the
 // predictions against test.Y, with the training targets as the trivial
-// model, as Model.Evaluate does.
+// model, as Model.Evaluate does; a model loaded from a file without the
+// training targets' mean and variance gives SNLP = NaN (see
+// Predictor.Evaluate).
 func (p *ExactPredictor) Evaluate(test *data.Dataset) (*Evaluation, error) {
 	if test == nil || test.Len() == 0 {
 		return nil, fmt.Errorf("sgp: no test data")
@@ -770,7 +772,7 @@ func (p *ExactPredictor) EvaluateInputs(x kernel.Inputs, y []float64) (*Evaluati
 	if err != nil {
 		return nil, err
 	}
-	return evaluation(mean, vr, y, p.trainMean, p.trainVar)
+	return evaluationKnown(mean, vr, y, p.trainMean, p.trainVar)
 }
 
 // InputColumns returns the columns of the model's numeric inputs, for

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/cholqr/sgp/sgp/kernel"
@@ -109,10 +110,12 @@ func (md *Model) noteNoiseFloor(res *Result) {
 	}
 	res.NoiseFloor = md.floor()
 	s2 := math.Exp(res.Params[len(res.Params)-1])
+	// A hybrid fit's refinement at the floor has said so already.
 	if res.AtNoiseFloor = atNoiseFloor(s2, res.NoiseFloor); res.AtNoiseFloor {
-		w := noiseFloorWarning(s2, res.NoiseFloor, md.noiseFloor > 0)
-		res.Warnings = append(res.Warnings, w)
-		md.announce([]string{w})
+		if w := noiseFloorWarning(s2, res.NoiseFloor, md.noiseFloor > 0); !slices.Contains(res.Warnings, w) {
+			res.Warnings = append(res.Warnings, w)
+			md.announce([]string{w})
+		}
 	}
 }
 

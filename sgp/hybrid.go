@@ -511,25 +511,41 @@ func (h *hybrid) result() (*Result, error) {
 		return res, nil
 	}
 	res.Elapsed = time.Since(h.r.start)
+	res.Continuous, res.ContinuousFrom = cr, from
 	if cr.Objective < res.Objective {
 		md.refined, md.from = cr, from
 		res.Refined, res.RefinedFrom = cr, from
-		res.Objective = cr.Objective
-		res.Params = append([]float64(nil), cr.Params...)
-		res.Mean = cr.Mean
-		// CholQR's "best state reached" is not the model the predictions
-		// use: say which one is.
-		for i, w := range res.Warnings {
-			if w == notConverged(stopText(res.Status, res.Reason)) {
-				res.Warnings[i] = fmt.Sprintf("CholQR did not converge (%s); the predictions use the continuous fit from %s (%s)", stopText(res.Status, res.Reason), from, stopText(cr.Status, cr.Reason))
-			}
-		}
-		if w := refinementWarning(cr, stopText(res.Status, res.Reason), h.cctx.Err() != nil); w != "" {
+		res.CholQR, res.FitSummary = cholqrParent(res.FitSummary, cr, from), refinedSummary(res.FitSummary, cr)
+		if w := refinementWarning(cr, res.CholQR.Stopped(), h.cctx.Err() != nil); w != "" {
 			res.Warnings = append(res.Warnings, w)
 			md.announce([]string{w})
 		}
 	}
 	return res, nil
+}
+
+// cholqrParent returns the summary of a hybrid fit's CholQR parent, s,
+// when the model predicts with the continuous fit cr (from where it
+// started): its own copy, with its "best state reached" warning saying
+// which model the predictions use instead.
+func cholqrParent(s FitSummary, cr *ContinuousResult, from string) *FitSummary {
+	s.Params = slices.Clone(s.Params)
+	s.Warnings = slices.Clone(s.Warnings)
+	for i, w := range s.Warnings {
+		if w == notConverged(s.Stopped()) {
+			s.Warnings[i] = fmt.Sprintf("CholQR did not converge (%s); the predictions use the continuous fit from %s (%s)", s.Stopped(), from, cr.Stopped())
+		}
+	}
+	return &s
+}
+
+// refinedSummary returns the summary of the model a hybrid fit predicts
+// with, its continuous fit cr: cr's objective, θ, μ, stop, noise floor
+// and warnings, in the hybrid fit's time (chol's Elapsed).
+func refinedSummary(chol FitSummary, cr *ContinuousResult) FitSummary {
+	return FitSummary{Objective: cr.Objective, Elapsed: chol.Elapsed, Status: cr.Status, Reason: cr.Reason, Converged: cr.Converged,
+		Params: slices.Clone(cr.Params), Names: slices.Clone(chol.Names), Mean: cr.Mean,
+		NoiseFloor: cr.NoiseFloor, AtNoiseFloor: cr.AtNoiseFloor, Warnings: slices.Clone(cr.Warnings)}
 }
 
 // refinementWarning returns the warning for a kept refinement cr that

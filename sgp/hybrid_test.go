@@ -239,7 +239,8 @@ func TestHybridStarts(t *testing.T) {
 // TestHybridWarningNamesTheModel checks that a hybrid fit whose CholQR
 // phase did not converge, and whose refinement is kept, does not say "the
 // model is the best state reached" of the CholQR phase, but which model the
-// predictions use.
+// predictions use, among its CholQR parent's warnings; the Result's own
+// summary is the refinement's.
 func TestHybridWarningNamesTheModel(t *testing.T) {
 	t.Parallel()
 	train, _ := data.SnelsonLike(200, 1)
@@ -249,13 +250,21 @@ func TestHybridWarningNamesTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Converged || res.Refined == nil {
-		t.Fatalf("want a CholQR phase cut at 2 epochs and a kept refinement: converged %v, refined %v", res.Converged, res.Refined != nil)
+	chol := res.CholQR
+	if res.Refined == nil || chol == nil || chol.Converged {
+		t.Fatalf("want a CholQR phase cut at 2 epochs and a kept refinement: CholQR %+v, refined %v", chol, res.Refined != nil)
 	}
-	all := strings.Join(res.Warnings, "\n")
-	want := fmt.Sprintf("CholQR did not converge (%s); the predictions use the continuous fit from %s (%s)", stopText(res.Status, res.Reason), res.RefinedFrom, stopText(res.Refined.Status, res.Refined.Reason))
+	all := strings.Join(chol.Warnings, "\n")
+	want := fmt.Sprintf("CholQR did not converge (%s); the predictions use the continuous fit from %s (%s)", chol.Stopped(), res.RefinedFrom, res.Refined.Stopped())
 	if !strings.Contains(all, want) || strings.Contains(all, "best state reached") {
-		t.Errorf("warnings %q, want %q and no \"best state reached\"", res.Warnings, want)
+		t.Errorf("CholQR parent's warnings %q, want %q and no \"best state reached\"", chol.Warnings, want)
+	}
+	if res.Stopped() != res.Refined.Stopped() || res.Converged != res.Refined.Converged || res.Objective != res.Refined.Objective {
+		t.Errorf("the Result stopped %q (converged %v, F %v), its refinement %q (%v, F %v)", res.Stopped(), res.Converged, res.Objective,
+			res.Refined.Stopped(), res.Refined.Converged, res.Refined.Objective)
+	}
+	if s := res.String(); !strings.Contains(s, "CholQR parent: "+want) || !strings.Contains(s, "hybrid fit "+res.Stopped()) {
+		t.Errorf("the display does not give the CholQR parent's warning apart:\n%s", s)
 	}
 }
 
@@ -621,9 +630,15 @@ func TestHybridParkedParent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all := strings.Join(res.Warnings, "\n")
+		if res.CholQR == nil {
+			t.Fatal("the kept refinement's Result has no CholQR parent")
+		}
+		all := strings.Join(res.CholQR.Warnings, "\n")
 		if !strings.Contains(all, "CholQR did not converge (time budget: "+why+"); the predictions use the continuous fit") || strings.Contains(all, "best state reached") {
-			t.Errorf("warnings %q", res.Warnings)
+			t.Errorf("CholQR parent's warnings %q", res.CholQR.Warnings)
+		}
+		if top := strings.Join(res.Warnings, "\n"); strings.Contains(top, "CholQR did not converge") {
+			t.Errorf("the model's warnings name its CholQR parent's: %q", res.Warnings)
 		}
 	}
 }

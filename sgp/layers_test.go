@@ -36,7 +36,7 @@ var fileLayers = []string{
 	"optimize.go",        // the gonum/optimize adapters: the CG problem, line search, step sizes, recorders
 	"predict.go",         // the Predictor
 	"exact.go",           // the exact GP
-	"default.go",         // the default fit: the exact GP where it costs no more than the sparse one
+	"default.go",         // the default fit: the exact GP wherever it is affordable
 	"sgpr.go",            // SGPR with continuous inducing inputs
 	"selector.go",        // the rules that choose inducing points
 	"model.go",           // the Model and its configuration

@@ -24,14 +24,19 @@ const modelFormat = "sgp-model/1"
 // kind and k) come before the arrays, so that a reader checks each array
 // against them as it streams (readModelFile).
 type savedModel struct {
-	Format          string             `json:"format"`
-	Kernel          kernel.Description `json:"kernel"`
-	InputKind       string             `json:"input_kind"`
-	K               int                `json:"k"`
-	InputNames      []string           `json:"input_names,omitempty"` // Predictor.InputNames; absent for unnamed inputs
-	TargetName      string             `json:"target_name,omitempty"`
-	Noise           float64            `json:"noise"`
-	Mean            float64            `json:"mean"` // the constant prior mean μ; 0 when absent
+	Format     string             `json:"format"`
+	Kernel     kernel.Description `json:"kernel"`
+	InputKind  string             `json:"input_kind"`
+	K          int                `json:"k"`
+	InputNames []string           `json:"input_names,omitempty"` // Predictor.InputNames; absent for unnamed inputs
+	TargetName string             `json:"target_name,omitempty"`
+	Noise      float64            `json:"noise"`
+	Mean       float64            `json:"mean"` // the constant prior mean μ; 0 when absent
+	// TrainMean and TrainVar are the training targets' mean and
+	// population variance, SNLP's trivial model (Evaluate); absent when
+	// the predictor does not know them.
+	TrainMean       *float64           `json:"train_mean,omitempty"`
+	TrainVar        *float64           `json:"train_var,omitempty"`
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Inducing        []int              `json:"inducing,omitempty"`
 	InducingInputs  json.RawMessage    `json:"inducing_inputs"`
@@ -46,9 +51,20 @@ func (p *Predictor) Save(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeModel(w, &savedModel{Format: modelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
+	sm := &savedModel{Format: modelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
 		Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp,
-		Inducing: p.inducer, InducingInputs: h.inputs, InputKind: h.kind, K: len(p.a), W: p.w, R: p.r, A: p.a})
+		Inducing: p.inducer, InducingInputs: h.inputs, InputKind: h.kind, K: len(p.a), W: p.w, R: p.r, A: p.a}
+	sm.TrainMean, sm.TrainVar = savedTargets(p.trainMean, p.trainVar)
+	return writeModel(w, sm)
+}
+
+// savedTargets returns the training targets' mean and variance as a model
+// file holds them: both, or neither when the variance is not known (0).
+func savedTargets(mean, variance float64) (*float64, *float64) {
+	if !(variance > 0) {
+		return nil, nil
+	}
+	return &mean, &variance
 }
 
 // savedHead is what both kinds of model file hold besides their factors:
@@ -163,8 +179,11 @@ func (mf *modelFields) predictor() (*Predictor, error) {
 	if err := mf.checkNames(x); err != nil {
 		return nil, err
 	}
+	if err := mf.checkTargets(false); err != nil {
+		return nil, err
+	}
 	p := &Predictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
-		w: mf.w, r: mf.r, a: mf.a, inducer: inducer}
+		w: mf.w, r: mf.r, a: mf.a, inducer: inducer, trainMean: mf.trainMean, trainVar: mf.trainVar}
 	p.prepare()
 	if err := finiteAt(p.PredictTo, x, "inducing inputs"); err != nil {
 		return nil, err

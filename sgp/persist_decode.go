@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -41,7 +42,7 @@ type modelFields struct {
 	inducing                                 []int
 	inducingInputs, inputs                   *kernel.SavedInputs
 	w, r, a, alpha                           []float64
-	hasKernel                                bool
+	hasKernel, hasTrainMean, hasTrainVar     bool
 }
 
 // Limits of the stream that no size in the file declares.
@@ -111,9 +112,11 @@ func (mf *modelFields) field(d *modelDecoder, key string) error {
 	case "jitter":
 		return d.Value(key, &mf.jitter)
 	case "train_mean":
-		return d.Value(key, &mf.trainMean)
+		mf.hasTrainMean = true
+		return d.number(key, &mf.trainMean)
 	case "train_var":
-		return d.Value(key, &mf.trainVar)
+		mf.hasTrainVar = true
+		return d.number(key, &mf.trainVar)
 	case "input_kind":
 		return d.Value(key, &mf.inputKind)
 	case "k":
@@ -172,6 +175,19 @@ func (mf *modelFields) field(d *modelDecoder, key string) error {
 	return d.Skip(key)
 }
 
+// number reads the value of key, which must be a number (not null).
+func (d *modelDecoder) number(key string, dst *float64) error {
+	var v *float64
+	if err := d.Value(key, &v); err != nil {
+		return err
+	}
+	if v == nil {
+		return jsonstream.Errorf("%q is null, want a number", key)
+	}
+	*dst = *v
+	return nil
+}
+
 // declared returns the bound of an array whose length the file declares
 // as size, at most limit: limit while size has not been read (−1), and
 // for a size out of range, which the loader refuses once the file is read.
@@ -219,6 +235,24 @@ func (mf *modelFields) checkNames(x kernel.Inputs) error {
 	}
 	if slices.Contains(mf.inputNames, mf.targetName) {
 		return fmt.Errorf("sgp: model file: the target column %q is also an input", table.Short(mf.targetName))
+	}
+	return nil
+}
+
+// checkTargets checks the training targets' mean and variance, SNLP's
+// trivial model: both present or both absent (the model then does not
+// know them, and its Evaluate gives SNLP = NaN), the mean finite and the
+// variance finite and positive; zeroVar accepts a variance of 0 as not
+// known, as exact model files of constant targets hold it.
+func (mf *modelFields) checkTargets(zeroVar bool) error {
+	if mf.hasTrainMean != mf.hasTrainVar {
+		return errors.New("sgp: model file has one of train_mean and train_var without the other")
+	}
+	if math.IsNaN(mf.trainMean) || math.IsInf(mf.trainMean, 0) {
+		return fmt.Errorf("sgp: model file has training mean %v", mf.trainMean)
+	}
+	if ok := mf.trainVar > 0 || zeroVar && mf.trainVar == 0 || !mf.hasTrainVar; !ok || math.IsInf(mf.trainVar, 0) {
+		return fmt.Errorf("sgp: model file has training variance %v (want a finite variance > 0)", mf.trainVar)
 	}
 	return nil
 }

@@ -34,8 +34,8 @@ type savedExactModel struct {
 	Noise           float64            `json:"noise"`
 	Jitter          float64            `json:"jitter"`
 	Mean            float64            `json:"mean"`
-	TrainMean       float64            `json:"train_mean"`
-	TrainVar        float64            `json:"train_var"`
+	TrainMean       *float64           `json:"train_mean,omitempty"` // as in savedModel
+	TrainVar        *float64           `json:"train_var,omitempty"`
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Inputs          json.RawMessage    `json:"inputs"`
 	Alpha           []float64          `json:"alpha"`
@@ -52,10 +52,11 @@ func (p *ExactPredictor) Save(w io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	return writeModel(w, &savedExactModel{Format: exactModelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
+	sm := &savedExactModel{Format: exactModelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
 		Noise: p.NoiseV, Jitter: p.Jitter, Mean: p.PriorMean,
-		Hyperparameters: h.hyp, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha,
-		TrainMean: p.trainMean, TrainVar: p.trainVar})
+		Hyperparameters: h.hyp, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha}
+	sm.TrainMean, sm.TrainVar = savedTargets(p.trainMean, p.trainVar)
+	return writeModel(w, sm)
 }
 
 // SaveFile writes the exact model to path by the rules of Predictor.SaveFile
@@ -97,13 +98,11 @@ func (mf *modelFields) exactPredictor() (*ExactPredictor, error) {
 	if !(mf.jitter >= 0) || math.IsInf(mf.jitter, 0) {
 		return nil, fmt.Errorf("sgp: model file has jitter %v", mf.jitter)
 	}
-	for _, v := range []float64{mf.mean, mf.trainMean} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("sgp: model file has prior or training mean %v", v)
-		}
+	if math.IsNaN(mf.mean) || math.IsInf(mf.mean, 0) {
+		return nil, fmt.Errorf("sgp: model file has prior mean %v", mf.mean)
 	}
-	if !(mf.trainVar >= 0) || math.IsInf(mf.trainVar, 0) {
-		return nil, fmt.Errorf("sgp: model file has training variance %v", mf.trainVar)
+	if err := mf.checkTargets(true); err != nil {
+		return nil, err
 	}
 	for _, v := range mf.alpha {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -119,11 +119,22 @@ func FuzzLoadPredictor(f *testing.F) {
 		m["input_names"], m["target_name"] = []any{"x"}, "y"
 		named, _ := json.Marshal(m)
 		f.Add(named)
+		// The training targets' mean and variance: one without the
+		// other, a variance of 0.
+		delete(m, "train_var")
+		alone, _ := json.Marshal(m)
+		f.Add(alone)
+		m["train_var"] = 0
+		zero, _ := json.Marshal(m)
+		f.Add(zero)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := LoadPredictor(bytes.NewReader(data))
 		if err != nil {
 			return
+		}
+		if !isFinite(p.trainMean) || !(p.trainVar >= 0) || math.IsInf(p.trainVar, 0) {
+			t.Fatalf("loaded with training mean %v and variance %v", p.trainMean, p.trainVar)
 		}
 		mean, vr, err := p.PredictTo(nil, nil, p.X)
 		if err != nil {

@@ -63,8 +63,8 @@ type Predictor struct {
 	// for continuous inducing inputs).
 	inducer []int
 	// trainMean and trainVar are the training targets' mean and variance,
-	// the trivial model of SNLP; trainVar is 0 when unknown (a loaded
-	// model).
+	// the trivial model of SNLP; trainVar is 0 when unknown (a model
+	// loaded from a file without them).
 	trainMean, trainVar float64
 }
 
@@ -246,10 +246,12 @@ func withNoise(mean, variance []float64, err error, s2 float64) ([]float64, []fl
 // Evaluate predicts at test.X with noisy variances and scores the
 // predictions against test.Y, with the training targets as SNLP's trivial
 // model, as Model.Evaluate does (the same numbers for the Predictor of a
-// model). A Predictor loaded from a file does not know its training
-// targets: its SNLP is NaN (compute it with SNLP and the training
-// targets' mean and population variance, gonum's stat.PopMeanVariance, if
-// needed); the other scores are as for the model.
+// model). A Predictor loaded from a file keeps the training targets'
+// mean and variance that the file holds (train_mean, train_var), and
+// scores as the saved one; loaded from a file without them, it does not
+// know its training targets and its SNLP is NaN (compute it with SNLP and
+// the training targets' mean and population variance, gonum's
+// stat.PopMeanVariance, if needed); the other scores are as for the model.
 func (p *Predictor) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
 	defer recoverTo(&err)
 	if test == nil || test.Len() == 0 {
@@ -259,14 +261,20 @@ func (p *Predictor) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if !(p.trainVar > 0) {
-		ev, err = evaluation(mean, vr, test.Y, 0, 1)
-		if ev != nil {
-			ev.SNLP = math.NaN()
-		}
-		return ev, err
+	return evaluationKnown(mean, vr, test.Y, p.trainMean, p.trainVar)
+}
+
+// evaluationKnown is evaluation for a loaded model, which may not know
+// its training targets' variance tv (0): SNLP is then NaN.
+func evaluationKnown(mean, vr, ys []float64, tm, tv float64) (*Evaluation, error) {
+	if tv > 0 {
+		return evaluation(mean, vr, ys, tm, tv)
 	}
-	return evaluation(mean, vr, test.Y, p.trainMean, p.trainVar)
+	ev, err := evaluation(mean, vr, ys, 0, 1)
+	if ev != nil {
+		ev.SNLP = math.NaN()
+	}
+	return ev, err
 }
 
 // InputColumns returns the columns of the model's numeric inputs, for

@@ -43,10 +43,10 @@ type Result struct {
 	// kernel.Lengthscaled). nil when none was.
 	SwitchedOn []int
 	// Refined is, for the hybrid selector, the continuous fit that the
-	// model predicts with (its inducing inputs Z and θ; Objective and
-	// Params are then its own): the lowest of its continuous fits, where
-	// it is below CholQR's objective; nil otherwise, and for other
-	// selectors.
+	// model predicts with (its inducing inputs Z and θ; the FitSummary is
+	// then its own, and CholQR's is in CholQR): the lowest of its
+	// continuous fits, where it is below CholQR's objective; nil
+	// otherwise, and for other selectors.
 	Refined *ContinuousResult
 	// RefinedFrom says where the kept continuous fit started: "a random
 	// subset" (continuous SGPR's own start, at the starting
@@ -57,6 +57,20 @@ type Result struct {
 	// the fit went on from bringing back inputs it had switched off; ""
 	// without one.
 	RefinedFrom string
+	// CholQR is, when Refined is set, the summary of the hybrid fit's
+	// CholQR parent: its objective, θ, μ, how it stopped and its warnings
+	// (fewer inducing points than asked for, …). The Result's own
+	// FitSummary then describes the model that predicts and is saved,
+	// the refinement: its objective, θ, μ, stop, noise floor and
+	// warnings. Parts, Epochs, Inducing, M, NoiseOnly, Restarted,
+	// SwitchedOn and Stats always describe the CholQR fit. nil otherwise.
+	CholQR *FitSummary
+	// Continuous is, for the hybrid selector, the lowest of its
+	// continuous fits, kept (it is then Refined) or not (its objective
+	// not below CholQR's), and ContinuousFrom where it started (as
+	// RefinedFrom); nil when none ran, and for other selectors.
+	Continuous     *ContinuousResult
+	ContinuousFrom string
 	Stats
 	md *Model // the model fitted, which Comparison.Add scores
 }

@@ -107,18 +107,18 @@ func TestEvalMean(t *testing.T) {
 	}
 }
 
-// TestFitShortfallWarning: asking for m = 400 inducing points on 5000
-// smooth points (SnelsonLike, small noise) gets fewer; the CLI says so on
-// stderr (the model's warning line with progress, "sgprepl: warning:"
-// with --quiet), in the JSON (m is the number used, m_requested 400, the
-// warning in "warnings") and in the readable summary.
+// TestFitShortfallWarning: asking CholQR for m = 400 inducing points on
+// 5000 smooth points (SnelsonLike, small noise) gets fewer; the CLI says
+// so on stderr (the model's warning line with progress, "sgprepl:
+// warning:" with --quiet), in the JSON (m is the number used, m_requested
+// 400, the warning in "warnings", with --m) and in the readable summary.
 func TestFitShortfallWarning(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	train, _ := data.SnelsonLike(5000, 1)
 	path := writeCSV(t, dir, "train.csv", train, false)
 	for _, quiet := range []bool{false, true} {
-		args := []string{"fit", "--train", path, "--m", "400", "--max-epochs", "2", "--json"}
+		args := []string{"fit", "--train", path, "--m", "400", "--max-epochs", "2", "--json", "--selector", "cholqr"}
 		prefix := "warning: only "
 		if quiet {
 			args = append(args, "--quiet")
@@ -141,7 +141,7 @@ func TestFitShortfallWarning(t *testing.T) {
 			t.Fatalf("quiet=%v: m %d, m_requested %d, %d inducing: want fewer than 400 used", quiet, r.M, r.MRequested, len(r.Inducing))
 		}
 		want := fmt.Sprintf("only %d of the m=400", r.M)
-		if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], want) {
+		if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], want) || !strings.Contains(r.Warnings[0], "(see --m)") {
 			t.Errorf("quiet=%v: JSON warnings %q, want %q first", quiet, r.Warnings, want)
 		}
 		var line string
@@ -154,7 +154,7 @@ func TestFitShortfallWarning(t *testing.T) {
 			t.Errorf("quiet=%v: no %q… line with %q on stderr:\n%s", quiet, prefix, want, stderr)
 		}
 	}
-	code, stdout, _ := runMain(context.Background(), "fit", "--train", path, "--m", "400", "--max-epochs", "2", "--quiet")
+	code, stdout, _ := runMain(context.Background(), "fit", "--train", path, "--m", "400", "--max-epochs", "2", "--quiet", "--selector", "cholqr")
 	if code != 0 || !strings.Contains(stdout, "of m=400: the kernel cannot tell more points apart") {
 		t.Errorf("readable summary: exit %d, no shortfall note:\n%s", code, stdout)
 	}

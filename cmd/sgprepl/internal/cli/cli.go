@@ -109,10 +109,11 @@ var commands = []command{
 			"histogram. The prior mean is a constant\n" +
 			"estimated in closed form with the hyperparameters under a prior N(ȳ, var y)\n" +
 			"(--mean), so targets need no centring; it is saved with the model.\n" +
-			"With neither --m nor --selector, fit fits the exact GP where it costs no\n" +
-			"more time and memory than the sparse default, and says so. Inducing\n" +
-			"points: --selector hybrid by default for numeric inputs with the kernels\n" +
-			"that have lengthscales and input gradients, " + hybridKernels() + "\n" +
+			"With neither --m nor --selector, fit fits the exact GP wherever it is\n" +
+			"affordable (estimated within a minute and half the machine's memory:\n" +
+			"n up to about 4000–5000), and says so. Inducing points: --selector\n" +
+			"hybrid by default for numeric inputs with the kernels that have\n" +
+			"lengthscales and input gradients, " + hybridKernels() + "\n" +
 			"(CholQR and continuous SGPR, the lower objective kept), cholqr for the\n" +
 			"others.\n" +
 			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +

@@ -123,8 +123,11 @@ func TestFit(t *testing.T) {
 	predPath := filepath.Join(dir, "pred.csv")
 
 	const m = 8
+	// CholQR's fit, whose report has its inducing rows, z and epochs at
+	// the top level (a hybrid fit that keeps its continuous fit reports
+	// that fit there: TestHybridReportIsTheModel).
 	code, stdout, stderr := runMain(context.Background(), "fit", "--train", trainPath, "--test", testPath,
-		"--m", strconv.Itoa(m), "--z", "8", "--max-epochs", "10", "--json", "--quiet",
+		"--m", strconv.Itoa(m), "--z", "8", "--max-epochs", "10", "--json", "--quiet", "--selector", "cholqr",
 		"--save", modelPath, "--predictions", predPath)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)

@@ -73,7 +73,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		fit.WithM(o.m)
 	}
 	if !o.quiet {
-		fit.WithProgress(e.stderr)
+		fit.WithProgress(flagWordsWriter{e.stderr})
 	}
 	res, err := fit.FitContext(ctx)
 	if res == nil {

@@ -10,10 +10,10 @@ import (
 )
 
 // TestFitDefaultExact checks fit's default without --m or --selector: the
-// exact GP where sgp.ChooseDefault finds it no dearer than the sparse
-// default, said in the JSON (selector "exact" and a note) and the text
-// summary; a sparse fit where it is dearer (a time budget too short for
-// it); and every explicit request kept as it is.
+// exact GP where sgp.ChooseDefault finds it affordable, said in the JSON
+// (selector "exact" and a note) and the text summary; a sparse fit where
+// it is not (a time budget too short for it); and every explicit request
+// kept as it is.
 func TestFitDefaultExact(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -39,13 +39,13 @@ func TestFitDefaultExact(t *testing.T) {
 		return strings.Join(s, " | ")
 	}
 	rep := fit()
-	if rep["selector"] != "exact" || rep["m"].(float64) != 200 || !strings.Contains(notes(rep), "the exact GP costs no more than the sparse default") {
+	if rep["selector"] != "exact" || rep["m"].(float64) != 200 || !strings.Contains(notes(rep), "the exact GP is affordable") {
 		t.Errorf("default at n = 200: selector %v, m %v, notes %q; want the exact GP and a note why", rep["selector"], rep["m"], notes(rep))
 	}
-	// The exact GP's estimated time at n = 200 is about 0.1 s: a budget of
+	// The exact GP's estimated time at n = 200 is about 34 ms: a budget of
 	// 10 ms leaves the sparse default.
 	rep = fit("--time-budget", "10ms")
-	if rep["selector"] != "hybrid" || rep["m"].(float64) > 100 || strings.Contains(notes(rep), "exact GP costs no more") {
+	if rep["selector"] != "hybrid" || rep["m"].(float64) > 100 || strings.Contains(notes(rep), "exact GP is affordable") {
 		t.Errorf("default with a short budget: selector %v, m %v, notes %q; want the sparse hybrid", rep["selector"], rep["m"], notes(rep))
 	}
 	for _, args := range [][]string{{"--m", "20"}, {"--selector", "cholqr"}, {"--selector", "hybrid"}} {

@@ -81,7 +81,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor).WithMean(o.mean).
 		WithRestarts(o.restarts).WithSeed(o.seed)
 	if !o.quiet {
-		fit.WithProgress(e.stderr)
+		fit.WithProgress(flagWordsWriter{e.stderr})
 	}
 	res, fitErr := fit.FitContext(ctx)
 	if res == nil {

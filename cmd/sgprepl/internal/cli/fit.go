@@ -46,7 +46,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	c := &fitConfig{}
 	fs.StringVar(&c.trainPath, "train", "", "training CSV `file` (required)")
 	fs.StringVar(&c.testPath, "test", "", "test CSV `file` with the same columns; adds SMSE and SNLP")
-	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2)); with neither --m nor --selector, fit fits the exact GP where it costs no more time and memory than this sparse default (sgp.ChooseDefault), and says so")
+	fs.IntVar(&c.m, "m", 0, "number of inducing points (default min(100, n/2)); with neither --m nor --selector, fit fits the exact GP wherever it is affordable (estimated within a minute and half the machine's memory, sgp.ChooseDefault), and says so")
 	fs.IntVar(&c.z, "z", 16, "number of information pivots")
 	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	fs.StringVar(&c.meanName, "mean", "constant", "prior mean: constant (estimated under a prior N(ȳ, var y)), gls (estimated by generalised least squares, no prior), zero, or a `number`")
@@ -140,8 +140,8 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	}
 	defaultNote := ""
 	if auto {
-		// Neither --m nor --selector: the exact GP where it costs no more
-		// than the sparse default (sgp.ChooseDefault).
+		// Neither --m nor --selector: the exact GP wherever it is
+		// affordable (sgp.ChooseDefault).
 		if ch := sgp.ChooseDefault(train.Len(), kern.NumParams(), sel == sgp.SelectHybrid, c.budget); ch.Exact {
 			c.selector = selectorExact
 			defaultNote = "default without --m or --selector: " + ch.Reason + "; --selector or --m fits a sparse model"
@@ -228,7 +228,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 		WithM(c.m).WithInfoPivots(c.z).WithObjective(obj).WithSeed(c.seed).
 		WithMaxEpochs(c.maxEpochs).WithTimeBudget(c.budget).WithSelector(sel).WithNoiseFloor(c.noiseFloor).WithMean(c.mean).WithRestarts(c.restarts)
 	if !c.quiet {
-		md.WithProgress(e.stderr)
+		md.WithProgress(flagWordsWriter{e.stderr})
 	}
 	// The model is built inside FitContext, so that choosing its start
 	// counts in the time budget.
@@ -245,6 +245,9 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	rep.M, rep.MRequested, rep.Z = len(res.Inducing), ptr(c.m), ptr(c.z)
 	if cr := res.Refined; cr != nil {
 		rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: cr.Stopped(), Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
+	}
+	if sel == sgp.SelectHybrid {
+		rep.describeHybrid(res, c.z)
 	}
 	var pred *predictions
 	if test != nil {
@@ -265,7 +268,12 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 		fmt.Fprintf(w, "fit: %s, n=%d, %s, kernel %s, selector %v, m=%d z=%d, seed %d\n", c.trainPath, train.Len(), count(train.dim, "input column"), spec, sel, c.m, c.z, c.seed)
 		rep.printDropped(w)
 		printFitSummary(w, md, res)
-		fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), c.m))
+		if cr := res.Refined; cr != nil {
+			fmt.Fprintf(w, "%-16s%d of m=%d, moved continuously (the continuous fit's; --json and --save give them)\n", "inducing inputs", cr.Z.Len(), c.m)
+			rep.printCholQRParent(w, c.m)
+		} else {
+			fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), c.m))
+		}
 		rep.printTail(w, test, c.testPath, c.savePath, c.predPath, "")
 	})
 	if err != nil {
@@ -276,7 +284,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	if c.quiet {
 		rep.printWarnings(e)
 	}
-	if res.Status == sgp.Cancelled {
+	if res.Status == sgp.Cancelled || res.CholQR != nil && res.CholQR.Status == sgp.Cancelled {
 		return errInterrupted
 	}
 	return nil
@@ -291,7 +299,7 @@ func summaryReport(s *sgp.FitSummary, k kernel.Kernel, mean sgp.Mean, kind, sele
 		Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped(), Converged: s.Converged,
 		NoiseFloor: s.NoiseFloor, AtNoiseFloor: s.AtNoiseFloor,
 		Hyperparameters: s.Hyperparameters().Map(), Mean: s.Mean, MeanFunction: mean.String(),
-		N: n, Warnings: append([]string{}, s.Warnings...), BLAS: blas,
+		N: n, Warnings: flagWordsAll(s.Warnings), BLAS: blas,
 		Starts: startsReport(s), BestStart: bestStart(s),
 	}
 }
@@ -361,7 +369,11 @@ func (r *fitReport) printWarnings(e *env) {
 // sgpr-continuous and exact, which count evaluations instead; inducing
 // rows for those, whose inducing inputs are not rows or are all of them;
 // z, noise_only, restarted, switched_on and refined, which only
-// CholQR's epochs fill). Metrics that are undefined (no test set, or one
+// CholQR's epochs fill; parents, which only the hybrid has). The top
+// level describes the model that predicts and is saved: for a hybrid fit
+// that keeps its continuous fit, that fit (its m, inducing inputs,
+// evaluations, stop, hyperparameters and warnings), with CholQR's under
+// parents. Metrics that are undefined (no test set, or one
 // of a single row or with constant targets) are null; Notes says why. M
 // is the number of inducing points used (n for exact), MRequested the
 // number asked for. Mean is the prior mean μ the saved model and the
@@ -384,7 +396,7 @@ type fitReport struct {
 	AtNoiseFloor    bool               `json:"at_noise_floor"` // σ² ended at the floor: the floor, not the data, decided it
 	SwitchedOn      []int              `json:"switched_on"`
 	Inducing        []int              `json:"inducing"`
-	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's (a hybrid fit's are under refined)
+	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's, and a hybrid fit's that keeps its continuous fit
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
 	Kernel          string             `json:"kernel"` // the kernel at the fitted hyperparameters, as kernel.Text writes it
 	Mean            float64            `json:"mean"`
@@ -406,6 +418,8 @@ type fitReport struct {
 	// start. (Restarts counts the optimiser's own restarts, another thing.)
 	Starts    []startReport `json:"starts"`
 	BestStart *int          `json:"best_start"`
+	// Parents are a hybrid fit's CholQR and continuous parents; null for the other selectors.
+	Parents *parentsReport `json:"parents"`
 }
 
 // setDropped records the rows --drop-missing left out of the training
@@ -520,7 +534,11 @@ func checkSettings(m, z, maxEpochs int, budget time.Duration) error {
 func printFitSummary(w io.Writer, md *sgp.Model, res *sgp.Result) {
 	kind := md.ObjectiveKind()
 	fmt.Fprintf(w, "%-16s%s  (%v, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64), kind)
-	fmt.Fprintf(w, "%-16s%s\n", "epochs", epochsLine(res, md.Trace()))
+	if cr := res.Refined; cr != nil && res.CholQR != nil {
+		fmt.Fprintf(w, "%-16s%d of the continuous fit (%s) in %.3g s; CholQR's epochs below\n", "evaluations", cr.Evals, res.Stopped(), res.Elapsed.Seconds())
+	} else {
+		fmt.Fprintf(w, "%-16s%s\n", "epochs", epochsLine(res, md.Trace()))
+	}
 	names, theta := res.Names, res.Params // a hybrid fit's are its refinement's
 	fmt.Fprintf(w, "%-16s%s\n", "kernel", kernelText(md.Kernel(), theta))
 	fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", paramsText(names, theta))
