@@ -260,21 +260,6 @@ func onesLike(n int) []float64 {
 	return v
 }
 
-// Clone returns an independent copy of a built-in kernel (through its
-// description, so the copy's θ is bit-identical), or k itself for a
-// kernel it cannot copy: a Func or a kernel of another package.
-func Clone(k Kernel) Kernel {
-	d, err := Describe(k)
-	if err != nil {
-		return k
-	}
-	c, err := FromDescription(d)
-	if err != nil {
-		return k
-	}
-	return c
-}
-
 // InputDim returns the dimension of the vector inputs the described kernel
 // reads (that of an RBF, Matérn, RQ, linear or periodic kernel, or of
 // the first such component of a sum or product), or 0 when the
