@@ -1,6 +1,9 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // HistogramIntersection is the histogram intersection kernel summed over
 // C channels, one variance per channel:
@@ -41,12 +44,7 @@ func NewHistogramIntersection(variances []float64) *HistogramIntersection {
 // channel weighted alike. Empty channels and constant y fall back to 1.
 func NewHistogramIntersectionFromData(x *Histograms, y []float64) *HistogramIntersection {
 	C := x.NumChannels()
-	vy := 1.0
-	if len(y) > 0 {
-		if v := variance(y); v > 0 {
-			vy = v
-		}
-	}
+	vy := targetVariance(y)
 	vars := make([]float64, C)
 	for c := range vars {
 		var m float64
@@ -57,6 +55,9 @@ func NewHistogramIntersectionFromData(x *Histograms, y []float64) *HistogramInte
 		vars[c] = vy / float64(C)
 		if m > 0 {
 			vars[c] /= m
+		}
+		if math.IsInf(vars[c], 0) || !(vars[c] > 0) {
+			vars[c] = 1 // a channel of masses too small to divide by
 		}
 	}
 	return NewHistogramIntersection(vars)
