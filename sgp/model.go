@@ -223,8 +223,10 @@ func (md *Model) WithNoise(noise float64) *Model {
 // fit whose σ² ends at the floor says so (Result.AtNoiseFloor and a
 // warning). Raise it to keep a model from fitting noise it knows is
 // there; lower it for targets known to be accurate to more digits than
-// the default allows. Fixed hyperparameters (WithFixedHyperparameters)
-// are not moved to the floor.
+// the default allows. A starting σ² at or below the floor set (WithNoise,
+// or the default var(y)/4) starts at twice the floor, as in Exact and
+// Continuous. Fixed hyperparameters (WithFixedHyperparameters) are not
+// moved to the floor.
 func (md *Model) WithNoiseFloor(floor float64) *Model {
 	if err := checkNoiseFloor(floor); err != nil {
 		return md.setErr(err)

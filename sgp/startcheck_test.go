@@ -29,7 +29,7 @@ func rangeData(t *testing.T, n int, xs, ys float64) (*kernel.Vectors, []float64)
 }
 
 // fitEvery fits k to x, y by each path (the sparse model with CholQR,
-// the exact GP, continuous SGPR) and returns their errors by name, with
+// the exact GP, continuous SGPR; the hybrid selector for an RBF) and returns their errors by name, with
 // the saved and loaded model's error where the fit succeeded.
 func fitEvery(t *testing.T, x *kernel.Vectors, y []float64, k kernel.Kernel, mn Mean) map[string]error {
 	t.Helper()
@@ -45,6 +45,11 @@ func fitEvery(t *testing.T, x *kernel.Vectors, y []float64, k kernel.Kernel, mn 
 	}
 	if _, err := NewExact(x, y, k).WithMean(mn).WithMaxEvals(5).Fit(); err != nil {
 		errs["exact"] = err
+	}
+	if _, ok := k.(*kernel.RBF); ok {
+		if _, err := NewModel(x, y, k).WithM(8).WithMaxEpochs(1).WithMean(mn).WithSelector(SelectHybrid).Fit(); err != nil {
+			errs["hybrid"] = err
+		}
 	}
 	if _, ok := k.(kernel.InputGradient); !ok {
 		return errs // continuous SGPR takes no sums or products

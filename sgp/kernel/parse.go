@@ -43,7 +43,8 @@ const numericNames = "rbf, matern12, matern32, matern52, rq, linear, periodic, c
 // expression without spaces, in lower case, and param 0; NumericSpec
 // reports that it reads numeric columns. Names are case-insensitive. It
 // returns an error for an unknown name, a parameter out of range or an
-// expression it cannot read, listing what is accepted.
+// expression it cannot read, listing what is accepted, or one beyond
+// MaxNesting or MaxLeaves.
 func SplitSpec(spec string) (name string, param int, err error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	if strings.ContainsAny(s, "+*()") {

@@ -27,7 +27,7 @@ func TestFitOutOfRangeData(t *testing.T) {
 		}
 		return writeFile(t, dir, name, b.String())
 	}
-	u := func(i int) float64 { return math.Sin(float64(7*i)) } // spread in [−1, 1]
+	u := func(i int) float64 { return math.Sin(float64(7 * i)) } // spread in [−1, 1]
 	plain := csv("plain.csv", u, func(i int) float64 { return math.Sin(3*u(i)) + 0.3*math.Cos(float64(11*i)) })
 	cases := []struct {
 		name  string
