@@ -65,3 +65,16 @@ func TestFitOutOfRangeData(t *testing.T) {
 		t.Errorf("%s: exit %d, stderr %q", spec, code, stderr)
 	}
 }
+
+// TestReportNonFinite: a JSON report holding a value JSON cannot (NaN,
+// ±Inf) is an error of sgprepl's saying which, not encoding/json's.
+func TestReportNonFinite(t *testing.T) {
+	t.Parallel()
+	for _, v := range []float64{math.NaN(), math.Inf(-1)} {
+		r := &fitReport{Objective: v}
+		_, err := r.encode()
+		if err == nil || strings.Contains(err.Error(), "json: unsupported") || !strings.Contains(err.Error(), "not finite") {
+			t.Errorf("objective %v: %v", v, err)
+		}
+	}
+}
