@@ -1,5 +1,7 @@
 package kernel
 
+import "math"
+
 // Kernel is a positive semi-definite covariance function κ(x, x′) with
 // positive hyperparameters, seen through their logarithms θ.
 //
@@ -161,4 +163,16 @@ func variance(v []float64) float64 {
 		s += (x - mean) * (x - mean)
 	}
 	return s / float64(len(v))
+}
+
+// targetVariance returns var(y), or 1 if it is not positive and finite.
+func targetVariance(y []float64) float64 {
+	if len(y) == 0 {
+		return 1
+	}
+	v := variance(y)
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 1
+	}
+	return v
 }

@@ -573,15 +573,3 @@ func (k *RQ) InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors) {
 func lengthscalesFromData(x *Vectors) []float64 {
 	return NewRBFFromData(x, nil).ls
 }
-
-// targetVariance returns var(y), or 1 if it is not positive and finite.
-func targetVariance(y []float64) float64 {
-	if len(y) == 0 {
-		return 1
-	}
-	v := variance(y)
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 1
-	}
-	return v
-}
