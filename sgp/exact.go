@@ -217,6 +217,9 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		ctx, cancel = context.WithDeadline(ctx, start.Add(e.budget))
 		defer cancel()
 	}
+	if err := checkStart(x, k, noise, y, e.mean); err != nil {
+		return nil, err
+	}
 	ex := newExactEval(x, y, k, e.mean)
 	np := k.NumParams()
 	p0 := append(k.Params(nil), math.Log(noise))

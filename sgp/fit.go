@@ -92,13 +92,26 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 			return nil, err
 		}
 	}
+	if v := md.f.Value(r.obj); math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil, md.nonFinite("at the start", v, r.obj)
+	}
 	if md.selector.kind == selHybrid {
 		res, err = md.fitHybrid(r)
 	} else {
 		res, err = md.fitSubset(r)
 	}
+	if res != nil && (math.IsNaN(res.Objective) || math.IsInf(res.Objective, 0)) {
+		return nil, md.nonFinite("at the end of the fit", res.Objective, r.obj)
+	}
 	md.noteNoiseFloor(res)
 	return res, err
+}
+
+// nonFinite is the error of a fit whose objective obj is v, not finite,
+// when (at the start or the end).
+func (md *Model) nonFinite(when string, v float64, obj Objective) error {
+	return fmt.Errorf("sgp: the %v objective is %v %s, with kernel %s and noise variance %.4g: the targets, the inputs or the values set are too large or too small for it; scale them",
+		obj, v, when, kernel.Text(md.kern), md.f.noise)
 }
 
 // noteNoiseFloor records in res the noise floor of a fit of the

@@ -126,6 +126,9 @@ func (md *Model) newHybrid(r *run) (*hybrid, error) {
 	if !ok || !kernel.Capabilities(md.kern).Hybrid {
 		return nil, fmt.Errorf("sgp: the hybrid selector refines inducing inputs continuously, which needs a built-in kernel with lengthscales and input gradients (%s) on vector inputs, not %s; use cholqr for other kernels", kernel.ListNames(kernel.NamesWith(func(c kernel.Caps) bool { return c.Hybrid })), kernel.Text(md.kern))
 	}
+	if kernel.Clone(md.kern) == md.kern {
+		return nil, errCannotCopy("the hybrid selector", md.kern)
+	}
 	xv, ok := md.x.(*kernel.Vectors)
 	if !ok {
 		return nil, errors.New("sgp: the hybrid selector needs vector inputs; use cholqr for discrete inputs")
@@ -704,7 +707,7 @@ func (md *Model) continuousFrom(opts Continuous, theta []float64, z0 *kernel.Vec
 	}
 	k2 := kernel.Clone(md.kern)
 	if k2 == md.kern {
-		return nil, errors.New("sgp: continuous refinement needs a built-in kernel, which it can copy (kernel.Clone)")
+		return nil, errCannotCopy("continuous refinement", md.kern)
 	}
 	// The model's own values are copied, not read back from θ, so that a
 	// fit from them starts where Continuous given the same kernel starts.
@@ -726,4 +729,10 @@ func (md *Model) continuousFrom(opts Continuous, theta []float64, z0 *kernel.Vec
 		return nil, c.err
 	}
 	return &c, nil
+}
+
+// errCannotCopy is the error of what (a fit that works on a copy of the
+// kernel) for a kernel kernel.Clone cannot copy.
+func errCannotCopy(what string, k kernel.Kernel) error {
+	return fmt.Errorf("sgp: %s works on a copy of the kernel, and %T cannot be copied: implement kernel.Cloner, or use cholqr", what, k)
 }

@@ -23,6 +23,7 @@ var fileLayers = []string{
 	"noisefloor.go",      // the least noise variance a fit may reach
 	"options.go",         // the options the builders share: their validators, the starting noise
 	"starts.go",          // restarts: the starts drawn around the data's, fitted in turn
+	"startcheck.go",      // the ranges a fit's start must be in
 	"kmeans.go",          // k-means centres of the inputs
 	"factor.go",          // the factored state: storage, accessors, the objective read off it
 	"gs.go",              // Gram–Schmidt orthogonalisation of a new column against Q

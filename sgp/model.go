@@ -111,11 +111,14 @@ type Model struct {
 // NewModel returns a model for inputs x, targets y and kernel k. The model
 // is built lazily; configure it with the With methods first.
 //
-// A built-in kernel is copied: the model optimises its own hyperparameters,
-// so two models made from one kernel value do not change each other (read
-// the fitted ones with Kernel, Params or Hyperparameters). A kernel that
-// cannot be copied (kernel.Func, user types) is shared and must not be given
-// to two models that are used at the same time.
+// The kernel is copied (kernel.Clone): the model optimises its own
+// hyperparameters, so two models made from one kernel value do not change
+// each other and may be fitted at the same time (read the fitted ones with
+// Kernel, Params or Hyperparameters). A kernel.Func's copy shares its
+// function, which must be safe for concurrent calls. A kernel of another
+// package that does not implement kernel.Cloner cannot be copied: it is
+// shared and must not be given to two models that are used at the same
+// time.
 func NewModel(x kernel.Inputs, y []float64, k kernel.Kernel) *Model {
 	if k != nil {
 		k = kernel.Clone(k)
@@ -250,8 +253,10 @@ func (md *Model) WithNoise(noise float64) *Model {
 // fit whose σ² ends at the floor says so (Result.AtNoiseFloor and a
 // warning). Raise it to keep a model from fitting noise it knows is
 // there; lower it for targets known to be accurate to more digits than
-// the default allows. Fixed hyperparameters (WithFixedHyperparameters)
-// are not moved to the floor.
+// the default allows. A starting σ² at or below the floor set (WithNoise,
+// or the default var(y)/4) starts at twice the floor, as in Exact and
+// Continuous. Fixed hyperparameters (WithFixedHyperparameters) are not
+// moved to the floor.
 func (md *Model) WithNoiseFloor(floor float64) *Model {
 	if err := checkNoiseFloor(floor); err != nil {
 		return md.setErr(err)

@@ -1,6 +1,7 @@
 package sgp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,7 +46,11 @@ type savedModel struct {
 	A               []float64          `json:"a"`
 }
 
-// Save writes the predictor as JSON to w.
+// Save writes the predictor as JSON to w. A model LoadPredictor would
+// refuse is not written: Save reads what it would write back as
+// LoadPredictor does (O(k²·d), no more than predicting at the k inducing
+// inputs) and returns an error saying why the model cannot be saved,
+// writing nothing.
 func (p *Predictor) Save(w io.Writer) error {
 	h, err := newSavedHead(p.Kern, p.X, p.NoiseV)
 	if err != nil {
@@ -55,7 +60,15 @@ func (p *Predictor) Save(w io.Writer) error {
 		Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp,
 		Inducing: p.inducer, InducingInputs: h.inputs, InputKind: h.kind, K: len(p.a), W: p.w, R: p.r, A: p.a}
 	sm.TrainMean, sm.TrainVar = savedTargets(p.trainMean, p.trainVar)
-	return writeModel(w, sm)
+	var buf bytes.Buffer
+	if err := writeModel(&buf, sm); err != nil {
+		return err
+	}
+	if _, err := LoadPredictor(bytes.NewReader(buf.Bytes())); err != nil {
+		return fmt.Errorf("sgp: the model cannot be saved, as it would not load back: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
 }
 
 // savedTargets returns the training targets' mean and variance as a model
@@ -81,6 +94,9 @@ func newSavedHead(k kernel.Kernel, x kernel.Inputs, noise float64) (h savedHead,
 	if h.kernel, err = kernel.Describe(k); err != nil {
 		return h, err
 	}
+	if _, err := kernel.FromDescription(h.kernel); err != nil {
+		return h, fmt.Errorf("sgp: the model cannot be saved, as its kernel would not load back: %w", err)
+	}
 	if h.kind, h.inputs, err = kernel.MarshalInputs(x); err != nil {
 		return h, err
 	}
@@ -91,11 +107,18 @@ func newSavedHead(k kernel.Kernel, x kernel.Inputs, noise float64) (h savedHead,
 	return h, nil
 }
 
-// writeModel writes a model file's JSON object, indented, to w.
+// writeModel writes a model file's JSON object, indented, to w. A value
+// JSON cannot hold (NaN or ±Inf: a fit that did not reach finite
+// hyperparameters or factors) is an error that says so.
 func writeModel(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(v)
+	err := enc.Encode(v)
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		return fmt.Errorf("sgp: the model cannot be saved: it holds the value %s, which is not finite (a fit that did not reach finite hyperparameters and factors)", uv.Str)
+	}
+	return err
 }
 
 // SaveFile writes the predictor to path by the rules of package outfile

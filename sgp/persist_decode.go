@@ -47,9 +47,8 @@ type modelFields struct {
 
 // Limits of the stream that no size in the file declares.
 const (
-	maxSumComponents = 1 << 10 // components of one sum kernel
-	maxObjectKeys    = 64      // keys of an object other than hyperparameters
-	maxSkipTokens    = 1 << 16 // tokens of the value of a key this version does not know
+	maxObjectKeys = 64      // keys of an object other than hyperparameters
+	maxSkipTokens = 1 << 16 // tokens of the value of a key this version does not know
 	// maxItemSize bounds the parts of one input whose size nothing
 	// declares: a histogram's channels (when the kernel has not given
 	// them) and its bins, a graph's nodes and edges, a sparse count

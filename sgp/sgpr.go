@@ -269,6 +269,9 @@ func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err 
 		kern = kg
 	}
 	cf := newContinuousFit(c, xv, kern)
+	if err := checkStart(xv, kern, math.Exp(cf.theta[cf.nθ-1]), c.y, c.mean); err != nil {
+		return nil, err
+	}
 	cf.minimize(ctx)
 	if math.IsInf(cf.bestF, 1) {
 		if err := user.Err(); err != nil {

@@ -12,18 +12,17 @@ import (
 func init() {
 	Symbols["github.com/cholqr/sgp/sgp/kernel/kernel"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Capabilities":                     reflect.ValueOf(kernel.Capabilities),
 		"CheckNames":                       reflect.ValueOf(kernel.CheckNames),
 		"Clone":                            reflect.ValueOf(kernel.Clone),
 		"DefaultPeriodicLengthscale":       reflect.ValueOf(constant.MakeFromLiteral("1", token.FLOAT, 0)),
 		"DefaultRQAlpha":                   reflect.ValueOf(constant.MakeFromLiteral("1", token.FLOAT, 0)),
 		"Describe":                         reflect.ValueOf(kernel.Describe),
 		"FromDescription":                  reflect.ValueOf(kernel.FromDescription),
-		"ListNames":                        reflect.ValueOf(kernel.ListNames),
 		"MarshalInputs":                    reflect.ValueOf(kernel.MarshalInputs),
+		"MaxLeaves":                        reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
 		"MaxLogParameter":                  reflect.ValueOf(constant.MakeFromLiteral("600", token.INT, 0)),
+		"MaxNesting":                       reflect.ValueOf(constant.MakeFromLiteral("8", token.INT, 0)),
 		"Name":                             reflect.ValueOf(kernel.Name),
-		"NamesWith":                        reflect.ValueOf(kernel.NamesWith),
 		"NewConst":                         reflect.ValueOf(kernel.NewConst),
 		"NewFunc":                          reflect.ValueOf(kernel.NewFunc),
 		"NewGraph":                         reflect.ValueOf(kernel.NewGraph),
@@ -54,11 +53,9 @@ func init() {
 		"NumericSpec":                      reflect.ValueOf(kernel.NumericSpec),
 		"Parse":                            reflect.ValueOf(kernel.Parse),
 		"PeriodFromData":                   reflect.ValueOf(kernel.PeriodFromData),
-		"PeriodPeaks":                      reflect.ValueOf(kernel.PeriodPeaks),
 		"ReadDescription":                  reflect.ValueOf(kernel.ReadDescription),
 		"ReadInputs":                       reflect.ValueOf(kernel.ReadInputs),
 		"SparseCountsFromMaps":             reflect.ValueOf(kernel.SparseCountsFromMaps),
-		"SpecCapabilities":                 reflect.ValueOf(kernel.SpecCapabilities),
 		"SplitSpec":                        reflect.ValueOf(kernel.SplitSpec),
 		"Text":                             reflect.ValueOf(kernel.Text),
 		"VectorsFromRows":                  reflect.ValueOf(kernel.VectorsFromRows),
@@ -69,7 +66,7 @@ func init() {
 		"AuxBlockEvaluator":     reflect.ValueOf((*kernel.AuxBlockEvaluator)(nil)),
 		"AuxInputGradient":      reflect.ValueOf((*kernel.AuxInputGradient)(nil)),
 		"BlockEvaluator":        reflect.ValueOf((*kernel.BlockEvaluator)(nil)),
-		"Caps":                  reflect.ValueOf((*kernel.Caps)(nil)),
+		"Cloner":                reflect.ValueOf((*kernel.Cloner)(nil)),
 		"Const":                 reflect.ValueOf((*kernel.Const)(nil)),
 		"Description":           reflect.ValueOf((*kernel.Description)(nil)),
 		"Edge":                  reflect.ValueOf((*kernel.Edge)(nil)),
@@ -102,6 +99,7 @@ func init() {
 		"_AuxBlockEvaluator": reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_AuxBlockEvaluator)(nil)),
 		"_AuxInputGradient":  reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_AuxInputGradient)(nil)),
 		"_BlockEvaluator":    reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_BlockEvaluator)(nil)),
+		"_Cloner":            reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Cloner)(nil)),
 		"_InputGradient":     reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_InputGradient)(nil)),
 		"_Inputs":            reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Inputs)(nil)),
 		"_Kernel":            reflect.ValueOf((*_github_com_cholqr_sgp_sgp_kernel_Kernel)(nil)),
@@ -290,6 +288,16 @@ func (W _github_com_cholqr_sgp_sgp_kernel_BlockEvaluator) Params(dst []float64) 
 }
 func (W _github_com_cholqr_sgp_sgp_kernel_BlockEvaluator) SetParams(theta []float64) {
 	W.WSetParams(theta)
+}
+
+// _github_com_cholqr_sgp_sgp_kernel_Cloner is an interface wrapper for Cloner type
+type _github_com_cholqr_sgp_sgp_kernel_Cloner struct {
+	IValue interface{}
+	WClone func() kernel.Kernel
+}
+
+func (W _github_com_cholqr_sgp_sgp_kernel_Cloner) Clone() kernel.Kernel {
+	return W.WClone()
 }
 
 // _github_com_cholqr_sgp_sgp_kernel_InputGradient is an interface wrapper for InputGradient type

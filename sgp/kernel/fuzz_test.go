@@ -1,6 +1,8 @@
 package kernel_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -13,7 +15,9 @@ import (
 // SplitSpec accepts reads back to the same name.
 func FuzzParseSpec(f *testing.F) {
 	for _, s := range []string{"rbf", "matern52+linear", "periodic*rbf", "(rbf+linear)*const", "rq * (matern12 + const)",
-		"wl:3", "histogram:2", "rbf+", "((", "matern52:1", "linear*linear*linear", "RBF + Periodic"} {
+		"wl:3", "histogram:2", "rbf+", "((", "matern52:1", "linear*linear*linear", "RBF + Periodic",
+		"((((rbf*rbf+rbf)*const+const)*const+const)*const+const)*const+const", "(((rbf*rbf+rbf)*const+const)*const+const)*const+const",
+		strings.Repeat("rbf+", kernel.MaxLeaves) + "rbf"} {
 		f.Add(s)
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
@@ -30,7 +34,7 @@ func FuzzParseSpec(f *testing.F) {
 		y[i] = rows[i][0] + rnd.NormFloat64()
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
-		if len(spec) > 400 {
+		if len(spec) > 8000 {
 			return
 		}
 		name, _, err := kernel.SplitSpec(spec)
@@ -59,6 +63,18 @@ func FuzzParseSpec(f *testing.F) {
 		}
 		if _, err := kernel.FromDescription(d); err != nil {
 			t.Fatalf("Parse(%q) = %s, whose description does not load: %v", spec, kernel.Text(k), err)
+		}
+		// The description as a model file holds it reads back.
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := kernel.ReadDescription(json.NewDecoder(bytes.NewReader(b)))
+		if err != nil {
+			t.Fatalf("Parse(%q): its description's JSON does not read back: %v", spec, err)
+		}
+		if _, err := kernel.FromDescription(rd); err != nil {
+			t.Fatalf("Parse(%q): its description's JSON does not load: %v", spec, err)
 		}
 	})
 }

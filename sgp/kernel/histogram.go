@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/stats"
 )
@@ -56,6 +57,9 @@ func NewHistogramIntersectionFromData(x *Histograms, y []float64) *HistogramInte
 		vars[c] = vy / float64(C)
 		if m > 0 {
 			vars[c] /= m
+		}
+		if math.IsInf(vars[c], 0) || !(vars[c] > 0) {
+			vars[c] = 1 // a channel of masses too small to divide by
 		}
 	}
 	return NewHistogramIntersection(vars)

@@ -29,10 +29,8 @@ type Description struct {
 
 // Limits on descriptions, which are untrusted input (model files).
 const (
-	maxDim           = 1 << 20 // input dimensions or histogram channels
-	maxSumDepth      = 8       // nesting of sum and product kernels
-	maxSumComponents = 1 << 10 // components of one sum or product kernel
-	maxSpectrumK     = 64
+	maxDim       = 1 << 20 // input dimensions or histogram channels
+	maxSpectrumK = 64
 	// maxItemSize bounds the parts of one input whose size nothing
 	// declares: a histogram's channels (when the kernel has not given
 	// them) and its bins, a graph's nodes and edges, a sparse count
@@ -142,17 +140,31 @@ func describeComponents(d *Description, comps []Kernel) error {
 }
 
 // FromDescription returns the kernel d describes. d is not trusted: its
-// sizes and parameters are checked (finite, |θ| ≤ 600, sums and products
-// nested at most 8 deep) and an error says what is wrong.
+// sizes and parameters are checked (finite, |θ| ≤ MaxLogParameter, the
+// limits MaxNesting and MaxLeaves of Parse) and an error says what is
+// wrong.
 func FromDescription(d Description) (Kernel, error) {
-	return fromDescription(d, 0)
+	if err := checkShape(d.shape()); err != nil {
+		return nil, fmt.Errorf("sgp: model file: kernel with %v", err)
+	}
+	return fromDescription(d)
 }
 
-// fromDescription is FromDescription for a kernel at sum nesting depth.
-func fromDescription(sk Description, depth int) (Kernel, error) {
-	if depth > maxSumDepth {
-		return nil, fmt.Errorf("sgp: model file: sum and product kernels nested more than %d deep", maxSumDepth)
+// shape returns the nesting of sums and products in d and its number of
+// leaf kernels, as expr.shape.
+func (d *Description) shape() (depth, leaves int) {
+	if d.Type != "sum" && d.Type != "product" {
+		return 0, 1
 	}
+	for i := range d.Components {
+		cd, cl := d.Components[i].shape()
+		depth, leaves = max(depth, cd), leaves+cl
+	}
+	return depth + 1, leaves
+}
+
+// fromDescription is FromDescription once the shape is checked.
+func fromDescription(sk Description) (Kernel, error) {
 	if sk.Dim > maxDim || sk.Dim < 0 {
 		return nil, fmt.Errorf("sgp: model file: kernel dimension %d out of range (at most %d)", sk.Dim, maxDim)
 	}
@@ -219,7 +231,7 @@ func fromDescription(sk Description, depth int) (Kernel, error) {
 		}
 		comps := make([]Kernel, len(sk.Components))
 		for c, cs := range sk.Components {
-			kc, err := fromDescription(cs, depth+1)
+			kc, err := fromDescription(cs)
 			if err != nil {
 				return nil, err
 			}
@@ -247,21 +259,6 @@ func onesLike(n int) []float64 {
 		v[i] = 1
 	}
 	return v
-}
-
-// Clone returns an independent copy of a built-in kernel (through its
-// description, so the copy's θ is bit-identical), or k itself for a
-// kernel it cannot copy: a Func or a kernel of another package.
-func Clone(k Kernel) Kernel {
-	d, err := Describe(k)
-	if err != nil {
-		return k
-	}
-	c, err := FromDescription(d)
-	if err != nil {
-		return k
-	}
-	return c
 }
 
 // InputDim returns the dimension of the vector inputs the described kernel
@@ -301,13 +298,23 @@ func (d *Description) channels() int {
 // checks the values.
 func ReadDescription(dec *json.Decoder) (Description, error) {
 	var d Description
-	return d, readDescription(jsonstream.Decoder{Decoder: dec}, &d, 0)
+	nodes := 0
+	return d, readDescription(jsonstream.Decoder{Decoder: dec}, &d, 0, &nodes)
 }
 
-// readDescription reads a kernel's description at sum and product nesting depth.
-func readDescription(d jsonstream.Decoder, sk *Description, depth int) error {
-	if depth > maxSumDepth {
-		return jsonstream.Errorf("sum and product kernels nested more than %d deep", maxSumDepth)
+// maxNodes bounds the descriptions in one kernel's as it is read: each of
+// at most MaxLeaves leaves has at most MaxNesting sums and products
+// above it.
+const maxNodes = (MaxNesting + 1) * MaxLeaves
+
+// readDescription reads a kernel's description at sum and product
+// nesting depth, counting the descriptions read in nodes.
+func readDescription(d jsonstream.Decoder, sk *Description, depth int, nodes *int) error {
+	if depth > MaxNesting {
+		return jsonstream.Errorf("sum and product kernels nested more than %d deep", MaxNesting)
+	}
+	if *nodes++; *nodes > maxNodes {
+		return jsonstream.Errorf("more kernels than %d leaf kernels nested at most %d deep can hold", MaxLeaves, MaxNesting)
 	}
 	return d.Object("the kernel", jsonstream.MaxObjectKeys, true, func(key string) error {
 		switch key {
@@ -322,9 +329,9 @@ func readDescription(d jsonstream.Decoder, sk *Description, depth int) error {
 		case "log_params":
 			return d.Floats(key, &sk.Params, paramBound(sk))
 		case "components":
-			return d.Array(key, maxSumComponents, func(int) error {
+			return d.Array(key, MaxLeaves, func(int) error {
 				var c Description
-				err := readDescription(d, &c, depth+1)
+				err := readDescription(d, &c, depth+1, nodes)
 				sk.Components = append(sk.Components, c)
 				return err
 			})

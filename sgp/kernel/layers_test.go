@@ -30,6 +30,7 @@ var fileLayers = []string{
 	"composite.go",       // what a sum and a product of kernels share
 	"sum.go",             // a sum of kernels
 	"product.go",         // a product of kernels
+	"clone.go",           // copies of kernels
 	"parse.go",           // kernels from their specifications
 	"json.go",            // the kernels' JSON form
 	"inputs_json.go",     // the inputs' JSON form

@@ -50,7 +50,8 @@ var numericNames = strings.Join(numericLeaves, ", ")
 // expression without spaces, in lower case, and param 0; NumericSpec
 // reports that it reads numeric columns. Names are case-insensitive. It
 // returns an error for an unknown name, a parameter out of range or an
-// expression it cannot read, listing what is accepted.
+// expression it cannot read, listing what is accepted, or one beyond
+// MaxNesting or MaxLeaves.
 func SplitSpec(spec string) (name string, param int, err error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
 	if strings.ContainsAny(s, "+*()") {
@@ -132,6 +133,9 @@ func parseExpr(spec string) (*expr, error) {
 	if p.skip(); p.pos < len(p.src) {
 		return nil, p.errorf("unexpected %q", p.src[p.pos:p.pos+1])
 	}
+	if err := checkShape(e.shape()); err != nil {
+		return nil, fmt.Errorf("sgp: kernel %q: %v", p.spec, err)
+	}
 	return e, nil
 }
 
@@ -139,15 +143,43 @@ func parseExpr(spec string) (*expr, error) {
 type exprParser struct {
 	src, spec string
 	pos       int
+	leaves    int // terms read after the first of their list, bounded while reading
 }
 
-// maxExprDepth and maxExprTerms bound the nesting of parentheses in an
-// expression and the terms of one sum or product: those of a saved
-// model's kernel (json.go).
+// MaxNesting bounds the sums and products on the way from a kernel to
+// any of its leaf kernels (rbf+linear has one, (rbf+linear)*const two),
+// and MaxLeaves the leaf kernels of one kernel in all. Parse refuses a
+// specification beyond them and FromDescription a description, so that
+// every kernel Parse builds is one a model file can hold.
 const (
-	maxExprDepth = 8
-	maxExprTerms = 1 << 10
+	MaxNesting = 8
+	MaxLeaves  = 1 << 10
 )
+
+// checkShape returns an error if a kernel nests sums and products more
+// than MaxNesting deep or has more than MaxLeaves leaf kernels.
+func checkShape(depth, leaves int) error {
+	if depth > MaxNesting {
+		return fmt.Errorf("sums and products nested %d deep (at most %d)", depth, MaxNesting)
+	}
+	if leaves > MaxLeaves {
+		return fmt.Errorf("more than %d kernels in all", MaxLeaves)
+	}
+	return nil
+}
+
+// shape returns the nesting of sums and products in e and its number of
+// leaves.
+func (e *expr) shape() (depth, leaves int) {
+	if e.op == 0 {
+		return 0, 1
+	}
+	for _, t := range e.terms {
+		d, l := t.shape()
+		depth, leaves = max(depth, d), leaves+l
+	}
+	return depth + 1, leaves
+}
 
 func (p *exprParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("sgp: kernel %q: %s at character %d; write sums and products of %s, such as rbf+linear, periodic*rbf or (rbf+linear)*const",
@@ -185,8 +217,8 @@ func (p *exprParser) list(depth int, op byte, item func(int) (*expr, error)) (*e
 		if err != nil {
 			return nil, err
 		}
-		if len(e.terms) == maxExprTerms {
-			return nil, p.errorf("more than %d terms", maxExprTerms)
+		if p.leaves++; p.leaves > MaxLeaves {
+			return nil, p.errorf("more than %d kernels in all", MaxLeaves)
 		}
 		e.terms = append(e.terms, t)
 	}
@@ -202,8 +234,8 @@ func (p *exprParser) atom(depth int) (*expr, error) {
 		return nil, p.errorf("a kernel name is missing")
 	}
 	if p.src[p.pos] == '(' {
-		if depth == maxExprDepth {
-			return nil, p.errorf("parentheses nested more than %d deep", maxExprDepth)
+		if depth == MaxNesting {
+			return nil, p.errorf("parentheses nested more than %d deep", MaxNesting)
 		}
 		p.pos++
 		e, err := p.sum(depth + 1)

@@ -86,7 +86,8 @@ func NewPeriodicFromData(x *Vectors, y []float64) *Periodic {
 			lo, hi = math.Min(lo, x.At(i, t)), math.Max(hi, x.At(i, t))
 		}
 		ps[t] = hi - lo
-		if !(ps[t] > 0) || math.IsInf(ps[t], 0) {
+		ps[t] = min(ps[t], maxFromData)
+		if !(ps[t] > 0) {
 			ps[t] = 1
 		}
 	}

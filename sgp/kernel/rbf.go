@@ -180,7 +180,11 @@ func (k *RBF) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 
 // NewRBFFromData returns an RBF kernel initialised from the data as in Cao
 // et al. (2013): signal variance var(y) and, in each dimension, lengthscale
-// (max − min)/2 of the inputs (1 where the inputs are constant).
+// (max − min)/2 of the inputs (1 where the inputs are constant). Data
+// that are finite give a kernel, however large or small they are: a
+// variance of the targets that is not finite starts at 1, and a
+// lengthscale stays finite; sgp's fits refuse a start beyond
+// MaxLogParameter, saying what to scale.
 //
 // Where a few outlying inputs stretch a dimension's range more than
 // four times its central 90% (from the 5th to the 95th percentile), the
@@ -198,7 +202,7 @@ func NewRBFFromData(x *Vectors, y []float64) *RBF {
 			v := x.At(i, t)
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
-		ls[t] = (hi - lo) / 2
+		ls[t] = hi/2 - lo/2 // (hi − lo)/2 overflows for a range beyond MaxFloat64
 		col = col[:0]
 		for i := 0; i < x.n; i += stride {
 			col = append(col, x.At(i, t))
@@ -206,16 +210,22 @@ func NewRBFFromData(x *Vectors, y []float64) *RBF {
 		if len(col) > 0 {
 			slices.Sort(col)
 			q05, q95 := col[len(col)/20], col[len(col)-1-len(col)/20]
-			if central := (q95 - q05) / 2; central > 0 && ls[t] > outlierStretch*central {
+			if central := q95/2 - q05/2; central > 0 && ls[t] > outlierStretch*central {
 				ls[t] = central
 			}
 		}
 		if !(ls[t] > 0) {
 			ls[t] = 1
 		}
+		ls[t] = min(ls[t], maxFromData)
 	}
 	return NewRBF(stats.TargetScale(y), ls)
 }
+
+// maxFromData bounds the lengthscales and periods from the data: far
+// beyond MaxLogParameter, so that a fit refuses them, but with exp(log ℓ)
+// finite (math.Exp overflows near log MaxFloat64).
+const maxFromData = 1e300
 
 // CrossT evaluates the block as V·exp(−r²/2) of the squared distances r²
 // of the inputs scaled by 1/ℓ, four values at a time with

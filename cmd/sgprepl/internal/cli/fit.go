@@ -465,6 +465,10 @@ func (r *fitReport) encode() ([]byte, error) {
 		r.Notes = []string{}
 	}
 	out, err := json.Marshal(r)
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		return nil, fmt.Errorf("cannot write the result as JSON: it holds the value %s, which is not finite (a fit or a test score that did not reach finite values)", uv.Str)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the result as JSON: %w", err)
 	}
