@@ -114,6 +114,9 @@ type hybrid struct {
 	cr     *ContinuousResult // the lowest continuous fit so far
 	from   string            // where cr started
 	err    error             // the first continuous fit's error while none is usable
+	// running names the phase under way after CholQR's fit, for a
+	// cancellation's status (cancelled).
+	running string
 	// setup, if set, is applied to the parents' turns before they start
 	// (tests replace the parking rule with it).
 	setup func(*turns)
@@ -158,6 +161,7 @@ func (h *hybrid) randomSubset() *kernel.Vectors {
 // CholQR's error.
 func (h *hybrid) parents() error {
 	md := h.md
+	h.running = "the continuous fit from a random subset"
 	cont, cerr := md.continuousFrom(h.opts, nil, h.randomSubset())
 	var (
 		c   *ContinuousResult
@@ -197,7 +201,11 @@ func (h *hybrid) parents() error {
 	if t != nil && t.parked[continuousTurn] && usable {
 		c.Status, c.Reason = TimeBudget, t.why[continuousTurn]
 	}
+	stopped := h.r.ctx.Err() != nil // the continuous parent was cancelled
 	h.keep(c, usable, err, "a random subset")
+	if !stopped {
+		h.running = "the hybrid's continuous refinements"
+	}
 	return nil
 }
 
@@ -264,6 +272,7 @@ func (h *hybrid) extras() {
 		return
 	}
 	if h.cr != nil && h.from == "a random subset" && endedOnItsOwn(h.cr.Status) {
+		h.running = "the continuous parent's fit from switched-off inputs"
 		if c, on := md.reactivate(h.cctx, h.r.obj, h.cr, h.v0, h.ls0, h.runOne); len(on) > 0 {
 			h.cr, h.from = c, fmt.Sprintf("%s, then %s switched back on", h.from, inputList(on))
 		}
@@ -300,11 +309,12 @@ func (h *hybrid) keep(c *ContinuousResult, usable bool, err error, name string) 
 }
 
 // usable says whether a continuous fit that returned c and err can be
-// kept: it ended normally, or on the hybrid's deadline (then its Status
-// says TimeBudget) with the best point it reached.
+// kept: it ended normally, on the hybrid's deadline (then its Status says
+// TimeBudget) or by the caller's cancellation (its Status says Cancelled)
+// with the best point it reached.
 func (h *hybrid) usable(c *ContinuousResult, err error) (*ContinuousResult, bool) {
-	usable := c != nil && (err == nil || (h.cctx.Err() != nil && h.r.ctx.Err() == nil))
-	if usable && err != nil {
+	usable := c != nil && (err == nil || h.cctx.Err() != nil)
+	if usable && err != nil && h.r.ctx.Err() == nil {
 		c.Status, c.Reason = TimeBudget, "" // the hybrid's time budget, not a cancellation
 	}
 	return c, usable
@@ -322,6 +332,7 @@ func (h *hybrid) runOne(theta []float64, z *kernel.Vectors) (c *ContinuousResult
 // inputs it switched off where that lowers F (see reactivate), and keeps
 // it if it is the lowest so far.
 func (h *hybrid) refine(theta []float64, z *kernel.Vectors, name string) {
+	h.running = "the continuous refinement from " + name
 	c, usable, err := h.runOne(theta, z)
 	if usable && err == nil && endedOnItsOwn(c.Status) {
 		var on []int
@@ -500,6 +511,7 @@ func (h *hybrid) result() (*Result, error) {
 	md, res, cr, from := h.md, h.res, h.cr, h.from
 	if cr == nil {
 		if err := h.r.ctx.Err(); err != nil {
+			h.cancelled(res)
 			return res, err
 		}
 		w := fmt.Sprintf("the continuous fit failed (%v); the model is the CholQR fit", h.err)
@@ -529,7 +541,32 @@ func (h *hybrid) result() (*Result, error) {
 			md.announce([]string{w})
 		}
 	}
+	if err := h.r.ctx.Err(); err != nil {
+		h.cancelled(res)
+		return res, err
+	}
 	return res, nil
+}
+
+// cancelled marks res, the result of a hybrid fit whose context was
+// cancelled after CholQR's fit had ended, as cancelled: its Status says
+// Cancelled, its Reason which phase was under way and how CholQR had
+// ended, and a warning says which model it keeps (the lowest fit so far,
+// as result chose it), so that a caller that stops on a cancelled status
+// saves and reports it as the interrupted fit it is.
+func (h *hybrid) cancelled(res *Result) {
+	if res.Status == Cancelled {
+		return // CholQR's own fit was cancelled
+	}
+	res.Reason = fmt.Sprintf("during %s, after CholQR's fit ended (%s)", h.running, stopText(res.Status, res.Reason))
+	res.Status, res.Converged = Cancelled, false
+	model := "the CholQR fit"
+	if res.Refined != nil {
+		model = "the continuous fit from " + res.RefinedFrom + " (" + stopText(res.Refined.Status, res.Refined.Reason) + ")"
+	}
+	w := fmt.Sprintf("interrupted %s, F = %.6g; the model is the lowest fit so far, %s", res.Reason, res.Objective, model)
+	res.Warnings = append(res.Warnings, w)
+	h.md.announce([]string{w})
 }
 
 // refinementWarning returns the warning for a kept refinement cr that
