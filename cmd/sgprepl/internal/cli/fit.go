@@ -260,10 +260,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	if c.quiet {
 		rep.printWarnings(e)
 	}
-	if res.Status == sgp.Cancelled {
-		return errInterrupted
-	}
-	return nil
+	return interruptedFit(ctx, res.Status)
 }
 
 // summaryReport returns the report of a fit with the part every fit
