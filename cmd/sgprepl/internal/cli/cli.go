@@ -145,7 +145,7 @@ var commands = []command{
 			"or strings read their input column (or --input-column) of a CSV file with a\n" +
 			"header row. An exact model (fit --selector exact --save) holds its training\n" +
 			"inputs and weights; loading it factorises its n×n kernel matrix again (about\n" +
-			"n³/3 flops).",
+			"n³/3 flops and 8n² bytes), for at most --max-exact-n training points.",
 		flags: predictFlags,
 	},
 	{

@@ -140,3 +140,27 @@ func interrupted(ctx context.Context) error {
 	}
 	return nil
 }
+
+// maxEcho is how many characters of an input (a kernel specification, a
+// value) an error message quotes: a generated specification can be many
+// kilobytes, and the message must stay one readable line.
+const maxEcho = 80
+
+// echo returns s for an error message: whole if it has at most maxEcho
+// characters, or else its first maxEcho and "…".
+func echo(s string) string {
+	if r := []rune(s); len(r) > maxEcho {
+		return string(r[:maxEcho]) + "…"
+	}
+	return s
+}
+
+// nameList lists names for an error message: at most 16 of them, then
+// how many there are in all.
+func nameList(names []string) string {
+	const most = 16
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, … (%d in all)", strings.Join(names[:most], ", "), len(names))
+}

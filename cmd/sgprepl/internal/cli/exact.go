@@ -52,6 +52,7 @@ type exactCLIOptions struct {
 	save, pred          string
 	json, quiet         bool
 	noiseFloor          float64
+	noise               float64 // the starting noise variance (0: the default)
 	blas                string
 	mean                sgp.Mean
 	// note says why the exact GP was fitted when the user asked for
@@ -74,6 +75,9 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	}
 	n := o.train.Len()
 	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor).WithMean(o.mean)
+	if o.noise > 0 {
+		fit.WithNoise(o.noise)
+	}
 	if !o.quiet {
 		fit.WithProgress(e.stderr)
 	}

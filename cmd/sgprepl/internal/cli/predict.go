@@ -111,17 +111,23 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	jsonOut := fs.Bool("json", false, "print one JSON object with the predictions")
 	var inputCols stringList
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, for models of discrete inputs; needs a header row)")
+	maxExactN := fs.Int("max-exact-n", defaultMaxExactN, "largest exact model (fit --selector exact) to load, in training points `N`: loading factorises its N×N kernel matrix, 8N² bytes (200 MB at 5000, 3.2 GB at 20000), so a small file can ask for gigabytes; raise it for a file you trust")
 	return func(_ context.Context, e *env) error {
 		switch {
 		case *modelPath == "":
 			return usageErrorf("predict: --model FILE is required (run 'sgprepl help predict')")
 		case *inputPath == "":
 			return usageErrorf("predict: --input FILE is required (run 'sgprepl help predict')")
+		case *maxExactN < 1:
+			return usageErrorf("predict: --max-exact-n %d must be ≥ 1", *maxExactN)
 		}
 		if *outPath == stdoutPath && *jsonOut {
 			return usageErrorf("predict: --json prints its object on standard output, which --output - would share; give --output a file, or drop it")
 		}
 		if err := checkOutputs([]string{*modelPath, *inputPath}, *outPath); err != nil {
+			return err
+		}
+		if err := checkExactSize(*modelPath, *maxExactN); err != nil {
 			return err
 		}
 		p, err := sgp.LoadRegressorFile(*modelPath)
