@@ -1,0 +1,125 @@
+package jupyter
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startKernelProcess runs the kernel in a process of its own on TCP, as
+// Jupyter starts it, with file descriptors 1 and 2 captured (see
+// TestKernelProcess), and returns a client connected to it.
+func startKernelProcess(t *testing.T) *client {
+	t.Helper()
+	conn := tcpConnection(t)
+	path := filepath.Join(t.TempDir(), "kernel.json")
+	b, _ := json.Marshal(conn)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), kernelEnv+"="+path)
+	var stderr syncWriter
+	stderr.w = new(bytes.Buffer)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("kernel stderr:\n%.4000s", stderr.String())
+		}
+	})
+	c := newClient(t, conn)
+	c.waitReady()
+	return c
+}
+
+// TestKernelLargeOutput: a cell that prints 24 MB, from interpreted code
+// (fmt.Print) and, in a kernel process, from compiled code
+// (os.Stdout.WriteString, through the captured descriptor), has all of it published before its idle status,
+// in order, in stream messages of bounded size: a client such as nbclient
+// stops collecting a cell's output at idle, so text published after it is
+// lost from the notebook without a word.
+func TestKernelLargeOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a kernel process")
+	}
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		process bool
+	}{{"in process", false}, {"captured descriptors", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			var cl *client
+			if c.process {
+				cl = startKernelProcess(t)
+			} else {
+				conn := ipcConnection(t)
+				startKernel(t, conn)
+				cl = newClient(t, conn)
+				cl.waitReady()
+			}
+			const lines, width = 120, 100_000 // 24 MB
+			// Compiled code's os.Stdout is the test's own outside the
+			// kernel process.
+			compiled := "fmt.Print"
+			if c.process {
+				compiled = "os.Stdout.WriteString"
+			}
+			code := `import ("os"; "strings")
+var _ = os.Stdout
+line := strings.Repeat("x", 99999) + "\n"
+for i := 0; i < 120; i++ { fmt.Print(line); ` + compiled + `(strings.ToUpper(line[:1]) + line[1:]) }
+fmt.Println("end")`
+			rep, out := cl.execute(code, nil)
+			if rep["status"] != "ok" {
+				t.Fatalf("reply %v", rep)
+			}
+			text := streamText(t, out, "stdout")
+			want := strings.Repeat(strings.Repeat("x", width-1)+"\n"+"X"+strings.Repeat("x", width-2)+"\n", lines) + "end\n"
+			if text != want {
+				t.Errorf("%d of %d bytes before idle (%d stream messages)", len(text), len(want), len(ofType(out, "stream")))
+			}
+			for _, m := range ofType(out, "stream") {
+				if n := len(content(t, m)["text"].(string)); n > maxStreamText {
+					t.Errorf("a stream message of %d bytes, above %d", n, maxStreamText)
+					break
+				}
+			}
+			// Nothing of the cell arrives after its idle status.
+			late := 0
+			deadline := time.After(500 * time.Millisecond)
+		drain:
+			for {
+				select {
+				case m := <-cl.iopubIn:
+					if m.Header.MsgType == "stream" {
+						late += len(content(t, m)["text"].(string))
+					}
+				case <-deadline:
+					break drain
+				}
+			}
+			for _, ms := range cl.pending {
+				for _, m := range ms {
+					if m.Header.MsgType == "stream" {
+						late += len(content(t, m)["text"].(string))
+					}
+				}
+			}
+			if late > 0 {
+				t.Errorf("%d bytes of stream text after the idle status", late)
+			}
+		})
+	}
+}
