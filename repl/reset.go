@@ -55,3 +55,16 @@ func (s *Session) endGeneration() bool {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// modelInterrupt returns the interrupt of a model built now by the
+// session's sgp.NewModel: the running cell's cancellation, and the end of
+// the current interpreter (Reset), after which the model stops for good.
+func (s *Session) modelInterrupt() func() error {
+	life := s.generation()
+	return func() error {
+		if life.Err() != nil {
+			return errReset
+		}
+		return s.interrupted()
+	}
+}

@@ -326,13 +326,8 @@ func pathBase(p string) string {
 // newModel is the session's sgp.NewModel: the library's, with the
 // session's interrupt, progress and epoch hooks.
 func (s *Session) newModel(x kernel.Inputs, y []float64, k kernel.Kernel) *sgp.Model {
-	life := s.generation()
-	m := sgp.NewModel(x, y, k).WithInterrupt(func() error {
-		if life.Err() != nil {
-			return errReset
-		}
-		return s.interrupted()
-	})
+	stop := s.modelInterrupt()
+	m := sgp.NewModel(x, y, k).WithInterrupt(stop)
 	if s.opts.Progress != nil {
 		m.WithProgress(s.opts.Progress)
 	}
@@ -344,7 +339,7 @@ func (s *Session) newModel(x kernel.Inputs, y []float64, k kernel.Kernel) *sgp.M
 		s.models++
 		id := s.models
 		s.mu.Unlock()
-		s.reportProgress(m, id)
+		s.reportProgress(m, id, stop)
 	}
 	// A warning line in the cell's output, whether or not the cell shows
 	// the Result (res, err := m.Fit() shows nothing).

@@ -123,3 +123,36 @@ fmt.Println("end")`
 		})
 	}
 }
+
+// TestKernelResetStopsFit: a fit that a cell started in a goroutine stops
+// at :reset: a later cell shows no progress display of it. Without this
+// it went on, burning CPU, and its progress appeared in the cells after
+// the reset.
+func TestKernelResetStopsFit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fit for seconds")
+	}
+	t.Parallel()
+	conn := ipcConnection(t)
+	startKernel(t, conn)
+	c := newClient(t, conn)
+	c.waitReady()
+	rep, _ := c.execute(`import "time"
+train, _ := data.SnelsonLike(300, 1)
+m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(15).WithMaxEpochs(1000000).WithTolerance(0)
+go func() { m.Fit() }()
+time.Sleep(time.Second)`, nil)
+	if rep["status"] != "ok" {
+		t.Fatalf("reply %v", rep)
+	}
+	if rep, _ := c.execute(":reset", nil); rep["status"] != "ok" {
+		t.Fatalf(":reset: reply %v", rep)
+	}
+	rep, out := c.execute("time.Sleep(1500 * time.Millisecond)", nil)
+	if rep["status"] != "ok" {
+		t.Fatalf("reply %v", rep)
+	}
+	if n := len(ofType(out, "display_data")) + len(ofType(out, "update_display_data")); n > 0 {
+		t.Errorf("the cell after :reset shows %d progress messages of the fit started before it", n)
+	}
+}
