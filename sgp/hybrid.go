@@ -117,6 +117,11 @@ type hybrid struct {
 	// running names the phase under way after CholQR's fit, for a
 	// cancellation's status (cancelled).
 	running string
+	// interrupted is the error of the model's interrupt function
+	// (WithInterrupt) once a continuous fit's check saw one; it then
+	// cancels cctx (see stopped).
+	stopMu      sync.Mutex
+	interrupted error
 	// setup, if set, is applied to the parents' turns before they start
 	// (tests replace the parking rule with it).
 	setup func(*turns)
@@ -145,8 +150,36 @@ func (md *Model) newHybrid(r *run) (*hybrid, error) {
 		if h.tick.due() {
 			fmt.Fprintf(md.progress, "hybrid: continuous: %d evaluations (at most %d a fit), lowest %v %.6g, %.0f s\n", evals, h.opts.maxEvals, r.obj, best, h.tick.elapsed().Seconds())
 		}
+		h.checkInterrupt()
 	}
 	return h, nil
+}
+
+// checkInterrupt calls the model's interrupt function (WithInterrupt), as
+// CholQR's epochs do between swaps, after each evaluation of a continuous
+// fit; an error stops the continuous fits (cctx) as a cancellation of the
+// caller's context does.
+func (h *hybrid) checkInterrupt() {
+	if err := h.r.stop.check(); err != nil {
+		h.stopMu.Lock()
+		if h.interrupted == nil {
+			h.interrupted = err
+		}
+		h.stopMu.Unlock()
+		h.cancel()
+	}
+}
+
+// stopped returns the caller's context's error or, failing that, the
+// interrupt's that stopped a continuous fit (checkInterrupt): the fit was
+// stopped by its caller, not by its time budget.
+func (h *hybrid) stopped() error {
+	if err := h.r.ctx.Err(); err != nil {
+		return err
+	}
+	h.stopMu.Lock()
+	defer h.stopMu.Unlock()
+	return h.interrupted
 }
 
 // randomSubset returns continuous SGPR's own start: m training inputs
@@ -181,7 +214,7 @@ func (h *hybrid) parents() error {
 		if cholqrErr != nil {
 			return cholqrErr
 		}
-		if t.parked[continuousTurn] && c != nil && c.Evals > 0 && err != nil && h.cctx.Err() == nil && h.r.ctx.Err() == nil {
+		if t.parked[continuousTurn] && c != nil && c.Evals > 0 && err != nil && h.cctx.Err() == nil && h.stopped() == nil {
 			err = nil // stopped by turns.finish, with the best point it reached
 		}
 	}
@@ -201,7 +234,7 @@ func (h *hybrid) parents() error {
 	if t != nil && t.parked[continuousTurn] && usable {
 		c.Status, c.Reason = TimeBudget, t.why[continuousTurn]
 	}
-	stopped := h.r.ctx.Err() != nil // the continuous parent was cancelled
+	stopped := h.stopped() != nil // the continuous parent was cancelled
 	h.keep(c, usable, err, "a random subset")
 	if !stopped {
 		h.running = "the hybrid's continuous refinements"
@@ -314,7 +347,7 @@ func (h *hybrid) keep(c *ContinuousResult, usable bool, err error, name string) 
 // with the best point it reached.
 func (h *hybrid) usable(c *ContinuousResult, err error) (*ContinuousResult, bool) {
 	usable := c != nil && (err == nil || h.cctx.Err() != nil)
-	if usable && err != nil && h.r.ctx.Err() == nil {
+	if usable && err != nil && h.stopped() == nil {
 		c.Status, c.Reason = TimeBudget, "" // the hybrid's time budget, not a cancellation
 	}
 	return c, usable
@@ -510,7 +543,7 @@ func (t *turns) finish(w int) {
 func (h *hybrid) result() (*Result, error) {
 	md, res, cr, from := h.md, h.res, h.cr, h.from
 	if cr == nil {
-		if err := h.r.ctx.Err(); err != nil {
+		if err := h.stopped(); err != nil {
 			h.cancelled(res)
 			return res, err
 		}
@@ -541,7 +574,7 @@ func (h *hybrid) result() (*Result, error) {
 			md.announce([]string{w})
 		}
 	}
-	if err := h.r.ctx.Err(); err != nil {
+	if err := h.stopped(); err != nil {
 		h.cancelled(res)
 		return res, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,24 +56,40 @@ func (c *cancelAt) String() string {
 // fit returns its result with the context's error, Status Cancelled (a
 // caller that saves cancelled fits saves it), a Reason that says where it
 // stopped, a warning saying it was interrupted, and an objective no
-// higher than CholQR's, the model it keeps predicting.
+// higher than CholQR's, the model it keeps predicting. The same when the
+// model's interrupt function (WithInterrupt, as the REPL stops a fit)
+// fails instead: the continuous fits check it too.
 func TestHybridCancelledAfterCholQR(t *testing.T) {
 	t.Parallel()
 	train, test := data.SyntheticARD(400, 20, 4, 3)
-	fit := func(sel Selector, w *cancelAt) (*Model, *Result, error) {
+	errStop := errors.New("stopped by the interrupt function")
+	// fit runs a fit that w stops: by cancelling its context or, with
+	// interrupt, by making its interrupt function (WithInterrupt) fail, as
+	// the REPL stops a fit.
+	fit := func(sel Selector, w *cancelAt, interrupt bool) (*Model, *Result, error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(12).WithSeed(1).
 			WithMaxEpochs(3).WithSelector(sel)
 		if w != nil {
 			w.cancel = cancel
+			if interrupt {
+				var stop atomic.Bool
+				w.cancel = func() { stop.Store(true) }
+				md.WithInterrupt(func() error {
+					if stop.Load() {
+						return errStop
+					}
+					return nil
+				})
+			}
 			md.WithProgress(w)
 			md.every = time.Nanosecond // a continuous progress line at every evaluation
 		}
 		res, err := md.FitContext(ctx)
 		return md, res, err
 	}
-	_, chol, err := fit(SelectCholQR, nil)
+	_, chol, err := fit(SelectCholQR, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +99,18 @@ func TestHybridCancelledAfterCholQR(t *testing.T) {
 		{"continuous parent", "", "hybrid: continuous:", "during the continuous fit from a random subset"},
 		{"between", "", "hybrid: continuous refinement from a random subset", "during the hybrid's continuous refinements"},
 		{"refinement", "hybrid: continuous refinement from a random subset", "hybrid: continuous:", "during the continuous refinement from CholQR's fit"},
+		{"refinement, interrupt", "hybrid: continuous refinement from a random subset", "hybrid: continuous:", "during the continuous refinement from CholQR's fit"},
+		{"continuous parent, interrupt", "", "hybrid: continuous:", "during the continuous fit from a random subset"},
 	} {
 		w := &cancelAt{after: c.after, marker: c.marker}
-		md, res, err := fit(SelectHybrid, w)
-		if !errors.Is(err, context.Canceled) || res == nil {
-			t.Fatalf("%s: result %v, error %v; want the result with context.Canceled\n%s", c.name, res, err, w)
+		interrupt := strings.HasSuffix(c.name, ", interrupt")
+		md, res, err := fit(SelectHybrid, w, interrupt)
+		want := context.Canceled
+		if interrupt {
+			want = errStop
+		}
+		if !errors.Is(err, want) || res == nil {
+			t.Fatalf("%s: result %v, error %v; want the result with %v\n%s", c.name, res, err, want, w)
 		}
 		if res.Status != Cancelled || res.Converged || !strings.HasPrefix(res.Reason, c.phase+", after CholQR's fit ended (") {
 			t.Errorf("%s: status %q (converged %v), want cancelled %s…", c.name, res.Stopped(), res.Converged, c.phase)
