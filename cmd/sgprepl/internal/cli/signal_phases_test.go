@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cholqr/sgp/sgp"
+	"github.com/cholqr/sgp/sgp/data"
 )
 
 // ardData writes n rows of d inputs and a target that depends on every
@@ -200,5 +202,30 @@ func TestFitSignalPhases(t *testing.T) {
 				t.Errorf("the summary does not say the fit was cancelled:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestPredictCancelled: predict, which cannot stop midway, exits with the
+// signal's status (130 for SIGINT, 129 for SIGHUP) rather than 0 when its
+// context is cancelled: before loading the model it writes nothing.
+func TestPredictCancelled(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	train, _ := data.SnelsonLike(40, 3)
+	path := writeCSV(t, dir, "train.csv", train, false)
+	model := filepath.Join(dir, "m.json")
+	if code, _, stderr := runMain(context.Background(), "fit", "--train", path, "--m", "5", "--quiet", "--save", model); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		sig  os.Signal
+		want int
+	}{{os.Interrupt, exitInterrupted}, {syscall.SIGHUP, exitHangup}} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(Interrupt{Signal: c.sig})
+		code, stdout, stderr := runMain(ctx, "predict", "--model", model, "--input", path)
+		if code != c.want || stdout != "" || !strings.Contains(stderr, "interrupted") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, nothing written", c.sig, code, stdout, stderr, c.want)
+		}
 	}
 }
