@@ -118,8 +118,9 @@ type hybrid struct {
 	// cancellation's status (cancelled).
 	running string
 	// interrupted is the error of the model's interrupt function
-	// (WithInterrupt) once a continuous fit's check saw one; it then
-	// cancels cctx (see stopped).
+	// (WithInterrupt) once a continuous fit's check saw one, which then
+	// cancelled cctx (see stopped); stopMu guards it, as the continuous
+	// parent checks on a goroutine of its own.
 	stopMu      sync.Mutex
 	interrupted error
 	// setup, if set, is applied to the parents' turns before they start
