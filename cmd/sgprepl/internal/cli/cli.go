@@ -16,6 +16,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cholqr/sgp/repl/terminal"
 )
@@ -241,10 +242,13 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		out := &recordingWriter{w: stdout}
 		e.stdout, e.stderr = out, &lossyWriter{w: stderr}
 		code := report(e, c.run(ctx, e, args[1:]))
-		if code == exitOK && out.err != nil {
+		out.mu.Lock()
+		lost := out.err
+		out.mu.Unlock()
+		if code == exitOK && lost != nil {
 			// The command's own outputs say when they fail; this is the
 			// summary that a closed stdout lost.
-			code = report(e, fmt.Errorf("cannot write to standard output: %w; the output is incomplete", out.err))
+			code = report(e, fmt.Errorf("cannot write to standard output: %w; the output is incomplete", lost))
 		}
 		return code
 	}
@@ -254,11 +258,14 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // command whose summary could not be written (stdout closed) does not exit
 // 0 as if it had been.
 type recordingWriter struct {
+	mu  sync.Mutex
 	w   io.Writer
 	err error
 }
 
 func (r *recordingWriter) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	n, err := r.w.Write(p)
 	if err != nil && r.err == nil {
 		r.err = err
@@ -272,11 +279,14 @@ func (r *recordingWriter) Write(p []byte) (int, error) {
 // its outputs: cmd/sgprepl handles SIGPIPE, which makes such a write an
 // EPIPE error rather than the end of the process.
 type lossyWriter struct {
+	mu     sync.Mutex // writes may come from a fit's goroutines
 	w      io.Writer
 	failed bool
 }
 
 func (l *lossyWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if !l.failed {
 		if _, err := l.w.Write(p); err != nil {
 			l.failed = true
