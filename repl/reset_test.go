@@ -18,7 +18,7 @@ func TestResetStopsFits(t *testing.T) {
 	s := newSession(t, Options{Stdout: new(syncBuffer), Progress: progress})
 	evalOK(t, s, `train, _ := data.SnelsonLike(300, 1)
 m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(15).WithMaxEpochs(1000000).WithTolerance(0)
-go func() { m.Fit() }()`)
+go func(m *sgp.Model) { m.Fit() }(m) // m as an argument: the goroutine reads no variable of the session, which the interpreter may move`)
 	deadline := time.Now().Add(60 * time.Second)
 	for strings.Count(progressText(progress), "epoch") < 2 {
 		if time.Now().After(deadline) {

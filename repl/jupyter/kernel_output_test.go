@@ -140,7 +140,7 @@ func TestKernelResetStopsFit(t *testing.T) {
 	rep, _ := c.execute(`import "time"
 train, _ := data.SnelsonLike(300, 1)
 m := sgp.NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(15).WithMaxEpochs(1000000).WithTolerance(0)
-go func() { m.Fit() }()
+go func(m *sgp.Model) { m.Fit() }(m) // m as an argument: the goroutine reads no variable of the session, which the interpreter may move
 time.Sleep(time.Second)`, nil)
 	if rep["status"] != "ok" {
 		t.Fatalf("reply %v", rep)
@@ -154,5 +154,75 @@ time.Sleep(time.Second)`, nil)
 	}
 	if n := len(ofType(out, "display_data")) + len(ofType(out, "update_display_data")); n > 0 {
 		t.Errorf("the cell after :reset shows %d progress messages of the fit started before it", n)
+	}
+}
+
+// TestKernelLargeOutputJupyterClient runs a cell that prints 12 MB from
+// compiled code (through the captured descriptor) on a kernel process
+// with jupyter_client's execute_interactive, which, as nbclient, collects
+// the cell's output until its idle status: all of it arrives, in order,
+// through the kernel's size-bounding transport with libzmq on the
+// client's side.
+func TestKernelLargeOutputJupyterClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a kernel process")
+	}
+	if out, err := exec.Command(python, "-c", "import jupyter_client").CombinedOutput(); err != nil {
+		t.Skipf("%s cannot import jupyter_client (%v): %s; install Debian's python3-jupyter-client", python, err, bytes.TrimSpace(out))
+	}
+	t.Parallel()
+	conn := tcpConnection(t)
+	path := filepath.Join(t.TempDir(), "kernel.json")
+	b, _ := json.Marshal(conn)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kernel := exec.Command(os.Args[0], "-test.run=^$")
+	kernel.Env = append(os.Environ(), kernelEnv+"="+path)
+	var kernelErr syncWriter
+	kernelErr.w = new(bytes.Buffer)
+	kernel.Stderr = &kernelErr
+	if err := kernel.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- kernel.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			kernel.Process.Kill()
+			<-exited
+			t.Error("the kernel process did not exit after the client's shutdown request")
+		}
+		if t.Failed() {
+			t.Logf("kernel stderr:\n%.4000s", kernelErr.String())
+		}
+	}()
+	cells := []string{`import ("os"; "strings")
+line := strings.Repeat("y", 99999) + "\n"
+for i := 0; i < 120; i++ { os.Stdout.WriteString(line) }
+fmt.Println("end")`}
+	in, _ := json.Marshal(cells)
+	client := exec.Command(python, "-c", progressClient, path)
+	client.Stdin = bytes.NewReader(in)
+	var clientErr bytes.Buffer
+	client.Stderr = &clientErr
+	out, err := client.Output()
+	if err != nil {
+		t.Fatalf("the Python client failed: %v\n%s", err, clientErr.String())
+	}
+	var got []clientCell
+	if err := json.Unmarshal(out, &got); err != nil || len(got) != 1 {
+		t.Fatalf("the client's report (%v): %.2000s", err, out)
+	}
+	var text strings.Builder
+	for _, m := range got[0].IOPub {
+		if m.Type == "stream" && m.Content["name"] == "stdout" {
+			text.WriteString(m.Content["text"].(string))
+		}
+	}
+	if want := strings.Repeat(strings.Repeat("y", 99999)+"\n", 120) + "end\n"; text.String() != want {
+		t.Errorf("jupyter_client collected %d of %d bytes before idle", text.Len(), len(want))
 	}
 }
