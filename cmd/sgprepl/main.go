@@ -52,17 +52,22 @@ func main() {
 // and SIGHUP to their default, which ends it: Jupyter sends SIGTERM to a
 // kernel that does not answer a shutdown request.
 //
-// SIGPIPE is handled (and dropped), so that a write to a closed pipe on
-// stdout or stderr fails with EPIPE instead of ending the process, as the
-// Go runtime does for those two descriptors otherwise (os/signal): a
-// closed stderr then stops only the progress lines, and output lost on a
-// closed stdout is reported by Main and its exit status.
+// For the commands (not scripts: run and -e), SIGPIPE is handled (and
+// dropped), so that a write to a closed pipe on stdout or stderr fails
+// with EPIPE instead of ending the process, as the Go runtime does for
+// those two descriptors otherwise (os/signal): a closed stderr then stops
+// only the progress lines, and output lost on a closed stdout is reported
+// by Main and its exit status.
 func run() int {
 	args := os.Args[1:]
 	if len(args) == 0 {
 		return cli.Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
 	}
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	if args[0] != "run" && args[0] != "-e" {
+		// Scripts keep Go's default: a Go program writing to a closed
+		// stdout ends there, as `yes | head` does.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	}
 	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 	if args[0] == "kernel" {
 		sigs = sigs[:1]
