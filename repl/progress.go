@@ -28,11 +28,12 @@ type Progress struct {
 }
 
 // reportProgress makes model m, the id-th of the session, report to
-// Options.OnProgress, besides Options.Progress and Options.OnEpoch. The
+// Options.OnProgress, besides Options.Progress and Options.OnEpoch, at
+// each of its interrupt checks too, whose answer is stop's. The
 // model's progress output still goes to Options.Progress, if set. A model
 // configured with its own WithProgress, WithEpochFunc or WithInterrupt
 // afterwards reports less: only through the hooks it keeps.
-func (s *Session) reportProgress(m *sgp.Model, id int) {
+func (s *Session) reportProgress(m *sgp.Model, id int, stop func() error) {
 	report := func(p Progress) {
 		p.Model, p.Budget = id, m.TimeBudget()
 		s.opts.OnProgress(p)
@@ -46,7 +47,7 @@ func (s *Session) reportProgress(m *sgp.Model, id int) {
 	})
 	m.WithInterrupt(func() error {
 		report(Progress{})
-		return s.interrupted()
+		return stop()
 	})
 }
 

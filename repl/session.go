@@ -90,9 +90,13 @@ type Session struct {
 
 	// mu guards the state of the running cell, which the goroutine running
 	// it, the interpreter's writers and the callbacks share.
-	mu       sync.Mutex
-	cellCtx  context.Context // nil between cells
-	out      bytes.Buffer    // output of the current cell
+	mu      sync.Mutex
+	cellCtx context.Context // nil between cells
+	// life is the context of the current interpreter, which Reset
+	// cancels (endLife): the models built in it stop (reset.go).
+	life     context.Context
+	endLife  context.CancelFunc
+	out      bytes.Buffer // output of the current cell
 	displays []Display
 	panics   []string // yaegi's "L:C: panic: …" trace lines of the current chunk
 	captured []any    // the values passed to the hidden Values function
@@ -176,6 +180,7 @@ func (s *Session) start() error {
 	s.armed = false
 	s.cellPanics, s.pendingPanics, s.cellStack, s.pendingStack, s.exit = nil, nil, false, false, nil
 	s.mu.Unlock()
+	s.newGeneration()
 	stdin := s.opts.Stdin
 	if stdin == nil {
 		stdin = strings.NewReader("")
@@ -258,7 +263,13 @@ const ResetMessage = "session reset: its variables, functions and types are gone
 // its imports: the session goes on in a new interpreter that imports
 // what this one did, under the same names. Goroutines that the
 // session's code started, and a cell abandoned while blocked in
-// compiled code, are stopped as an interrupted cell is.
+// compiled code, are stopped as an interrupted cell is: interpreted code
+// at once, the Fit or Step of a model built by sgp.NewModel in the session
+// at its next swap or gradient evaluation, whichever goroutine runs it.
+// Reset waits for them, at most Options.StopGrace; what still runs then
+// (compiled code that checks no interrupt, such as an sgp.Exact fit
+// started with context.Background in a goroutine) is left to end on its
+// own, and Reset says so in its error after the session is reset.
 func (s *Session) Reset() error {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
@@ -266,6 +277,19 @@ func (s *Session) Reset() error {
 	if armStop(old) == nil {
 		interpStop(old)
 	}
+	stopped := s.endGeneration()
+	if err := s.reimport(pkgs); err != nil {
+		return err
+	}
+	if !stopped {
+		return fmt.Errorf("repl: the session is reset, but goroutines of its code still run in compiled code after %v (a fit that checks no interrupt?); they end on their own", s.opts.StopGrace)
+	}
+	return nil
+}
+
+// reimport starts a new interpreter that imports pkgs (name → path) under
+// the same names.
+func (s *Session) reimport(pkgs map[string]string) error {
 	if err := s.start(); err != nil {
 		return err
 	}
@@ -305,7 +329,8 @@ func pathBase(p string) string {
 // newModel is the session's sgp.NewModel: the library's, with the
 // session's interrupt, progress and epoch hooks.
 func (s *Session) newModel(x kernel.Inputs, y []float64, k kernel.Kernel) *sgp.Model {
-	m := sgp.NewModel(x, y, k).WithInterrupt(s.interrupted)
+	stop := s.modelInterrupt()
+	m := sgp.NewModel(x, y, k).WithInterrupt(stop)
 	if s.opts.Progress != nil {
 		m.WithProgress(s.opts.Progress)
 	}
@@ -317,7 +342,7 @@ func (s *Session) newModel(x kernel.Inputs, y []float64, k kernel.Kernel) *sgp.M
 		s.models++
 		id := s.models
 		s.mu.Unlock()
-		s.reportProgress(m, id)
+		s.reportProgress(m, id, stop)
 	}
 	// A warning line in the cell's output, whether or not the cell shows
 	// the Result (res, err := m.Fit() shows nothing), once (warnings.go).

@@ -114,6 +114,15 @@ type hybrid struct {
 	cr     *ContinuousResult // the lowest continuous fit so far
 	from   string            // where cr started
 	err    error             // the first continuous fit's error while none is usable
+	// running names the phase under way after CholQR's fit, for a
+	// cancellation's status (cancelled).
+	running string
+	// interrupted is the error of the model's interrupt function
+	// (WithInterrupt) once a continuous fit's check saw one, which then
+	// cancelled cctx (see stopped); stopMu guards it, as the continuous
+	// parent checks on a goroutine of its own.
+	stopMu      sync.Mutex
+	interrupted error
 	// setup, if set, is applied to the parents' turns before they start
 	// (tests replace the parking rule with it).
 	setup func(*turns)
@@ -145,8 +154,36 @@ func (md *Model) newHybrid(r *run) (*hybrid, error) {
 		if h.tick.due() {
 			fmt.Fprintf(md.progress, "hybrid: continuous: %d evaluations (at most %d a fit), lowest %v %.6g, %.0f s\n", evals, h.opts.maxEvals, r.obj, best, h.tick.elapsed().Seconds())
 		}
+		h.checkInterrupt()
 	}
 	return h, nil
+}
+
+// checkInterrupt calls the model's interrupt function (WithInterrupt), as
+// CholQR's epochs do between swaps, after each evaluation of a continuous
+// fit; an error stops the continuous fits (cctx) as a cancellation of the
+// caller's context does.
+func (h *hybrid) checkInterrupt() {
+	if err := h.r.stop.check(); err != nil {
+		h.stopMu.Lock()
+		if h.interrupted == nil {
+			h.interrupted = err
+		}
+		h.stopMu.Unlock()
+		h.cancel()
+	}
+}
+
+// stopped returns the caller's context's error or, failing that, the
+// interrupt's that stopped a continuous fit (checkInterrupt): the fit was
+// stopped by its caller, not by its time budget.
+func (h *hybrid) stopped() error {
+	if err := h.r.ctx.Err(); err != nil {
+		return err
+	}
+	h.stopMu.Lock()
+	defer h.stopMu.Unlock()
+	return h.interrupted
 }
 
 // randomSubset returns continuous SGPR's own start: m training inputs
@@ -161,6 +198,7 @@ func (h *hybrid) randomSubset() *kernel.Vectors {
 // CholQR's error.
 func (h *hybrid) parents() error {
 	md := h.md
+	h.running = "the continuous fit from a random subset"
 	cont, cerr := md.continuousFrom(h.opts, nil, h.randomSubset())
 	var (
 		c   *ContinuousResult
@@ -180,7 +218,7 @@ func (h *hybrid) parents() error {
 		if cholqrErr != nil {
 			return cholqrErr
 		}
-		if t.parked[continuousTurn] && c != nil && c.Evals > 0 && err != nil && h.cctx.Err() == nil && h.r.ctx.Err() == nil {
+		if t.parked[continuousTurn] && c != nil && c.Evals > 0 && err != nil && h.cctx.Err() == nil && h.stopped() == nil {
 			err = nil // stopped by turns.finish, with the best point it reached
 		}
 	}
@@ -200,7 +238,11 @@ func (h *hybrid) parents() error {
 	if t != nil && t.parked[continuousTurn] && usable {
 		c.Status, c.Reason = TimeBudget, t.why[continuousTurn]
 	}
+	stopped := h.stopped() != nil // the continuous parent was cancelled
 	h.keep(c, usable, err, "a random subset")
+	if !stopped {
+		h.running = "the hybrid's continuous refinements"
+	}
 	return nil
 }
 
@@ -267,6 +309,7 @@ func (h *hybrid) extras() {
 		return
 	}
 	if h.cr != nil && h.from == "a random subset" && endedOnItsOwn(h.cr.Status) {
+		h.running = "the continuous parent's fit from switched-off inputs"
 		if c, on := md.reactivate(h.cctx, h.r.obj, h.cr, h.v0, h.ls0, h.runOne); len(on) > 0 {
 			h.cr, h.from = c, fmt.Sprintf("%s, then %s switched back on", h.from, inputList(on))
 		}
@@ -303,11 +346,12 @@ func (h *hybrid) keep(c *ContinuousResult, usable bool, err error, name string) 
 }
 
 // usable says whether a continuous fit that returned c and err can be
-// kept: it ended normally, or on the hybrid's deadline (then its Status
-// says TimeBudget) with the best point it reached.
+// kept: it ended normally, on the hybrid's deadline (then its Status says
+// TimeBudget) or by the caller's cancellation (its Status says Cancelled)
+// with the best point it reached.
 func (h *hybrid) usable(c *ContinuousResult, err error) (*ContinuousResult, bool) {
-	usable := c != nil && (err == nil || (h.cctx.Err() != nil && h.r.ctx.Err() == nil))
-	if usable && err != nil {
+	usable := c != nil && (err == nil || h.cctx.Err() != nil)
+	if usable && err != nil && h.stopped() == nil {
 		c.Status, c.Reason = TimeBudget, "" // the hybrid's time budget, not a cancellation
 	}
 	return c, usable
@@ -325,6 +369,7 @@ func (h *hybrid) runOne(theta []float64, z *kernel.Vectors) (c *ContinuousResult
 // inputs it switched off where that lowers F (see reactivate), and keeps
 // it if it is the lowest so far.
 func (h *hybrid) refine(theta []float64, z *kernel.Vectors, name string) {
+	h.running = "the continuous refinement from " + name
 	c, usable, err := h.runOne(theta, z)
 	if usable && err == nil && endedOnItsOwn(c.Status) {
 		var on []int
@@ -502,7 +547,8 @@ func (t *turns) finish(w int) {
 func (h *hybrid) result() (*Result, error) {
 	md, res, cr, from := h.md, h.res, h.cr, h.from
 	if cr == nil {
-		if err := h.r.ctx.Err(); err != nil {
+		if err := h.stopped(); err != nil {
+			h.cancelled(res)
 			return res, err
 		}
 		w := fmt.Sprintf("the continuous fit failed (%v); the model is the CholQR fit", h.err)
@@ -523,6 +569,10 @@ func (h *hybrid) result() (*Result, error) {
 			res.Warnings = append(res.Warnings, w)
 			md.announce([]string{w})
 		}
+	}
+	if err := h.stopped(); err != nil {
+		h.cancelled(res)
+		return res, err
 	}
 	return res, nil
 }
@@ -549,6 +599,27 @@ func refinedSummary(chol FitSummary, cr *ContinuousResult) FitSummary {
 	return FitSummary{Objective: cr.Objective, Elapsed: chol.Elapsed, Status: cr.Status, Reason: cr.Reason, Converged: cr.Converged,
 		Params: slices.Clone(cr.Params), Names: slices.Clone(chol.Names), Mean: cr.Mean,
 		NoiseFloor: cr.NoiseFloor, AtNoiseFloor: cr.AtNoiseFloor, Warnings: slices.Clone(cr.Warnings)}
+}
+
+// cancelled marks res, the result of a hybrid fit whose context was
+// cancelled after CholQR's fit had ended, as cancelled: its Status says
+// Cancelled, its Reason which phase was under way and how CholQR had
+// ended, and a warning says which model it keeps (the lowest fit so far,
+// as result chose it), so that a caller that stops on a cancelled status
+// saves and reports it as the interrupted fit it is.
+func (h *hybrid) cancelled(res *Result) {
+	if res.Status == Cancelled {
+		return // CholQR's own fit was cancelled
+	}
+	res.Reason = fmt.Sprintf("during %s, after CholQR's fit ended (%s)", h.running, stopText(res.Status, res.Reason))
+	res.Status, res.Converged = Cancelled, false
+	model := "the CholQR fit"
+	if res.Refined != nil {
+		model = "the continuous fit from " + res.RefinedFrom + " (" + stopText(res.Refined.Status, res.Refined.Reason) + ")"
+	}
+	w := fmt.Sprintf("interrupted %s, F = %.6g; the model is the lowest fit so far, %s", res.Reason, res.Objective, model)
+	res.Warnings = append(res.Warnings, w)
+	h.md.announce([]string{w})
 }
 
 // refinementWarning returns the warning for a kept refinement cr that

@@ -43,19 +43,32 @@ func main() {
 //
 // With no arguments sgprepl is the interactive REPL, which handles Ctrl-C
 // itself: it stops the running cell and never ends the REPL. Otherwise the
-// first SIGINT (Ctrl-C) or SIGTERM (timeout, Slurm, docker stop, systemd)
-// cancels the context with the signal as its cause (cli.Interrupt): a
-// running fit or script stops, writes what it has and reports, and Main
-// returns 130 or 143. The signals then get their default handling back,
-// so a second one ends the process at once. The Jupyter kernel (sgprepl
-// kernel) leaves SIGTERM to its default, which ends it: Jupyter sends it
-// to a kernel that does not answer a shutdown request.
+// first SIGINT (Ctrl-C), SIGTERM (timeout, Slurm, docker stop, systemd) or
+// SIGHUP (the terminal or the ssh connection closed) cancels the context
+// with the signal as its cause (cli.Interrupt): a running fit or script
+// stops, writes what it has and reports, and Main returns 130, 143 or 129.
+// The signals then get their default handling back, so a second one ends
+// the process at once. The Jupyter kernel (sgprepl kernel) leaves SIGTERM
+// and SIGHUP to their default, which ends it: Jupyter sends SIGTERM to a
+// kernel that does not answer a shutdown request.
+//
+// For the commands (not scripts: run and -e), SIGPIPE is handled (and
+// dropped), so that a write to a closed pipe on stdout or stderr fails
+// with EPIPE instead of ending the process, as the Go runtime does for
+// those two descriptors otherwise (os/signal): a closed stderr then stops
+// only the progress lines, and output lost on a closed stdout is reported
+// by Main and its exit status.
 func run() int {
 	args := os.Args[1:]
 	if len(args) == 0 {
 		return cli.Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
 	}
-	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if args[0] != "run" && args[0] != "-e" {
+		// Scripts keep Go's default: a Go program writing to a closed
+		// stdout ends there, as `yes | head` does.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	}
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 	if args[0] == "kernel" {
 		sigs = sigs[:1]
 	}

@@ -133,8 +133,10 @@ func (k *kernel) newSession() error {
 	return nil
 }
 
-// listen binds the five sockets.
+// listen binds the five sockets, through the transports that bound the
+// size of the messages they receive (limit.go).
 func (k *kernel) listen(ctx context.Context) error {
+	ctx = context.WithValue(ctx, rejectKey{}, func(msg string) { fmt.Fprintln(k.log, msg) })
 	k.shell = zmq4.NewRouter(ctx)
 	k.control = zmq4.NewRouter(ctx)
 	k.stdin = zmq4.NewRouter(ctx)
@@ -151,7 +153,7 @@ func (k *kernel) listen(ctx context.Context) error {
 		{"iopub", k.iopub, k.conn.IOPubPort},
 		{"heartbeat", k.hb, k.conn.HBPort},
 	} {
-		if err := s.sock.Listen(k.conn.endpoint(s.port)); err != nil {
+		if err := s.sock.Listen(k.conn.limitedEndpoint(s.port)); err != nil {
 			return fmt.Errorf("kernel: %s socket on %s: %w", s.name, k.conn.endpoint(s.port), err)
 		}
 	}

@@ -25,11 +25,20 @@ import (
 // until its reader has seen it.
 
 // streamDelay is the longest time printed text waits before it is
-// published.
+// published (unless more than maxBuffered is waiting: then at once).
 const streamDelay = 100 * time.Millisecond
 
-// syncTimeout bounds the wait for a pipe's marker.
-const syncTimeout = 2 * time.Second
+// maxStreamText is the most text one stream message carries: a cell that
+// prints megabytes is published in several messages, which clients
+// render as they come.
+const maxStreamText = 1 << 20
+
+// maxBuffered is how much printed text may wait for publication: a
+// writer that would leave more publishes it itself before it returns, so
+// that a cell printing faster than the messages go out is slowed down to
+// their pace (and, through the captured pipes, so is compiled code)
+// rather than the kernel holding all of it.
+const maxBuffered = 4 << 20
 
 // markerPrefix starts a sync marker in a captured pipe: NUL bytes do not
 // occur in text.
@@ -38,6 +47,12 @@ var markerPrefix = []byte("\x00sgprepl-sync:")
 // kernelOutput gathers and publishes a kernel's output streams.
 type kernelOutput struct {
 	k *kernel
+
+	// flushMu is held by flush from taking the text out of buf until it
+	// has been published, so that text is published in the order it was
+	// printed, all of it before whatever sync's caller publishes next (a
+	// cell's value, its idle status).
+	flushMu sync.Mutex
 
 	mu     sync.Mutex
 	parent *message          // the request output is attributed to
@@ -127,22 +142,30 @@ func (o *kernelOutput) capturedFile(name string) *os.File {
 	return nil
 }
 
-// write adds text to a stream and schedules its publication.
+// write adds text to a stream and schedules its publication; with more
+// than maxBuffered waiting it publishes it before returning.
 func (o *kernelOutput) write(name string, p []byte) {
 	if len(p) == 0 {
 		return
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	o.buf[name] = append(o.buf[name], p...)
-	if o.timer == nil {
+	full := len(o.buf[name]) > maxBuffered
+	if o.timer == nil && !full {
 		o.timer = time.AfterFunc(streamDelay, o.flush)
+	}
+	o.mu.Unlock()
+	if full {
+		o.flush()
 	}
 }
 
-// flush publishes the gathered text, each stream in one message. A
-// UTF-8 sequence cut at the end of a buffer waits for its rest.
+// flush publishes the gathered text, each stream in messages of at most
+// maxStreamText bytes. A UTF-8 sequence cut at the end of a buffer waits
+// for its rest. Flushes do not overlap (flushMu).
 func (o *kernelOutput) flush() {
+	o.flushMu.Lock()
+	defer o.flushMu.Unlock()
 	o.mu.Lock()
 	if o.timer != nil {
 		o.timer.Stop()
@@ -162,7 +185,17 @@ func (o *kernelOutput) flush() {
 	}
 	o.mu.Unlock()
 	for _, c := range chunks {
-		o.k.publish("stream", parent, map[string]any{"name": c.name, "text": c.text})
+		for text := c.text; text != ""; {
+			n := len(text)
+			if n > maxStreamText {
+				n = maxStreamText
+				for n > 0 && !utf8.RuneStart(text[n]) {
+					n--
+				}
+			}
+			o.k.publish("stream", parent, map[string]any{"name": c.name, "text": text[:n]})
+			text = text[n:]
+		}
 	}
 }
 
@@ -298,7 +331,12 @@ func (o *kernelOutput) scan(p *capturedFD, pending []byte) []byte {
 }
 
 // sync writes marker id to the pipe and waits until its reader has seen
-// it.
+// it, however long that takes: everything written before the marker is
+// then in the kernel's buffer. There is no timeout, which would let text
+// still in the pipe be published after the cell's end (and a client
+// stops collecting a cell's output at its idle status); the reader only
+// waits for the publication of what it has read (write), so the wait
+// ends unless the reader has stopped (closed).
 func (p *capturedFD) sync(id string) {
 	ch := make(chan struct{})
 	p.ackMu.Lock()
@@ -311,7 +349,6 @@ func (p *capturedFD) sync(id string) {
 	select {
 	case <-ch:
 	case <-p.closed:
-	case <-time.After(syncTimeout):
 	}
 	p.ackMu.Lock()
 	delete(p.acks, id)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cholqr/sgp/sgp/internal/stats"
 )
@@ -65,7 +66,7 @@ func SplitSpec(spec string) (name string, param int, err error) {
 	def, lo, hi := 0, 0, 0
 	if slices.Contains(numericLeaves, name) {
 		if hasArg {
-			return "", 0, fmt.Errorf("sgp: kernel %q takes no parameter", spec)
+			return "", 0, fmt.Errorf("sgp: kernel %q takes no parameter", echo(spec, -1))
 		}
 		return name, 0, nil
 	}
@@ -79,14 +80,14 @@ func SplitSpec(spec string) (name string, param int, err error) {
 	case "histogram":
 		def, lo, hi = 1, 1, 1<<20
 	default:
-		return "", 0, fmt.Errorf("sgp: unknown kernel %q; choose one of %s", spec, specNames)
+		return "", 0, fmt.Errorf("sgp: unknown kernel %q; choose one of %s", echo(spec, -1), specNames)
 	}
 	if !hasArg {
 		return name, def, nil
 	}
 	p, err := strconv.Atoi(arg)
 	if err != nil || p < lo || p > hi {
-		return "", 0, fmt.Errorf("sgp: kernel %q: parameter %q must be an integer in [%d, %d]", spec, arg, lo, hi)
+		return "", 0, fmt.Errorf("sgp: kernel %q: parameter %q must be an integer in [%d, %d]", echo(spec, -1), echo(arg, -1), lo, hi)
 	}
 	return name, p, nil
 }
@@ -183,7 +184,35 @@ func (e *expr) shape() (depth, leaves int) {
 
 func (p *exprParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("sgp: kernel %q: %s at character %d; write sums and products of %s, such as rbf+linear, periodic*rbf or (rbf+linear)*const",
-		p.spec, fmt.Sprintf(format, args...), p.pos+1, numericNames)
+		echo(p.spec, p.pos), fmt.Sprintf(format, args...), p.pos+1, numericNames)
+}
+
+// maxEcho is how many characters of a specification (or of a name in it)
+// an error message quotes: a generated expression can be many kilobytes,
+// and the message must stay one readable line.
+const maxEcho = 80
+
+// echo returns s for an error message: whole if it has at most maxEcho
+// characters, or else maxEcho of them around byte offset at (from the
+// start if at < 0), with "…" where it is cut.
+func echo(s string, at int) string {
+	r := []rune(s)
+	if len(r) <= maxEcho {
+		return s
+	}
+	i := 0
+	if at > 0 && at <= len(s) {
+		i = utf8.RuneCountInString(s[:at]) - maxEcho/2
+	}
+	i = max(0, min(i, len(r)-maxEcho))
+	out := string(r[i : i+maxEcho])
+	if i > 0 {
+		out = "…" + out
+	}
+	if i+maxEcho < len(r) {
+		out += "…"
+	}
+	return out
 }
 
 func (p *exprParser) skip() {
@@ -259,9 +288,9 @@ func (p *exprParser) atom(depth int) (*expr, error) {
 	if !NumericSpec(name) {
 		p.pos = start
 		if _, _, err := SplitSpec(name); err == nil {
-			return nil, p.errorf("%s reads no numeric columns, and only the numeric kernels combine", name)
+			return nil, p.errorf("%s reads no numeric columns, and only the numeric kernels combine", echo(name, -1))
 		}
-		return nil, p.errorf("unknown kernel %q", name)
+		return nil, p.errorf("unknown kernel %q", echo(name, -1))
 	}
 	return &expr{name: name}, nil
 }
@@ -287,7 +316,7 @@ func Parse(spec string, x Inputs, y []float64) (Kernel, error) {
 	case NumericSpec(name):
 		v, ok := x.(*Vectors)
 		if !ok {
-			return nil, fmt.Errorf("sgp: kernel %s needs numeric inputs (*kernel.Vectors), got %T", name, x)
+			return nil, fmt.Errorf("sgp: kernel %s needs numeric inputs (*kernel.Vectors), got %T", echo(name, -1), x)
 		}
 		e, err := parseExpr(name)
 		if err != nil {

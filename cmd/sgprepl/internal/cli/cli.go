@@ -16,6 +16,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cholqr/sgp/repl/terminal"
 )
@@ -26,6 +27,7 @@ const (
 	exitFailure     = 1   // bad data or values: unreadable file, m out of range, …
 	exitUsage       = 2   // the command line cannot be parsed
 	exitCrash       = 3   // the REPL's or a script's process died of a fatal error (Supervise)
+	exitHangup      = 129 // the context was cancelled by SIGHUP (the terminal or ssh connection closed); 128 + SIGHUP
 	exitInterrupted = 130 // the context was cancelled (Ctrl-C); 128 + SIGINT
 	exitTerminated  = 143 // the context was cancelled by SIGTERM; 128 + SIGTERM
 )
@@ -54,9 +56,12 @@ CSV files hold numbers, one row per point, the target in the last column; a
 header row is optional. Objectives include n/2·log 2π.
 Exit status: 0 success, 1 bad data or values (a file that cannot be read,
 m ≥ n), 2 usage error (an unknown flag, a flag value outside its range), 3
-the REPL or script crashed (a fatal error of the Go runtime), 130
-interrupted (Ctrl-C, SIGINT), 143 terminated (SIGTERM); either way a running
-fit stops, and its partial result is reported and written.
+the REPL or script crashed (a fatal error of the Go runtime), 129 hung up
+(SIGHUP: the terminal or ssh connection closed), 130 interrupted (Ctrl-C,
+SIGINT), 143 terminated (SIGTERM); whichever signal, a running fit stops,
+and its partial result is reported and written. A closed stderr (a pipe
+whose reader has gone) stops only the progress lines; output that cannot
+be written to a closed stdout is an error (exit status 1).
 `
 
 // env holds the streams of one Main call.
@@ -118,10 +123,12 @@ var commands = []command{
 			"others.\n" +
 			"Progress goes to stderr, the summary to stdout, warnings (fewer inducing\n" +
 			"points than asked, no convergence) to both. Interrupting (Ctrl-C, SIGINT) or\n" +
-			"terminating (SIGTERM, as timeout, Slurm, docker stop and systemd send it)\n" +
-			"stops the fit at the next swap; the partial result is still reported, saved\n" +
-			"and used for predictions, and the exit status is 130 (SIGINT) or 143\n" +
-			"(SIGTERM). Output files are checked before the fit and never overwrite an\n" +
+			"terminating (SIGTERM, as timeout, Slurm, docker stop and systemd send it;\n" +
+			"SIGHUP, a closed terminal or ssh connection, likewise) stops the fit at the\n" +
+			"next swap or evaluation, in any phase; the partial result is still reported,\n" +
+			"saved and used for predictions, and the exit status is 130 (SIGINT), 143\n" +
+			"(SIGTERM) or 129 (SIGHUP). A closed stderr stops only the progress lines.\n" +
+			"Output files are checked before the fit and never overwrite an\n" +
 			"input; a device, named pipe or /dev/stdout is written in place.",
 		flags: fitFlags,
 	},
@@ -140,7 +147,7 @@ var commands = []command{
 			"or strings read their input column (or --input-column) of a CSV file with a\n" +
 			"header row. An exact model (fit --selector exact --save) holds its training\n" +
 			"inputs and weights; loading it factorises its n×n kernel matrix again (about\n" +
-			"n³/3 flops).",
+			"n³/3 flops and 8n² bytes), for at most --max-exact-n training points.",
 		flags: predictFlags,
 	},
 	{
@@ -216,8 +223,60 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if c == nil {
 			return report(e, usageErrorf("unknown command %q%s; run 'sgprepl help' for the list", name, commandHint(name)))
 		}
-		return report(e, c.run(ctx, e, args[1:]))
+		out := &recordingWriter{w: stdout}
+		e.stdout, e.stderr = out, &lossyWriter{w: stderr}
+		code := report(e, c.run(ctx, e, args[1:]))
+		out.mu.Lock()
+		lost := out.err
+		out.mu.Unlock()
+		if code == exitOK && lost != nil {
+			// The command's own outputs say when they fail; this is the
+			// summary that a closed stdout lost.
+			code = report(e, fmt.Errorf("cannot write to standard output: %w; the output is incomplete", lost))
+		}
+		return code
 	}
+}
+
+// recordingWriter passes writes to w and keeps the first error, so that a
+// command whose summary could not be written (stdout closed) does not exit
+// 0 as if it had been.
+type recordingWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n, err := r.w.Write(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
+// lossyWriter is stderr for the commands: the progress lines, warnings and
+// errors. After a write fails (a closed pipe, as 2>&1 | head -1 leaves
+// it) it drops everything, so that the fit goes on, quietly, and writes
+// its outputs: cmd/sgprepl handles SIGPIPE, which makes such a write an
+// EPIPE error rather than the end of the process.
+type lossyWriter struct {
+	mu     sync.Mutex // writes may come from a fit's goroutines
+	w      io.Writer
+	failed bool
+}
+
+func (l *lossyWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.failed {
+		if _, err := l.w.Write(p); err != nil {
+			l.failed = true
+		}
+	}
+	return len(p), nil
 }
 
 // streams returns the streams for a front end.

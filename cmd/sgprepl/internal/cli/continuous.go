@@ -60,15 +60,19 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := startFrom(k, o.params, o.spec); err != nil {
+	noise, err := startFrom(k, o.params, o.spec)
+	if err != nil {
 		return err
 	}
 	if _, ok := k.(kernel.InputGradient); !ok {
-		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels(), o.spec)
+		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels(), echo(o.spec))
 	}
 	fit := sgp.NewContinuous(train.X, train.Y, k).WithMean(o.mean).WithObjective(o.obj).WithSeed(o.seed).
 		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor).
 		WithRestarts(restartsFor(o.restarts, k))
+	if noise > 0 {
+		fit.WithNoise(noise)
+	}
 	if o.mSet {
 		fit.WithM(o.m)
 	}

@@ -57,10 +57,7 @@ func demoFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		printFitSummary(w, md, res)
 		fmt.Fprintf(w, "%-16s%s%s\n", "inducing x", formatFloats(xs, "%.4g"), shortfall(len(xs), *m))
 		fmt.Fprintf(w, "%-16sSMSE %.4g  SNLP %.4g  (%d points; SNLP with the noisy variance)\n", "test grid", smse, snlp, test.Len())
-		if res.Status == sgp.Cancelled {
-			return errInterrupted
-		}
-		return nil
+		return interruptedFit(ctx, res.Status)
 	}
 }
 

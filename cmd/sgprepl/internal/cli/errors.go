@@ -29,7 +29,7 @@ func usageErrorf(format string, args ...any) error {
 // Interrupt is the cause (context.Cause) with which cmd/sgprepl cancels
 // the context of Main when the process receives Signal: Main stops the
 // running work as for any cancellation and exits with status 130 for
-// SIGINT, 143 for SIGTERM.
+// SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 type Interrupt struct {
 	Signal os.Signal
 }
@@ -37,11 +37,17 @@ type Interrupt struct {
 func (i Interrupt) Error() string { return "signal: " + i.Signal.String() }
 
 // interruptStatus returns the exit status of a command stopped by the
-// cancellation of ctx: 143 if its cause is SIGTERM, 130 otherwise.
+// cancellation of ctx: 143 if its cause is SIGTERM, 129 if SIGHUP, 130
+// otherwise.
 func interruptStatus(ctx context.Context) int {
 	var in Interrupt
-	if errors.As(context.Cause(ctx), &in) && in.Signal == syscall.SIGTERM {
-		return exitTerminated
+	if errors.As(context.Cause(ctx), &in) {
+		switch in.Signal {
+		case syscall.SIGTERM:
+			return exitTerminated
+		case syscall.SIGHUP:
+			return exitHangup
+		}
 	}
 	return exitInterrupted
 }
@@ -49,6 +55,24 @@ func interruptStatus(ctx context.Context) int {
 // errInterrupted reports a fit stopped by cancellation whose partial result
 // has been reported.
 var errInterrupted = &exitError{code: exitInterrupted, err: errors.New("interrupted; the partial result is reported above")}
+
+// errInterruptedAfter reports a signal that came after the fit had ended,
+// while its outputs were written: they are complete, and the exit status
+// still says that the process was asked to stop.
+var errInterruptedAfter = &exitError{code: exitInterrupted, err: errors.New("interrupted after the fit ended; its result is complete and reported above")}
+
+// interruptedFit returns errInterrupted for a fit that ended cancelled,
+// errInterruptedAfter for one that ended on its own while ctx was
+// cancelled by the time its outputs were written, and nil otherwise.
+func interruptedFit(ctx context.Context, st sgp.Status) error {
+	switch {
+	case st == sgp.Cancelled:
+		return errInterrupted
+	case ctx.Err() != nil:
+		return errInterruptedAfter
+	}
+	return nil
+}
 
 // report prints err, if any, as one line on stderr and returns its exit
 // status. The "sgp: " prefix of library errors is dropped in favour of
@@ -115,4 +139,28 @@ func interrupted(ctx context.Context) error {
 		return errInterrupted
 	}
 	return nil
+}
+
+// maxEcho is how many characters of an input (a kernel specification, a
+// value) an error message quotes: a generated specification can be many
+// kilobytes, and the message must stay one readable line.
+const maxEcho = 80
+
+// echo returns s for an error message: whole if it has at most maxEcho
+// characters, or else its first maxEcho and "…".
+func echo(s string) string {
+	if r := []rune(s); len(r) > maxEcho {
+		return string(r[:maxEcho]) + "…"
+	}
+	return s
+}
+
+// nameList lists names for an error message: at most 16 of them, then
+// how many there are in all.
+func nameList(names []string) string {
+	const most = 16
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, … (%d in all)", strings.Join(names[:most], ", "), len(names))
 }

@@ -41,8 +41,8 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Var(&o.ls, "lengthscales", "lengthscales `L1[,L2,…]` (rbf, matern*, rq, periodic): one for all dimensions, or exactly d")
 	fs.Var(&o.period, "periods", "periods `P1[,P2,…]` of the periodic kernel: one for all dimensions, or exactly d")
 	o.alpha = fs.Float64("alpha", 0, "shape `α` of the rq kernel")
-	fs.Var(&o.params, "param", "hyperparameter `NAME=VALUE` by its name, as fit --json reports them (k0.variance=1.2, k1.period[0]=12): repeatable, comma-separated; for sums and products, every one")
-	o.noise = fs.Float64("noise", 0, "noise variance `S2` (required)")
+	fs.Var(&o.params, "param", "hyperparameter `NAME=VALUE` by its name, as fit --json reports them (k0.variance=1.2, k1.period[0]=12; noise=S2 is --noise S2): repeatable, comma-separated, each name once; for sums and products, every one")
+	o.noise = fs.Float64("noise", 0, "noise variance `S2` (required, or --param noise=S2)")
 	o.objective = fs.String("objective", "var", "objective to report: var (Titsias' VFE) or mle (DTC)")
 	o.meanC = fs.Float64("mean", 0, "constant prior mean `C`: the objective of the zero-mean GP for y − C (default 0, the model of the paper)")
 	o.jsonOut = fs.Bool("json", false, "print one JSON object with the objective and its terms")
@@ -100,6 +100,16 @@ func (o *evalOptions) check() (sgp.Objective, string, error) {
 		return 0, "", usageErrorf("eval: --mean %v must be finite", *o.meanC)
 	}
 	required := []string{"train", "inducing"}
+	noise, err := o.params.noise()
+	if err != nil {
+		return 0, "", err
+	}
+	if noise > 0 {
+		if isSet(o.fs, "noise") {
+			return 0, "", usageErrorf("eval: the noise variance is given twice, by --noise %v and --param noise=%v; give one", *o.noise, noise)
+		}
+		o.fs.Set("noise", strconv.FormatFloat(noise, 'g', -1, 64))
+	}
 	if strings.EqualFold(strings.TrimSpace(*o.kernelSpec), "rbf") && len(o.params) == 0 {
 		required = append(required, "variance", "lengthscales")
 	}
@@ -117,7 +127,7 @@ func (o *evalOptions) check() (sgp.Objective, string, error) {
 		return 0, "", &exitError{code: exitUsage, err: err}
 	}
 	if !kernel.NumericSpec(specName) {
-		return 0, "", usageErrorf("eval: --kernel %s: eval reads numeric columns; use one of %s, or their sums and products", *o.kernelSpec, strings.Join(kernel.NamesWith(func(kernel.Caps) bool { return true }), ", "))
+		return 0, "", usageErrorf("eval: --kernel %s: eval reads numeric columns; use one of %s, or their sums and products", echo(*o.kernelSpec), strings.Join(kernel.NamesWith(func(kernel.Caps) bool { return true }), ", "))
 	}
 	for _, f := range []struct {
 		name string
@@ -175,7 +185,7 @@ func (o *evalOptions) setHyperparameters(kern kernel.Kernel, specName string, d 
 			continue
 		}
 		if !single {
-			return usageErrorf("eval: --%s is for a single kernel; give the hyperparameters of a sum or product with --param NAME=VALUE (%s)", f.flag, strings.Join(names, ", "))
+			return usageErrorf("eval: --%s is for a single kernel; give the hyperparameters of a sum or product with --param NAME=VALUE (%s)", f.flag, nameList(names))
 		}
 		if err := setByName(values, names, f.flag, f.name, f.vs, d, specName); err != nil {
 			return err
@@ -198,7 +208,7 @@ func (o *evalOptions) setHyperparameters(kern kernel.Kernel, specName string, d 
 		theta[i] = math.Log(v)
 	}
 	if len(missing) > 0 {
-		return usageErrorf("eval: kernel %s: no value for %s; give every hyperparameter (--variance, --lengthscales, --periods, --alpha for a single kernel, or --param NAME=VALUE)", specName, strings.Join(missing, ", "))
+		return usageErrorf("eval: kernel %s: no value for %s; give every hyperparameter (--variance, --lengthscales, --periods, --alpha for a single kernel, or --param NAME=VALUE)", echo(specName), nameList(missing))
 	}
 	kern.SetParams(theta)
 	return nil
@@ -292,13 +302,13 @@ func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 func setByName(values map[string]float64, names []string, flag, name string, vs []float64, d int, spec string) error {
 	if slices.Contains(names, name) {
 		if len(vs) != 1 {
-			return usageErrorf("--%s: %d values given but kernel %s has one %s; give 1", flag, len(vs), spec, name)
+			return usageErrorf("--%s: %d values given but kernel %s has one %s; give 1", flag, len(vs), echo(spec), name)
 		}
 		values[name] = vs[0]
 		return nil
 	}
 	if !slices.Contains(names, name+"[0]") {
-		return usageErrorf("--%s: kernel %s has no %s; its hyperparameters are %s", flag, spec, name, strings.Join(names, ", "))
+		return usageErrorf("--%s: kernel %s has no %s; its hyperparameters are %s", flag, echo(spec), name, nameList(names))
 	}
 	switch {
 	case len(vs) == 1 && d > 1:
@@ -329,7 +339,7 @@ type namedValue struct {
 func (p namedValue) index(names []string, specName string) (int, error) {
 	i := slices.Index(names, p.name)
 	if i < 0 {
-		return 0, usageErrorf("--param %s: kernel %s has no hyperparameter %q; its hyperparameters are %s", p.name, specName, p.name, strings.Join(names, ", "))
+		return 0, usageErrorf("--param %s: kernel %s has no hyperparameter %q; its hyperparameters are %s", echo(p.name), echo(specName), echo(p.name), nameList(names))
 	}
 	if !positive(p.value) {
 		return 0, usageErrorf("--param %s=%v must be positive and finite", p.name, p.value)
@@ -356,9 +366,35 @@ func (l *paramList) Set(s string) error {
 		if err != nil {
 			return fmt.Errorf("%q: %q is not a number", part, val)
 		}
-		*l = append(*l, namedValue{strings.TrimSpace(name), v})
+		name = strings.TrimSpace(name)
+		if i := slices.IndexFunc(*l, func(p namedValue) bool { return p.name == name }); i >= 0 {
+			return fmt.Errorf("%s is given twice (%s=%s and %s=%s); give each hyperparameter once",
+				name, name, strconv.FormatFloat((*l)[i].value, 'g', -1, 64), name, strings.TrimSpace(val))
+		}
+		*l = append(*l, namedValue{name, v})
 	}
 	return nil
+}
+
+// noiseName is the name of the noise variance σ² among a fit's
+// hyperparameters (sgp.FitSummary.Names, the JSON's "hyperparameters"),
+// after the kernel's own.
+const noiseName = "noise"
+
+// noise removes the noise variance from the list, if it is there, and
+// returns its value (0 if it is not), or a usage error if it is not
+// positive and finite.
+func (l *paramList) noise() (float64, error) {
+	i := slices.IndexFunc(*l, func(p namedValue) bool { return p.name == noiseName })
+	if i < 0 {
+		return 0, nil
+	}
+	v := (*l)[i].value
+	*l = slices.Delete(*l, i, i+1)
+	if !positive(v) {
+		return 0, usageErrorf("--param %s=%v must be positive and finite", noiseName, v)
+	}
+	return v, nil
 }
 
 // --- flag helpers ---

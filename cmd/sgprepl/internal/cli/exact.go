@@ -52,6 +52,7 @@ type exactCLIOptions struct {
 	save, pred          string
 	json, quiet         bool
 	noiseFloor          float64
+	noise               float64 // the starting noise variance (0: the default)
 	blas                string
 	mean                sgp.Mean
 	restarts            int    // --restarts, resolved
@@ -80,6 +81,9 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	n := o.train.Len()
 	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor).WithMean(o.mean).
 		WithRestarts(o.restarts).WithSeed(o.seed)
+	if o.noise > 0 {
+		fit.WithNoise(o.noise)
+	}
 	if !o.quiet {
 		fit.WithProgress(flagWordsWriter{e.stderr})
 	}

@@ -50,7 +50,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.IntVar(&c.z, "z", 16, "number of information pivots")
 	fs.StringVar(&c.objective, "objective", "var", "objective to minimise: var (Titsias' VFE) or mle (DTC)")
 	fs.StringVar(&c.meanName, "mean", "constant", "prior mean: constant (estimated under a prior N(ȳ, var y)), gls (estimated by generalised least squares, no prior), zero, or a `number`")
-	fs.Var(&c.params, "param", "starting value of a hyperparameter `NAME=VALUE`, by its name as the JSON's \"hyperparameters\" reports it (variance=2, lengthscale[0]=0.5, period[0]=12, k1.alpha=3): repeatable, comma-separated; the others start from the data")
+	fs.Var(&c.params, "param", "starting value of a hyperparameter `NAME=VALUE`, by its name as the JSON's \"hyperparameters\" reports it (variance=2, lengthscale[0]=0.5, period[0]=12, k1.alpha=3, noise=0.1): repeatable, each name once, comma-separated; the others start from the data")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start, of the swaps and of the restarts' draws")
 	fs.IntVar(&c.restarts, "restarts", -1, restartsUsage)
 	fs.IntVar(&c.maxEpochs, "max-epochs", 50, "maximum number of epochs")
@@ -108,7 +108,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	}
 	if c.selector == selectorContinuous {
 		if c.columnMode(specName) || !continuousSpec(specName) {
-			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels(), spec)
+			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels(), echo(spec))
 		}
 		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean,
@@ -147,16 +147,17 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 			defaultNote = "default without --m or --selector: " + ch.Reason + "; --selector or --m fits a sparse model"
 		}
 	}
-	if err := startFrom(kern, c.params, spec); err != nil {
+	noise, err := startFrom(kern, c.params, spec)
+	if err != nil {
 		return err
 	}
 	c.restarts = restartsFor(c.restarts, kern)
 	if c.selector == selectorExact {
 		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
 			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
-			noiseFloor: c.noiseFloor, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing})
+			noiseFloor: c.noiseFloor, noise: noise, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing})
 	}
-	return c.fitSparse(ctx, e, obj, sel, spec, kern, train, test, blas)
+	return c.fitSparse(ctx, e, obj, sel, spec, kern, noise, train, test, blas)
 }
 
 // checkFlags checks the flags that do not depend on the data.
@@ -198,7 +199,7 @@ func (c *fitConfig) resolveSelector(spec, specName string) (sgp.Selector, error)
 		return sel, &exitError{code: exitUsage, err: err}
 	}
 	if sel == sgp.SelectHybrid && !hybridSpec(specName) {
-		return sel, usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and a kernel with lengthscales and input gradients (%s); use cholqr for --kernel %s", hybridKernels(), spec)
+		return sel, usageErrorf("fit: --selector hybrid moves inducing inputs continuously and needs numeric inputs and a kernel with lengthscales and input gradients (%s); use cholqr for --kernel %s", hybridKernels(), echo(spec))
 	}
 	return sel, nil
 }
@@ -223,10 +224,14 @@ func (c *fitConfig) readData(e *env, spec, specName string) (train, test *fitDat
 
 // fitSparse fits the sparse model: it reports the fit, writes the model
 // and the predictions, and prints the summary or the JSON object.
-func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, sel sgp.Selector, spec string, kern kernel.Kernel, train, test *fitData, blas string) error {
+// noise is the starting noise variance (0: the model's default).
+func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, sel sgp.Selector, spec string, kern kernel.Kernel, noise float64, train, test *fitData, blas string) error {
 	md := sgp.NewModel(train.x, train.y, kern).
 		WithM(c.m).WithInfoPivots(c.z).WithObjective(obj).WithSeed(c.seed).
 		WithMaxEpochs(c.maxEpochs).WithTimeBudget(c.budget).WithSelector(sel).WithNoiseFloor(c.noiseFloor).WithMean(c.mean).WithRestarts(c.restarts)
+	if noise > 0 {
+		md.WithNoise(noise)
+	}
 	if !c.quiet {
 		md.WithProgress(flagWordsWriter{e.stderr})
 	}
@@ -284,10 +289,11 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	if c.quiet {
 		rep.printWarnings(e)
 	}
-	if res.Status == sgp.Cancelled || res.CholQR != nil && res.CholQR.Status == sgp.Cancelled {
-		return errInterrupted
+	status := res.Status
+	if res.CholQR != nil && res.CholQR.Status == sgp.Cancelled {
+		status = sgp.Cancelled
 	}
-	return nil
+	return interruptedFit(ctx, status)
 }
 
 // summaryReport returns the report of a fit with the part every fit
@@ -645,22 +651,25 @@ func kernelText(k kernel.Kernel, theta []float64) string {
 }
 
 // startFrom sets the starting values that fit --param names, leaving the
-// kernel's other hyperparameters at their values from the data. It
-// changes nothing on an error.
-func startFrom(kern kernel.Kernel, params paramList, spec string) error {
-	if len(params) == 0 {
-		return nil
+// kernel's other hyperparameters at their values from the data, and
+// returns the starting noise variance that --param noise=V gives (0: the
+// fit's default). The names are those of the JSON's "hyperparameters":
+// the kernel's, then noise. It changes nothing on an error.
+func startFrom(kern kernel.Kernel, params paramList, spec string) (noise float64, err error) {
+	params = slices.Clone(params)
+	if noise, err = params.noise(); err != nil || len(params) == 0 {
+		return noise, err
 	}
 	names, theta := kern.ParamNames(), kern.Params(nil)
 	for _, p := range params {
-		i, err := p.index(names, spec)
+		i, err := p.index(append(names[:len(names):len(names)], noiseName), spec)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		theta[i] = math.Log(p.value)
 	}
 	kern.SetParams(theta)
-	return nil
+	return noise, nil
 }
 
 // dataHint adds to an error of reading a data file how to fix it: a file

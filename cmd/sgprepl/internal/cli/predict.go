@@ -111,52 +111,74 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	jsonOut := fs.Bool("json", false, "print one JSON object with the predictions")
 	var inputCols stringList
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, for models of discrete inputs; needs a header row)")
-	return func(_ context.Context, e *env) error {
-		switch {
-		case *modelPath == "":
-			return usageErrorf("predict: --model FILE is required (run 'sgprepl help predict')")
-		case *inputPath == "":
-			return usageErrorf("predict: --input FILE is required (run 'sgprepl help predict')")
-		}
-		if *outPath == stdoutPath && *jsonOut {
-			return usageErrorf("predict: --json prints its object on standard output, which --output - would share; give --output a file, or drop it")
-		}
-		if err := checkOutputs([]string{*modelPath, *inputPath}, *outPath); err != nil {
-			return err
-		}
-		p, err := sgp.LoadRegressorFile(*modelPath)
-		if err != nil {
-			return err
-		}
-		x, err := readPredictInputs(*inputPath, p, inputCols, *noHeader)
-		if err != nil {
-			return err
-		}
-		pred, err := predictorPredictions(p, x)
-		if err != nil {
-			return err
-		}
-		if *jsonOut {
-			out, err := json.Marshal(map[string]any{
-				"model": *modelPath, "model_kind": modelKind(p), "input": *inputPath, "rows": len(pred.mean),
-				"mean": pred.mean, "variance": pred.noisy, "latent_variance": pred.latent,
-			})
+	maxExactN := fs.Int("max-exact-n", defaultMaxExactN, "largest exact model (fit --selector exact) to load, in training points `N`: loading factorises its N×N kernel matrix, 8N² bytes (200 MB at 5000, 3.2 GB at 20000), so a small file can ask for gigabytes; raise it for a file you trust")
+	return func(ctx context.Context, e *env) error {
+		return completeOrInterrupted(ctx, func() error {
+			switch {
+			case *modelPath == "":
+				return usageErrorf("predict: --model FILE is required (run 'sgprepl help predict')")
+			case *inputPath == "":
+				return usageErrorf("predict: --input FILE is required (run 'sgprepl help predict')")
+			case *maxExactN < 1:
+				return usageErrorf("predict: --max-exact-n %d must be ≥ 1", *maxExactN)
+			}
+			if *outPath == stdoutPath && *jsonOut {
+				return usageErrorf("predict: --json prints its object on standard output, which --output - would share; give --output a file, or drop it")
+			}
+			if err := checkOutputs([]string{*modelPath, *inputPath}, *outPath); err != nil {
+				return err
+			}
+			if err := checkExactSize(*modelPath, *maxExactN); err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return &exitError{code: exitInterrupted, err: errors.New("interrupted before the model was loaded; nothing was written")}
+			}
+			p, err := sgp.LoadRegressorFile(*modelPath)
 			if err != nil {
 				return err
 			}
-			if *outPath != "" {
-				if err := writeOutputs(e.outputs(), output{*outPath, pred.writeCSV}); err != nil {
+			x, err := readPredictInputs(*inputPath, p, inputCols, *noHeader)
+			if err != nil {
+				return err
+			}
+			pred, err := predictorPredictions(p, x)
+			if err != nil {
+				return err
+			}
+			if *jsonOut {
+				out, err := json.Marshal(map[string]any{
+					"model": *modelPath, "model_kind": modelKind(p), "input": *inputPath, "rows": len(pred.mean),
+					"mean": pred.mean, "variance": pred.noisy, "latent_variance": pred.latent,
+				})
+				if err != nil {
 					return err
 				}
+				if *outPath != "" {
+					if err := writeOutputs(e.outputs(), output{*outPath, pred.writeCSV}); err != nil {
+						return err
+					}
+				}
+				_, err = e.stdout.Write(append(out, '\n'))
+				return err
 			}
-			_, err = e.stdout.Write(append(out, '\n'))
-			return err
-		}
-		if *outPath != "" {
-			return writeOutputs(e.outputs(), output{*outPath, pred.writeCSV})
-		}
-		return pred.writeCSV(e.stdout)
+			if *outPath != "" {
+				return writeOutputs(e.outputs(), output{*outPath, pred.writeCSV})
+			}
+			return pred.writeCSV(e.stdout)
+		})
 	}
+}
+
+// completeOrInterrupted runs a command that cannot stop midway (predict)
+// and returns its error or, when ctx was cancelled (a signal) while it
+// ran, the interruption with its exit status: the output is complete,
+// and the status still says that the process was asked to stop.
+func completeOrInterrupted(ctx context.Context, run func() error) error {
+	if err := run(); err != nil || ctx.Err() == nil {
+		return err
+	}
+	return &exitError{code: exitInterrupted, err: errors.New("interrupted; the command had its output complete and written")}
 }
 
 // modelKind is "sparse" or "exact".
