@@ -21,6 +21,7 @@ var fileLayers = []string{
 	"trace.go",           // the record of an epoch, the trace
 	"kernel_rows.go",     // a kernel read over all rows in parallel
 	"noisefloor.go",      // the least noise variance a fit may reach
+	"units.go",           // what keeps the fits independent of the data's units and row order
 	"kmeans.go",          // k-means centres of the inputs
 	"factor.go",          // the factored state: storage, accessors, the objective read off it
 	"gs.go",              // Gram–Schmidt orthogonalisation of a new column against Q
