@@ -579,12 +579,13 @@ func (md *Model) reportRefinement(obj Objective, before float64, cr *ContinuousR
 // K[Z,Z] + jitter·v·I is the covariance of inducing variables observed
 // with that much noise, so F stays a bound on the same model's evidence, a
 // little looser. v is the targets' variance around a quadratic trend in
-// the inputs (jitterScale), so the jitter scales with the targets' units,
-// not the starting signal variance: where a trend makes that variance
-// large and the detail is small (y = 50 + 3 sin x₀ + x₁²/100 with x₁ up to
-// 1000, signal variance about 9·10⁶, noise 0.25), 10⁻⁶ of it adds a
-// variance of 9 to every inducing variable, and continuous SGPR ended at
-// F 2424.8 against 1641.9 with an absolute 10⁻⁶.
+// the inputs, at least 10⁻⁶ of var(y) (jitterScale), so the jitter scales
+// with the targets' units, but not with the starting signal variance:
+// where a trend makes that variance large and the detail is small (y = 50
+// + 3 sin x₀ + x₁²/100 with x₁ up to 1000, signal variance about 9·10⁶,
+// noise 0.25), 10⁻⁶ of it adds a variance of 9 to every inducing variable,
+// and continuous SGPR ended at F 2424.8 against 1641.9 with an absolute
+// 10⁻⁶; v is about 9 there.
 const hybridJitter = 1e-6
 
 // reactivate brings back inputs that the continuous fit cr switched off,

@@ -157,12 +157,13 @@ func (c *Continuous) WithNoiseFloor(floor float64) *Continuous {
 
 // WithJitter adds jitter·v to the diagonal of K[Z,Z] before its Cholesky
 // factorisation, v the variance of the targets around a quadratic trend
-// in the inputs (the noise floor's reference; about 1 for standardised
-// targets, where 1e-6 is GPflow's default): the objective is then that of
-// the jittered model, and ContinuousResult.Jitter says what was added.
-// Relative to the targets' variance, the jitter and the model scale with
-// the targets' units. Continuous inducing inputs can collide, which
-// jitter tolerates; the default, 0, adds none.
+// in the inputs (the noise floor's reference), at least 10⁻⁶ of their
+// variance: about 1 for standardised targets, where 1e-6 is GPflow's
+// default. The objective is then that of the jittered model, and
+// ContinuousResult.Jitter says what was added. Relative to the targets'
+// variance, the jitter and the model scale with the targets' units.
+// Continuous inducing inputs can collide, which jitter tolerates; the
+// default, 0, adds none.
 func (c *Continuous) WithJitter(jitter float64) *Continuous {
 	if !(jitter >= 0) || math.IsInf(jitter, 0) {
 		return c.setErr(fmt.Errorf("sgp: jitter %v must be finite and ≥ 0", jitter))

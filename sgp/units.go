@@ -3,6 +3,7 @@ package sgp
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/optimize"
@@ -68,19 +69,26 @@ func (c *shiftedConverge) Converged(loc *optimize.Location) optimize.Status {
 }
 
 // jitterScale returns the variance against which the jitter of a
-// continuous fit is relative: the noise floor's reference, the variance of
-// y around a quadratic trend in the inputs x, at least
-// noiseFloorMin/noiseFloorRel of var(y) (see noiseFloor); 1 for constant
-// targets. On standardised targets without a strong trend it is about 1,
-// so a relative jitter of 10⁻⁶ is GPflow's default there; unlike var(y)
-// it is not inflated by a smooth trend, which a jitter relative to it
-// would blur.
+// continuous fit is relative: the variance of y around a quadratic trend
+// in the inputs x (detrendedVariance, the noise floor's reference), at
+// least jitterMinRel of var(y); 1 for constant targets. On standardised
+// targets without a strong trend it is about 1, so a relative jitter of
+// 10⁻⁶ is GPflow's default there; unlike var(y) it is not inflated by a
+// smooth trend, which a jitter relative to var(y) would blur (see
+// hybridJitter).
 func jitterScale(x kernel.Inputs, y []float64) float64 {
-	if v := noiseFloor(x, y, 0) / noiseFloorRel; v > 0 && !math.IsInf(v, 0) {
+	vy := variance(y)
+	if v := max(detrendedVariance(x, y, vy), jitterMinRel*vy); v > 0 && !math.IsInf(v, 0) {
 		return v
 	}
 	return 1
 }
+
+// jitterMinRel is the least jitterScale relative to var(y): targets that
+// a quadratic trend explains exactly leave no variance around it, and the
+// jitter, which keeps K[Z,Z] factorisable, must stay above rounding of
+// its diagonal (about var(y)).
+const jitterMinRel = 1e-6
 
 // inputScales returns the spread of each column of x, its standard
 // deviation (1 for a constant column): a continuous fit optimises the
@@ -112,10 +120,11 @@ func inputScales(x *kernel.Vectors) []float64 {
 // canonicalRows returns an order of the rows of vector inputs x with
 // targets y that does not depend on the order of the rows, nor on the
 // order of the columns, nor on a positive scaling or shift of any column
-// or of y: row by row, the row's values standardised by their column's
-// mean and sd and sorted, then the standardised target, compared
-// lexicographically; rows with equal keys keep their order. Position p of
-// the order is row order[p]. The random draws of rows of the fits (the
+// or of y: the rows sorted by a key, the row's values standardised by
+// their column's mean and sd and sorted, then the standardised target,
+// compared lexicographically (rows with equal keys keep their order),
+// then shuffled by a fixed permutation of n positions. Position p of the
+// order is row order[p]. The random draws of rows of the fits (the
 // starting sets, the candidates, the information pivots' refreshes) pick
 // positions and read the rows there, so that a fit of the same data in
 // another row order draws the same rows. It returns nil for inputs that
@@ -161,5 +170,16 @@ func canonicalRows(x kernel.Inputs, y []float64) []int {
 	slices.SortStableFunc(order, func(a, b int) int {
 		return slices.CompareFunc(keys[a*(d+1):(a+1)*(d+1)], keys[b*(d+1):(b+1)*(d+1)], cmp.Compare[float64])
 	})
-	return order
+	// The sorted order follows the inputs' values (in one dimension it is
+	// the order along the axis), so a tie broken by it, or a scan in it,
+	// would favour one end of the data; a fixed shuffle of the positions,
+	// which depends on n alone, keeps the order canonical and spreads it.
+	shuffled := make([]int, n)
+	for p, q := range rand.New(rand.NewPCG(uint64(n), canonicalStream)).Perm(n) {
+		shuffled[p] = order[q]
+	}
+	return shuffled
 }
+
+// canonicalStream is the seed of canonicalRows' shuffle.
+const canonicalStream = 0x63616e6f6e
