@@ -31,9 +31,10 @@ type unitsFit struct {
 }
 
 // unitsSelectors are the selectors of sgprepl fit --selector, each fitted
-// as the command line fits it: the Model's selectors, continuous SGPR
-// (jitter 10⁻⁶, 20 evaluations per epoch) and the exact GP.
-var unitsSelectors = []string{"cholqr", "random", "greedy-variance", "hybrid", "sgpr-continuous", "exact"}
+// as the command line fits it: the Model's selectors (titsias with 4
+// candidates), continuous SGPR (jitter 10⁻⁶, 20 evaluations per epoch)
+// and the exact GP.
+var unitsSelectors = []string{"cholqr", "random", "greedy-variance", "titsias:4", "hybrid", "sgpr-continuous", "exact"}
 
 // unitsM is the number of inducing points of the sparse fits.
 const unitsM = 12
