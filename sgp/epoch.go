@@ -173,7 +173,7 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 	// A phase that went back to its start stays counted even where the
 	// rebuild there reads a little below the Evaluator's value at the
 	// start (rounding, relative 1e-9 at F ≈ 10⁸).
-	if out.status != CGUndone && md.f.Value(r.obj) < start-1e-9*math.Abs(start) {
+	if out.status != CGUndone && md.f.Value(r.obj) < start-1e-9*md.f.valueScale(start) {
 		md.undone = 0
 	}
 	md.stale = false
@@ -207,7 +207,7 @@ func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []
 		stop: r.stopErr, report: r.report, ev: ev, nm: nm,
 		x: make([]float64, np+1), g: make([]float64, np+1), th: make([]float64, np+1),
 		best: append([]float64(nil), x0...), bestG: make([]float64, np+1),
-		bestF: math.Inf(1), budget: md.cgBudget(), cap: &stepCap{},
+		bestF: math.Inf(1), budget: md.cgBudget(), cap: &stepCap{}, logScale: md.f.logScale, n: md.f.n,
 	}, x0
 }
 
@@ -227,7 +227,7 @@ func (md *Model) settle(obj Objective, active []int, theta0, best []float64, sta
 		return md.f.Value(obj)
 	}
 	err := md.refactor(best, active)
-	if err == nil && !(md.f.Value(obj) > start+1e-9*math.Abs(start)) {
+	if err == nil && !(md.f.Value(obj) > start+1e-9*md.f.valueScale(start)) {
 		return false
 	}
 	bestFailed := err != nil && !slices.Equal(best, theta0)

@@ -30,7 +30,7 @@ func ExampleModel_FitContext() {
 	// Output:
 	// status: converged converged: true
 	// inducing points: 12 of 12
-	// objective: 77.4
+	// objective: 77.38
 	// noise standard deviation: 0.3
 }
 
@@ -91,7 +91,7 @@ func ExampleModel_PredictNoisy() {
 	// Output:
 	// x=1: -0.09 ± 0.61
 	// x=3: 0.04 ± 0.62
-	// x=5: 0.41 ± 0.68
+	// x=5: 0.40 ± 0.68
 }
 
 // ExamplePredictor_SaveFile saves a fitted model's predictor and loads it
@@ -157,7 +157,7 @@ func ExampleComparison() {
 	}
 	// Output:
 	// VAR      objective 91.54  SMSE 0.54
-	// MLE      objective 66.1  SMSE 0.66
+	// MLE      objective 62.36  SMSE 0.58
 	// exact GP objective 55.95  SMSE 0.29
 }
 

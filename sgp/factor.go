@@ -39,12 +39,19 @@ type factor struct {
 	// logScale is n·log sd(y) (0 for constant targets), the amount by which
 	// changing the units of y shifts the objectives; see valueScale.
 	logScale float64
-	kern     kernel.Kernel
-	noise    float64 // σ²
-	n        int
-	mcap     int // maximum active points m
-	zcap     int // maximum information pivots
-	tcap     int // mcap + zcap + 1 columns of G
+	// order is the canonical order of the rows (canonicalRows), rank its
+	// inverse: a random draw of a row picks a position p and reads row
+	// order[p] (drawRow), and a choice of the row with the largest score
+	// breaks ties by rank (first), so that neither depends on the rows'
+	// order in the data; nil for inputs that are not vectors, whose rows
+	// are drawn and ranked in their own order.
+	order, rank []int
+	kern        kernel.Kernel
+	noise       float64 // σ²
+	n           int
+	mcap        int // maximum active points m
+	zcap        int // maximum information pivots
+	tcap        int // mcap + zcap + 1 columns of G
 
 	perm []int // perm[:k] active, perm[k:t] information pivots, in pivot order
 	pos  []int // pos[i] = position of point i in perm, or −1
@@ -126,6 +133,45 @@ func sumSquares(v []float64) float64 {
 		s += x * x
 	}
 	return s
+}
+
+// drawRow returns a row drawn by rnd, a uniform random index source,
+// through the canonical order of the rows (order).
+func (f *factor) drawRow(rnd func(n int) int) int {
+	return f.atPos(rnd(f.n))
+}
+
+// atPos returns the row at position p of the canonical order.
+func (f *factor) atPos(p int) int {
+	if f.order != nil {
+		return f.order[p]
+	}
+	return p
+}
+
+// setOrder sets the canonical order of the rows and its inverse.
+func (f *factor) setOrder(order []int) {
+	f.order, f.rank = order, nil
+	if order != nil {
+		f.rank = make([]int, len(order))
+		for p, i := range order {
+			f.rank[i] = p
+		}
+	}
+}
+
+// first reports whether row i beats row j, best, in a choice by largest
+// score where their scores v and bv tie or v is larger: the rows' own
+// order would let the data's row order decide ties (a stationary kernel's
+// equal prior variances at the start), the canonical order does not.
+func (f *factor) first(i, best int, v, bv float64) bool {
+	if v != bv || best < 0 {
+		return v > bv
+	}
+	if f.rank != nil {
+		return f.rank[i] < f.rank[best]
+	}
+	return i < best
 }
 
 // valueScale returns the scale against which relative changes of an

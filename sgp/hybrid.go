@@ -187,9 +187,10 @@ func (h *hybrid) stopped() error {
 }
 
 // randomSubset returns continuous SGPR's own start: m training inputs
-// drawn at random with the model's seed, as NewContinuous draws them.
+// drawn at random with the model's seed, as NewContinuous draws them
+// (randomRows).
 func (h *hybrid) randomSubset() *kernel.Vectors {
-	return h.xv.Rows(rand.New(rand.NewPCG(h.md.seed, subsetStream)).Perm(h.xv.Len())[:h.md.m])
+	return randomRows(h.xv, h.md.y, h.md.m, h.md.seed)
 }
 
 // parents runs CholQR on the model and continuous SGPR from its own start
@@ -322,7 +323,13 @@ func (h *hybrid) extras() {
 		return
 	}
 	k := len(md.f.Active(nil))
-	centres, seeds := kmeansCentres(h.xv, h.ls0, k, rand.New(rand.NewPCG(md.seed, kmeansStream)))
+	// k-means draws its rows from the inputs in their canonical order
+	// (canonicalRows), so that it draws the same ones in any row order.
+	xc := h.xv
+	if md.f.order != nil {
+		xc = h.xv.Rows(md.f.order)
+	}
+	centres, seeds := kmeansCentres(xc, h.ls0, k, rand.New(rand.NewPCG(md.seed, kmeansStream)))
 	for _, st := range []struct {
 		name string
 		z    *kernel.Vectors
@@ -656,16 +663,19 @@ func (md *Model) reportRefinement(obj Objective, before float64, cr *ContinuousR
 	}
 }
 
-// hybridJitter is the jitter on K[Z,Z] of the hybrid's continuous fits,
-// GPflow's default and sgprepl's sgpr-continuous's, so that the hybrid's
-// continuous parent is that fit: K[Z,Z] + jitter·I is the covariance of
-// inducing variables observed with that much noise, so F stays a bound on
-// the same model's evidence, a little looser. An absolute jitter, not one
-// relative to the starting signal variance: where a trend makes that
-// variance large and the detail is small (y = 50 + 3 sin x₀ + x₁²/100 with
-// x₁ up to 1000, signal variance about 9·10⁶, noise 0.25), a relative
-// 10⁻⁶ adds a variance of 9 to every inducing variable, and continuous
-// SGPR ended at F 2424.8 against 1641.9 with 10⁻⁶.
+// hybridJitter is the relative jitter on K[Z,Z] of the hybrid's
+// continuous fits (Continuous.WithJitter), GPflow's default and sgprepl's
+// sgpr-continuous's, so that the hybrid's continuous parent is that fit:
+// K[Z,Z] + jitter·v·I is the covariance of inducing variables observed
+// with that much noise, so F stays a bound on the same model's evidence, a
+// little looser. v is the targets' variance around a quadratic trend in
+// the inputs, at least 10⁻⁶ of var(y) (jitterScale), so the jitter scales
+// with the targets' units, but not with the starting signal variance:
+// where a trend makes that variance large and the detail is small (y = 50
+// + 3 sin x₀ + x₁²/100 with x₁ up to 1000, signal variance about 9·10⁶,
+// noise 0.25), 10⁻⁶ of it adds a variance of 9 to every inducing variable,
+// and continuous SGPR ended at F 2424.8 against 1641.9 with an absolute
+// 10⁻⁶; v is about 9 there.
 const hybridJitter = 1e-6
 
 // reactivate brings back inputs that the continuous fit cr switched off,

@@ -76,9 +76,10 @@ func TestHybridNoWorseThanParents(t *testing.T) {
 			if hyb.Refined == nil || md.Refined() != hyb.Refined || hyb.Refined.Z.Len() != len(hyb.Inducing) {
 				t.Fatalf("the refinement was not kept: %+v", hyb.Refined)
 			}
-			// The jitter its objective includes is reported with it.
-			if math.Abs(hyb.Refined.Jitter-hybridJitter) > 1e-9*hybridJitter {
-				t.Errorf("refinement jitter %g, want %g", hyb.Refined.Jitter, hybridJitter)
+			// The jitter its objective includes is reported with it, relative
+			// to the targets' variance (jitterScale).
+			if want := hybridJitter * jitterScale(c.train.X, c.train.Y); math.Abs(hyb.Refined.Jitter-want) > 1e-9*want {
+				t.Errorf("refinement jitter %g, want %g", hyb.Refined.Jitter, want)
 			}
 			if s := hyb.String(); !strings.Contains(s, fmt.Sprintf("jitter %.3g on K[Z,Z]", hyb.Refined.Jitter)) {
 				t.Errorf("the fit summary does not give the refinement's jitter:\n%s", s)

@@ -24,6 +24,7 @@ var fileLayers = []string{
 	"options.go",         // the options the builders share: their validators, the starting noise
 	"starts.go",          // restarts: the starts drawn around the data's, fitted in turn
 	"startcheck.go",      // the ranges a fit's start must be in
+	"units.go",           // what keeps the fits independent of the data's units and row order
 	"kmeans.go",          // k-means centres of the inputs
 	"factor.go",          // the factored state: storage, accessors, the objective read off it
 	"gs.go",              // Gram–Schmidt orthogonalisation of a new column against Q

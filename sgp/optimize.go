@@ -71,6 +71,10 @@ type cgProblem struct {
 	firstF    float64
 	firstErr  error
 	cap       *stepCap // points beyond it are not evaluated
+	// logScale and n are the factor's n·log sd(y) and n: the stop rule
+	// compares changes of F with F − logScale (shiftedConverge).
+	logScale float64
+	n        int
 }
 
 func (p *cgProblem) eval(x []float64) {
@@ -113,7 +117,8 @@ func (p *cgProblem) eval(x []float64) {
 
 // minimize runs Polak–Ribière conjugate gradients on p from x0, with the
 // guarded Moré–Thuente line search and steps bounded by p's cap, until
-// gonum's function convergence, the evaluation budget or the stop check.
+// gonum's function convergence (on F − n·log sd(y), shiftedConverge),
+// the evaluation budget or the stop check.
 func (p *cgProblem) minimize(x0 []float64) (*optimize.Result, error) {
 	problem := optimize.Problem{
 		Func: func(x []float64) float64 { p.eval(x); return p.f },
@@ -121,7 +126,7 @@ func (p *cgProblem) minimize(x0 []float64) (*optimize.Result, error) {
 	}
 	settings := &optimize.Settings{
 		Recorder:  ctxRecorder{p, p.budget},
-		Converger: &optimize.FunctionConverge{Relative: 1e-9, Iterations: 3},
+		Converger: newShiftedConverge(1e-9, 3, p.n, p.logScale),
 	}
 	ls := &guardedLinesearch{mt: optimize.MoreThuente{CurvatureFactor: 0.1}, cap: p.cap, maxShrinks: 30}
 	return optimize.Minimize(problem, x0, settings, &optimize.CG{

@@ -229,7 +229,7 @@ func (f *factor) fillInfoGreedy() {
 	for f.t-f.k < f.zcap {
 		best, bd := -1, 0.0
 		for i, v := range f.d {
-			if f.pos[i] == -1 && v > f.keepTol(i) && v > bd {
+			if f.pos[i] == -1 && v > f.keepTol(i) && f.first(i, best, v, bd) {
 				best, bd = i, v
 			}
 		}

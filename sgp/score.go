@@ -44,7 +44,7 @@ func (f *factor) bestApprox(o Objective) (int, float64) {
 	f.approxScores(scores, o)
 	best, bv := -1, math.Inf(-1)
 	for j, v := range scores {
-		if v > bv && j != f.parked {
+		if j != f.parked && f.first(j, best, v, bv) {
 			best, bv = j, v
 		}
 	}

@@ -27,7 +27,7 @@ type ContinuousResult struct {
 	Predictor *Predictor      // for prediction
 	Restarts  int             // L-BFGS restarts from the best point after a failed line search
 	Gradient  float64         // max |∂F/∂p| over θ and Z where the fit ended
-	Jitter    float64         // added to K[Z,Z]'s diagonal (WithJitter): Objective is the bound of that model
+	Jitter    float64         // added to K[Z,Z]'s diagonal (WithJitter's relative jitter times the targets' variance): Objective is the bound of that model
 }
 
 // subsetStream is the second word of the seed of the random training
@@ -154,10 +154,15 @@ func (c *Continuous) WithNoiseFloor(floor float64) *Continuous {
 	return c
 }
 
-// WithJitter adds jitter to the diagonal of K[Z,Z] before its Cholesky
-// factorisation, as GPflow does by default (1e-6): the objective is then
-// that of the jittered model. Continuous inducing inputs can collide,
-// which jitter tolerates; the default, 0, adds none.
+// WithJitter adds jitter·v to the diagonal of K[Z,Z] before its Cholesky
+// factorisation, v the variance of the targets around a quadratic trend
+// in the inputs (the noise floor's reference), at least 10⁻⁶ of their
+// variance: about 1 for standardised targets, where 1e-6 is GPflow's
+// default. The objective is then that of the jittered model, and
+// ContinuousResult.Jitter says what was added. Relative to the targets'
+// variance, the jitter and the model scale with the targets' units.
+// Continuous inducing inputs can collide, which jitter tolerates; the
+// default, 0, adds none.
 func (c *Continuous) WithJitter(jitter float64) *Continuous {
 	if err := checkJitter(jitter); err != nil {
 		return c.setErr(err)
@@ -301,36 +306,43 @@ func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err 
 // continuousFit is the state of one continuous fit: the evaluator, the
 // optimiser's coordinates (noiseMap's for θ, then Z) and the best point.
 type continuousFit struct {
-	c       *Continuous
-	kern    kernel.InputGradient
-	ev      *Evaluator
-	nm      noiseMap
-	nθ      int
-	zdata   []float64 // Z, row-major, as the evaluator reads it
-	z       *kernel.Vectors
-	theta   []float64 // the point being evaluated, as log hyperparameters
-	gθ      []float64
-	p0      []float64 // the start in the optimiser's coordinates
-	tick    *progressTicker
-	evals   int
-	best    []float64
-	bestF   float64
-	lastX   []float64
-	lastF   float64
-	lastG   []float64
-	startF  float64
-	stopped stop
-	why     string // what a converged fit's stop rule saw, for a large gradient
-	restart int
+	c     *Continuous
+	kern  kernel.InputGradient
+	ev    *Evaluator
+	nm    noiseMap
+	nθ    int
+	zdata []float64 // Z, row-major, as the evaluator reads it
+	z     *kernel.Vectors
+	// zs holds the inputs' spread by column (inputScales): the optimiser
+	// moves Z_t/zs_t, so that nothing it sees depends on the inputs'
+	// units.
+	zs []float64
+	// logScale is n·log sd(y) (logScaleOf): the stop rules compare
+	// changes of F with F − logScale.
+	logScale float64
+	theta    []float64 // the point being evaluated, as log hyperparameters
+	gθ       []float64
+	p0       []float64 // the start in the optimiser's coordinates
+	tick     *progressTicker
+	evals    int
+	best     []float64
+	bestF    float64
+	lastX    []float64
+	lastF    float64
+	lastG    []float64
+	startF   float64
+	stopped  stop
+	why      string // what a converged fit's stop rule saw, for a large gradient
+	restart  int
 }
 
 // newContinuousFit sets up the fit of c on inputs xv with kern, a copy of
 // c's kernel, from c's inducing inputs (or m training inputs drawn at
-// random) and the kernel's and noise's starting values.
+// random, randomRows) and the kernel's and noise's starting values.
 func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradient) *continuousFit {
 	z0 := c.z0
 	if z0 == nil {
-		z0 = xv.Rows(rand.New(rand.NewPCG(c.seed, subsetStream)).Perm(xv.Len())[:c.m])
+		z0 = randomRows(xv, c.y, c.m, c.seed)
 	}
 	noise := c.noise
 	if noise == 0 {
@@ -340,13 +352,19 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	zdata := append([]float64(nil), z0.RawData()...)
 	z, _ := kernel.NewVectors(m, d, zdata)
 	ev := NewEvaluatorInputs(xv, c.y, kern, c.obj, z)
-	ev.jitter = c.jitter
+	if c.jitter > 0 {
+		ev.jitter = c.jitter * jitterScale(xv, c.y)
+	}
 	ev.SetMean(c.mean)
 	nθ := kern.NumParams() + 1
 	nm := newNoiseMap(xv, c.y, c.noiseFloor)
 	theta := append(kern.Params(nil), math.Log(noise))
-	p0 := append(nm.toX(make([]float64, nθ), theta), zdata...)
-	return &continuousFit{c: c, kern: kern, ev: ev, nm: nm, nθ: nθ, zdata: zdata, z: z, theta: theta,
+	zs := inputScales(xv)
+	p0 := nm.toX(make([]float64, nθ, nθ+m*d), theta)
+	for i, v := range zdata {
+		p0 = append(p0, v/zs[i%d])
+	}
+	return &continuousFit{c: c, kern: kern, ev: ev, nm: nm, nθ: nθ, zdata: zdata, z: z, zs: zs, logScale: logScaleOf(c.y), theta: theta,
 		gθ: make([]float64, nθ), p0: p0, best: append([]float64(nil), p0...), bestF: math.Inf(1),
 		lastG: make([]float64, len(p0)), startF: math.NaN(),
 		tick: newTicker(c.progress != nil, 0)}
@@ -375,7 +393,7 @@ func (f *continuousFit) evaluate(ctx context.Context, p []float64) {
 		}
 	}
 	nθ := f.nθ
-	copy(f.zdata, p[nθ:])
+	f.setZ(p[nθ:])
 	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, p[:nθ]))
 	f.evals++
 	if err != nil || math.IsNaN(v) {
@@ -388,7 +406,7 @@ func (f *continuousFit) evaluate(ctx context.Context, p []float64) {
 	if f.c.fixed {
 		clear(f.lastG[:nθ])
 	}
-	f.ev.zGrad(f.lastG[nθ:])
+	f.zGrad(f.lastG[nθ:])
 	f.lastF = v
 	if f.evals == 1 {
 		f.startF = v
@@ -426,14 +444,14 @@ func (f *continuousFit) minimize(ctx context.Context) {
 	for {
 		before := f.bestF
 		res, optErr := optimize.Minimize(problem, cur, &optimize.Settings{Recorder: rec,
-			Converger: &optimize.FunctionConverge{Relative: contRelTol, Iterations: contIters}}, &optimize.LBFGS{Store: lbfgsMemory})
+			Converger: newShiftedConverge(contRelTol, contIters, len(f.c.y), f.logScale)}, &optimize.LBFGS{Store: lbfgsMemory})
 		switch {
 		case ctx.Err() != nil:
 			f.stopped = stop{status: Cancelled}
 		case f.evals >= f.c.maxEvals:
 			f.stopped = stop{status: MaxEvaluations}
 		case optErr != nil && f.restart < maxRestarts && !math.IsInf(f.bestF, 1):
-			if before-f.bestF > 1e-9*math.Abs(f.bestF) || math.IsInf(before, 1) {
+			if before-f.bestF > 1e-9*unitFreeScale(f.bestF, f.logScale, len(f.c.y)) || math.IsInf(before, 1) {
 				f.restart++
 				copy(cur, f.best)
 				continue
@@ -457,19 +475,19 @@ func (f *continuousFit) minimize(ctx context.Context) {
 // fit's result.
 func (f *continuousFit) result() (*ContinuousResult, error) {
 	nθ, best := f.nθ, f.best
-	copy(f.zdata, best[nθ:])
+	f.setZ(best[nθ:])
 	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, best[:nθ]))
 	if err != nil {
 		return nil, err
 	}
 	gz := make([]float64, len(best)-nθ)
-	f.ev.zGrad(gz)
+	f.zGrad(gz)
 	f.nm.grad(f.gθ, best[:nθ])
 	if f.c.fixed {
 		clear(f.gθ)
 	}
 	grad := max(maxAbs(f.gθ), maxAbs(gz))
-	stopped := stallLabel(f.stopped, f.why, grad, v)
+	stopped := stallLabel(f.stopped, f.why, grad, unitFreeScale(v, f.logScale, len(f.c.y)))
 	p := f.ev.predictor()
 	s2 := math.Exp(f.theta[nθ-1])
 	cr := &ContinuousResult{
@@ -477,7 +495,7 @@ func (f *continuousFit) result() (*ContinuousResult, error) {
 			Objective: v, Status: stopped.status, Reason: stopped.reason, Converged: stopped.status == Converged,
 			Params: append([]float64(nil), f.theta...), Names: append(f.kern.ParamNames(), "noise"), Mean: p.PriorMean,
 		},
-		Kind: f.c.obj, Start: f.startF, Evals: f.evals, Z: f.z, Predictor: p, Restarts: f.restart, Gradient: grad, Jitter: f.c.jitter,
+		Kind: f.c.obj, Start: f.startF, Evals: f.evals, Z: f.z, Predictor: p, Restarts: f.restart, Gradient: grad, Jitter: f.ev.jitter,
 	}
 	if !f.c.fixed {
 		cr.NoiseFloor = f.nm.floor
@@ -514,10 +532,11 @@ const (
 const lbfgsMemory = 200
 
 // stallLabel returns the continuous fit's stop: a fit that its stop rule
-// counted as converged while max |∂F| = grad is not small at F = f is
-// Stalled, with what the rule saw (why).
-func stallLabel(stopped stop, why string, grad, f float64) stop {
-	if stopped.status == Converged && grad > gradTol*max(1, math.Abs(f)) {
+// counted as converged while max |∂F| = grad is not small against the
+// objective's scale (unitFreeScale) is Stalled, with what the rule saw
+// (why).
+func stallLabel(stopped stop, why string, grad, scale float64) stop {
+	if stopped.status == Converged && grad > gradTol*scale {
 		return stop{Stalled, fmt.Sprintf("%s, at max |∂F| = %.3g", why, grad)}
 	}
 	return stopped
@@ -527,11 +546,32 @@ func stallLabel(stopped stop, why string, grad, f float64) stop {
 // failures that still lowered the objective.
 const maxRestarts = 50
 
-// gradTol is the largest gradient, relative to max(1, |F|), at which a
+// gradTol is the largest gradient, relative to the objective's scale
+// (unitFreeScale: |F − n·log sd(y)|, at least n/100), at which a
 // continuous fit whose line search finds no further decrease counts as
-// converged: a unit step in any parameter would change F by less than a
-// millionth of it.
+// converged: a unit step in any of the optimiser's coordinates (a log
+// hyperparameter, an inducing input in units of its column's spread)
+// would change F by less than a millionth of it.
 const gradTol = 1e-6
+
+// setZ sets the inducing inputs from the optimiser's coordinates u:
+// Z_it = u_it·zs_t.
+func (f *continuousFit) setZ(u []float64) {
+	d := len(f.zs)
+	for i, v := range u {
+		f.zdata[i] = v * f.zs[i%d]
+	}
+}
+
+// zGrad stores the gradient of F in the optimiser's coordinates of Z,
+// ∂F/∂u_it = zs_t·∂F/∂Z_it, after a FuncGrad call with a gradient.
+func (f *continuousFit) zGrad(g []float64) {
+	f.ev.zGrad(g)
+	d := len(f.zs)
+	for i := range g {
+		g[i] *= f.zs[i%d]
+	}
+}
 
 // zGrad stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
 // gradient: with W_mn and W_mm the weights of dK_mn and dK_mm in F's
@@ -545,6 +585,21 @@ func (e *Evaluator) zGrad(gz []float64) {
 		return
 	}
 	e.kern.(kernel.InputGradient).InputGradT(gz, e.wmn, e.kraw, e.tmat, e.kmm, x, z)
+}
+
+// randomRows returns m rows of x drawn at random without replacement by
+// the seed's subsetStream through the canonical order of the rows
+// (canonicalRows), so that the same rows are drawn from the data in any
+// row order, column order and units: continuous SGPR's default start, and
+// the hybrid's continuous parent's.
+func randomRows(x *kernel.Vectors, y []float64, m int, seed uint64) *kernel.Vectors {
+	pick := rand.New(rand.NewPCG(seed, subsetStream)).Perm(x.Len())[:m]
+	if order := canonicalRows(x, y); order != nil {
+		for i, p := range pick {
+			pick[i] = order[p]
+		}
+	}
+	return x.Rows(pick)
 }
 
 // predictor returns a Predictor for the state of the last FuncGrad call.

@@ -108,19 +108,19 @@ func TestFitContinuousAndRefine(t *testing.T) {
 func TestStallLabel(t *testing.T) {
 	flat := fmt.Sprintf("F changed by less than a relative %g over %d iterations", contRelTol, contIters)
 	for _, c := range []struct {
-		stopped Status
-		why     string
-		grad, f float64
-		want    stop
+		stopped     Status
+		why         string
+		grad, scale float64 // scale: unitFreeScale of F
+		want        stop
 	}{
 		{Converged, flat, 0.0473, 5680.7, stop{Stalled, "F changed by less than a relative 1e-09 over 20 iterations, at max |∂F| = 0.0473"}},
 		{Converged, "no decrease along the search direction", 0.01, 100, stop{Stalled, "no decrease along the search direction, at max |∂F| = 0.01"}},
-		{Converged, flat, 1e-3, 5680.7, stop{status: Converged}}, // below 1e-6·|F|
-		{Converged, flat, 5e-7, 0.1, stop{status: Converged}},    // below 1e-6·max(1, |F|)
+		{Converged, flat, 1e-3, 5680.7, stop{status: Converged}}, // below 1e-6 of the scale
+		{Converged, flat, 5e-7, 1, stop{status: Converged}},      // below 1e-6 of the scale
 		{MaxEvaluations, flat, 1, 1, stop{status: MaxEvaluations}},
 	} {
-		if got := stallLabel(stop{status: c.stopped}, c.why, c.grad, c.f); got != c.want {
-			t.Errorf("stallLabel(%v, %q, %g, %g) = %v, want %v", c.stopped, c.why, c.grad, c.f, got, c.want)
+		if got := stallLabel(stop{status: c.stopped}, c.why, c.grad, c.scale); got != c.want {
+			t.Errorf("stallLabel(%v, %q, %g, %g) = %v, want %v", c.stopped, c.why, c.grad, c.scale, got, c.want)
 		}
 	}
 }

@@ -59,6 +59,7 @@ func (md *Model) buildContext(ctx context.Context) error {
 		return err
 	}
 	f.prior = md.mean.prior(md.y)
+	f.setOrder(canonicalRows(md.x, md.y))
 	f.SetMean(md.mean.startValue(md.y))
 	md.rng = rand.New(rand.NewPCG(md.seed, md.seed^0x5851f42d4c957f2d))
 	active := md.inducing
@@ -73,10 +74,11 @@ func (md *Model) buildContext(ctx context.Context) error {
 			if ctx.Err() != nil {
 				// Cancelled: the rest of the set at random, so that the
 				// model is built and a cancelled Fit reports its state.
-				for _, j := range md.rng.Perm(n) {
+				for _, p := range md.rng.Perm(n) {
 					if len(active) >= md.m {
 						break
 					}
+					j := f.atPos(p)
 					if !f.IsActive(j) {
 						active = append(active, j)
 					}
@@ -84,6 +86,9 @@ func (md *Model) buildContext(ctx context.Context) error {
 			}
 		default:
 			active = md.rng.Perm(n)[:md.m]
+			for i, p := range active {
+				active[i] = f.atPos(p)
+			}
 		}
 	}
 	md.f = f
@@ -141,7 +146,7 @@ func (md *Model) rebuildRobust(active []int, random bool, obj Objective) int {
 	n := f.n
 	if random {
 		for draws := 0; f.k < f.mcap && draws < 20*n; draws++ {
-			if j := md.rng.IntN(n); f.pos[j] < 0 || f.pos[j] >= f.k {
+			if j := f.drawRow(md.rng.IntN); f.pos[j] < 0 || f.pos[j] >= f.k {
 				_ = f.Add(j)
 			}
 		}
@@ -167,7 +172,9 @@ func (md *Model) refactorKeeping(active []int, obj Objective) {
 }
 
 // greedyVariance chooses m points by a pivoted partial Cholesky: each next
-// point has the largest residual variance given the previous ones.
+// point has the largest residual variance given the previous ones, ties
+// (a stationary kernel's equal variances at the start) going to the first
+// in the canonical order of the rows.
 func greedyVariance(f *factor, m int) []int {
 	saveZ := f.zcap
 	f.zcap = 0
@@ -177,7 +184,7 @@ func greedyVariance(f *factor, m int) []int {
 	for len(active) < m {
 		best, bv := -1, 0.0
 		for i, v := range f.d {
-			if f.pos[i] == -1 && v > bv {
+			if f.pos[i] == -1 && v > 0 && f.first(i, best, v, bv) {
 				best, bv = i, v
 			}
 		}
@@ -186,9 +193,10 @@ func greedyVariance(f *factor, m int) []int {
 		}
 		active = append(active, best)
 	}
-	// Pad with random points if the residual vanished everywhere.
-	for i := 0; len(active) < m && i < f.n; i++ {
-		if f.pos[i] == -1 {
+	// Pad with the first points in the canonical order if the residual
+	// vanished everywhere.
+	for p := 0; len(active) < m && p < f.n; p++ {
+		if i := f.atPos(p); f.pos[i] == -1 {
 			active = append(active, i)
 		}
 	}
@@ -244,7 +252,7 @@ func (md *Model) forwardSelectPivots(ctx context.Context, s int, pivots bool, ob
 			}
 		}
 		for c := 0; c < s; c++ {
-			if j := md.rng.IntN(n); !f.IsActive(j) {
+			if j := f.drawRow(md.rng.IntN); !f.IsActive(j) {
 				cands = append(cands, j)
 			}
 		}
@@ -267,7 +275,7 @@ func (md *Model) forwardSelectPivots(ctx context.Context, s int, pivots bool, ob
 			// largest residual variance.
 			g, gv := -1, 0.0
 			for i, v := range f.d {
-				if f.pos[i] < 0 && v > gv && v > f.pivotTol(i) {
+				if f.pos[i] < 0 && f.first(i, g, v, gv) && v > f.pivotTol(i) {
 					g, gv = i, v
 				}
 			}

@@ -575,7 +575,7 @@ func (f *factor) RefreshInfoGreedy() {
 // choice.
 func (f *factor) refillInfoRandom(rnd func(n int) int) {
 	for tries := 0; f.t-f.k < f.zcap && tries < 64; tries++ {
-		j := rnd(f.n)
+		j := f.drawRow(rnd)
 		if f.pos[j] == -1 && j != f.parked && f.d[j] > f.keepTol(j) {
 			f.appendPivot(j, f.keepTol(j))
 		}

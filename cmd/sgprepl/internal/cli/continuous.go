@@ -32,8 +32,9 @@ type contOptions struct {
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
-// inducing inputs optimised continuously (sgp.NewContinuous, GPflow's
-// default jitter 1e-6) from m random training inputs.
+// inducing inputs optimised continuously (sgp.NewContinuous, with a
+// jitter of 1e-6 relative to the targets' variance, GPflow's default on
+// standardised targets) from m random training inputs.
 func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	switch {
 	case o.maxEvals < 1:
