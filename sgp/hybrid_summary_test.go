@@ -13,21 +13,44 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
-// trendAndCycle returns n inputs on [0, 40) and targets of a smooth trend
-// around 315 with a yearly cycle of amplitude 3 and a little noise, like
-// the Mauna Loa CO₂ series against the decimal year: CholQR's fit grows
-// the lengthscale beyond the cycle and keeps a handful of inducing points,
-// and the hybrid's continuous fit, with all m, is lower.
-func trendAndCycle(n int) (*kernel.Vectors, []float64) {
+// trendAndCycle returns n inputs on [0, span) and targets of a smooth
+// trend with a cycle of period 1 and a little noise, like the Mauna Loa
+// CO₂ series in decimal years.
+func trendAndCycle(n int, span float64) (*kernel.Vectors, []float64) {
 	rng := rand.New(rand.NewPCG(3, 1))
 	x := make([]float64, n)
 	y := make([]float64, n)
 	for i := range x {
-		x[i] = 40 * float64(i) / float64(n)
+		x[i] = span * float64(i) / float64(n)
 		y[i] = 315 + 0.03*x[i]*x[i] + x[i] + 3*math.Sin(2*math.Pi*x[i]) + 0.3*(rng.Float64()-0.5)
 	}
 	xv, _ := kernel.NewVectors(n, 1, x)
 	return xv, y
+}
+
+// keptRefinementShortCholQR returns a hybrid fit of m = 30 on a trend and
+// cycle of 300 points that predicts with its continuous fit while its
+// CholQR parent kept fewer inducing points than asked for. The two
+// parents end close together on such sets, so which one is kept can turn
+// on rounding: it tries a few spans and seeds, in a fixed order, and
+// fails the test only if none gives that case.
+func keptRefinementShortCholQR(t *testing.T) (*Model, *Result) {
+	t.Helper()
+	for _, span := range []float64{40, 20} {
+		for seed := uint64(1); seed <= 6; seed++ {
+			x, y := trendAndCycle(300, span)
+			md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(30).WithSeed(seed).WithSelector(SelectHybrid)
+			res, err := md.Fit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Refined != nil && res.CholQR != nil && len(res.Inducing) < 30 {
+				return md, res
+			}
+		}
+	}
+	t.Fatal("no span and seed gave a kept refinement with a CholQR parent short of m = 30")
+	return nil, nil
 }
 
 // TestHybridSummaryIsTheModel: a hybrid fit that predicts with its
@@ -39,15 +62,7 @@ func trendAndCycle(n int) (*kernel.Vectors, []float64) {
 // parent.
 func TestHybridSummaryIsTheModel(t *testing.T) {
 	t.Parallel()
-	x, y := trendAndCycle(300)
-	md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(30).WithSeed(1).WithSelector(SelectHybrid)
-	res, err := md.Fit()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Refined == nil || res.CholQR == nil || len(res.Inducing) >= 30 {
-		t.Fatalf("the test needs a kept refinement and a CholQR parent short of m = 30: refined %v, %d inducing rows", res.Refined != nil, len(res.Inducing))
-	}
+	md, res := keptRefinementShortCholQR(t)
 	const short = "inducing points asked for"
 	if strings.Contains(strings.Join(res.Warnings, "\n"), short) {
 		t.Errorf("the model's warnings carry CholQR's shortfall: %q", res.Warnings)
@@ -82,7 +97,7 @@ func TestHybridSummaryIsTheModel(t *testing.T) {
 // itself) does not get the warning a second time from the model's check.
 func TestNoiseFloorWarnedOnce(t *testing.T) {
 	t.Parallel()
-	x, y := trendAndCycle(60)
+	x, y := trendAndCycle(60, 40)
 	md := NewModel(x, y, kernel.NewRBFFromData(x, y)).WithM(5)
 	if err := md.Build(context.Background()); err != nil {
 		t.Fatal(err)

@@ -28,20 +28,12 @@ var libraryName = regexp.MustCompile(`\bWith[A-Z]\w*|\bSelect[A-Z]\w*`)
 func TestHybridReportIsTheModel(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(3, 1))
-	var b strings.Builder
-	b.WriteString("x,y\n")
-	for i := range 300 {
-		x := 40 * float64(i) / 300
-		fmt.Fprintf(&b, "%v,%v\n", x, 315+0.03*x*x+x+3*math.Sin(2*math.Pi*x)+0.3*(rng.Float64()-0.5))
-	}
-	train := writeFile(t, dir, "train.csv", b.String())
 	model := filepath.Join(dir, "model.json")
-	code, stdout, stderr := runMain(context.Background(), "fit", "--train", train, "--m", "30", "--seed", "1", "--json", "--quiet", "--save", model)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rep struct {
+	// The two parents end close together on such sets, so which one is
+	// kept can turn on rounding: a few spans and seeds are tried, in a
+	// fixed order, and the test fails only if none gives the case.
+	var train, stdout, stderr, seed string
+	type report struct {
 		M              int                `json:"m"`
 		Inducing       []int              `json:"inducing"`
 		InducingInputs [][]float64        `json:"inducing_inputs"`
@@ -66,13 +58,39 @@ func TestHybridReportIsTheModel(t *testing.T) {
 			} `json:"continuous"`
 		} `json:"parents"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatalf("%v: %s", err, stdout)
+	var rep report
+	found := false
+	for _, span := range []float64{40, 20} {
+		for s := 1; s <= 6 && !found; s++ {
+			rng := rand.New(rand.NewPCG(3, 1))
+			var b strings.Builder
+			b.WriteString("x,y\n")
+			for i := range 300 {
+				x := span * float64(i) / 300
+				fmt.Fprintf(&b, "%v,%v\n", x, 315+0.03*x*x+x+3*math.Sin(2*math.Pi*x)+0.3*(rng.Float64()-0.5))
+			}
+			train = writeFile(t, dir, "train.csv", b.String())
+			seed = fmt.Sprint(s)
+			var code int
+			code, stdout, stderr = runMain(context.Background(), "fit", "--train", train, "--m", "30", "--seed", seed, "--json", "--quiet", "--save", model)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			rep = report{}
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("%v: %s", err, stdout)
+			}
+			p := rep.Parents
+			found = p != nil && p.Continuous != nil && p.Continuous.Kept && !p.CholQR.Kept && p.CholQR.M < 30
+		}
+		if found {
+			break
+		}
+	}
+	if !found {
+		t.Fatalf("no span and seed gave a kept continuous fit and a CholQR parent short of m = 30: %s", stdout)
 	}
 	p := rep.Parents
-	if p == nil || p.Continuous == nil || !p.Continuous.Kept || p.CholQR.Kept || p.CholQR.M >= 30 {
-		t.Fatalf("the test needs a kept continuous fit and a CholQR parent short of m = 30: %s", stdout)
-	}
 	if rep.M != 30 || rep.M != p.Continuous.M || len(rep.InducingInputs) != rep.M || rep.Inducing != nil || rep.Epochs != nil || rep.Evaluations == nil {
 		t.Errorf("top level: m %d, %d inducing inputs, inducing rows %v, epochs %v; want the continuous fit's m = %d", rep.M, len(rep.InducingInputs), rep.Inducing, rep.Epochs, p.Continuous.M)
 	}
@@ -104,7 +122,7 @@ func TestHybridReportIsTheModel(t *testing.T) {
 
 	// The text summary, with progress: the top level is the continuous
 	// fit, CholQR's rows and warning are the parent's.
-	code, stdout, stderr = runMain(context.Background(), "fit", "--train", train, "--m", "30", "--seed", "1")
+	code, stdout, stderr := runMain(context.Background(), "fit", "--train", train, "--m", "30", "--seed", seed)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
