@@ -823,43 +823,23 @@ func (e *Exact) fitStarts(ctx context.Context) (*ExactResult, error) {
 	if err := e.Err(); err != nil {
 		return nil, err
 	}
-	np := e.kern.NumParams()
 	seed := e.seed
 	if seed == 0 {
 		seed = 1
 	}
 	theta0 := append(e.kern.Params(nil), math.Log(e.startNoise()))
 	plan := startPlan(e.x, e.y, e.kern, theta0, noiseFloor(e.x, e.y, e.noiseFloor), e.restarts, seed)
-	results := make([]*ExactResult, len(plan))
-	sums, best, errs := runStarts(ctx, plan, e.budget, e.progress, func(ctx context.Context, k int, st startPoint, budget time.Duration, w io.Writer) (*FitSummary, error) {
+	np := e.kern.NumParams()
+	return keepBestStart(ctx, start, e.kern, plan, e.budget, e.progress, func(ctx context.Context, st startPoint, budget time.Duration, w io.Writer) (*ExactResult, *FitSummary, error) {
 		c := *e
 		c.restarts, c.budget, c.progress = 0, budget, w
 		c.kern = kernel.Clone(e.kern)
 		c.kern.SetParams(st.theta[:np])
 		c.noise = math.Exp(st.theta[np])
 		res, err := c.FitContext(ctx)
-		if results[k] = res; res == nil {
-			return nil, err
+		if res == nil {
+			return nil, nil, err
 		}
-		return &res.FitSummary, err
+		return res, &res.FitSummary, err
 	})
-	if best < 0 {
-		return nil, firstErr(errs)
-	}
-	res := results[best]
-	if kernel.Clone(e.kern) == e.kern {
-		// A kernel the fit cannot copy is shared by the starts: it is
-		// left at the kept fit's hyperparameters, those its predictor
-		// reads.
-		e.kern.SetParams(res.Params[:np])
-	}
-	res.Starts, res.BestStart = sums, best
-	if note := startsNote(sums, len(plan)); note != "" {
-		res.Warnings = append(res.Warnings, note)
-	}
-	res.Elapsed = time.Since(start)
-	if errs[best] != nil {
-		return res, errs[best]
-	}
-	return res, ctx.Err()
 }

@@ -642,50 +642,30 @@ func (c *Continuous) WithRestarts(n int) *Continuous {
 
 // fitStarts is FitContext with restarts: a fit from each start of the
 // plan, the lowest objective kept.
-func (c *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) {
+func (cf *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) {
 	start := time.Now()
-	if err := c.Err(); err != nil {
+	if err := cf.Err(); err != nil {
 		return nil, err
 	}
-	np := c.kern.NumParams()
-	noise := c.noise
+	noise := cf.noise
 	if noise == 0 {
-		noise = startNoise(c.y)
+		noise = startNoise(cf.y)
 	}
-	theta0 := append(c.kern.Params(nil), math.Log(noise))
-	plan := startPlan(c.x, c.y, c.kern, theta0, noiseFloor(c.x, c.y, c.noiseFloor), c.restarts, c.seed)
-	results := make([]*ContinuousResult, len(plan))
-	sums, best, errs := runStarts(ctx, plan, c.budget, c.progress, func(ctx context.Context, k int, st startPoint, budget time.Duration, w io.Writer) (*FitSummary, error) {
-		s := *c
-		s.restarts, s.budget, s.progress = 0, budget, w
-		s.kern = kernel.Clone(c.kern)
-		s.kern.SetParams(st.theta[:np])
-		s.noise = math.Exp(st.theta[np])
-		res, err := s.FitContext(ctx)
-		if results[k] = res; res == nil {
-			return nil, err
+	theta0 := append(cf.kern.Params(nil), math.Log(noise))
+	plan := startPlan(cf.x, cf.y, cf.kern, theta0, noiseFloor(cf.x, cf.y, cf.noiseFloor), cf.restarts, cf.seed)
+	np := cf.kern.NumParams()
+	return keepBestStart(ctx, start, cf.kern, plan, cf.budget, cf.progress, func(ctx context.Context, st startPoint, budget time.Duration, w io.Writer) (*ContinuousResult, *FitSummary, error) {
+		c := *cf
+		c.restarts, c.budget, c.progress = 0, budget, w
+		c.kern = kernel.Clone(cf.kern)
+		c.kern.SetParams(st.theta[:np])
+		c.noise = math.Exp(st.theta[np])
+		res, err := c.FitContext(ctx)
+		if res == nil {
+			return nil, nil, err
 		}
-		return &res.FitSummary, err
+		return res, &res.FitSummary, err
 	})
-	if best < 0 {
-		return nil, firstErr(errs)
-	}
-	res := results[best]
-	if kernel.Clone(c.kern) == c.kern {
-		// A kernel the fit cannot copy is shared by the starts: it is
-		// left at the kept fit's hyperparameters, those its predictor
-		// reads.
-		c.kern.SetParams(res.Params[:np])
-	}
-	res.Starts, res.BestStart = sums, best
-	if note := startsNote(sums, len(plan)); note != "" {
-		res.Warnings = append(res.Warnings, note)
-	}
-	res.Elapsed = time.Since(start)
-	if errs[best] != nil {
-		return res, errs[best]
-	}
-	return res, ctx.Err()
 }
 
 // continuousNames lists the kernels continuous SGPR takes, for messages

@@ -251,6 +251,41 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
+// keepBestStart runs fit from every start of plan, as runStarts does, and
+// returns the result with the lowest objective, its FitSummary completed
+// with every start (Starts, BestStart), a warning when not every start
+// ran, and the time since t0: the restarts of Exact and Continuous. fit
+// returns a result and its summary (both nil if it has none). kern is the
+// builder's kernel: one that cannot be copied is shared by the starts and
+// is left at the kept fit's hyperparameters, those its predictor reads.
+func keepBestStart[R any](ctx context.Context, t0 time.Time, kern kernel.Kernel, plan []startPoint, budget time.Duration, progress io.Writer,
+	fit func(ctx context.Context, st startPoint, budget time.Duration, w io.Writer) (R, *FitSummary, error)) (R, error) {
+	results := make([]R, len(plan))
+	summaries := make([]*FitSummary, len(plan))
+	sums, best, errs := runStarts(ctx, plan, budget, progress, func(ctx context.Context, k int, st startPoint, budget time.Duration, w io.Writer) (*FitSummary, error) {
+		var err error
+		results[k], summaries[k], err = fit(ctx, st, budget, w)
+		return summaries[k], err
+	})
+	if best < 0 {
+		var none R
+		return none, firstErr(errs)
+	}
+	s := summaries[best]
+	if kernel.Clone(kern) == kern {
+		kern.SetParams(s.Params[:kern.NumParams()])
+	}
+	s.Starts, s.BestStart = sums, best
+	if note := startsNote(sums, len(plan)); note != "" {
+		s.Warnings = append(s.Warnings, note)
+	}
+	s.Elapsed = time.Since(t0)
+	if errs[best] != nil {
+		return results[best], errs[best]
+	}
+	return results[best], ctx.Err()
+}
+
 // firstErr returns the first non-nil error of errs, or nil.
 func firstErr(errs []error) error {
 	for _, err := range errs {

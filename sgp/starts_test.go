@@ -46,17 +46,30 @@ func TestRestartsFindThePeriod(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			train, _ := data.CO2Like(c.years, c.perYear, 1)
-			k, err := kernel.Parse("periodic+rbf", train.X, train.Y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := RestartsFor(k); got != DefaultRestarts {
-				t.Fatalf("RestartsFor(periodic+rbf) = %d, want DefaultRestarts = %d", got, DefaultRestarts)
-			}
-			one, err := c.fit(train.X, train.Y, k, 0)
-			if err != nil {
-				t.Fatal(err)
+			// Whether the data-driven start misses the period depends on the
+			// draws of the fit; the test takes the first of a few series, in
+			// a fixed order, on which it misses, and fails if none does.
+			var (
+				train *data.Dataset
+				k     kernel.Kernel
+				one   *FitSummary
+			)
+			for seed := uint64(1); seed <= 4; seed++ {
+				var err error
+				train, _ = data.CO2Like(c.years, c.perYear, seed)
+				if k, err = kernel.Parse("periodic+rbf", train.X, train.Y); err != nil {
+					t.Fatal(err)
+				}
+				if got := RestartsFor(k); got != DefaultRestarts {
+					t.Fatalf("RestartsFor(periodic+rbf) = %d, want DefaultRestarts = %d", got, DefaultRestarts)
+				}
+				if one, err = c.fit(train.X, train.Y, k, 0); err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(co2Period(one.Params)-1) > 0.02 {
+					break
+				}
+				t.Logf("data seed %d: one start found the period %.4g", seed, co2Period(one.Params))
 			}
 			many, err := c.fit(train.X, train.Y, k, RestartsFor(k))
 			if err != nil {
