@@ -38,6 +38,9 @@ func TestChooseDefault(t *testing.T) {
 		{2000, 9, true, 0, 60 << 20, false, "more than 50% of the memory"}, {2000, 9, true, 0, 100 << 20, true, "affordable"},
 		{800, 10, true, 20 * time.Second, 8 * gib, true, "affordable"}, {800, 10, true, time.Second, 8 * gib, false, "time budget of 1s"},
 		{200, 1, true, time.Millisecond, 8 * gib, false, "time budget"},
+		// Estimated at 7.7 s: within a budget of 20 s, but not with the
+		// margin of 3 its evaluation count needs.
+		{2000, 6, true, 20 * time.Second, 8 * gib, false, "margin of 3×"}, {2000, 6, true, 25 * time.Second, 8 * gib, true, "affordable"},
 		{MaxExactN + 1, 1, false, 0, 1e15, false, "limited to n ≤ 20000"},
 	} {
 		ch := chooseExact(c.n, c.params, DefaultM(c.n), c.hybrid, c.budget, c.machine, false)
