@@ -33,6 +33,7 @@ func init() {
 		"ErrNoCandidate":         reflect.ValueOf(&sgp.ErrNoCandidate).Elem(),
 		"ErrNoise":               reflect.ValueOf(&sgp.ErrNoise).Elem(),
 		"ErrNotPD":               reflect.ValueOf(&sgp.ErrNotPD).Elem(),
+		"ExactBudgetMargin":      reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
 		"ExactMemoryShare":       reflect.ValueOf(constant.MakeFromLiteral("0.5", token.FLOAT, 0)),
 		"ExactTimeBound":         reflect.ValueOf(sgp.ExactTimeBound),
 		"Failed":                 reflect.ValueOf(sgp.Failed),
