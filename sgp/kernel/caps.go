@@ -15,7 +15,7 @@ type Caps struct {
 	// Lengthscales: θ begins with a signal variance and one lengthscale
 	// per input dimension (Lengthscaled).
 	Lengthscales bool
-	// Copyable: Clone copies it (a built-in kernel), so that a fit can
+	// Copyable: Clone copies it (a built-in kernel, a Func or a Cloner), so that a fit can
 	// work on a copy while the model keeps the original.
 	Copyable bool
 	// Continuous: continuous SGPR (sgp.NewContinuous, sgprepl's

@@ -32,9 +32,10 @@ func TestCapabilities(t *testing.T) {
 	if _, err := SpecCapabilities("frob"); err == nil {
 		t.Error("SpecCapabilities(frob): no error")
 	}
-	// A kernel of a user's function is neither copied nor differentiated.
+	// A kernel of a user's function is copied (Clone gives it its own
+	// variance, sharing the function) but not differentiated.
 	f := NewFunc(func(x Inputs, i int, y Inputs, j int) float64 { return 1 }, 1)
-	if c := Capabilities(f); c.Copyable || c.Hybrid || c.Continuous {
+	if c := Capabilities(f); !c.Copyable || c.Hybrid || c.Continuous || c.InputGradient {
 		t.Errorf("Func: %+v", c)
 	}
 	if got := ListNames([]string{"a", "b", "c"}); got != "a, b or c" {
