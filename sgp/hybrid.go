@@ -615,10 +615,14 @@ func refinedSummary(chol FitSummary, cr *ContinuousResult) FitSummary {
 // as result chose it), so that a caller that stops on a cancelled status
 // saves and reports it as the interrupted fit it is.
 func (h *hybrid) cancelled(res *Result) {
-	if res.Status == Cancelled {
+	chol := &res.FitSummary // CholQR's summary, the parent's where the refinement is kept
+	if res.CholQR != nil {
+		chol = res.CholQR
+	}
+	if chol.Status == Cancelled {
 		return // CholQR's own fit was cancelled
 	}
-	res.Reason = fmt.Sprintf("during %s, after CholQR's fit ended (%s)", h.running, stopText(res.Status, res.Reason))
+	res.Reason = fmt.Sprintf("during %s, after CholQR's fit ended (%s)", h.running, chol.Stopped())
 	res.Status, res.Converged = Cancelled, false
 	model := "the CholQR fit"
 	if res.Refined != nil {
