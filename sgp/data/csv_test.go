@@ -15,6 +15,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/cholqr/sgp/sgp/internal/table"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -78,8 +79,8 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 			v, err := parseCell(c)
 			if err != nil {
 				name := ""
-				if header != nil {
-					name = fmt.Sprintf(" (%q)", header[j])
+				if j < len(header) {
+					name = fmt.Sprintf(" (%q)", table.Short(header[j]))
 				}
 				return nil, fmt.Errorf("sgp: %s: line %d, column %d%s: %w%s", label, ln, j+1, name, err, separatorHint(line))
 			}
@@ -91,7 +92,7 @@ func readCSVLines(r io.Reader, name, label string, withTarget bool) (*Dataset, e
 		if missCol > 0 {
 			if miss == nil {
 				miss = &MissingError{Label: label, Line: ln, Column: missCol}
-				if header != nil {
+				if missCol <= len(header) {
 					miss.Name = header[missCol-1]
 				}
 			}
