@@ -6,6 +6,7 @@ require (
 	github.com/ebitengine/purego v0.11.3
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/peterh/liner v1.2.2
+	github.com/sbromberger/gompi v0.2.0
 	github.com/traefik/yaegi v0.16.1
 	github.com/viterin/vek v0.4.3
 	golang.org/x/sys v0.35.0
