@@ -13,6 +13,7 @@ var fileLayers = []string{
 	"dataset.go",   // Dataset
 	"csv.go",       // the parallel CSV reader
 	"read.go",      // ReadCSV and its variants
+	"ranges.go",    // a share of the rows of a CSV file, for the ranks of a distributed fit
 	"columns.go",   // the input columns to predict at
 	"shared.go",    // the shared data sets
 	"synthetic.go", // synthetic data sets
