@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
 // transport moves numbers between the ranks of a Comm; the Comm counts
@@ -341,4 +343,22 @@ func (c *Comm) countBcastN(root, msgs, bytes int) {
 		return
 	}
 	c.count(KindBcast, 0, 0)
+}
+
+// BlockRows is the number of rows in a block of OrderedSum's partials
+// for the engine's reductions over rows: par.Reduce's chunk, so that a
+// distributed sum adds the blocks a single process adds.
+const BlockRows = par.ReduceChunk
+
+// Span returns the rows [lo, hi) of n that rank holds of size ranks when
+// the rows are dealt in whole blocks of block rows (the last block may
+// be shorter), each rank taking consecutive blocks and the ranks' counts
+// of blocks differing by at most one: the layout OrderedSum assumes.
+func Span(n, block, rank, size int) (lo, hi int) {
+	if n < 0 || block < 1 || size < 1 || rank < 0 || rank >= size {
+		panic(fmt.Sprintf("comm: Span(%d, %d, %d, %d)", n, block, rank, size))
+	}
+	blocks := (n + block - 1) / block
+	at := func(r int) int { return min(n, blocks*r/size*block) }
+	return at(rank), at(rank + 1)
 }

@@ -347,3 +347,25 @@ func TestLocalAbort(t *testing.T) {
 		}
 	}
 }
+
+// TestSpan checks that the ranks' spans cover the rows in order, in
+// whole blocks but for the last, with block counts differing by at most
+// one.
+func TestSpan(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 1023, 1024, 1025, 10*1024 + 7} {
+		for p := 1; p <= 7; p++ {
+			next, least, most := 0, math.MaxInt, 0
+			for r := range p {
+				lo, hi := Span(n, BlockRows, r, p)
+				if lo != next || hi < lo || (lo%BlockRows != 0 && lo != n) || (hi%BlockRows != 0 && hi != n) {
+					t.Errorf("n=%d P=%d rank %d: rows [%d, %d) after %d", n, p, r, lo, hi, next)
+				}
+				b := (hi - lo + BlockRows - 1) / BlockRows
+				least, most, next = min(least, b), max(most, b), hi
+			}
+			if next != n || most-least > 1 {
+				t.Errorf("n=%d P=%d: the spans end at %d, blocks from %d to %d a rank", n, p, next, least, most)
+			}
+		}
+	}
+}
