@@ -69,7 +69,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.BoolVar(&c.dropMissing, "drop-missing", false, "drop the training and test rows with a missing value (an empty cell, NaN or NA) instead of refusing them; the summary and the JSON (dropped_rows) count them")
 	return func(ctx context.Context, e *env) error {
 		c.mSet = isSet(fs, "m")
-		return c.run(ctx, e)
+		return c.runWorld(ctx, e)
 	}
 }
 
@@ -417,6 +417,7 @@ type fitReport struct {
 	Warnings        []string           `json:"warnings"`
 	Notes           []string           `json:"notes"`
 	BLAS            string             `json:"blas"`
+	Ranks           int                `json:"ranks"`   // the MPI ranks the fit ran on (docs/scaling.md); 1 without MPI
 	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
 	// Starts lists every start of a fit with restarts (--restarts, or its
 	// default for a periodic kernel), the data-driven one first, and
@@ -470,6 +471,7 @@ func (r *fitReport) encode() ([]byte, error) {
 	if r.Notes == nil {
 		r.Notes = []string{}
 	}
+	r.Ranks = max(r.Ranks, 1)
 	out, err := json.Marshal(r)
 	var uv *json.UnsupportedValueError
 	if errors.As(err, &uv) {

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/cholqr/sgp/repl"
+	"github.com/cholqr/sgp/sgp/comm"
+	"github.com/cholqr/sgp/sgp/data"
+	"github.com/cholqr/sgp/sgp/kernel"
+)
+
+// This file runs fit across the ranks of an MPI job (a binary built with
+// -tags mpi, started by mpirun or srun; docs/scaling.md). Every rank
+// reads only its own rows of the training file (data.ReadCSVRows, in
+// whole blocks of comm.BlockRows rows, the layout of the engine's
+// ordered sums); only rank 0 writes: the progress lines, the summary or
+// the JSON object, the outputs, and the one message of a failure, which
+// names the rank and the line at fault. The other ranks print nothing and
+// exit with the same status. With one rank, fit is what it is without
+// MPI.
+
+// runWorld runs fit on the ranks of the job: World under MPI, one rank
+// without it (the default build, which never initialises MPI).
+func (c *fitConfig) runWorld(ctx context.Context, e *env) error {
+	if !comm.MPI {
+		return c.run(ctx, e)
+	}
+	world, err := comm.World()
+	if err != nil {
+		return err
+	}
+	err = c.runOn(ctx, e, world)
+	if ferr := world.Finalize(); ferr != nil && err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// runOn runs fit on the ranks of world, this process being world.Rank().
+// Under more than one rank a failure is printed by rank 0 alone, here,
+// and returned on every rank as a silent exit status (a *repl.ExitError,
+// which report does not print).
+func (c *fitConfig) runOn(ctx context.Context, e *env, world *comm.Comm) error {
+	if world.Size() == 1 {
+		return c.run(ctx, e)
+	}
+	stderr := e.stderr
+	if world.Rank() != 0 {
+		e = &env{stdin: e.stdin, stdout: io.Discard, stderr: io.Discard}
+	}
+	defer func() {
+		// A rank that panics would leave the others waiting in a
+		// collective operation: it says so and ends the job.
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "sgprepl: rank %d of %d: panic: %v\n%s", world.Rank(), world.Size(), p, debug.Stack())
+			world.Abort(exitFailure)
+		}
+	}()
+	err := c.runRanks(ctx, e, world)
+	if err == nil {
+		return nil
+	}
+	// Rank 0 prints the message now, before MPI_Finalize: once a rank
+	// has exited with a non-zero status, mpirun may end the others.
+	code := report(e, err)
+	return &repl.ExitError{Code: code}
+}
+
+// runRanks checks the flags, reads this rank's rows and fits across the
+// ranks. Every rank takes the same steps, so that none is left waiting.
+func (c *fitConfig) runRanks(ctx context.Context, e *env, world *comm.Comm) error {
+	if err := c.checkFlags(); err != nil {
+		return err
+	}
+	spec := c.kernelSpec
+	if spec == "" {
+		spec = "rbf"
+	}
+	specName, _, err := kernel.SplitSpec(spec)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if c.columnMode(specName) || c.testPath != "" {
+		return usageErrorf("fit: under %d ranks, fit reads a numeric training file (--train) only: no --test, column mode (--input-column, --target-column, --where) or kernel of discrete inputs; run them with one rank", world.Size())
+	}
+	if err := checkOutputs([]string{c.trainPath}, c.savePath, c.predPath); err != nil {
+		return err
+	}
+	rows, err := readRanks(world, c.trainPath, c.dropMissing)
+	if err != nil {
+		return err
+	}
+	return c.fitRanks(ctx, e, world, rows)
+}
+
+// rankRows are the training rows of one rank.
+type rankRows struct {
+	data   *data.Dataset // the rank's rows, X nil if none
+	lo, hi int           // their rows of the file's n, counted as data.CSVCount.Rows counts them
+	n      int           // the rows of the file
+	kept   int           // the rows of every rank, less those dropped for a missing value
+}
+
+// fitRanks fits the model on the rows the ranks hold: the entry of the
+// distributed engine, which this build does not have. It says what runs
+// across ranks and what to run instead.
+func (c *fitConfig) fitRanks(_ context.Context, _ *env, world *comm.Comm, rows *rankRows) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(
+		"fit: the %d ranks have read the %d rows of %s, each its own, but fitting across ranks needs the distributed CholQR engine, which this build does not have; under mpirun or srun, fit runs with one rank (-np 1), as without MPI",
+		world.Size(), rows.kept, c.trainPath)}
+}
+
+// readRanks reads this rank's rows of the numeric training file at path:
+// each rank counts the lines of its byte range, the counts are gathered,
+// and each reads its span of rows in whole blocks (comm.Span). A failure
+// on any rank is every rank's error, that of the first failing rank in
+// file order, naming the rank.
+func readRanks(world *comm.Comm, path string, drop bool) (*rankRows, error) {
+	r, p := world.Rank(), world.Size()
+	count, err := data.CountCSVPart(path, r, p)
+	if err := agree(world, err); err != nil {
+		return nil, err
+	}
+	ints := world.AllGatherInts([]int{count.Lines, count.Rows})
+	counts := make([]data.CSVCount, p)
+	n := 0
+	for q := range counts {
+		counts[q] = data.CSVCount{Lines: ints[2*q], Rows: ints[2*q+1]}
+		n += counts[q].Rows
+	}
+	lo, hi := comm.Span(n, comm.BlockRows, r, p)
+	ds, err := data.ReadCSVRows(path, data.ReadOptions{DropMissing: drop}, counts, lo, hi)
+	outs := data.RowsOutcomes(world.AllGatherInts(data.RowsOutcomeOf(ds, err).Ints()))
+	at, missing := data.JobError(outs, drop)
+	if at >= 0 {
+		msg := ""
+		if r == at {
+			var me *data.MissingError
+			if errors.As(err, &me) {
+				me.Rows = missing // every rank's
+			}
+			msg = dataHint(err, true).Error()
+		}
+		return nil, rankError(world, at, world.BcastBytes([]byte(msg), at))
+	}
+	kept := 0
+	for _, o := range outs {
+		kept += o.Rows
+	}
+	return &rankRows{data: ds, lo: lo, hi: hi, n: n, kept: kept}, nil
+}
+
+// agree makes a failure of one step on any rank every rank's: it returns
+// nil if err is nil on every rank, or else the error of the first rank
+// that failed, naming it.
+func agree(world *comm.Comm, err error) error {
+	failed := 0
+	if err != nil {
+		failed = 1
+	}
+	flags := world.AllGatherInts([]int{failed})
+	for at, f := range flags {
+		if f != 0 {
+			msg := ""
+			if at == world.Rank() {
+				msg = err.Error()
+			}
+			return rankError(world, at, world.BcastBytes([]byte(msg), at))
+		}
+	}
+	return nil
+}
+
+// rankError is the error msg of rank at, for every rank.
+func rankError(world *comm.Comm, at int, msg []byte) error {
+	return fmt.Errorf("rank %d of %d: %s", at, world.Size(), strings.TrimPrefix(string(msg), "sgp: "))
+}

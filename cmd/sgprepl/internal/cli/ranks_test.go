@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cholqr/sgp/sgp/comm"
+)
+
+// writeRanksCSV writes a numeric file of rows data rows (after a header)
+// in which bad(i) gives the cell of data row i's target, "" for a number,
+// and returns its path.
+func writeRanksCSV(t *testing.T, rows int, bad func(i int) string) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 9))
+	var b strings.Builder
+	b.WriteString("x0,x1,y\n")
+	for i := range rows {
+		x0, x1 := rng.Float64(), rng.Float64()
+		y := fmt.Sprint(x0 - x1)
+		if c := bad(i); c != "" {
+			y = c
+		}
+		fmt.Fprintf(&b, "%v,%v,%s\n", x0, x1, y)
+	}
+	path := filepath.Join(t.TempDir(), "train.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// rankRun is what one rank of fit printed and its exit status.
+type rankRun struct {
+	stdout, stderr string
+	code           int
+}
+
+// fitOnLocal runs fit with c's flags on the p ranks of comm.Local, each
+// with its own copy of c, and returns what each printed and its status.
+func fitOnLocal(t *testing.T, p int, c fitConfig) []rankRun {
+	t.Helper()
+	runs := make([]rankRun, p)
+	var wg sync.WaitGroup
+	for r, world := range comm.Local(p) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out, errOut bytes.Buffer
+			e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}
+			cr := c
+			code := report(e, cr.runOn(context.Background(), e, world))
+			runs[r] = rankRun{out.String(), errOut.String(), code}
+		}()
+	}
+	wg.Wait()
+	return runs
+}
+
+// checkOneMessage checks that rank 0 alone printed, one line on stderr
+// matching want, and that every rank exits with status code.
+func checkOneMessage(t *testing.T, runs []rankRun, want string, code int) {
+	t.Helper()
+	for r, run := range runs {
+		if run.code != code {
+			t.Errorf("rank %d: exit status %d, want %d", r, run.code, code)
+		}
+		if r > 0 && (run.stdout != "" || run.stderr != "") {
+			t.Errorf("rank %d printed %q and %q; only rank 0 prints", r, run.stdout, run.stderr)
+		}
+	}
+	if lines := strings.Split(strings.TrimSuffix(runs[0].stderr, "\n"), "\n"); len(lines) != 1 || !regexp.MustCompile(want).MatchString(lines[0]) {
+		t.Errorf("rank 0 printed\n%s\nwant one line matching %s", runs[0].stderr, want)
+	}
+}
+
+// TestFitRanksErrors checks fit across the ranks of one process
+// (comm.Local): a bad row, rows with a missing value and a file that does
+// not exist each end every rank with one message from rank 0, naming the
+// rank and the line, and no output written; a good file reaches the fit,
+// which says that it needs the distributed engine.
+func TestFitRanksErrors(t *testing.T) {
+	t.Parallel()
+	const rows = 3000 // 3 blocks of comm.BlockRows: rank 2 holds rows 2048 on
+	save := filepath.Join(t.TempDir(), "model.json")
+	base := fitConfig{z: 16, objective: "var", maxEpochs: 50, restarts: -1, seed: 1, savePath: save}
+
+	c := base
+	c.trainPath = writeRanksCSV(t, rows, func(i int) string {
+		if i == 2500 || i == 2900 {
+			return "oops"
+		}
+		return ""
+	})
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: rank 2 of 3: .*train\.csv: line 2502, column 3 \("y"\): cannot parse "oops" as a number`, exitFailure)
+
+	c.trainPath = writeRanksCSV(t, rows, func(i int) string {
+		if i == 1500 || i == 2100 || i == 2200 {
+			return "NA"
+		}
+		return ""
+	})
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: rank 1 of 3: .*train\.csv: 3 rows have a missing value .*the first on line 1502, column 3 \("y"\); .*--drop-missing`, exitFailure)
+
+	c.trainPath = filepath.Join(t.TempDir(), "absent.csv")
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: rank 0 of 3: cannot open CSV file: .*absent\.csv`, exitFailure)
+
+	c.trainPath = writeRanksCSV(t, rows, func(int) string { return "" })
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: the 3 ranks have read the 3000 rows of .*, but fitting across ranks needs the distributed CholQR engine`, exitUsage)
+
+	c.dropMissing = true
+	c.trainPath = writeRanksCSV(t, rows, func(i int) string {
+		if i%7 == 0 {
+			return "NaN"
+		}
+		return ""
+	})
+	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: the 2 ranks have read the 2571 rows of `, exitUsage)
+
+	c = base
+	c.trainPath, c.testPath = writeRanksCSV(t, 10, func(int) string { return "" }), save
+	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks, fit reads a numeric training file \(--train\) only`, exitUsage)
+
+	if _, err := os.Stat(save); !os.IsNotExist(err) {
+		t.Errorf("%s: %v; a failed fit writes nothing", save, err)
+	}
+}
+
+// TestFitMPI runs sgprepl built with -tags mpi (its path in
+// SGP_MPI_SGPREPL, as .ci/run sets it) under mpirun: a bad row on rank 2's
+// rows under -np 3 ends the job with one message naming rank 2 and the
+// line, a non-zero status and no model file; under -np 1 fit fits as
+// without MPI, its JSON saying "ranks": 1.
+func TestFitMPI(t *testing.T) {
+	bin := os.Getenv("SGP_MPI_SGPREPL")
+	if bin == "" {
+		t.Skip("SGP_MPI_SGPREPL does not name an sgprepl built with -tags mpi")
+	}
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("no mpirun")
+	}
+	run := func(np int, args ...string) (stdout, stderr string, code int) {
+		cmd := exec.Command(mpirun, append([]string{"-np", fmt.Sprint(np), "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,tcp", bin}, args...)...)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+		return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+	}
+	save := filepath.Join(t.TempDir(), "model.json")
+	bad := writeRanksCSV(t, 3000, func(i int) string {
+		if i == 2500 {
+			return "oops"
+		}
+		return ""
+	})
+	_, stderr, code := run(3, "fit", "--train", bad, "--m", "8", "--save", save)
+	if code == 0 {
+		t.Errorf("-np 3, a bad row: exit status 0")
+	}
+	var ours []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "sgprepl: ") {
+			ours = append(ours, l)
+		}
+	}
+	if len(ours) != 1 || !strings.Contains(ours[0], "rank 2 of 3: ") || !strings.Contains(ours[0], "line 2502, column 3") {
+		t.Errorf("-np 3, a bad row: sgprepl's messages %q, want one naming rank 2 and line 2502; stderr:\n%s", ours, stderr)
+	}
+	if _, err := os.Stat(save); !os.IsNotExist(err) {
+		t.Errorf("-np 3, a bad row: %s: %v; want no model file", save, err)
+	}
+
+	good := writeRanksCSV(t, 200, func(int) string { return "" })
+	stdout, stderr, code := run(1, "fit", "--train", good, "--m", "8", "--max-epochs", "3", "--json", "--save", save)
+	var rep struct {
+		Ranks int `json:"ranks"`
+		N     int `json:"n"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Ranks != 1 || rep.N != 200 {
+		t.Errorf("-np 1: exit status %d, JSON %s (stderr %s); want 0 and \"ranks\": 1, \"n\": 200", code, stdout, stderr)
+	}
+	if _, err := os.Stat(save); err != nil {
+		t.Errorf("-np 1: %v", err)
+	}
+}
