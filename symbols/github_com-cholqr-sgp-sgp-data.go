@@ -11,28 +11,36 @@ func init() {
 	Symbols["github.com/cholqr/sgp/sgp/data/data"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"CO2Like":           reflect.ValueOf(data.CO2Like),
+		"CountCSVPart":      reflect.ValueOf(data.CountCSVPart),
 		"Dir":               reflect.ValueOf(data.Dir),
 		"EachRecord":        reflect.ValueOf(data.EachRecord),
 		"ErrNoHeader":       reflect.ValueOf(&data.ErrNoHeader).Elem(),
 		"ErrNotNumber":      reflect.ValueOf(&data.ErrNotNumber).Elem(),
 		"ErrUnknownColumn":  reflect.ValueOf(&data.ErrUnknownColumn).Elem(),
+		"JobError":          reflect.ValueOf(data.JobError),
 		"LoadKIN40K":        reflect.ValueOf(data.LoadKIN40K),
 		"LoadKin8nm":        reflect.ValueOf(data.LoadKin8nm),
 		"LoadSnelson":       reflect.ValueOf(data.LoadSnelson),
+		"PartRows":          reflect.ValueOf(data.PartRows),
 		"ReadCSV":           reflect.ValueOf(data.ReadCSV),
 		"ReadCSVFile":       reflect.ValueOf(data.ReadCSVFile),
 		"ReadCSVFileWith":   reflect.ValueOf(data.ReadCSVFileWith),
+		"ReadCSVRows":       reflect.ValueOf(data.ReadCSVRows),
 		"ReadCSVWith":       reflect.ValueOf(data.ReadCSVWith),
 		"ReadInputsCSV":     reflect.ValueOf(data.ReadInputsCSV),
 		"ReadPredictCSV":    reflect.ValueOf(data.ReadPredictCSV),
+		"RowsOutcomeOf":     reflect.ValueOf(data.RowsOutcomeOf),
+		"RowsOutcomes":      reflect.ValueOf(data.RowsOutcomes),
 		"SnelsonLike":       reflect.ValueOf(data.SnelsonLike),
 		"SyntheticARD":      reflect.ValueOf(data.SyntheticARD),
 		"SyntheticDiscrete": reflect.ValueOf(data.SyntheticDiscrete),
 
 		// type definitions
+		"CSVCount":     reflect.ValueOf((*data.CSVCount)(nil)),
 		"Dataset":      reflect.ValueOf((*data.Dataset)(nil)),
 		"InputColumns": reflect.ValueOf((*data.InputColumns)(nil)),
 		"MissingError": reflect.ValueOf((*data.MissingError)(nil)),
 		"ReadOptions":  reflect.ValueOf((*data.ReadOptions)(nil)),
+		"RowsOutcome":  reflect.ValueOf((*data.RowsOutcome)(nil)),
 	}
 }
