@@ -280,3 +280,36 @@ func TestCountCSVPart(t *testing.T) {
 		t.Error("rows 2 to 4 of 3: no error")
 	}
 }
+
+// FuzzReadCSVRows: for any file, the reads by P = 1 to 4 ranks (by byte
+// ranges and by blocks of rows) give ReadCSVFileWith's rows, bit for bit,
+// or its error, with and without DropMissing.
+func FuzzReadCSVRows(f *testing.F) {
+	for _, text := range rangeFiles {
+		f.Add([]byte(text), false)
+	}
+	f.Add([]byte("\r\n\r\n1,2\r\n\r\n"), true)
+	f.Fuzz(func(t *testing.T, text []byte, drop bool) {
+		path := filepath.Join(t.TempDir(), "f.csv")
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := ReadOptions{DropMissing: drop}
+		want, wantErr := ReadCSVFileWith(path, o)
+		for p := 1; p <= 4; p++ {
+			for _, spans := range []func([]CSVCount, int) (int, int){evenSpans, blockSpans} {
+				got, err := rankRead(path, o, p, spans)
+				switch {
+				case (err == nil) != (wantErr == nil):
+					t.Fatalf("P=%d: error %v, want %v", p, err, wantErr)
+				case err != nil && err.Error() != wantErr.Error():
+					t.Fatalf("P=%d: error\n  %v\nwant\n  %v", p, err, wantErr)
+				case err == nil:
+					if diff := sameDataset(got, want); diff != "" {
+						t.Fatalf("P=%d: %s", p, diff)
+					}
+				}
+			}
+		}
+	})
+}
