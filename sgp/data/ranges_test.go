@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -312,4 +314,51 @@ func FuzzReadCSVRows(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadCSVRows reads the file of BenchmarkReadCSV (200,000 rows ×
+// 9 numbers) from disk, as one rank of P reads its share: the count of
+// its byte range, then its rows; MB/s is of the whole file, so that P
+// ranks reading at once would take the time of one.
+func BenchmarkReadCSVRows(b *testing.B) {
+	var buf strings.Builder
+	buf.WriteString("x1,x2,x3,x4,x5,x6,x7,x8,y\n")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		for c := range 9 {
+			if c > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString(strconv.FormatFloat(rng.NormFloat64(), 'g', -1, 64))
+		}
+		buf.WriteByte('\n')
+	}
+	path := filepath.Join(b.TempDir(), "bench.csv")
+	if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("P=%d", p), func(b *testing.B) {
+			counts := make([]CSVCount, p)
+			for r := range p {
+				c, err := CountCSVPart(path, r, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				counts[r] = c
+			}
+			b.SetBytes(int64(buf.Len()))
+			b.ResetTimer()
+			for range b.N {
+				if _, err := CountCSVPart(path, p-1, p); err != nil {
+					b.Fatal(err)
+				}
+				lo, hi := PartRows(counts, p-1)
+				d, err := ReadCSVRows(path, ReadOptions{}, counts, lo, hi)
+				if err != nil || d.Len() != hi-lo {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
