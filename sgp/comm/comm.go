@@ -362,3 +362,23 @@ func Span(n, block, rank, size int) (lo, hi int) {
 	at := func(r int) int { return min(n, blocks*r/size*block) }
 	return at(rank), at(rank + 1)
 }
+
+// Owner returns the rank that holds row i of n under Span's layout: the
+// root of a broadcast of that row.
+func Owner(n, block, size, i int) int {
+	if i < 0 || i >= n {
+		panic(fmt.Sprintf("comm: Owner of row %d of %d", i, n))
+	}
+	blocks := (n + block - 1) / block
+	b := i / block
+	// Span gives rank r the blocks [⌊blocks·r/size⌋, ⌊blocks·(r+1)/size⌋):
+	// the owner is the last r whose first block is at most b.
+	r := ((b+1)*size - 1) / blocks
+	for r > 0 && blocks*r/size > b {
+		r--
+	}
+	for r < size-1 && blocks*(r+1)/size <= b {
+		r++
+	}
+	return r
+}

@@ -350,7 +350,7 @@ func TestLocalAbort(t *testing.T) {
 
 // TestSpan checks that the ranks' spans cover the rows in order, in
 // whole blocks but for the last, with block counts differing by at most
-// one.
+// one, and that Owner names the rank of each row.
 func TestSpan(t *testing.T) {
 	for _, n := range []int{0, 1, 5, 1023, 1024, 1025, 10*1024 + 7} {
 		for p := 1; p <= 7; p++ {
@@ -360,11 +360,40 @@ func TestSpan(t *testing.T) {
 				if lo != next || hi < lo || (lo%BlockRows != 0 && lo != n) || (hi%BlockRows != 0 && hi != n) {
 					t.Errorf("n=%d P=%d rank %d: rows [%d, %d) after %d", n, p, r, lo, hi, next)
 				}
+				for i := lo; i < hi; i += max(1, (hi-lo)/5) {
+					if o := Owner(n, BlockRows, p, i); o != r {
+						t.Errorf("n=%d P=%d: Owner of row %d = %d, want %d", n, p, i, o, r)
+					}
+				}
+				if hi > lo {
+					if o := Owner(n, BlockRows, p, hi-1); o != r {
+						t.Errorf("n=%d P=%d: Owner of row %d = %d, want %d", n, p, hi-1, o, r)
+					}
+				}
 				b := (hi - lo + BlockRows - 1) / BlockRows
 				least, most, next = min(least, b), max(most, b), hi
 			}
 			if next != n || most-least > 1 {
 				t.Errorf("n=%d P=%d: the spans end at %d, blocks from %d to %d a rank", n, p, next, least, most)
+			}
+		}
+	}
+}
+
+// TestOwnerSmall checks Owner on every row of small layouts, where ranks
+// without rows are many.
+func TestOwnerSmall(t *testing.T) {
+	for n := 1; n <= 20; n++ {
+		for block := 1; block <= 3; block++ {
+			for p := 1; p <= 7; p++ {
+				for r := range p {
+					lo, hi := Span(n, block, r, p)
+					for i := lo; i < hi; i++ {
+						if o := Owner(n, block, p, i); o != r {
+							t.Errorf("n=%d block=%d P=%d: Owner of row %d = %d, want %d", n, block, p, i, o, r)
+						}
+					}
+				}
 			}
 		}
 	}
