@@ -103,9 +103,9 @@ func newLineScanner(f *os.File, off int64) (*lineScanner, error) {
 }
 
 // next returns the next line, without its '\n', and advances; io.EOF
-// when no line starts before the end of the file. A line of maxLine
-// bytes or more is returned cut to maxLine bytes, for the caller to
-// report (ReadCSV's limit).
+// when no line starts before the end of the file. A line of more than
+// maxLine bytes is returned cut to its first maxLine + 1, which the
+// parser reports as too long (ReadCSV's limit), without holding it all.
 func (s *lineScanner) next() ([]byte, error) {
 	s.buf = s.buf[:0]
 	for {

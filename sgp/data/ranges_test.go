@@ -232,6 +232,33 @@ func TestReadCSVRowsMany(t *testing.T) {
 	}
 }
 
+// TestReadCSVRowsLongLine checks that a line over ReadCSV's limit in the
+// middle of a file is the same error for the ranks.
+func TestReadCSVRowsLongLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 64 MiB file")
+	}
+	var b strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&b, "%d,%d\n", i, i)
+	}
+	b.WriteString(strings.Repeat("1", maxLine+10))
+	b.WriteString(",2\n5,6\n")
+	path := filepath.Join(t.TempDir(), "long.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want := ReadCSVFile(path)
+	if want == nil || !strings.Contains(want.Error(), "line 101 is longer") {
+		t.Fatalf("ReadCSVFile: %v", want)
+	}
+	// Under 2 ranks the long line starts in the first range and ends in
+	// the second.
+	if _, err := rankRead(path, ReadOptions{}, 2, evenSpans); err == nil || err.Error() != want.Error() {
+		t.Errorf("P=2: %v, want %v", err, want)
+	}
+}
+
 // TestReadCSVRowsShared checks the reads by ranks of the shared data
 // sets' text files against ReadCSVFileWith's: rows of numbers, and files
 // of text columns whose first data row is an error.
