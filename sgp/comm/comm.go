@@ -70,10 +70,11 @@ const (
 	KindBcast                  // BcastFloat64s, BcastInts, BcastBytes
 	KindGather                 // AllGatherInts
 	KindBarrier                // Barrier
+	KindAny                    // Any
 	numKinds
 )
 
-var kindNames = [numKinds]string{"sum", "ordered sum", "arg max", "broadcast", "all-gather", "barrier"}
+var kindNames = [numKinds]string{"sum", "ordered sum", "arg max", "broadcast", "all-gather", "barrier", "any"}
 
 func (k Kind) String() string {
 	if k < 0 || k >= numKinds {
@@ -148,6 +149,38 @@ func (c *Comm) SumFloat64s(x []float64) {
 	if len(x) > 0 {
 		c.t.sumF(x)
 	}
+}
+
+// SumInts replaces x, on every rank, by the sum over the ranks of their
+// x (of the same length on every rank), exactly; it is counted as a sum.
+func (c *Comm) SumInts(x []int) {
+	c.count(KindSum, 1, 8*len(x))
+	if len(x) == 0 || c.t.size() == 1 {
+		return
+	}
+	w := make([]int64, len(x))
+	for k, v := range x {
+		w[k] = int64(v)
+	}
+	c.t.sumI(w)
+	for k, v := range w {
+		x[k] = int(v)
+	}
+}
+
+// Any reports, on every rank, whether b is true on some rank: for a
+// check that any rank's rows fail (a residual variance below the
+// tolerance), in one reduction of 8 bytes.
+func (c *Comm) Any(b bool) bool {
+	c.count(KindAny, 1, 8)
+	v := int64(0)
+	if b {
+		v = -1
+	}
+	if c.t.size() > 1 {
+		v = c.t.minI(v)
+	}
+	return v < 0
 }
 
 // OrderedSum adds to out, on every rank, partial sums of width numbers

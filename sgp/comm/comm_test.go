@@ -62,6 +62,7 @@ var collective = []struct {
 	{"Broadcasts", checkBroadcasts},
 	{"AllGatherInts", checkAllGather},
 	{"SumFloat64s", checkSum},
+	{"SumInts and Any", checkIntsAny},
 	{"Counts", checkCounts},
 }
 
@@ -288,6 +289,7 @@ func checkCounts(t *testing.T, c *Comm) {
 	c.BcastFloat64s(make([]float64, 6), 1%p)
 	c.BcastBytes(make([]byte, 9), 0)
 	c.AllGatherInts([]int{r})
+	c.Any(r == 0)
 	c.Barrier()
 	got := c.Stats()
 
@@ -311,14 +313,15 @@ func checkCounts(t *testing.T, c *Comm) {
 		}
 		want[KindGather] = Count{1, 1, int64(8 * p)}
 		want[KindBarrier] = Count{1, 1, 0}
+		want[KindAny] = Count{1, 1, 8}
 	}
 	for k := range got {
 		if got[k] != want[k] {
 			t.Errorf("rank %d of %d: %v counted %+v, want %+v", r, p, Kind(k), got[k], want[k])
 		}
 	}
-	if tot := got.Total(); tot.Calls != 7 {
-		t.Errorf("rank %d of %d: %d calls in all, want 7", r, p, tot.Calls)
+	if tot := got.Total(); tot.Calls != 8 {
+		t.Errorf("rank %d of %d: %d calls in all, want 8", r, p, tot.Calls)
 	}
 }
 
@@ -396,5 +399,24 @@ func TestOwnerSmall(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkIntsAny checks SumInts beyond float64's exact integers, and Any.
+func checkIntsAny(t *testing.T, c *Comm) {
+	r, p := c.Rank(), c.Size()
+	x := []int{1 << 60, r, -r}
+	c.SumInts(x)
+	if want := []int{p << 60, p * (p - 1) / 2, -p * (p - 1) / 2}; x[0] != want[0] || x[1] != want[1] || x[2] != want[2] {
+		t.Errorf("rank %d of %d: SumInts = %v, want %v", r, p, x, want)
+	}
+	if c.Any(false) {
+		t.Errorf("rank %d of %d: Any(false) on every rank = true", r, p)
+	}
+	if !c.Any(r == p-1) {
+		t.Errorf("rank %d of %d: Any(true on the last rank) = false", r, p)
+	}
+	if !c.Any(true) {
+		t.Errorf("rank %d of %d: Any(true) on every rank = false", r, p)
 	}
 }
