@@ -65,7 +65,10 @@ func (p *ExactPredictor) predictCov(xs kernel.Inputs, add float64) (mean []float
 	}
 	v, mean := p.crossSolved(xs)
 	c := make([]float64, s*s)
-	linalg.GemmNT(s, s, n, v, n, v, n, c, s)
+	for i0 := 0; i0 < s; i0 += covBlock {
+		bw := min(covBlock, s-i0)
+		linalg.GemmNT(bw, s-i0, n, v[i0*n:], n, v[i0*n:], n, c[i0*s+i0:], s)
+	}
 	subtractFromKernel(c, p.Kern, xs, add)
 	return mean, mat.NewSymDense(s, c), nil
 }

@@ -234,3 +234,59 @@ func TestSampleAutoAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPosteriorBlocks checks the covariance and the joint draws at more
+// test inputs than one block of rows of their products (covBlock): the
+// covariance against the oracles, the draws' moments at inputs on both
+// sides of the blocks' edges.
+func TestPosteriorBlocks(t *testing.T) {
+	t.Parallel()
+	const draws = 4000
+	rng := rand.New(rand.NewPCG(43, 4))
+	pp, p, cases := sampleCases(t, rng)
+	test := postTestRows(rng, pp, 2*covBlock+37, p.X.(*kernel.Vectors).Row(1))
+	xs, _ := kernel.VectorsFromRows(test)
+	wm, wc := sparseOracle(t, p, pp, test, 0)
+	checkCov(t, "cholqr", p, xs, wm, wc)
+	ex := cases[1].r.(*ExactPredictor)
+	kf := rbfOracle(t, ex.Kern)
+	yc := make([]float64, len(pp.y))
+	for i, v := range pp.y {
+		yc[i] = v - ex.PriorMean
+	}
+	em, ec, ok := naive.ExactPredictCov(naive.Gram(pp.rows, kf), naive.Cross(test, pp.rows, kf), naive.Gram(test, kf), yc, ex.NoiseV+ex.Jitter)
+	if !ok {
+		t.Fatal("oracle failed")
+	}
+	for i := range em {
+		em[i] += ex.PriorMean
+	}
+	checkCov(t, "exact", ex, xs, em, ec)
+	pick := []int{0, 1, covBlock - 1, covBlock, covBlock + 40, 2*covBlock - 1, 2 * covBlock, len(test) - 1}
+	for _, c := range []struct {
+		name string
+		r    Regressor
+		m    []float64
+		cov  *mat.SymDense
+	}{{"cholqr", p, wm, wc}, {"exact", ex, em, ec}} {
+		d, err := c.r.Sample(xs, draws, rand.New(rand.NewPCG(11, 12)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := mat.NewDense(len(pick), draws, nil)
+		subC := mat.NewSymDense(len(pick), nil)
+		subM := make([]float64, len(pick))
+		for a, i := range pick {
+			sub.SetRow(a, d.RawRowView(i))
+			subM[a] = c.m[i]
+			for b, j := range pick {
+				subC.SetSym(a, b, c.cov.At(i, j))
+			}
+		}
+		zm, zc, at := momentErrors(sub, subM, subC)
+		t.Logf("%s: %d draws at %d inputs: largest |error| %.2f (mean), %.2f (covariance at %s) standard errors", c.name, draws, len(test), zm, zc, at)
+		if zm > mcZ || zc > mcZ {
+			t.Errorf("%s: sample moments off by %.2f, %.2f standard errors", c.name, zm, zc)
+		}
+	}
+}

@@ -159,9 +159,33 @@ func (p *Predictor) predictCov(xs kernel.Inputs, add float64) (mean []float64, c
 		}
 	}
 	c := make([]float64, s*s)
-	linalg.GemmTN(s, s, k, g, s, h, s, c, s)
+	upperTN(s, k, g, h, c)
 	subtractFromKernel(c, p.Kern, xs, add)
 	return mean, mat.NewSymDense(s, c), nil
+}
+
+// covBlock is the number of rows of an s×s product that upperTN,
+// lowerTN and upperNT form at a time.
+const covBlock = 256
+
+// upperTN sets the upper triangle of the s×s row-major c to that of AᵀB,
+// for the k×s row-major a and b, by blocks of rows: half the flops of
+// the whole product.
+func upperTN(s, k int, a, b, c []float64) {
+	for i0 := 0; i0 < s; i0 += covBlock {
+		bw := min(covBlock, s-i0)
+		linalg.GemmTN(bw, s-i0, k, a[i0:], s, b[i0:], s, c[i0*s+i0:], s)
+	}
+}
+
+// lowerTN sets the lower triangle of the s×s row-major c to that of AᵀA
+// for the k×s row-major a (and some entries above it, within the blocks
+// of rows).
+func lowerTN(s, k int, a, c []float64) {
+	for i0 := 0; i0 < s; i0 += covBlock {
+		bw := min(covBlock, s-i0)
+		linalg.GemmTN(bw, i0+bw, k, a[i0:], s, a, s, c[i0*s:], s)
+	}
 }
 
 // subtractFromKernel sets the upper triangle of the s×s row-major c to
@@ -225,8 +249,8 @@ func (p *Predictor) SampleWith(xs kernel.Inputs, n int, rng *rand.Rand, o Sample
 	var resid []float64 // the joint residual's factor, or the per-point variances
 	if joint {
 		resid = make([]float64, s*s)
-		linalg.GemmTN(s, s, k, g, s, g, s, resid, s)
-		fullFromKernel(resid, p.Kern, xs)
+		lowerTN(s, k, g, resid)
+		lowerFromKernel(resid, p.Kern, xs)
 	} else {
 		resid = make([]float64, s)
 		p.Kern.Diag(resid, xs, 0, s)
@@ -286,25 +310,33 @@ func checkSampleArgs(n int, rng *rand.Rand, o SampleOptions) error {
 	return nil
 }
 
-// fullFromKernel sets the s×s row-major c to K(xs, xs) − c, both
-// triangles.
-func fullFromKernel(c []float64, k kernel.Kernel, xs kernel.Inputs) {
+// lowerFromKernel sets the lower triangle of the s×s row-major c to that
+// of K(xs, xs) − c. Rows are paired (i, s−1−i) so that the triangle
+// splits evenly.
+func lowerFromKernel(c []float64, k kernel.Kernel, xs kernel.Inputs) {
 	s := xs.Len()
-	par.For(s, max(1, par.MinRows/max(1, s)), func(i0, i1 int) {
+	par.For((s+1)/2, max(1, par.MinRows*4/max(1, s)), func(t0, t1 int) {
 		row := make([]float64, s)
-		for i := i0; i < i1; i++ {
-			k.Column(row, xs, 0, s, xs, i)
-			ci := c[i*s : (i+1)*s]
-			for j, v := range row {
+		one := func(i int) {
+			r := row[:i+1]
+			k.Column(r, xs, 0, i+1, xs, i)
+			ci := c[i*s : i*s+i+1]
+			for j, v := range r {
 				ci[j] = v - ci[j]
+			}
+		}
+		for t := t0; t < t1; t++ {
+			one(t)
+			if i := s - 1 - t; i != t {
+				one(i)
 			}
 		}
 	})
 }
 
 // addJointDraws adds L·e to the s×n row-major draws out, for the pivoted
-// Cholesky factor PᵀCP = LLᵀ of the s×s covariance c (both triangles;
-// overwritten) and the s×n standard normal deviates e (overwritten). The
+// Cholesky factor PᵀCP = LLᵀ of the s×s covariance c (its lower
+// triangle; overwritten) and the s×n standard normal deviates e (overwritten). The
 // pivoted factorisation stops at the numerical rank (pivots below s·ε·max
 // C_ii), which a residual K** − Q** of nearby or repeated test inputs is
 // far below s; the rest of the factor is zero.
