@@ -184,11 +184,14 @@ func TestSampleFactored(t *testing.T) {
 	if zm > mcZ || zc > mcZ {
 		t.Errorf("factored draws: off their covariance by %.2f, %.2f standard errors", zm, zc)
 	}
-	if _, zc, _ := momentErrors(jd, m, factored); zc < 10*mcZ {
-		t.Errorf("joint draws pass the factored covariance (%.2f standard errors): the check cannot tell them apart", zc)
+	_, zj, _ := momentErrors(jd, m, factored)
+	_, zf, _ := momentErrors(fd, m, joint)
+	t.Logf("joint draws against the factored covariance: %.1f standard errors; factored against the joint: %.1f", zj, zf)
+	if zj < 10*mcZ {
+		t.Errorf("joint draws pass the factored covariance (%.2f standard errors): the check cannot tell them apart", zj)
 	}
-	if _, zc, _ := momentErrors(fd, m, joint); zc < 10*mcZ {
-		t.Errorf("factored draws pass the joint covariance (%.2f standard errors)", zc)
+	if zf < 10*mcZ {
+		t.Errorf("factored draws pass the joint covariance (%.2f standard errors)", zf)
 	}
 }
 
