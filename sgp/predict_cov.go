@@ -44,7 +44,11 @@ import (
 const MaxJointSample = 2000
 
 // SampleMethod says how Sample draws the part of the posterior that the
-// inducing inputs do not explain (the residual K** − Q**).
+// inducing inputs do not explain (the residual K** − Q**). A draw of a
+// sparse model is mean* + σH*ᵀξ + e, ξ ~ N(0, I_k) the whitened inducing
+// values' deviation (their posterior is N(R⁻¹a, σ²R⁻¹R⁻ᵀ)) and e ~ N(0,
+// K** − Q**) the residual, independent of ξ: the first part is drawn
+// exactly in k dimensions by every method.
 type SampleMethod int
 
 const (
@@ -86,10 +90,15 @@ type SampleOptions struct {
 }
 
 // PredictCov returns the predictive mean and the s×s covariance of the
-// latent function at the s inputs xs (see the comment above
-// MaxJointSample): its diagonal is Predict's variance. It costs
-// O(s²k) flops and 8s² bytes (800 MB at s = 10⁴) besides s²/2 kernel
-// evaluations; it returns the errors of PredictTo.
+// latent function at the s inputs xs, the DTC/VFE predictive (Titsias
+// 2009, eq. 6)
+//
+//	cov(f*) = K** − Q** + K*m Σ Km* = K** − G*ᵀG* + σ²H*ᵀH*,
+//
+// with G* = W⁻¹K[I, *], H* = R⁻ᵀG* and Σ = (K_mm + σ⁻²K_mn K_nm)⁻¹. Its
+// diagonal is Predict's variance. It costs O(s²k) flops and 8s² bytes
+// (800 MB at s = 10⁴) besides s²/2 kernel evaluations; it returns the
+// errors of PredictTo.
 func (p *Predictor) PredictCov(xs kernel.Inputs) (mean []float64, cov *mat.SymDense, err error) {
 	return p.predictCov(xs, 0)
 }
