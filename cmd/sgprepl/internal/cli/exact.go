@@ -78,8 +78,11 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		return usageErrorf("fit: --max-epochs must be ≥ 1")
 	case o.budget < 0:
 		return usageErrorf("fit: --time-budget %v must be ≥ 0 (0: no limit)", o.budget)
-	case o.post.samples > 0 && o.test != nil && o.test.Len() > sgp.MaxJointSample:
-		return usageErrorf("fit: --samples: the exact GP draws jointly at up to %d test rows, and --test has %d; a sparse model (--m) draws at any number", sgp.MaxJointSample, o.test.Len())
+	}
+	if o.test != nil {
+		if err := o.post.checkExact("fit", o.test.Len()); err != nil {
+			return err
+		}
 	}
 	n := o.train.Len()
 	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor).WithMean(o.mean).

@@ -83,6 +83,16 @@ func (f *posteriorFlags) checkSize(cmd string, s int) error {
 	return nil
 }
 
+// checkExact returns an error, before any work, for --samples at more
+// rows than an exact model draws at (it draws jointly only, at up to
+// sgp.MaxJointSample rows).
+func (f *posteriorFlags) checkExact(cmd string, s int) error {
+	if f.samples > 0 && s > sgp.MaxJointSample {
+		return usageErrorf("%s: --samples: an exact model draws jointly, at up to %d rows, and there are %d; draw at fewer rows at a time, or use a sparse model (fit --m), which draws at any number", cmd, sgp.MaxJointSample, s)
+	}
+	return nil
+}
+
 // add computes what the flags ask for at the inputs x of the predictions
 // pred, from the model r.
 func (f *posteriorFlags) add(pred *predictions, r sgp.Regressor, x kernel.Inputs) error {

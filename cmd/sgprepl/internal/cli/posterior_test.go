@@ -189,6 +189,27 @@ func TestPosteriorFlagErrors(t *testing.T) {
 			t.Errorf("fit %v: exit %d, %q; want a usage error with %q", c.args, code, stderr, c.want)
 		}
 	}
+	// An exact model draws at up to sgp.MaxJointSample rows: more are
+	// refused before any work, as is an exact fit with that many test rows.
+	exact := filepath.Join(dir, "exact.json")
+	if code, _, stderr := runMain(context.Background(), "fit", "--train", trainPath, "--selector", "exact", "--save", exact, "--quiet"); code != 0 {
+		t.Fatalf("fit: %s", stderr)
+	}
+	var many strings.Builder
+	many.WriteString("x0,y\n")
+	for i := 0; i <= sgp.MaxJointSample; i++ {
+		many.WriteString(strconv.FormatFloat(float64(i)/300, 'g', -1, 64) + ",0\n")
+	}
+	manyPath := writeFile(t, dir, "many.csv", many.String())
+	code, _, stderr := runMain(context.Background(), "predict", "--model", exact, "--input", manyPath, "--samples", "1")
+	if code != exitUsage || !strings.Contains(stderr, "exact model draws jointly") {
+		t.Errorf("exact model, %d rows: exit %d, %q", sgp.MaxJointSample+1, code, stderr)
+	}
+	code, _, stderr = runMain(context.Background(), "fit", "--train", trainPath, "--selector", "exact", "--test", manyPath, "--quiet",
+		"--predictions", filepath.Join(dir, "many-pred.csv"), "--samples", "1")
+	if code != exitUsage || !strings.Contains(stderr, "exact model draws jointly") {
+		t.Errorf("exact fit, %d test rows: exit %d, %q", sgp.MaxJointSample+1, code, stderr)
+	}
 	// A covariance larger than half the machine's memory is refused
 	// before any prediction, with its size, and nothing is written.
 	rows := int(math.Sqrt(sgp.MachineMemory()/8)) + 1
@@ -199,7 +220,7 @@ func TestPosteriorFlagErrors(t *testing.T) {
 	}
 	big := writeFile(t, dir, "big.csv", b.String())
 	covPath := filepath.Join(dir, "big-cov.csv")
-	code, _, stderr := runMain(context.Background(), "predict", "--model", model, "--input", big, "--cov", covPath, "--output", filepath.Join(dir, "big-pred.csv"))
+	code, _, stderr = runMain(context.Background(), "predict", "--model", model, "--input", big, "--cov", covPath, "--output", filepath.Join(dir, "big-pred.csv"))
 	if code == 0 || !strings.Contains(stderr, "GB of memory") || !strings.Contains(stderr, strconv.Itoa(rows)+"×"+strconv.Itoa(rows)) {
 		t.Errorf("covariance of %d rows: exit %d, %q", rows, code, stderr)
 	}

@@ -164,6 +164,11 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			if err := post.checkSize("predict", x.Len()); err != nil {
 				return err
 			}
+			if _, ok := p.(*sgp.ExactPredictor); ok {
+				if err := post.checkExact("predict", x.Len()); err != nil {
+					return err
+				}
+			}
 			pred, err := predictorPredictions(p, x)
 			if err != nil {
 				return err
