@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/cholqr/sgp/sgp"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -90,23 +91,15 @@ func Samples(m *sgp.Model, n int, seed uint64, title string) (*Figure, error) {
 	}
 	sc.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 150}, Radius: vg.Points(1.4), Shape: draw.CircleGlyph{}}
 	p.Add(poly, sc)
-	var first *plotter.Line
-	for j := 0; j < n; j++ {
-		line := make(plotter.XYs, ng)
-		for i, x := range grid {
-			v := draws.At(i, j)
-			line[i] = plotter.XY{X: x, Y: v}
-			ymin, ymax = math.Min(ymin, v), math.Max(ymax, v)
-		}
-		l, err := plotter.NewLine(line)
-		if err != nil {
-			return nil, err
-		}
-		l.LineStyle = draw.LineStyle{Color: palette(1 + j%5), Width: vg.Points(0.8)}
-		if first == nil {
-			first = l
-		}
+	lines, err := drawLines(grid, draws)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range lines {
 		p.Add(l)
+		for _, q := range l.XYs {
+			ymin, ymax = math.Min(ymin, q.Y), math.Max(ymax, q.Y)
+		}
 	}
 	p.Add(ml)
 	for _, q := range band {
@@ -119,6 +112,26 @@ func Samples(m *sgp.Model, n int, seed uint64, title string) (*Figure, error) {
 	p.Legend.Add("training data", sc)
 	p.Legend.Add("predictive mean", ml)
 	p.Legend.Add("±2σ (latent f)", poly)
-	p.Legend.Add(fmt.Sprintf("posterior draws (%d)", n), first)
+	p.Legend.Add(fmt.Sprintf("posterior draws (%d)", n), lines[0])
 	return newFigure("", figW, figH, []*plot.Plot{p}), nil
+}
+
+// drawLines returns a thin line for each column of draws over grid, in
+// the palette's colours after the mean's.
+func drawLines(grid []float64, draws *mat.Dense) ([]*plotter.Line, error) {
+	_, n := draws.Dims()
+	lines := make([]*plotter.Line, n)
+	for j := range lines {
+		pts := make(plotter.XYs, len(grid))
+		for i, x := range grid {
+			pts[i] = plotter.XY{X: x, Y: draws.At(i, j)}
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = draw.LineStyle{Color: palette(1 + j%5), Width: vg.Points(0.8)}
+		lines[j] = l
+	}
+	return lines, nil
 }
