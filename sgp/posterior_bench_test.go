@@ -42,13 +42,14 @@ func BenchmarkPredictCov(b *testing.B) {
 }
 
 // BenchmarkSample measures 100 posterior draws at s = 10³ (joint, the
-// default up to MaxJointSample, and factored) and 10⁴ (factored, the
-// default above it) test inputs, k = 128.
+// default up to MaxJointSample, and factored), 2000 (joint, at
+// MaxJointSample) and 10⁴ (factored, the default above it) test inputs,
+// k = 128.
 func BenchmarkSample(b *testing.B) {
 	for _, c := range []struct {
 		ns int
 		m  SampleMethod
-	}{{1000, SampleJoint}, {1000, SampleFactored}, {10000, SampleFactored}} {
+	}{{1000, SampleJoint}, {2000, SampleJoint}, {1000, SampleFactored}, {10000, SampleFactored}} {
 		b.Run(fmt.Sprintf("nstar=%d,k=128,%v", c.ns, c.m), func(b *testing.B) {
 			p, xs := posteriorBench(b, c.ns)
 			rng := rand.New(rand.NewPCG(1, 2))

@@ -38,8 +38,8 @@ import (
 
 // MaxJointSample is the largest number of test inputs at which Sample and
 // SampleNoisy (SampleAuto) draw jointly, forming and factorising the s×s
-// residual covariance (8s² bytes, about s³/3 flops: 32 MB and a second
-// at 2000); above it they draw the residual of a sparse model
+// residual covariance (8s² bytes, about s³/3 flops: 32 MB and a second or
+// two at 2000); above it they draw the residual of a sparse model
 // independently at each point (SampleFactored), in O(s·k) memory.
 const MaxJointSample = 2000
 
