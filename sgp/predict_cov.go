@@ -239,8 +239,9 @@ func (p *Predictor) SampleNoisy(xs kernel.Inputs, n int, rng *rand.Rand) (*mat.D
 // SampleWith is Sample with the options o: latent or noisy, and how the
 // residual is drawn. The deviates are drawn in a fixed order (for each
 // draw: k for the inducing part, s for a joint residual; then those of a
-// factored residual; then the noise), so a seed gives the same draws on
-// any machine.
+// factored residual; then the noise), so a seed gives the same draws
+// again for the same model and inputs with the same BLAS backend (another
+// rounds the factors differently in the last digits).
 func (p *Predictor) SampleWith(xs kernel.Inputs, n int, rng *rand.Rand, o SampleOptions) (out *mat.Dense, err error) {
 	defer recoverTo(&err)
 	if err := checkSampleArgs(n, rng, o); err != nil {
