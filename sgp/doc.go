@@ -34,7 +34,8 @@
 //	Result       what Fit reports: the objective, Status and Reason, Converged,
 //	             Warnings (fewer inducing points than asked, no convergence, …)
 //	Predictor    the fitted state for prediction alone: Predict, PredictNoisy,
-//	             Evaluate, SaveFile; LoadRegressorFile reads sparse and exact models
+//	             Evaluate, SaveFile; the joint posterior: PredictCov, Sample,
+//	             PredictGrad; LoadRegressorFile reads sparse and exact models
 //	Selector     how the inducing points are chosen: CholQR (the default), the
 //	             paper's baselines, or the hybrid with a continuous refinement
 //	Exact        the full GP (n ≤ MaxExactN), the reference for what sparsity

@@ -37,7 +37,10 @@ var fileLayers = []string{
 	"objective.go",       // the Evaluator: an objective and its gradient in θ
 	"optimize.go",        // the gonum/optimize adapters: the CG problem, line search, step sizes, recorders
 	"predict.go",         // the Predictor
+	"predict_cov.go",     // the joint posterior of a sparse model: covariance, draws
+	"predict_grad.go",    // the gradients of the predictions in the test input
 	"exact.go",           // the exact GP
+	"exact_cov.go",       // the exact GP's joint posterior and gradients
 	"default.go",         // the default fit: the exact GP wherever it is affordable
 	"sgpr.go",            // SGPR with continuous inducing inputs
 	"selector.go",        // the rules that choose inducing points
@@ -54,6 +57,7 @@ var fileLayers = []string{
 	"factor_view.go",     // the read-only view of the factored state
 	"state.go",           // the model's state read after building it
 	"model_predict.go",   // the model's predictions and test scores
+	"model_posterior.go", // the model's joint posterior and gradients
 	"ranking.go",         // the exact and approximate costs of the candidates
 	"persist_decode.go",  // reading a model file as a bounded token stream
 	"persist.go",         // saving and loading the sparse model

@@ -2,6 +2,9 @@ package sgp
 
 import (
 	"io"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/cholqr/sgp/sgp/data"
 	"github.com/cholqr/sgp/sgp/kernel"
@@ -17,6 +20,19 @@ type Regressor interface {
 	// PredictNoisy returns the predictive mean and the variance of a
 	// noisy observation at xs.
 	PredictNoisy(xs kernel.Inputs) (mean, variance []float64, err error)
+	// PredictCov returns the predictive mean and the latent covariance
+	// at xs; PredictNoisyCov that of noisy observations.
+	PredictCov(xs kernel.Inputs) (mean []float64, cov *mat.SymDense, err error)
+	PredictNoisyCov(xs kernel.Inputs) (mean []float64, cov *mat.SymDense, err error)
+	// Sample returns n posterior draws of the latent function at xs (the
+	// columns of an xs.Len()×n matrix); SampleNoisy of noisy
+	// observations; SampleWith with options.
+	Sample(xs kernel.Inputs, n int, rng *rand.Rand) (*mat.Dense, error)
+	SampleNoisy(xs kernel.Inputs, n int, rng *rand.Rand) (*mat.Dense, error)
+	SampleWith(xs kernel.Inputs, n int, rng *rand.Rand, o SampleOptions) (*mat.Dense, error)
+	// PredictGrad returns the gradients in x of the predictive mean and
+	// latent variance at xs, for kernels with input gradients.
+	PredictGrad(xs kernel.Inputs) (dmean, dvar *mat.Dense, err error)
 	// Evaluate scores the predictions at test.X against test.Y.
 	Evaluate(test *data.Dataset) (*Evaluation, error)
 	// Noise returns σ².

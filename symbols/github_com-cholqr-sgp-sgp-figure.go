@@ -17,6 +17,7 @@ func init() {
 		"DPI":         reflect.ValueOf(constant.MakeFromLiteral("96", token.INT, 0)),
 		"Fit1D":       reflect.ValueOf(figure.Fit1D),
 		"Parity":      reflect.ValueOf(figure.Parity),
+		"Samples":     reflect.ValueOf(figure.Samples),
 		"Trace":       reflect.ValueOf(figure.Trace),
 
 		// type definitions

@@ -8,7 +8,9 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 	"go/constant"
 	"go/token"
+	"gonum.org/v1/gonum/mat"
 	"io"
+	"math/rand/v2"
 	"reflect"
 )
 
@@ -52,6 +54,7 @@ func init() {
 		"MaxEpochs":              reflect.ValueOf(sgp.MaxEpochs),
 		"MaxEvaluations":         reflect.ValueOf(sgp.MaxEvaluations),
 		"MaxExactN":              reflect.ValueOf(constant.MakeFromLiteral("20000", token.INT, 0)),
+		"MaxJointSample":         reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
 		"MeanConstant":           reflect.ValueOf(&sgp.MeanConstant).Elem(),
 		"MeanFixed":              reflect.ValueOf(sgp.MeanFixed),
 		"MeanGLS":                reflect.ValueOf(&sgp.MeanGLS).Elem(),
@@ -69,6 +72,9 @@ func init() {
 		"RestartsFor":            reflect.ValueOf(sgp.RestartsFor),
 		"SMSE":                   reflect.ValueOf(sgp.SMSE),
 		"SNLP":                   reflect.ValueOf(sgp.SNLP),
+		"SampleAuto":             reflect.ValueOf(sgp.SampleAuto),
+		"SampleFactored":         reflect.ValueOf(sgp.SampleFactored),
+		"SampleJoint":            reflect.ValueOf(sgp.SampleJoint),
 		"SelectCholQR":           reflect.ValueOf(&sgp.SelectCholQR).Elem(),
 		"SelectGreedyVariance":   reflect.ValueOf(&sgp.SelectGreedyVariance).Elem(),
 		"SelectHybrid":           reflect.ValueOf(&sgp.SelectHybrid).Elem(),
@@ -106,6 +112,8 @@ func init() {
 		"Predictor":        reflect.ValueOf((*sgp.Predictor)(nil)),
 		"Regressor":        reflect.ValueOf((*sgp.Regressor)(nil)),
 		"Result":           reflect.ValueOf((*sgp.Result)(nil)),
+		"SampleMethod":     reflect.ValueOf((*sgp.SampleMethod)(nil)),
+		"SampleOptions":    reflect.ValueOf((*sgp.SampleOptions)(nil)),
 		"Selector":         reflect.ValueOf((*sgp.Selector)(nil)),
 		"StartSummary":     reflect.ValueOf((*sgp.StartSummary)(nil)),
 		"Stats":            reflect.ValueOf((*sgp.Stats)(nil)),
@@ -126,13 +134,19 @@ type _github_com_cholqr_sgp_sgp_Fitted struct {
 
 // _github_com_cholqr_sgp_sgp_Regressor is an interface wrapper for Regressor type
 type _github_com_cholqr_sgp_sgp_Regressor struct {
-	IValue        interface{}
-	WEvaluate     func(test *data.Dataset) (*sgp.Evaluation, error)
-	WNoise        func() float64
-	WPredict      func(xs kernel.Inputs) (mean []float64, variance []float64, err error)
-	WPredictNoisy func(xs kernel.Inputs) (mean []float64, variance []float64, err error)
-	WSave         func(w io.Writer) error
-	WSaveFile     func(path string) error
+	IValue           interface{}
+	WEvaluate        func(test *data.Dataset) (*sgp.Evaluation, error)
+	WNoise           func() float64
+	WPredict         func(xs kernel.Inputs) (mean []float64, variance []float64, err error)
+	WPredictCov      func(xs kernel.Inputs) (mean []float64, cov *mat.SymDense, err error)
+	WPredictGrad     func(xs kernel.Inputs) (dmean *mat.Dense, dvar *mat.Dense, err error)
+	WPredictNoisy    func(xs kernel.Inputs) (mean []float64, variance []float64, err error)
+	WPredictNoisyCov func(xs kernel.Inputs) (mean []float64, cov *mat.SymDense, err error)
+	WSample          func(xs kernel.Inputs, n int, rng *rand.Rand) (*mat.Dense, error)
+	WSampleNoisy     func(xs kernel.Inputs, n int, rng *rand.Rand) (*mat.Dense, error)
+	WSampleWith      func(xs kernel.Inputs, n int, rng *rand.Rand, o sgp.SampleOptions) (*mat.Dense, error)
+	WSave            func(w io.Writer) error
+	WSaveFile        func(path string) error
 }
 
 func (W _github_com_cholqr_sgp_sgp_Regressor) Evaluate(test *data.Dataset) (*sgp.Evaluation, error) {
@@ -144,8 +158,26 @@ func (W _github_com_cholqr_sgp_sgp_Regressor) Noise() float64 {
 func (W _github_com_cholqr_sgp_sgp_Regressor) Predict(xs kernel.Inputs) (mean []float64, variance []float64, err error) {
 	return W.WPredict(xs)
 }
+func (W _github_com_cholqr_sgp_sgp_Regressor) PredictCov(xs kernel.Inputs) (mean []float64, cov *mat.SymDense, err error) {
+	return W.WPredictCov(xs)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) PredictGrad(xs kernel.Inputs) (dmean *mat.Dense, dvar *mat.Dense, err error) {
+	return W.WPredictGrad(xs)
+}
 func (W _github_com_cholqr_sgp_sgp_Regressor) PredictNoisy(xs kernel.Inputs) (mean []float64, variance []float64, err error) {
 	return W.WPredictNoisy(xs)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) PredictNoisyCov(xs kernel.Inputs) (mean []float64, cov *mat.SymDense, err error) {
+	return W.WPredictNoisyCov(xs)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) Sample(xs kernel.Inputs, n int, rng *rand.Rand) (*mat.Dense, error) {
+	return W.WSample(xs, n, rng)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) SampleNoisy(xs kernel.Inputs, n int, rng *rand.Rand) (*mat.Dense, error) {
+	return W.WSampleNoisy(xs, n, rng)
+}
+func (W _github_com_cholqr_sgp_sgp_Regressor) SampleWith(xs kernel.Inputs, n int, rng *rand.Rand, o sgp.SampleOptions) (*mat.Dense, error) {
+	return W.WSampleWith(xs, n, rng, o)
 }
 func (W _github_com_cholqr_sgp_sgp_Regressor) Save(w io.Writer) error {
 	return W.WSave(w)

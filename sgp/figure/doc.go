@@ -10,6 +10,7 @@
 // methods. The plot kinds:
 //
 //	Fit1D        a 1-D fit: data, predictive mean, ±2σ band, inducing inputs
+//	Samples      joint posterior draws of a 1-D fit over its mean and band
 //	CostRanking  approximate against exact ΔF of every swap candidate
 //	             (Cao et al. 2013, §4, the cost-ranking figure)
 //	Trace        the objective and its terms per epoch

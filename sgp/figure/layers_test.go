@@ -17,6 +17,7 @@ var fileLayers = []string{
 	"ranking.go", // the cost ranking figure
 	"trace.go",   // the objective by epoch
 	"fit1d.go",   // a 1-D fit with its inducing points
+	"samples.go", // posterior draws of a 1-D fit
 	"curves.go",  // curves of series
 }
 

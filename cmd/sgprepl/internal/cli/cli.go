@@ -147,7 +147,10 @@ var commands = []command{
 			"or strings read their input column (or --input-column) of a CSV file with a\n" +
 			"header row. An exact model (fit --selector exact --save) holds its training\n" +
 			"inputs and weights; loading it factorises its n×n kernel matrix again (about\n" +
-			"n³/3 flops and 8n² bytes), for at most --max-exact-n training points.",
+			"n³/3 flops and 8n² bytes), for at most --max-exact-n training points.\n" +
+			"--interval P adds the columns lower,upper, --samples N the columns\n" +
+			"sample_1 … sample_N of joint posterior draws (seeded by --seed), and --cov\n" +
+			"FILE writes the covariance of the rows (docs/posterior.md).",
 		flags: predictFlags,
 	},
 	{

@@ -29,6 +29,7 @@ type contOptions struct {
 	mean        sgp.Mean
 	restarts    int  // --restarts; −1: sgp.RestartsFor the kernel
 	dropMissing bool // --drop-missing
+	post        *posteriorFlags
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
@@ -44,12 +45,17 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	case o.mSet && o.m < 1:
 		return usageErrorf("--m %d: the number of inducing points must be ≥ 1", o.m)
 	}
-	if err := checkOutputs([]string{o.train, o.test}, o.save, o.pred); err != nil {
+	if err := checkOutputs([]string{o.train, o.test}, o.save, o.pred, o.post.covPath); err != nil {
 		return err
 	}
 	train, test, err := readDataProgress(o.train, o.test, nil, o.dropMissing)
 	if err != nil {
 		return dataHint(err, true)
+	}
+	if test != nil {
+		if err := o.post.checkSize("fit", test.Len()); err != nil {
+			return err
+		}
 	}
 	n := train.Len()
 	if o.mSet {
@@ -100,6 +106,12 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		}
 		rep.addMetrics(pred, test.Y, train.Y)
 	}
+	var covOut output
+	if test != nil {
+		if covOut, err = o.post.finish(&rep, pred, res.Predictor, test.X); err != nil {
+			return err
+		}
+	}
 	// Warnings go to stderr, where they are seen with --json too.
 	rep.printWarnings(e)
 	err = rep.write(e, o.json, output{o.save, namedPredictor(res.Predictor, train.X.Names(), train.TargetName).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
@@ -117,7 +129,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		for _, msg := range rep.Notes {
 			fmt.Fprintf(w, "note: %s\n", msg)
 		}
-	})
+	}, covOut)
 	if err != nil {
 		return err
 	}

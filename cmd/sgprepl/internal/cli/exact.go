@@ -63,6 +63,7 @@ type exactCLIOptions struct {
 	// dropMissing is --drop-missing: the data have left out the rows
 	// with a missing value, which the report counts.
 	dropMissing bool
+	post        *posteriorFlags
 }
 
 // fitExactCLI is `fit --selector exact`: the full GP with the same kernel
@@ -77,6 +78,11 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		return usageErrorf("fit: --max-epochs must be ≥ 1")
 	case o.budget < 0:
 		return usageErrorf("fit: --time-budget %v must be ≥ 0 (0: no limit)", o.budget)
+	}
+	if o.test != nil {
+		if err := o.post.checkExact("fit", o.test.Len()); err != nil {
+			return err
+		}
 	}
 	n := o.train.Len()
 	fit := sgp.NewExact(o.train.x, o.train.y, o.kern).WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithNoiseFloor(o.noiseFloor).WithMean(o.mean).
@@ -114,6 +120,13 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		pred = &predictions{mean: mean, latent: latent, noisy: noisy}
 		rep.addMetrics(pred, o.test.y, o.train.y)
 	}
+	var covOut output
+	if o.test != nil {
+		var err error
+		if covOut, err = o.post.finish(&rep, pred, res.Predictor, o.test.x); err != nil {
+			return err
+		}
+	}
 	err := rep.write(e, o.json, output{o.save, namedExact(res.Predictor, o.train.names, o.train.target).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
 		how := ""
 		if o.note != "" {
@@ -127,7 +140,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		fmt.Fprintf(w, "%-16s%s\n", "hyperparameters", paramsText(res.Names, res.Params))
 		fmt.Fprintf(w, "%-16s%.6g (%s)\n", "prior mean", res.Mean, o.mean)
 		rep.printTail(w, o.test, o.testPath, o.save, o.pred, " (exact; predict loads it again, factorising its n×n matrix)")
-	})
+	}, covOut)
 	if err != nil {
 		return err
 	}

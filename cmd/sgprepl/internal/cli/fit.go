@@ -40,6 +40,7 @@ type fitConfig struct {
 	meanName              string    // the prior mean (sgp.ParseMean)
 	mean                  sgp.Mean
 	restarts              int // --restarts; −1: sgp.RestartsFor the kernel
+	post                  posteriorFlags
 }
 
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -67,8 +68,12 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.StringVar(&c.where, "where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	fs.StringVar(&c.testWhere, "test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	fs.BoolVar(&c.dropMissing, "drop-missing", false, "drop the training and test rows with a missing value (an empty cell, NaN or NA) instead of refusing them; the summary and the JSON (dropped_rows) count them")
+	c.post.register(fs, "sample-seed")
 	return func(ctx context.Context, e *env) error {
 		c.mSet = isSet(fs, "m")
+		if err := c.post.check("fit", fs); err != nil {
+			return err
+		}
 		return c.runWorld(ctx, e)
 	}
 }
@@ -90,10 +95,10 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if c.mean, err = sgp.ParseMean(c.meanName); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if err := checkOutputs([]string{c.trainPath, c.testPath}, c.savePath, c.predPath); err != nil {
+	if err := checkOutputs([]string{c.trainPath, c.testPath}, c.savePath, c.predPath, c.post.covPath); err != nil {
 		return err
 	}
-	if c.savePath == stdoutPath || c.predPath == stdoutPath {
+	if c.savePath == stdoutPath || c.predPath == stdoutPath || c.post.covPath == stdoutPath {
 		// The output takes standard output; the summary goes to stderr.
 		e = &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr, dash: e.stdout}
 	}
@@ -112,7 +117,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 		}
 		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean,
-			restarts: c.restarts, dropMissing: c.dropMissing})
+			restarts: c.restarts, dropMissing: c.dropMissing, post: &c.post})
 	}
 	auto := c.selector == "" && !c.mSet
 	sel, err := c.resolveSelector(spec, specName)
@@ -122,6 +127,11 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	train, test, err := c.readData(e, spec, specName)
 	if err != nil {
 		return err
+	}
+	if test != nil {
+		if err := c.post.checkSize("fit", test.Len()); err != nil {
+			return err
+		}
 	}
 	if c.selector != selectorExact {
 		if !c.mSet {
@@ -155,7 +165,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if c.selector == selectorExact {
 		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
 			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
-			noiseFloor: c.noiseFloor, noise: noise, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing})
+			noiseFloor: c.noiseFloor, noise: noise, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing, post: &c.post})
 	}
 	return c.fitSparse(ctx, e, obj, sel, spec, kern, noise, train, test, blas)
 }
@@ -167,12 +177,16 @@ func (c *fitConfig) checkFlags() error {
 		return usageErrorf("fit: --train FILE is required (run 'sgprepl help fit')")
 	case c.predPath != "" && c.testPath == "":
 		return usageErrorf("fit: --predictions needs --test FILE, the inputs to predict at")
+	case c.post.columns() && c.predPath == "":
+		return usageErrorf("fit: --interval and --samples add columns to --predictions FILE; give it (and --test)")
+	case c.post.covPath != "" && c.testPath == "":
+		return usageErrorf("fit: --cov needs --test FILE, the rows whose covariance it writes")
 	case !(c.noiseFloor >= 0) || math.IsInf(c.noiseFloor, 0):
 		return usageErrorf("fit: --noise-floor %v must be a finite variance ≥ 0 (0: the default)", c.noiseFloor)
 	case c.restarts < -1:
 		return usageErrorf("fit: --restarts %d must be ≥ 0 (without it: %d for a kernel with a periodic component, 0 otherwise)", c.restarts, sgp.DefaultRestarts)
-	case (c.savePath == stdoutPath || c.predPath == stdoutPath) && c.json:
-		return usageErrorf("fit: --json prints its object on standard output, which --save - or --predictions - would share; write that output to a file")
+	case (c.savePath == stdoutPath || c.predPath == stdoutPath || c.post.covPath == stdoutPath) && c.json:
+		return usageErrorf("fit: --json prints its object on standard output, which --save -, --predictions - or --cov - would share; write that output to a file")
 	}
 	return nil
 }
@@ -262,6 +276,16 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 		}
 		rep.addMetrics(pred, test.y, md.Targets())
 	}
+	var covOut output
+	if pred != nil {
+		p, err := md.Predictor()
+		if err != nil {
+			return err
+		}
+		if covOut, err = c.post.finish(&rep, pred, p, test.x); err != nil {
+			return err
+		}
+	}
 	save := func(w io.Writer) error {
 		p, err := md.Predictor()
 		if err != nil {
@@ -280,7 +304,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 			fmt.Fprintf(w, "%-16s%s%s\n", "inducing rows", formatInts(rep.Inducing), shortfall(len(rep.Inducing), c.m))
 		}
 		rep.printTail(w, test, c.testPath, c.savePath, c.predPath, "")
-	})
+	}, covOut)
 	if err != nil {
 		return err
 	}
@@ -324,7 +348,7 @@ func (r *fitReport) addMetrics(pred *predictions, y, yTrain []float64) {
 // write encodes the report (--json) before any output file is written,
 // so that a report that cannot be encoded leaves none, writes the
 // outputs, then prints the JSON object or, with text, the summary.
-func (r *fitReport) write(e *env, asJSON bool, save, pred output, text func(io.Writer)) error {
+func (r *fitReport) write(e *env, asJSON bool, save, pred output, text func(io.Writer), more ...output) error {
 	var out []byte
 	if asJSON {
 		var err error
@@ -332,7 +356,7 @@ func (r *fitReport) write(e *env, asJSON bool, save, pred output, text func(io.W
 			return err
 		}
 	}
-	if err := writeOutputs(e.outputs(), save, pred); err != nil {
+	if err := writeOutputs(e.outputs(), append([]output{save, pred}, more...)...); err != nil {
 		return err
 	}
 	if asJSON {
@@ -357,6 +381,9 @@ func (r *fitReport) printTail(w io.Writer, test *fitData, testPath, savePath, pr
 	}
 	if predPath != "" {
 		fmt.Fprintf(w, "%-16s%s\n", "predictions", predPath)
+	}
+	if r.covPath != "" {
+		fmt.Fprintf(w, "%-16s%s\n", "covariance", r.covPath)
 	}
 	for _, msg := range r.Notes {
 		fmt.Fprintf(w, "%-16s%s\n", "note", msg)
@@ -427,6 +454,8 @@ type fitReport struct {
 	BestStart *int          `json:"best_start"`
 	// Parents are a hybrid fit's CholQR and continuous parents; null for the other selectors.
 	Parents *parentsReport `json:"parents"`
+	// covPath is the file of --cov, for the text summary.
+	covPath string
 }
 
 // setDropped records the rows --drop-missing left out of the training

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cholqr/sgp/sgp/data"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -25,6 +26,13 @@ import (
 // observation (latent + σ²).
 type predictions struct {
 	mean, latent, noisy []float64
+	// What the posterior flags add (posteriorFlags): the interval of
+	// probability level, the draws (a row per input row) and the
+	// covariance of noisy observations; nil when not asked for.
+	level        float64
+	lower, upper []float64
+	samples      *mat.Dense
+	cov          *mat.SymDense
 }
 
 // modelPredictions predicts with a fitted model.
@@ -55,13 +63,16 @@ func predictorPredictions(p sgp.Regressor, x kernel.Inputs) (*predictions, error
 // mean,variance,latent_variance: variance is that of a noisy observation.
 func (p *predictions) writeCSV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString("mean,variance,latent_variance\n")
+	bw.WriteString("mean,variance,latent_variance")
+	p.writeExtra(bw, -1)
+	bw.WriteByte('\n')
 	for i := range p.mean {
 		bw.WriteString(strconv.FormatFloat(p.mean[i], 'g', -1, 64))
 		bw.WriteByte(',')
 		bw.WriteString(strconv.FormatFloat(p.noisy[i], 'g', -1, 64))
 		bw.WriteByte(',')
 		bw.WriteString(strconv.FormatFloat(p.latent[i], 'g', -1, 64))
+		p.writeExtra(bw, i)
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
@@ -107,10 +118,12 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	modelPath := fs.String("model", "", "model `file` written by fit --save (required): sparse, or exact from --selector exact")
 	inputPath := fs.String("input", "", "CSV `file` of the rows to predict at (required): for a model fit on a file with a header row, a header naming the model's input columns, in any order (a column named as the target is not read); otherwise the model's d input columns, or d+1 whose last, a target, is not read")
 	noHeader := fs.Bool("no-header", false, "the input file has no header row: read its columns as the model's inputs, in the model's order, also for a model fit on named columns")
-	outPath := fs.String("output", "", "write the predictions as CSV to `file` (mean,variance,latent_variance) instead of stdout; - is standard output")
+	outPath := fs.String("output", "", "write the predictions as CSV to `file` (mean,variance,latent_variance, then the columns of --interval and --samples) instead of stdout; - is standard output")
 	jsonOut := fs.Bool("json", false, "print one JSON object with the predictions")
 	var inputCols stringList
 	fs.Var(&inputCols, "input-column", "input column `NAME` (repeatable; column mode, for models of discrete inputs; needs a header row)")
+	var post posteriorFlags
+	post.register(fs, "seed")
 	maxExactN := fs.Int("max-exact-n", defaultMaxExactN, "largest exact model (fit --selector exact) to load, in training points `N`: loading factorises its N×N kernel matrix, 8N² bytes (200 MB at 5000, 3.2 GB at 20000), so a small file can ask for gigabytes; raise it for a file you trust")
 	return func(ctx context.Context, e *env) error {
 		return completeOrInterrupted(ctx, func() error {
@@ -122,10 +135,16 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			case *maxExactN < 1:
 				return usageErrorf("predict: --max-exact-n %d must be ≥ 1", *maxExactN)
 			}
+			if err := post.check("predict", fs); err != nil {
+				return err
+			}
 			if *outPath == stdoutPath && *jsonOut {
 				return usageErrorf("predict: --json prints its object on standard output, which --output - would share; give --output a file, or drop it")
 			}
-			if err := checkOutputs([]string{*modelPath, *inputPath}, *outPath); err != nil {
+			if post.covPath == stdoutPath && (*outPath == "" || *outPath == stdoutPath || *jsonOut) {
+				return usageErrorf("predict: --cov - would share standard output with the predictions or the JSON object; give --cov a file, or --output one")
+			}
+			if err := checkOutputs([]string{*modelPath, *inputPath}, *outPath, post.covPath); err != nil {
 				return err
 			}
 			if err := checkExactSize(*modelPath, *maxExactN); err != nil {
@@ -142,30 +161,48 @@ func predictFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			if err != nil {
 				return err
 			}
+			if err := post.checkSize("predict", x.Len()); err != nil {
+				return err
+			}
+			if _, ok := p.(*sgp.ExactPredictor); ok {
+				if err := post.checkExact("predict", x.Len()); err != nil {
+					return err
+				}
+			}
 			pred, err := predictorPredictions(p, x)
 			if err != nil {
 				return err
 			}
+			if err := post.add(pred, p, x); err != nil {
+				return err
+			}
+			covOut := pred.covOutput(post.covPath)
 			if *jsonOut {
-				out, err := json.Marshal(map[string]any{
+				obj := map[string]any{
 					"model": *modelPath, "model_kind": modelKind(p), "input": *inputPath, "rows": len(pred.mean),
 					"mean": pred.mean, "variance": pred.noisy, "latent_variance": pred.latent,
-				})
+				}
+				pred.jsonFields(obj)
+				if post.covPath != "" {
+					obj["cov"] = post.covPath
+				}
+				out, err := json.Marshal(obj)
 				if err != nil {
 					return err
 				}
-				if *outPath != "" {
-					if err := writeOutputs(e.outputs(), output{*outPath, pred.writeCSV}); err != nil {
-						return err
-					}
+				if err := writeOutputs(e.outputs(), output{*outPath, pred.writeCSV}, covOut); err != nil {
+					return err
 				}
 				_, err = e.stdout.Write(append(out, '\n'))
 				return err
 			}
-			if *outPath != "" {
-				return writeOutputs(e.outputs(), output{*outPath, pred.writeCSV})
+			if *outPath == "" {
+				if err := writeOutputs(e.outputs(), covOut); err != nil {
+					return err
+				}
+				return pred.writeCSV(e.stdout)
 			}
-			return pred.writeCSV(e.stdout)
+			return writeOutputs(e.outputs(), output{*outPath, pred.writeCSV}, covOut)
 		})
 	}
 }
