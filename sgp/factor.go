@@ -1,6 +1,7 @@
 package sgp
 
 import (
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/par"
@@ -61,17 +62,17 @@ type factor struct {
 	// Factorize, to rebuild from when a panic left the state half-updated.
 	lastFactorized []int
 
-	g     []float64 // G, column-major: column c is g[c·n : (c+1)·n]
-	kdiag []float64 // diag K
-	d     []float64 // diag(K − G[:, :t] G[:, :t]ᵀ)
-	ldq   int       // n + mcap, rows of Q
-	q     []float64 // Q, column-major with ldq rows, mcap columns
-	r     []float64 // R, mcap×mcap row-major, upper triangular
-	a     []float64 // Q[:n, :]ᵀ(y − μ)
-	b     []float64 // Q[:n, :]ᵀ1
-	yy    float64   // ‖y − μ‖²
-	prior meanPrior // the prior on an estimated μ (Mean)
-	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
+	g     []float64      // G, column-major: column c is g[c·n : (c+1)·n]
+	kdiag []float64      // diag K
+	d     []float64      // diag(K − G[:, :t] G[:, :t]ᵀ)
+	ldq   int            // n + mcap, rows of Q
+	q     []float64      // Q, column-major with ldq rows, mcap columns
+	r     []float64      // R, mcap×mcap row-major, upper triangular
+	a     []float64      // Q[:n, :]ᵀ(y − μ)
+	b     []float64      // Q[:n, :]ᵀ1
+	yy    float64        // ‖y − μ‖²
+	prior base.MeanPrior // the prior on an estimated μ (Mean)
+	gram  []float64      // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
 
 	pool *par.Pool
 
@@ -338,7 +339,7 @@ func (f *factor) Parts() Parts {
 		DataFit:    math.Max(f.yy-aa, 0) / s2,
 		Complexity: (n-float64(k))*math.Log(s2) + 2*logR,
 		Trace:      trace / s2,
-		MeanPrior:  f.prior.penalty(f.mu),
+		MeanPrior:  f.prior.Penalty(f.mu),
 	}
 	p.MLE = 0.5*(p.DataFit+p.Complexity+p.MeanPrior) + 0.5*n*math.Log(2*math.Pi)
 	p.VAR = p.MLE + 0.5*p.Trace
@@ -497,7 +498,7 @@ func (f *factor) SetMean(mu float64) {
 // depend on μ, so the estimate is the same for VAR and MLE. It returns μ
 // unchanged if the denominator is not positive (rounding only: it is
 // σ²·1ᵀΣ⁻¹1 > 0).
-func (f *factor) GLSMean() float64 { return f.estimateMean(meanPrior{}) }
+func (f *factor) GLSMean() float64 { return f.estimateMean(base.MeanPrior{}) }
 
 // MAPMean returns the estimated mean of the model (Mean): the minimiser of
 // both objectives in μ, including the prior's term ½(μ − ȳ)²/τ² when the
@@ -506,7 +507,7 @@ func (f *factor) MAPMean() float64 { return f.estimateMean(f.prior) }
 
 // estimateMean returns μ + δ, δ the step of prior p from the factors'
 // num = 1ᵀ(y − μ) − bᵀa and den = n − ‖b‖², in units of σ².
-func (f *factor) estimateMean(p meanPrior) float64 {
+func (f *factor) estimateMean(p base.MeanPrior) float64 {
 	f.check()
 	var sy float64
 	for _, v := range f.y {
@@ -517,7 +518,7 @@ func (f *factor) estimateMean(p meanPrior) float64 {
 		ba += f.b[c] * f.a[c]
 		bb += f.b[c] * f.b[c]
 	}
-	return f.mu + p.step(sy-ba, float64(f.n)-bb, f.mu-p.ybar, f.noise)
+	return f.mu + p.Step(sy-ba, float64(f.n)-bb, f.mu-p.Ybar, f.noise)
 }
 
 // rotTask applies a move's rotations to a range of rows (rotatePanels).

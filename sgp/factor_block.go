@@ -1,6 +1,7 @@
 package sgp
 
 import (
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
@@ -71,7 +72,7 @@ func (f *factor) choleskyBlocked(active []int, gt []float64) bool {
 		bk.CrossT(gt, f.x, f.x, active)
 	} else {
 		for c, j := range active {
-			kernelColumn(f.kern, gt[c*n:(c+1)*n], f.x, f.x, j)
+			base.KernelColumn(f.kern, gt[c*n:(c+1)*n], f.x, f.x, j)
 		}
 	}
 	f.stats.KernelEvals += k * n

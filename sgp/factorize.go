@@ -2,6 +2,7 @@ package sgp
 
 import (
 	"fmt"
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"math"
 	"runtime"
 	"slices"
@@ -215,7 +216,7 @@ func (f *factor) validateActive(active []int) {
 func (f *factor) reset() {
 	f.k, f.t, f.parked = 0, 0, -1
 	f.tent.valid = false
-	kernelDiag(f.kern, f.kdiag, f.x)
+	base.KernelDiag(f.kern, f.kdiag, f.x)
 	f.stats.KernelEvals += f.n
 	copy(f.d, f.kdiag)
 	for i := range f.q {

@@ -19,7 +19,6 @@ var fileLayers = []string{
 	"mean.go",            // the prior mean
 	"hyperparameters.go", // hyperparameters by name
 	"trace.go",           // the record of an epoch, the trace
-	"kernel_rows.go",     // a kernel read over all rows in parallel
 	"noisefloor.go",      // the least noise variance a fit may reach
 	"options.go",         // the options the builders share: their validators, the starting noise
 	"starts.go",          // restarts: the starts drawn around the data's, fitted in turn

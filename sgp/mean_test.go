@@ -3,6 +3,7 @@ package sgp
 import (
 	"context"
 	"fmt"
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -68,7 +69,7 @@ func TestFactorMeanOracle(t *testing.T) {
 					if pp := f.Parts(); !scalar.EqualWithinAbsOrRel(pp.MLE, mleP+pen, 1e-9, 1e-9) || !scalar.EqualWithinAbsOrRel(pp.VAR, vfeP+pen, 1e-9, 1e-9) {
 						t.Fatalf("%s: with the prior MLE %.12g VAR %.12g, oracle %.12g %.12g", stage, pp.MLE, pp.VAR, mleP+pen, vfeP+pen)
 					}
-					f.prior = meanPrior{}
+					f.prior = base.MeanPrior{}
 					f.SetMean(saved)
 					f.SetMean(got)
 					mle, vfe, _ := naive.DTC(p.K, shifted(p.y, -got), p.noise, act)

@@ -3,6 +3,7 @@ package sgp
 import (
 	"errors"
 	"fmt"
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/linalg"
@@ -47,9 +48,9 @@ type Evaluator struct {
 	ybar   float64   // ȳ: the sample mean for an estimated mean, else the fixed mean
 	sy     float64   // Σ(y − ȳ)
 	mean   Mean
-	prior  meanPrior // the prior on an estimated μ (Mean)
-	mu     float64   // μ of the last evaluation
-	ones   []float64 // n ones, for an estimated mean
+	prior  base.MeanPrior // the prior on an estimated μ (Mean)
+	mu     float64        // μ of the last evaluation
+	ones   []float64      // n ones, for an estimated mean
 	kern   kernel.Kernel
 	obj    Objective
 	active []int
@@ -339,10 +340,10 @@ func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) (trK float64) {
 		cross(kmn)
 	} else {
 		for c := range e.seq {
-			kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.xI, c)
+			base.KernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.xI, c)
 		}
 	}
-	kernelDiag(e.kern, e.kdiag, e.x)
+	base.KernelDiag(e.kern, e.kdiag, e.x)
 	for _, v := range e.kdiag {
 		trK += v
 	}
@@ -420,7 +421,7 @@ func (e *Evaluator) objective(s2, trK float64) (float64, evalPoint) {
 			ua += uv.Data[i] * av.Data[i]
 			uu += uv.Data[i] * uv.Data[i]
 		}
-		delta = e.prior.step(e.sy-ua, float64(n)-uu, e.ybar-e.prior.ybar, s2)
+		delta = e.prior.Step(e.sy-ua, float64(n)-uu, e.ybar-e.prior.Ybar, s2)
 		for i := 0; i < m; i++ {
 			av.Data[i] -= delta * uv.Data[i]
 		}
@@ -436,7 +437,7 @@ func (e *Evaluator) objective(s2, trK float64) (float64, evalPoint) {
 	dataFit := math.Max(yy-aa, 0) / s2
 	complexity := float64(n-m)*math.Log(s2) + 2*logR
 	trace := math.Max(trK-gg, 0)
-	f := 0.5*(dataFit+complexity+e.prior.penalty(e.mu)) + 0.5*float64(n)*math.Log(2*math.Pi)
+	f := 0.5*(dataFit+complexity+e.prior.Penalty(e.mu)) + 0.5*float64(n)*math.Log(2*math.Pi)
 	c := 0.0
 	if e.obj == VAR {
 		f += 0.5 * trace / s2
@@ -532,7 +533,7 @@ func (e *Evaluator) gradient(grad []float64, s2 float64, pt evalPoint) error {
 		for i := range e.wdiag {
 			e.wdiag[i] = 0.5 * c
 		}
-		kernelAddDiagGrad(e.kern, e.gsum, e.wdiag, e.x)
+		base.KernelAddDiagGrad(e.kern, e.gsum, e.wdiag, e.x)
 	}
 	copy(grad, e.gsum)
 	trW := float64(n-m)/s2 + trS - alal
@@ -587,7 +588,7 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 			wnm[i*m+cc] = w[cc*b+i]
 		}
 	}
-	kernelAddGrad(e.kern, e.gsum, wnm, x, e.xI, e.seq)
+	base.KernelAddGrad(e.kern, e.gsum, wnm, x, e.xI, e.seq)
 }
 
 // addKmnGradAux is addKmnGrad's contraction of the K_mn weights w of rows

@@ -1,6 +1,7 @@
 package sgp
 
 import (
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"math"
 	"slices"
 
@@ -126,7 +127,7 @@ func (f *factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 		w.sd[q] = math.Sqrt(dA)
 		w.inv[q] = 1 / w.sd[q]
 		if !block {
-			kernelColumn(f.kern, w.kv[q*n:(q+1)*n], f.x, f.x, j)
+			base.KernelColumn(f.kern, w.kv[q*n:(q+1)*n], f.x, f.x, j)
 			f.stats.KernelEvals += n
 		}
 	}

@@ -471,17 +471,6 @@ func (f *factor) Remove(j int) {
 	f.fillInfoGreedy()
 }
 
-// SwapResult describes one swap proposal.
-type SwapResult struct {
-	Removed     int     // data index of the inducing point taken out
-	Proposed    int     // best candidate by approximate score, or −1 if none
-	Accepted    bool    // whether Proposed replaced Removed
-	ApproxDelta float64 // approximate decrease of F from adding Proposed
-	ExactDelta  float64 // exact decrease of F from adding Proposed
-	Before      float64 // objective before the swap
-	After       float64 // objective after the swap (= Before if rejected)
-}
-
 // swapThreshold is the relative decrease (see valueScale) a swap must
 // achieve to be accepted; it stops churn between equally good points.
 const swapThreshold = 1e-9
