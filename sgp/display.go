@@ -369,9 +369,9 @@ func (md *Model) String() string {
 // that fit: its kernel, objective, inducing inputs and hyperparameters,
 // and its CholQR parent in a row of its own.
 func (md *Model) rows() [][2]string {
-	inducing := fmt.Sprintf("%d (asked for %d)", md.f.k, md.m)
-	if md.f.k < md.m {
-		inducing = fmt.Sprintf("%d (asked for %d; the kernel cannot tell more apart)", md.f.k, md.m)
+	inducing := fmt.Sprintf("%d (asked for %d)", md.f.NumActive(), md.m)
+	if md.f.NumActive() < md.m {
+		inducing = fmt.Sprintf("%d (asked for %d; the kernel cannot tell more apart)", md.f.NumActive(), md.m)
 	}
 	kern, names, params := md.kern, md.ParamNames(), md.Params()
 	rows := [][2]string{{"n", strconv.Itoa(md.x.Len())}, {}, {"inducing points", inducing}, {"information pivots z", strconv.Itoa(md.z)},

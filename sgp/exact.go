@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cholqr/sgp/sgp/internal/base"
 	"io"
 	"math"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/internal/par"
 

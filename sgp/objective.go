@@ -3,9 +3,9 @@ package sgp
 import (
 	"errors"
 	"fmt"
-	"github.com/cholqr/sgp/sgp/internal/base"
 	"math"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -192,7 +192,7 @@ func NewEvaluatorInputs(x kernel.Inputs, y []float64, k kernel.Kernel, o Objecti
 // kernel) to keep K_mn, so that the row blocks read their kernel values
 // instead of evaluating them again. A Model's gradient phase passes the
 // storage of its factor's G and Q, which it rebuilds afterwards (see
-// factor.lend).
+// cholqr.Factor.Lend).
 func newEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z kernel.Inputs, block int, gt, kval []float64) *Evaluator {
 	n, m := x.Len(), z.Len()
 	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams(), block: block}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/cholqr/sgp/sgp/internal/cholqr"
 	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/internal/table"
 
@@ -70,22 +71,13 @@ type Predictor struct {
 
 // newPredictor copies the prediction state out of a factor, including a
 // copy of a built-in kernel, so later fitting does not change it.
-func newPredictor(f *factor) *Predictor {
-	f.check()
-	k, n := f.k, f.n
-	p := &Predictor{Kern: kernel.Clone(f.kern), NoiseV: f.noise, PriorMean: f.mu, w: make([]float64, k*k), r: make([]float64, k*k), a: append([]float64(nil), f.a[:k]...)}
-	p.trainMean, p.trainVar = meanVar(f.yraw)
-	p.InputNames = inputNames(f.x)
+func newPredictor(f *cholqr.Factor) *Predictor {
+	w, r, a := f.InducingFactors()
+	p := &Predictor{Kern: kernel.Clone(f.Kernel()), NoiseV: f.Noise(), PriorMean: f.Mean(), w: w, r: r, a: a}
+	p.trainMean, p.trainVar = meanVar(f.Targets())
+	p.InputNames = inputNames(f.Inputs())
 	p.inducer = f.Active(nil)
-	p.X = f.x.Subset(p.inducer)
-	for a, ja := range p.inducer {
-		for b := 0; b <= a; b++ {
-			p.w[a*k+b] = f.g[b*n+ja]
-		}
-		for b := a; b < k; b++ {
-			p.r[a*k+b] = f.r[a*f.mcap+b]
-		}
-	}
+	p.X = f.Inputs().Subset(p.inducer)
 	p.prepare()
 	return p
 }

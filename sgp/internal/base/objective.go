@@ -26,7 +26,8 @@ func (o Objective) String() string {
 	return fmt.Sprintf("Objective(%d)", int(o))
 }
 
-// Parts holds the terms of the objectives read off a Factor (Cao et al. 2013, §3; see Factor):
+// Parts holds the terms of the objectives read off the engine's state
+// (cholqr.Factor; Cao et al. 2013, §3):
 //
 //	E_D = σ⁻²(‖y‖² − ‖a‖²)                 data fit, yᵀ(K̂+σ²I)⁻¹y
 //	E_C = (n−k)·log σ² + 2·Σ log R_ii      complexity, log|K̂+σ²I|
