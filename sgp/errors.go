@@ -51,16 +51,6 @@ type DegenerateError = base.DegenerateError
 // a panic in, so a panic on any goroutine reaches the caller as it was.
 type PanicError = par.Panic
 
-// recoverTo turns a panic of the current call into *err, as a *PanicError
-// (one that package par raised again from one of its goroutines is kept
-// as it is, with its rows and stack).
-// Use it as `defer recoverTo(&err)` in methods whose result is an error.
-func recoverTo(err *error) {
-	if r := recover(); r != nil {
-		*err = par.Capture(r, -1, -1)
-	}
-}
-
 // constantTargets returns an error when every target has the same value:
 // the residuals from the fitted constant mean are then zero, and each
 // objective falls without bound as the noise variance goes to 0, so there

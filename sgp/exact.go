@@ -200,7 +200,7 @@ func (e *Exact) Fit() (*ExactResult, error) { return e.FitContext(context.Backgr
 // FitContext is Fit with cancellation: it stops at the next evaluation
 // once ctx is done, returning the best state reached and ctx's error.
 func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if e.restarts > 0 && !e.fixed {
 		return e.fitStarts(ctx)
 	}
@@ -695,7 +695,7 @@ func (p *ExactPredictor) Alpha() []float64 { return append([]float64(nil), p.alp
 // them. It returns an error if the kernel does not accept xs, or if xs
 // name their columns otherwise than InputNames (see Predictor.PredictTo).
 func (p *ExactPredictor) PredictTo(mean, variance []float64, xs kernel.Inputs) (_, _ []float64, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if err := checkInputNames(p.InputNames, xs); err != nil {
 		return nil, nil, err
 	}

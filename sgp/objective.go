@@ -279,7 +279,7 @@ func (e *Evaluator) NumParams() int { return e.np + 1 }
 // needs only to be positive and finite (fits keep it above a floor; see
 // Model.WithNoiseFloor).
 func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	np := e.np
 	if err := logParamsInRange(theta[:np]); err != nil {
 		return math.Inf(1), err

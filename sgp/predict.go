@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/cholqr"
 	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/internal/table"
@@ -106,7 +107,7 @@ func (p *Predictor) wt() blas64.Triangular {
 // that order: columns in another order, missing or unknown ones, are
 // named in the error. Unnamed inputs are taken in the model's order.
 func (p *Predictor) PredictTo(mean, variance []float64, xs kernel.Inputs) (_, _ []float64, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if err := checkInputNames(p.InputNames, xs); err != nil {
 		return nil, nil, err
 	}
@@ -245,7 +246,7 @@ func withNoise(mean, variance []float64, err error, s2 float64) ([]float64, []fl
 // the training targets' mean and population variance, gonum's
 // stat.PopMeanVariance, if needed); the other scores are as for the model.
 func (p *Predictor) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if test == nil || test.Len() == 0 {
 		return nil, fmt.Errorf("sgp: no test data")
 	}
