@@ -243,8 +243,8 @@ func (f *Factor) needQ() {
 // the caller to overwrite, and invalidates the Factor: every method that
 // reads the state panics until the next successful Factorize, which
 // rebuilds G and Q from scratch (as after a change of hyperparameters).
-// The inducing set is kept in lastFactorized, to rebuild from. A Model's
-// gradient phase holds its n×m matrices here (see Model.continuous).
+// The inducing set is kept (LastFactorized), to rebuild from. A Model's
+// gradient phase holds its n×m matrices here (see sgp's Model.continuous).
 func (f *Factor) Lend() (g, q []float64) {
 	f.check()
 	f.lastFactorized = append(f.lastFactorized[:0], f.perm[:f.k]...)
