@@ -187,15 +187,15 @@ func TestRoseNamesItsCause(t *testing.T) {
 	if _, err := md.Fit(); err != nil {
 		t.Fatal(err)
 	}
-	if w := md.rose(md.obj, 0, md.f.stats.LeftOut); w != "" {
+	if w := md.rose(md.obj, 0, md.f.Stats().LeftOut); w != "" {
 		t.Fatalf("a fit whose objective did not rise: %q", w)
 	}
 	// An earlier epoch 10 nats lower than the state now.
 	md.trace = append(md.trace, EpochRecord{Epoch: 99, Kind: md.obj, Objective: md.f.Value(md.obj) - 10})
-	if w := md.rose(md.obj, 0, md.f.stats.LeftOut); !strings.Contains(w, "(epoch 99)") || strings.Contains(w, "left out") {
+	if w := md.rose(md.obj, 0, md.f.Stats().LeftOut); !strings.Contains(w, "(epoch 99)") || strings.Contains(w, "left out") {
 		t.Errorf("no point left out: %q", w)
 	}
-	if w := md.rose(md.obj, 0, md.f.stats.LeftOut-2); !strings.Contains(w, "left out 2 inducing points") {
+	if w := md.rose(md.obj, 0, md.f.Stats().LeftOut-2); !strings.Contains(w, "left out 2 inducing points") {
 		t.Errorf("two points left out: %q", w)
 	}
 }

@@ -21,51 +21,6 @@ import (
 // HTML gives the same as an HTML table, the HTMLer method set that
 // notebook front ends render. Neither changes the value or builds a model.
 
-// String summarises the objective terms; the mean prior's only where it
-// is not 0.
-func (p Parts) String() string {
-	prior := ""
-	if p.MeanPrior != 0 {
-		prior = ", mean prior " + table.G(p.MeanPrior)
-	}
-	return fmt.Sprintf("MLE %s, VAR %s (data fit %s, complexity %s, trace %s%s)",
-		table.G(p.MLE), table.G(p.VAR), table.G(p.DataFit), table.G(p.Complexity), table.G(p.Trace), prior)
-}
-
-// HTML returns the objective terms as a table.
-func (p Parts) HTML() string {
-	return table.HTML("objective terms", [][2]string{
-		{"MLE", table.G(p.MLE)}, {"VAR", table.G(p.VAR)},
-		{"data fit E_D", table.G(p.DataFit)}, {"complexity E_C", table.G(p.Complexity)}, {"trace E_V", table.G(p.Trace)},
-		{"mean prior E_μ", table.G(p.MeanPrior)},
-	})
-}
-
-// String describes the swap in one line. ΔF is the exact and the
-// approximate decrease of F from adding the candidate once the removed
-// point is out.
-func (r SwapResult) String() string {
-	switch {
-	case r.Proposed < 0:
-		return fmt.Sprintf("swap: %d kept, no candidate; F %s", r.Removed, table.G(r.Before))
-	case r.Accepted:
-		return fmt.Sprintf("swap: %d → %d accepted; F %s → %s (adding %d: ΔF exact %s, approx %s)",
-			r.Removed, r.Proposed, table.G(r.Before), table.G(r.After), r.Proposed, table.G(r.ExactDelta), table.G(r.ApproxDelta))
-	}
-	return fmt.Sprintf("swap: %d kept, candidate %d rejected: F %s would not decrease (adding %d: ΔF exact %s, approx %s)",
-		r.Removed, r.Proposed, table.G(r.Before), r.Proposed, table.G(r.ExactDelta), table.G(r.ApproxDelta))
-}
-
-// HTML returns the swap as a table.
-func (r SwapResult) HTML() string {
-	return table.HTML("swap", [][2]string{
-		{"removed", strconv.Itoa(r.Removed)}, {"proposed", strconv.Itoa(r.Proposed)},
-		{"accepted", strconv.FormatBool(r.Accepted)},
-		{"ΔF approximate", table.G(r.ApproxDelta)}, {"ΔF exact", table.G(r.ExactDelta)},
-		{"F before", table.G(r.Before)}, {"F after", table.G(r.After)},
-	})
-}
-
 // String describes the epoch in one line.
 func (e EpochRecord) String() string {
 	return fmt.Sprintf("epoch %d: F %s (after CG %s), swaps %d/%d accepted, CG %d evals, %.3gs (swaps %.3gs)",
@@ -414,9 +369,9 @@ func (md *Model) String() string {
 // that fit: its kernel, objective, inducing inputs and hyperparameters,
 // and its CholQR parent in a row of its own.
 func (md *Model) rows() [][2]string {
-	inducing := fmt.Sprintf("%d (asked for %d)", md.f.k, md.m)
-	if md.f.k < md.m {
-		inducing = fmt.Sprintf("%d (asked for %d; the kernel cannot tell more apart)", md.f.k, md.m)
+	inducing := fmt.Sprintf("%d (asked for %d)", md.f.NumActive(), md.m)
+	if md.f.NumActive() < md.m {
+		inducing = fmt.Sprintf("%d (asked for %d; the kernel cannot tell more apart)", md.f.NumActive(), md.m)
 	}
 	kern, names, params := md.kern, md.ParamNames(), md.Params()
 	rows := [][2]string{{"n", strconv.Itoa(md.x.Len())}, {}, {"inducing points", inducing}, {"information pivots z", strconv.Itoa(md.z)},

@@ -82,6 +82,14 @@
 // read by column and by diagonal, never as an n×n matrix (Exact alone
 // forms it).
 //
+// The engine (the state, its updates, the scores and the selections that
+// run on it) is package sgp/internal/cholqr, whose documentation maps its
+// files; what it shares with the models (Objective, Parts, Stats,
+// SwapResult, the mean's prior, the kernel row helpers, the errors) is
+// package sgp/internal/base, which sgp names through aliases. Package
+// sgp holds the models that drive the engine, the dense Evaluator, the
+// exact GP, continuous SGPR, persistence and the displays.
+//
 // The repository's docs/algorithm.md describes the method in full (the
 // start, the selectors, the prior mean, the noise floor, the noise-only
 // restart, inputs switched off, the hybrid), and docs/results.md the

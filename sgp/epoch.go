@@ -42,7 +42,7 @@ func (md *Model) epochStep(r *run) (EpochRecord, error) {
 	}
 	swaps := md.swaps
 	if swaps == 0 {
-		swaps = md.f.k
+		swaps = md.f.NumActive()
 	}
 	if md.selector.kind != selCholQR && md.selector.kind != selHybrid { // the hybrid's first phase is CholQR
 		swaps = 0
@@ -50,10 +50,10 @@ func (md *Model) epochStep(r *run) (EpochRecord, error) {
 	order := md.visitOrder(swaps)
 	// Visit the chosen points from the last position to the first.
 	// Removing the point at position p rotates the k−1−p columns after
-	// it (factor.move), and a swapped point, kept or replaced, ends last:
+	// it (cholqr.Factor.Swap), and a swapped point, kept or replaced, ends last:
 	// in this order the i-th swap rotates i columns, k/2 on average over a
 	// full pass.
-	slices.SortFunc(order, func(a, b int) int { return md.f.pos[b] - md.f.pos[a] })
+	slices.SortFunc(order, func(a, b int) int { return md.f.Pos(b) - md.f.Pos(a) })
 	swapStart := time.Now()
 	for i, j := range order {
 		if err := r.stopErr(); err != nil {
@@ -70,7 +70,7 @@ func (md *Model) epochStep(r *run) (EpochRecord, error) {
 			md.f.RefreshInfo(md.rng.IntN)
 		}
 	}
-	if len(order) > 0 && md.f.ok {
+	if len(order) > 0 && md.f.Ready() {
 		// The pass leaves the information pivots chosen greedily for the
 		// inducing set it ends with, as a fresh Factorize of that set
 		// chooses them. The random refreshes serve the swaps of the pass;
@@ -85,7 +85,7 @@ func (md *Model) epochStep(r *run) (EpochRecord, error) {
 	rec.Parts = md.f.Parts()
 	rec.Objective = rec.Parts.Value(r.obj)
 	rec.Params = md.Params()
-	rec.Mean = md.f.mu
+	rec.Mean = md.f.Mean()
 	rec.Elapsed = time.Since(start)
 	if len(md.trace) > 0 {
 		rec.Total = md.trace[len(md.trace)-1].Total
@@ -140,7 +140,7 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 	defer func() {
 		if md.stale {
 			md.kern.SetParams(theta0[:np])
-			md.f.noise = math.Exp(theta0[np])
+			md.f.SetNoiseOnly(math.Exp(theta0[np]))
 		}
 	}()
 	p, x0 := md.cgSetup(r, active, theta0)
@@ -152,8 +152,7 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 	if p.startValid() {
 		start = p.firstF
 		out.drift = math.Abs(p.firstF-before) / math.Max(1, math.Abs(p.firstF))
-		md.f.stats.LastDrift = out.drift
-		md.f.stats.MaxDrift = math.Max(md.f.stats.MaxDrift, out.drift)
+		md.f.RecordDrift(out.drift)
 	}
 	best := theta0
 	switch {
@@ -173,7 +172,7 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 	// A phase that went back to its start stays counted even where the
 	// rebuild there reads a little below the Evaluator's value at the
 	// start (rounding, relative 1e-9 at F ≈ 10⁸).
-	if out.status != CGUndone && md.f.Value(r.obj) < start-1e-9*md.f.valueScale(start) {
+	if out.status != CGUndone && md.f.Value(r.obj) < start-1e-9*md.f.ValueScale(start) {
 		md.undone = 0
 	}
 	md.stale = false
@@ -194,7 +193,7 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 // noiseMap's coordinates: σ² stays above the noise floor.
 func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []float64) {
 	np := len(theta0) - 1
-	gt, kval := md.f.lend()
+	gt, kval := md.f.Lend()
 	ev := newActiveEvaluator(md.x, md.y, md.kern, r.obj, active, gt, kval)
 	if md.mean.Estimated() {
 		ev.SetMean(md.mean)
@@ -207,7 +206,7 @@ func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []
 		stop: r.stopErr, report: r.report, ev: ev, nm: nm,
 		x: make([]float64, np+1), g: make([]float64, np+1), th: make([]float64, np+1),
 		best: append([]float64(nil), x0...), bestG: make([]float64, np+1),
-		bestF: math.Inf(1), budget: md.cgBudget(), cap: &stepCap{}, logScale: md.f.logScale, n: md.f.n,
+		bestF: math.Inf(1), budget: md.cgBudget(), cap: &stepCap{}, logScale: md.f.LogScale(), n: md.f.N(),
 	}, x0
 }
 
@@ -222,12 +221,12 @@ func (md *Model) settle(obj Objective, active []int, theta0, best []float64, sta
 	// still tell apart, refilled by score (Model.refactorKeeping).
 	keepAt := func(theta []float64) float64 {
 		md.kern.SetParams(theta[:np])
-		md.f.noise = math.Exp(theta[np])
+		md.f.SetNoiseOnly(math.Exp(theta[np]))
 		md.refactorKeeping(active, obj)
 		return md.f.Value(obj)
 	}
 	err := md.refactor(best, active)
-	if err == nil && !(md.f.Value(obj) > start+1e-9*md.f.valueScale(start)) {
+	if err == nil && !(md.f.Value(obj) > start+1e-9*md.f.ValueScale(start)) {
 		return false
 	}
 	bestFailed := err != nil && !slices.Equal(best, theta0)
@@ -269,7 +268,7 @@ func (md *Model) settle(obj Objective, active []int, theta0, best []float64, sta
 func (md *Model) refactor(theta []float64, active []int) error {
 	np := md.kern.NumParams()
 	md.kern.SetParams(theta[:np])
-	md.f.noise = math.Exp(theta[np])
+	md.f.SetNoiseOnly(math.Exp(theta[np]))
 	err := md.f.Factorize(active)
 	if err != nil {
 		err = md.f.FactorizePivoted(active)
@@ -296,7 +295,7 @@ func (md *Model) swapPoint(j int, obj Objective) SwapResult {
 	md.refined = nil // a hybrid fit's refinement no longer describes the model
 	md.counter++
 	md.visited[j] = md.counter
-	res := md.f.Swap(md.f.pos[j], obj, md.rng.IntN)
+	res := md.f.Swap(md.f.Pos(j), obj, md.rng.IntN)
 	if res.Accepted {
 		md.visited[res.Proposed] = md.counter
 		// The swap was decided at a fixed mean; re-estimating it can only
@@ -332,7 +331,7 @@ func (md *Model) reselect(obj Objective) int {
 	var scored int
 	switch md.selector.kind {
 	case selGreedyVariance:
-		active := greedyVariance(f, md.m)
+		active := f.GreedyVariance(md.m)
 		if err := f.Factorize(active); err != nil {
 			md.rebuildRobust(active, true, obj)
 		}

@@ -21,7 +21,7 @@ func (md *Model) runEpochs(r *run) (outcome, error) {
 		defer cancel()
 		r = r.with(func(c *run) { c.ctx = ctx })
 	}
-	prev, leftOut := md.f.Value(r.obj), md.f.stats.LeftOut
+	prev, leftOut := md.f.Value(r.obj), md.f.Stats().LeftOut
 	stalls := 0
 	for e := 0; e < md.maxEpochs; e++ {
 		theta := md.Params()
@@ -32,13 +32,13 @@ func (md *Model) runEpochs(r *run) (outcome, error) {
 		if err != nil {
 			return md.epochFailed(r, err)
 		}
-		if md.f.stats.LeftOut > leftOut && rec.Objective > prev+md.riseTol()*md.f.valueScale(prev) {
+		if md.f.Stats().LeftOut > leftOut && rec.Objective > prev+md.riseTol()*md.f.ValueScale(prev) {
 			// The gradient phase went where the set cannot be held (see
 			// rose), from where each further phase does the same.
 			return outcome{stop: stop{Stalled, "the inducing set is at the kernel's numerical rank (points left out by a rebuild)"}}, nil
 		}
-		leftOut = md.f.stats.LeftOut
-		if md.tol > 0 && prev-rec.Objective < md.tol*md.f.valueScale(prev) {
+		leftOut = md.f.Stats().LeftOut
+		if md.tol > 0 && prev-rec.Objective < md.tol*md.f.ValueScale(prev) {
 			moved := !slices.Equal(theta, md.Params())
 			if md.cgHealthy(rec, moved) {
 				return outcome{stop: stop{status: Converged}, converged: true}, nil
@@ -174,11 +174,11 @@ func (md *Model) cgHealthy(rec EpochRecord, moved bool) bool {
 		// Only where the fit explains all but 10⁻³ of the targets'
 		// variance: a fit pressed to the floor from a poor start (a
 		// start noise far too small) is stuck, not done.
-		if atNoiseFloor(md.f.noise, md.floor()) && md.explained() > 1-1e-3 {
+		if atNoiseFloor(md.f.Noise(), md.floor()) && md.explained() > 1-1e-3 {
 			return true
 		}
 	}
-	return rec.CGGradient <= md.tol*md.f.valueScale(rec.Objective)
+	return rec.CGGradient <= md.tol*md.f.ValueScale(rec.Objective)
 }
 
 // explained returns the fraction of the training targets' sum of squares
@@ -188,10 +188,10 @@ func (md *Model) cgHealthy(rec EpochRecord, moved bool) bool {
 func (md *Model) explained() float64 {
 	var yy, aa float64
 	for _, v := range md.y {
-		d := v - md.f.mu
+		d := v - md.f.Mean()
 		yy += d * d
 	}
-	for _, v := range md.f.a[:md.f.k] {
+	for _, v := range md.f.QtY() {
 		aa += v * v
 	}
 	if !(yy > 0) {

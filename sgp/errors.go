@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/par"
 )
 
@@ -15,15 +16,15 @@ const (
 	errFull        = "sgp: inducing set is full"
 	errNotActive   = "sgp: point is not in the inducing set"
 	errIsActive    = "sgp: point is already in the inducing set"
-	errShortBuffer = "sgp: destination slice has the wrong length"
+	errShortBuffer = base.ErrShortBuffer
 )
 
 // Sentinel errors returned at the user-facing boundary.
 var (
 	// ErrEmpty is returned for an empty data set.
-	ErrEmpty = errors.New("sgp: no training data")
+	ErrEmpty = base.ErrEmpty
 	// ErrNoise is returned for a noise variance that is not positive and finite.
-	ErrNoise = errors.New("sgp: noise variance must be positive and finite")
+	ErrNoise = base.ErrNoise
 	// ErrNoCandidate is returned when no point outside the inducing set has a
 	// residual variance above the tolerance (all points are explained).
 	ErrNoCandidate = errors.New("sgp: no candidate point has a non-negligible residual variance")
@@ -32,14 +33,9 @@ var (
 // DegenerateError reports a point whose residual variance given the other
 // inducing points is negligible: a duplicate input, or a kernel that cannot
 // tell it apart from points already chosen. Such a point cannot be inducing.
-type DegenerateError struct {
-	Index    int     // the data index of the point
-	Residual float64 // its residual variance κ(x,x) − K̂(x,x)
-}
-
-func (e *DegenerateError) Error() string {
-	return fmt.Sprintf("sgp: point %d has residual variance %.3g given the other inducing points (a duplicate input?); it cannot be inducing", e.Index, e.Residual)
-}
+// Its fields are Index, the data index of the point, and Residual, its
+// residual variance κ(x,x) − K̂(x,x).
+type DegenerateError = base.DegenerateError
 
 // PanicError reports a panic in code sgp called — typically a user's
 // kernel function (kernel.NewFunc) failing on some rows — on the calling
@@ -54,16 +50,6 @@ func (e *DegenerateError) Error() string {
 // Value if it is an error. It is the type the row-parallel loops capture
 // a panic in, so a panic on any goroutine reaches the caller as it was.
 type PanicError = par.Panic
-
-// recoverTo turns a panic of the current call into *err, as a *PanicError
-// (one that package par raised again from one of its goroutines is kept
-// as it is, with its rows and stack).
-// Use it as `defer recoverTo(&err)` in methods whose result is an error.
-func recoverTo(err *error) {
-	if r := recover(); r != nil {
-		*err = par.Capture(r, -1, -1)
-	}
-}
 
 // constantTargets returns an error when every target has the same value:
 // the residuals from the fitted constant mean are then zero, and each

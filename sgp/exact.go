@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/internal/par"
 
@@ -199,7 +200,7 @@ func (e *Exact) Fit() (*ExactResult, error) { return e.FitContext(context.Backgr
 // FitContext is Fit with cancellation: it stops at the next evaluation
 // once ctx is done, returning the best state reached and ctx's error.
 func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if e.restarts > 0 && !e.fixed {
 		return e.fitStarts(ctx)
 	}
@@ -439,7 +440,7 @@ type exactEval struct {
 	yc    []float64 // y − ȳ: ȳ the sample mean (estimated mean) or the fixed mean
 	ybar  float64
 	mean  Mean
-	prior meanPrior // the prior on an estimated μ (Mean)
+	prior base.MeanPrior // the prior on an estimated μ (Mean)
 	kern  kernel.Kernel
 	n, np int
 
@@ -587,7 +588,7 @@ func (e *exactEval) factor(p []float64) (float64, error) {
 			uv += e.u[i] * e.v[i]
 			uu += e.u[i] * e.u[i]
 		}
-		delta = e.prior.step(uv, uu, e.ybar-e.prior.ybar, 1)
+		delta = e.prior.Step(uv, uu, e.ybar-e.prior.Ybar, 1)
 	}
 	e.mu = e.ybar + delta
 	var quad, logdet float64
@@ -598,7 +599,7 @@ func (e *exactEval) factor(p []float64) (float64, error) {
 		logdet += math.Log(e.a[i*n+i])
 	}
 	blas64.Trsv(blas.Trans, lt, blas64.Vector{N: n, Data: e.alpha, Inc: 1})
-	return 0.5*(quad+e.prior.penalty(e.mu)) + logdet + 0.5*float64(n)*math.Log(2*math.Pi), nil
+	return 0.5*(quad+e.prior.Penalty(e.mu)) + logdet + 0.5*float64(n)*math.Log(2*math.Pi), nil
 }
 
 func (e *exactEval) sym() blas64.Symmetric {
@@ -634,7 +635,7 @@ func (e *exactEval) funcGrad(grad, p []float64) (float64, error) {
 		trW += e.a[i*n+i]
 	}
 	clear(grad)
-	kernelAddGrad(e.kern, grad[:e.np], e.a, e.x, e.x, e.cols)
+	base.KernelAddGrad(e.kern, grad[:e.np], e.a, e.x, e.x, e.cols)
 	for i := range grad[:e.np] {
 		grad[i] *= 0.5
 	}
@@ -694,7 +695,7 @@ func (p *ExactPredictor) Alpha() []float64 { return append([]float64(nil), p.alp
 // them. It returns an error if the kernel does not accept xs, or if xs
 // name their columns otherwise than InputNames (see Predictor.PredictTo).
 func (p *ExactPredictor) PredictTo(mean, variance []float64, xs kernel.Inputs) (_, _ []float64, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if err := checkInputNames(p.InputNames, xs); err != nil {
 		return nil, nil, err
 	}

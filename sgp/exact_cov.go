@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/internal/par"
 
@@ -55,7 +56,7 @@ func (p *ExactPredictor) crossSolved(xs kernel.Inputs) (v, mean []float64) {
 }
 
 func (p *ExactPredictor) predictCov(xs kernel.Inputs, add float64) (mean []float64, cov *mat.SymDense, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if err := checkPredictInputs(p.Kern, p.InputNames, xs); err != nil {
 		return nil, nil, err
 	}
@@ -92,7 +93,7 @@ func (p *ExactPredictor) SampleNoisy(xs kernel.Inputs, n int, rng *rand.Rand) (*
 // The deviates are drawn in a fixed order: s for each draw, then the
 // noise.
 func (p *ExactPredictor) SampleWith(xs kernel.Inputs, n int, rng *rand.Rand, o SampleOptions) (out *mat.Dense, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if err := checkSampleArgs(n, rng, o); err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func (p *ExactPredictor) SampleWith(xs kernel.Inputs, n int, rng *rand.Rand, o S
 // error for a kernel without input gradients or inputs that are not
 // vectors.
 func (p *ExactPredictor) PredictGrad(xs kernel.Inputs) (dmean, dvar *mat.Dense, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	ig, base, zs, err := gradInputs(p.Kern, p.X, p.InputNames, xs)
 	if err != nil {
 		return nil, nil, err

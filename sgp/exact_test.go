@@ -197,7 +197,7 @@ func TestExactEqualsSparseAtMEqualsN(t *testing.T) {
 	if err := f.Factorize(all); err != nil {
 		t.Fatal(err)
 	}
-	f.prior = MeanConstant.prior(p.y)
+	f.SetPrior(MeanConstant.prior(p.y))
 	f.SetMean(f.MAPMean())
 	res, err := NewExact(p.x, p.y, p.kern).WithNoise(p.noise).WithFixedHyperparameters(true).FitContext(context.Background())
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/cholqr/sgp/sgp/internal/cholqr"
 	"github.com/cholqr/sgp/sgp/internal/table"
 )
 
@@ -21,7 +22,7 @@ import (
 // state; after the model is reconfigured (a With… method), the state it
 // had.
 type Factor struct {
-	f *factor
+	f *cholqr.Factor
 }
 
 // N returns the number of training points n.
@@ -106,91 +107,27 @@ func (v *Factor) String() string {
 		return "sgp.Factor(nil)"
 	}
 	f := v.f
-	if !f.ok {
-		return fmt.Sprintf("sgp.Factor: n=%d, m≤%d, z≤%d; not factorised", f.n, f.mcap, f.zcap)
+	if !f.Ready() {
+		return fmt.Sprintf("sgp.Factor: n=%d, m≤%d, z≤%d; not factorised", f.N(), f.MaxActive(), f.MaxInfo())
 	}
 	p := f.Parts()
 	return fmt.Sprintf("sgp.Factor: n=%d, k=%d of m=%d inducing, %d information pivots, σ²=%s, μ=%s; MLE %s, VAR %s",
-		f.n, f.k, f.mcap, f.t-f.k, table.G(f.noise), table.G(f.mu), table.G(p.MLE), table.G(p.VAR))
+		f.N(), f.NumActive(), f.MaxActive(), f.NumInfo(), table.G(f.Noise()), table.G(f.Mean()), table.G(p.MLE), table.G(p.VAR))
 }
 
 // HTML returns the factored state as a table.
 func (v *Factor) HTML() string {
-	if v == nil || v.f == nil || !v.f.ok {
+	if v == nil || v.f == nil || !v.f.Ready() {
 		return html.EscapeString(v.String())
 	}
 	f := v.f
 	p := f.Parts()
+	n, k := f.N(), f.NumActive()
 	return table.HTML("CholQR factored state", [][2]string{
-		{"n", strconv.Itoa(f.n)}, {"inducing points k (of m)", fmt.Sprintf("%d (of %d)", f.k, f.mcap)},
-		{"information pivots", strconv.Itoa(f.t - f.k)}, {"noise σ²", table.G(f.noise)}, {"prior mean μ", table.G(f.mu)},
+		{"n", strconv.Itoa(n)}, {"inducing points k (of m)", fmt.Sprintf("%d (of %d)", k, f.MaxActive())},
+		{"information pivots", strconv.Itoa(f.NumInfo())}, {"noise σ²", table.G(f.Noise())}, {"prior mean μ", table.G(f.Mean())},
 		{"MLE", table.G(p.MLE)}, {"VAR", table.G(p.VAR)}, {"data fit E_D", table.G(p.DataFit)},
 		{"complexity E_C", table.G(p.Complexity)}, {"trace E_V", table.G(p.Trace)}, {"mean prior E_μ", table.G(p.MeanPrior)},
-		{"G, Q", fmt.Sprintf("%d×%d, %d×%d (GMatrix, QMatrix)", f.n, f.k+(f.t-f.k), f.n+f.k, f.k)},
+		{"G, Q", fmt.Sprintf("%d×%d, %d×%d (GMatrix, QMatrix)", n, k+f.NumInfo(), n+k, k)},
 	})
-}
-
-// GMatrix returns a copy of the partial Cholesky factor of the inducing
-// set, G[:, :k] (n×k, rows in data order): K̂ = GGᵀ.
-func (f *factor) GMatrix() *mat.Dense {
-	f.check()
-	return f.colsMatrix(0, f.k)
-}
-
-// InfoMatrix returns a copy of L_z = G[:, k:k+z] (n×z), the partial
-// Cholesky factor of the residual K − K̂ at the information pivots.
-func (f *factor) InfoMatrix() *mat.Dense {
-	f.check()
-	return f.colsMatrix(f.k, f.t)
-}
-
-func (f *factor) colsMatrix(c0, c1 int) *mat.Dense {
-	if c1 == c0 {
-		return &mat.Dense{}
-	}
-	out := mat.NewDense(f.n, c1-c0, nil)
-	for c := c0; c < c1; c++ {
-		for i, v := range f.col(c) {
-			out.Set(i, c-c0, v)
-		}
-	}
-	return out
-}
-
-// QMatrix returns a copy of Q ((n+k)×k): the thin QR factor of [G; σI].
-func (f *factor) QMatrix() *mat.Dense {
-	f.check()
-	k, rows := f.k, f.n+f.k
-	if k == 0 {
-		return &mat.Dense{}
-	}
-	out := mat.NewDense(rows, k, nil)
-	for c := 0; c < k; c++ {
-		for i, v := range f.qcol(c)[:rows] {
-			out.Set(i, c, v)
-		}
-	}
-	return out
-}
-
-// RMatrix returns a copy of R (k×k upper triangular).
-func (f *factor) RMatrix() *mat.TriDense {
-	f.check()
-	k := f.k
-	if k == 0 {
-		return &mat.TriDense{}
-	}
-	out := mat.NewTriDense(k, mat.Upper, nil)
-	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			out.SetTri(i, j, f.r[i*f.mcap+j])
-		}
-	}
-	return out
-}
-
-// QtY returns a copy of a = Q[:n, :]ᵀy.
-func (f *factor) QtY() []float64 {
-	f.check()
-	return append([]float64(nil), f.a[:f.k]...)
 }

@@ -111,7 +111,7 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 // when (at the start or the end).
 func (md *Model) nonFinite(when string, v float64, obj Objective) error {
 	return fmt.Errorf("sgp: the %v objective is %v %s, with kernel %s and noise variance %.4g: the targets, the inputs or the values set are too large or too small for it; scale them",
-		obj, v, when, kernel.Text(md.kern), md.f.noise)
+		obj, v, when, kernel.Text(md.kern), md.f.Noise())
 }
 
 // noteNoiseFloor records in res the noise floor of a fit of the

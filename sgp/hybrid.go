@@ -326,8 +326,8 @@ func (h *hybrid) extras() {
 	// k-means draws its rows from the inputs in their canonical order
 	// (canonicalRows), so that it draws the same ones in any row order.
 	xc := h.xv
-	if md.f.order != nil {
-		xc = h.xv.Rows(md.f.order)
+	if md.f.Order() != nil {
+		xc = h.xv.Rows(md.f.Order())
 	}
 	centres, seeds := kmeansCentres(xc, h.ls0, k, rand.New(rand.NewPCG(md.seed, kmeansStream)))
 	for _, st := range []struct {
@@ -797,8 +797,8 @@ func (md *Model) continuousFrom(opts Continuous, theta []float64, z0 *kernel.Vec
 	// The model's own values are copied, not read back from θ, so that a
 	// fit from them starts where Continuous given the same kernel starts.
 	noise := math.Exp(md.Params()[k2.NumParams()])
-	if md.f.noise > 0 {
-		noise = md.f.noise
+	if md.f.Noise() > 0 {
+		noise = md.f.Noise()
 	}
 	if theta != nil {
 		k2.SetParams(theta[:k2.NumParams()])

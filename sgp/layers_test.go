@@ -19,21 +19,12 @@ var fileLayers = []string{
 	"mean.go",            // the prior mean
 	"hyperparameters.go", // hyperparameters by name
 	"trace.go",           // the record of an epoch, the trace
-	"kernel_rows.go",     // a kernel read over all rows in parallel
 	"noisefloor.go",      // the least noise variance a fit may reach
 	"options.go",         // the options the builders share: their validators, the starting noise
 	"starts.go",          // restarts: the starts drawn around the data's, fitted in turn
 	"startcheck.go",      // the ranges a fit's start must be in
 	"units.go",           // what keeps the fits independent of the data's units and row order
 	"kmeans.go",          // k-means centres of the inputs
-	"factor.go",          // the factored state: storage, accessors, the objective read off it
-	"gs.go",              // Gram–Schmidt orthogonalisation of a new column against Q
-	"pivot.go",           // appending a pivot to the partial Cholesky factor
-	"factor_block.go",    // factorising an inducing set by blocks
-	"factorize.go",       // creating and factorising the state
-	"score.go",           // approximate scores through the information pivots
-	"score_exact.go",     // exact scores of candidates in batches
-	"swap.go",            // moving, removing and adding pivots; a swap
 	"objective.go",       // the Evaluator: an objective and its gradient in θ
 	"optimize.go",        // the gonum/optimize adapters: the CG problem, line search, step sizes, recorders
 	"predict.go",         // the Predictor

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/cholqr/sgp/sgp/internal/base"
 )
 
 // Mean is the prior mean function of the Gaussian process, a constant μ:
@@ -146,63 +148,14 @@ func (mn Mean) startValue(y []float64) float64 {
 	return m
 }
 
-// meanPrior is the Gaussian prior N(ybar, tau2) on an estimated mean
-// (MeanConstant); the zero value is no prior (GLS, or a mean that is not
-// estimated).
-type meanPrior struct {
-	on         bool
-	ybar, tau2 float64
-}
-
 // prior returns the prior of mn on μ for targets y.
-func (mn Mean) prior(y []float64) meanPrior {
+func (mn Mean) prior(y []float64) base.MeanPrior {
 	if mn.kind != meanConstant {
-		return meanPrior{}
+		return base.MeanPrior{}
 	}
 	m, v := meanVar(y)
 	if math.IsNaN(m) || math.IsInf(m, 0) || math.IsNaN(v) || math.IsInf(v, 0) {
-		return meanPrior{}
+		return base.MeanPrior{}
 	}
-	return meanPrior{on: true, ybar: m, tau2: v}
-}
-
-// penalty returns (μ − ȳ)²/τ², twice the prior's term of the objective
-// (Parts.MeanPrior); 0 without a prior.
-func (p meanPrior) penalty(mu float64) float64 {
-	if !p.on || mu == p.ybar {
-		return 0
-	}
-	d := mu - p.ybar
-	if !(p.tau2 > 0) {
-		return math.Inf(1)
-	}
-	return d * d / p.tau2
-}
-
-// step returns the change δ of μ that minimises
-//
-//	[‖y − μ − δ‖²_W]/s2 + (μ + δ − ȳ)²/τ²
-//
-// where the first term is a quadratic in δ with gradient −2·num/s2 and
-// curvature 2·den/s2 at δ = 0 (num = 1ᵀW(y − μ), den = 1ᵀW1 in the units
-// of s2), and off = μ − ȳ:
-//
-//	δ = (num − off·s2/τ²) / (den + s2/τ²).
-//
-// Without a prior it is the GLS step num/den. It returns 0 if the
-// denominator is not positive (rounding only) and −off when τ² = 0
-// (constant targets: μ = ȳ).
-func (p meanPrior) step(num, den, off, s2 float64) float64 {
-	w := 0.0
-	if p.on {
-		if !(p.tau2 > 0) {
-			return -off
-		}
-		w = s2 / p.tau2
-	}
-	d := den + w
-	if !(d > 0) {
-		return 0
-	}
-	return (num - off*w) / d
+	return base.MeanPrior{On: true, Ybar: m, Tau2: v}
 }

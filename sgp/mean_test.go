@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/naive"
 	"gonum.org/v1/gonum/floats/scalar"
 
@@ -56,7 +57,7 @@ func TestFactorMeanOracle(t *testing.T) {
 					// the objective with the prior's term.
 					ybar, tau2 := meanVar(p.y)
 					wantMAP, _ := naive.DTCMeanPrior(p.K, p.y, p.noise, act, ybar, tau2)
-					f.prior = MeanConstant.prior(p.y)
+					f.SetPrior(MeanConstant.prior(p.y))
 					gotMAP := f.MAPMean()
 					if !scalar.EqualWithinAbsOrRel(gotMAP, wantMAP, 1e-9, 1e-9) {
 						t.Fatalf("%s: MAPMean %.15g, oracle %.15g", stage, gotMAP, wantMAP)
@@ -68,7 +69,7 @@ func TestFactorMeanOracle(t *testing.T) {
 					if pp := f.Parts(); !scalar.EqualWithinAbsOrRel(pp.MLE, mleP+pen, 1e-9, 1e-9) || !scalar.EqualWithinAbsOrRel(pp.VAR, vfeP+pen, 1e-9, 1e-9) {
 						t.Fatalf("%s: with the prior MLE %.12g VAR %.12g, oracle %.12g %.12g", stage, pp.MLE, pp.VAR, mleP+pen, vfeP+pen)
 					}
-					f.prior = meanPrior{}
+					f.SetPrior(base.MeanPrior{})
 					f.SetMean(saved)
 					f.SetMean(got)
 					mle, vfe, _ := naive.DTC(p.K, shifted(p.y, -got), p.noise, act)
@@ -246,7 +247,7 @@ func TestRestoreKeepsValidFactor(t *testing.T) {
 		t.Fatal("the set {0, 1, 5} factorised: the test has lost its case")
 	}
 	md.restore(theta, []int{0, 1, 5}, md.obj)
-	if !md.f.ok {
+	if !md.f.Ready() {
 		t.Fatal("restore left the factor invalid")
 	}
 	if v := md.f.Value(VAR); math.IsNaN(v) || math.IsInf(v, 0) {

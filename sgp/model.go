@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/cholqr/sgp/sgp/internal/cholqr"
 	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
@@ -94,7 +95,7 @@ type Model struct {
 
 	err      error
 	replaced int // initial inducing points replaced because they were degenerate
-	f        *factor
+	f        *cholqr.Factor
 	stale    bool // f was left half-updated by a panic; refactorise before use
 	// undone counts the gradient phases in a row whose best point could
 	// not hold the whole inducing set and was undone (Model.continuous).

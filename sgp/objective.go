@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -47,9 +48,9 @@ type Evaluator struct {
 	ybar   float64   // ȳ: the sample mean for an estimated mean, else the fixed mean
 	sy     float64   // Σ(y − ȳ)
 	mean   Mean
-	prior  meanPrior // the prior on an estimated μ (Mean)
-	mu     float64   // μ of the last evaluation
-	ones   []float64 // n ones, for an estimated mean
+	prior  base.MeanPrior // the prior on an estimated μ (Mean)
+	mu     float64        // μ of the last evaluation
+	ones   []float64      // n ones, for an estimated mean
 	kern   kernel.Kernel
 	obj    Objective
 	active []int
@@ -191,7 +192,7 @@ func NewEvaluatorInputs(x kernel.Inputs, y []float64, k kernel.Kernel, o Objecti
 // kernel) to keep K_mn, so that the row blocks read their kernel values
 // instead of evaluating them again. A Model's gradient phase passes the
 // storage of its factor's G and Q, which it rebuilds afterwards (see
-// factor.lend).
+// cholqr.Factor.Lend).
 func newEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z kernel.Inputs, block int, gt, kval []float64) *Evaluator {
 	n, m := x.Len(), z.Len()
 	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams(), block: block}
@@ -278,7 +279,7 @@ func (e *Evaluator) NumParams() int { return e.np + 1 }
 // needs only to be positive and finite (fits keep it above a floor; see
 // Model.WithNoiseFloor).
 func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	np := e.np
 	if err := logParamsInRange(theta[:np]); err != nil {
 		return math.Inf(1), err
@@ -339,10 +340,10 @@ func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) (trK float64) {
 		cross(kmn)
 	} else {
 		for c := range e.seq {
-			kernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.xI, c)
+			base.KernelColumn(e.kern, kmn[c*n:(c+1)*n], e.x, e.xI, c)
 		}
 	}
-	kernelDiag(e.kern, e.kdiag, e.x)
+	base.KernelDiag(e.kern, e.kdiag, e.x)
 	for _, v := range e.kdiag {
 		trK += v
 	}
@@ -420,7 +421,7 @@ func (e *Evaluator) objective(s2, trK float64) (float64, evalPoint) {
 			ua += uv.Data[i] * av.Data[i]
 			uu += uv.Data[i] * uv.Data[i]
 		}
-		delta = e.prior.step(e.sy-ua, float64(n)-uu, e.ybar-e.prior.ybar, s2)
+		delta = e.prior.Step(e.sy-ua, float64(n)-uu, e.ybar-e.prior.Ybar, s2)
 		for i := 0; i < m; i++ {
 			av.Data[i] -= delta * uv.Data[i]
 		}
@@ -436,7 +437,7 @@ func (e *Evaluator) objective(s2, trK float64) (float64, evalPoint) {
 	dataFit := math.Max(yy-aa, 0) / s2
 	complexity := float64(n-m)*math.Log(s2) + 2*logR
 	trace := math.Max(trK-gg, 0)
-	f := 0.5*(dataFit+complexity+e.prior.penalty(e.mu)) + 0.5*float64(n)*math.Log(2*math.Pi)
+	f := 0.5*(dataFit+complexity+e.prior.Penalty(e.mu)) + 0.5*float64(n)*math.Log(2*math.Pi)
 	c := 0.0
 	if e.obj == VAR {
 		f += 0.5 * trace / s2
@@ -532,7 +533,7 @@ func (e *Evaluator) gradient(grad []float64, s2 float64, pt evalPoint) error {
 		for i := range e.wdiag {
 			e.wdiag[i] = 0.5 * c
 		}
-		kernelAddDiagGrad(e.kern, e.gsum, e.wdiag, e.x)
+		base.KernelAddDiagGrad(e.kern, e.gsum, e.wdiag, e.x)
 	}
 	copy(grad, e.gsum)
 	trW := float64(n-m)/s2 + trS - alal
@@ -587,7 +588,7 @@ func (e *Evaluator) addKmnGrad(lo, hi int, T, gt, alpha, v []float64, block bool
 			wnm[i*m+cc] = w[cc*b+i]
 		}
 	}
-	kernelAddGrad(e.kern, e.gsum, wnm, x, e.xI, e.seq)
+	base.KernelAddGrad(e.kern, e.gsum, wnm, x, e.xI, e.seq)
 }
 
 // addKmnGradAux is addKmnGrad's contraction of the K_mn weights w of rows

@@ -76,3 +76,17 @@ func checkJitter(jitter float64) error {
 	}
 	return nil
 }
+
+// checkM checks the number m of inducing points chosen among n training
+// points: 1 ≤ m < n, the one rule of the model's configuration
+// (Model.Err). With every point inducing the sparse
+// model is the exact GP, which NewExact fits directly.
+func checkM(m, n int) error {
+	switch {
+	case m < 1:
+		return fmt.Errorf("sgp: m=%d inducing points must satisfy 1 ≤ m < n=%d", m, n)
+	case m >= n:
+		return fmt.Errorf("sgp: m=%d inducing points must satisfy 1 ≤ m < n=%d; to use all %d training points, fit the exact GP (NewExact; sgprepl fit --selector exact)", m, n, n)
+	}
+	return nil
+}

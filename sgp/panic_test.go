@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/kernel"
 
@@ -98,7 +99,7 @@ func TestPanicErrorIsParsPanic(t *testing.T) {
 	t.Parallel()
 	sentinel := errors.New("the kernel failed")
 	err := func() (err error) {
-		defer recoverTo(&err)
+		defer base.RecoverTo(&err)
 		par.For(1000, 10, func(lo, hi int) {
 			if lo <= 500 && 500 < hi {
 				panic(sentinel)

@@ -19,14 +19,14 @@ func (md *Model) predictMean() float64 {
 	if md.refined != nil {
 		return md.refined.Mean
 	}
-	return md.f.mu
+	return md.f.Mean()
 }
 
 // profile sets an estimated mean to its closed-form optimum for the
 // current inducing set and hyperparameters (under its prior, see Mean); F can only
 // decrease. It does nothing for a fixed mean or an invalid factor.
 func (md *Model) profile() {
-	if md.mean.Estimated() && md.f != nil && md.f.ok {
+	if md.mean.Estimated() && md.f != nil && md.f.Ready() {
 		md.f.SetMean(md.f.MAPMean())
 	}
 }
@@ -48,7 +48,7 @@ func (md *Model) Params() []float64 {
 	th := md.kern.Params(nil)
 	noise := md.noise
 	if md.f != nil {
-		noise = md.f.noise
+		noise = md.f.Noise()
 	}
 	if noise == 0 {
 		noise = startNoise(md.y)

@@ -1,30 +1,23 @@
 package sgp
 
-import "fmt"
+import (
+	"fmt"
 
-// Objective selects the function that CholQR minimises.
-type Objective int
+	"github.com/cholqr/sgp/sgp/internal/base"
+)
+
+// Objective selects the function that CholQR minimises: VAR or MLE.
+type Objective = base.Objective
 
 const (
 	// VAR is Titsias' (2009) variational free energy, the negative ELBO:
 	//	F = MLE + ½ σ⁻² tr(K − K̂).
-	VAR Objective = iota
+	VAR = base.VAR
 	// MLE is the negative log marginal likelihood of the projected process
 	// (DTC) approximation:
 	//	F = ½ yᵀ(K̂ + σ²I)⁻¹y + ½ log|K̂ + σ²I| + n/2 · log 2π.
-	MLE
+	MLE = base.MLE
 )
-
-// String returns "VAR" or "MLE".
-func (o Objective) String() string {
-	switch o {
-	case VAR:
-		return "VAR"
-	case MLE:
-		return "MLE"
-	}
-	return fmt.Sprintf("Objective(%d)", int(o))
-}
 
 // ParseObjective converts "var"/"vfe"/"elbo" or "mle"/"dtc" (any case) to an Objective.
 func ParseObjective(s string) (Objective, error) {
@@ -47,7 +40,9 @@ func lower(s string) string {
 	return string(b)
 }
 
-// Parts holds the terms of the objectives read off a Factor (Cao et al. 2013, §3; see Factor):
+// Parts holds the terms of the objectives read off a Factor (Cao et al.
+// 2013, §3), in its fields DataFit, Complexity, Trace and MeanPrior, and
+// the objectives MLE and VAR made of them:
 //
 //	E_D = σ⁻²(‖y‖² − ‖a‖²)                 data fit, yᵀ(K̂+σ²I)⁻¹y
 //	E_C = (n−k)·log σ² + 2·Σ log R_ii      complexity, log|K̂+σ²I|
@@ -55,38 +50,26 @@ func lower(s string) string {
 //	E_μ = (μ − ȳ)²/τ²                      the prior on an estimated mean
 //
 // so that MLE = ½(E_D + E_C + E_μ) + n/2·log 2π and VAR = MLE + ½E_V. E_μ
-// is 0 unless the mean is MeanConstant (see Mean).
-type Parts struct {
-	DataFit    float64 // E_D
-	Complexity float64 // E_C
-	Trace      float64 // E_V
-	MeanPrior  float64 // E_μ
-	MLE        float64
-	VAR        float64
-}
+// is 0 unless the mean is MeanConstant (see Mean). Value(o) returns the
+// objective o; String and HTML display the terms.
+type Parts = base.Parts
 
-// Value returns the objective o.
-func (p Parts) Value(o Objective) float64 {
-	if o == MLE {
-		return p.MLE
-	}
-	return p.VAR
-}
+// Stats counts the work a Factor has done and the numerical events it
+// saw: KernelEvals (kernel entries evaluated), Swaps and Accepted,
+// Clamped (tiny negative residual variances clamped to zero),
+// Factorizations, InfoRefreshes, LastDrift and MaxDrift (the relative
+// objective change corrected by refactorisations), LastResidDrift,
+// Reorthogonalize, Predicted and PredictedReject (swap candidates whose
+// exact score was predicted without a pass over Q, and those rejected on
+// the prediction), NoQ (points a forward start added without Gram–Schmidt)
+// and LeftOut (inducing points a rebuild left out as numerically in the
+// span of the others).
+type Stats = base.Stats
 
-// Stats counts the work a Factor has done and the numerical events it saw.
-type Stats struct {
-	KernelEvals     int     // kernel entries evaluated (a column of n counts n)
-	Swaps           int     // swaps attempted
-	Accepted        int     // swaps accepted
-	Clamped         int     // tiny negative residual variances clamped to zero
-	Factorizations  int     // from-scratch factorisations
-	InfoRefreshes   int     // information pivots replaced
-	LastDrift       float64 // relative objective change corrected by the last refactorisation
-	MaxDrift        float64 // largest such change so far
-	LastResidDrift  float64 // max |Δ tr-residual| per point corrected by the last refactorisation
-	Reorthogonalize int     // Gram–Schmidt columns that needed explicit passes over Q (a poor first projection)
-	Predicted       int     // swap candidates whose exact score was first predicted without a pass over Q
-	PredictedReject int     // of those, the ones rejected on the prediction alone
-	NoQ             int     // points a forward start added without Gram–Schmidt (Q rebuilt after)
-	LeftOut         int     // inducing points a rebuild left out as numerically in the span of the others
-}
+// SwapResult describes one swap of the engine (Model.Swap): Removed, the
+// inducing point taken out; Proposed, the best candidate by approximate
+// score (−1 if none); Accepted; ApproxDelta and ExactDelta, the
+// approximate and exact decrease of F from adding Proposed; Before and
+// After, the objective before and after the swap (After = Before if
+// rejected).
+type SwapResult = base.SwapResult

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/internal/table"
 	"github.com/cholqr/sgp/sgp/outfile"
@@ -47,7 +48,7 @@ type savedExactModel struct {
 // data; a model whose kernel is not built in (kernel.Func, a user type)
 // cannot be saved.
 func (p *ExactPredictor) Save(w io.Writer) (err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	h, err := newSavedHead(p.Kern, p.X, p.NoiseV)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
+	"github.com/cholqr/sgp/sgp/internal/cholqr"
 	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/internal/table"
 
@@ -70,22 +72,13 @@ type Predictor struct {
 
 // newPredictor copies the prediction state out of a factor, including a
 // copy of a built-in kernel, so later fitting does not change it.
-func newPredictor(f *factor) *Predictor {
-	f.check()
-	k, n := f.k, f.n
-	p := &Predictor{Kern: kernel.Clone(f.kern), NoiseV: f.noise, PriorMean: f.mu, w: make([]float64, k*k), r: make([]float64, k*k), a: append([]float64(nil), f.a[:k]...)}
-	p.trainMean, p.trainVar = meanVar(f.yraw)
-	p.InputNames = inputNames(f.x)
+func newPredictor(f *cholqr.Factor) *Predictor {
+	w, r, a := f.InducingFactors()
+	p := &Predictor{Kern: kernel.Clone(f.Kernel()), NoiseV: f.Noise(), PriorMean: f.Mean(), w: w, r: r, a: a}
+	p.trainMean, p.trainVar = meanVar(f.Targets())
+	p.InputNames = inputNames(f.Inputs())
 	p.inducer = f.Active(nil)
-	p.X = f.x.Subset(p.inducer)
-	for a, ja := range p.inducer {
-		for b := 0; b <= a; b++ {
-			p.w[a*k+b] = f.g[b*n+ja]
-		}
-		for b := a; b < k; b++ {
-			p.r[a*k+b] = f.r[a*f.mcap+b]
-		}
-	}
+	p.X = f.Inputs().Subset(p.inducer)
 	p.prepare()
 	return p
 }
@@ -114,7 +107,7 @@ func (p *Predictor) wt() blas64.Triangular {
 // that order: columns in another order, missing or unknown ones, are
 // named in the error. Unnamed inputs are taken in the model's order.
 func (p *Predictor) PredictTo(mean, variance []float64, xs kernel.Inputs) (_, _ []float64, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if err := checkInputNames(p.InputNames, xs); err != nil {
 		return nil, nil, err
 	}
@@ -253,7 +246,7 @@ func withNoise(mean, variance []float64, err error, s2 float64) ([]float64, []fl
 // the training targets' mean and population variance, gonum's
 // stat.PopMeanVariance, if needed); the other scores are as for the model.
 func (p *Predictor) Evaluate(test *data.Dataset) (ev *Evaluation, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if test == nil || test.Len() == 0 {
 		return nil, fmt.Errorf("sgp: no test data")
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/internal/par"
 
@@ -151,7 +152,7 @@ func (p *Predictor) crossFactors(xs kernel.Inputs) (g, h, mean []float64) {
 }
 
 func (p *Predictor) predictCov(xs kernel.Inputs, add float64) (mean []float64, cov *mat.SymDense, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if err := checkPredictInputs(p.Kern, p.InputNames, xs); err != nil {
 		return nil, nil, err
 	}
@@ -243,7 +244,7 @@ func (p *Predictor) SampleNoisy(xs kernel.Inputs, n int, rng *rand.Rand) (*mat.D
 // again for the same model and inputs with the same BLAS backend (another
 // rounds the factors differently in the last digits).
 func (p *Predictor) SampleWith(xs kernel.Inputs, n int, rng *rand.Rand, o SampleOptions) (out *mat.Dense, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if err := checkSampleArgs(n, rng, o); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 
 	"github.com/cholqr/sgp/sgp/kernel"
@@ -28,7 +29,7 @@ import (
 // input gradients, or inputs that are not vectors, and the errors of
 // PredictTo.
 func (p *Predictor) PredictGrad(xs kernel.Inputs) (dmean, dvar *mat.Dense, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	ig, base, zs, err := gradInputs(p.Kern, p.X, p.InputNames, xs)
 	if err != nil {
 		return nil, nil, err

@@ -2,7 +2,6 @@ package sgp
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 )
 
@@ -31,39 +30,22 @@ func (md *Model) CostRanking(j, maxCandidates int) (cr *CostRanking, err error) 
 	if err := md.build(); err != nil {
 		return nil, err
 	}
-	if j < 0 || j >= md.f.n || !md.f.IsActive(j) {
+	if j < 0 || j >= md.f.N() || !md.f.IsActive(j) {
 		return nil, fmt.Errorf("sgp: point %d is not an inducing point", j)
 	}
-	f := md.f.clone()
-	f.removeToPark(f.pos[j])
-	approx := f.ApproxDeltasTo(nil, md.obj)
-	cr = &CostRanking{Removed: j, InfoPivots: f.InfoPivots(nil)}
-	var cands []int
-	for i, v := range approx {
-		if i != j && !math.IsNaN(v) && !math.IsInf(v, -1) {
-			cands = append(cands, i)
+	var choose func([]int) []int
+	if maxCandidates > 0 {
+		choose = func(cands []int) []int {
+			if len(cands) <= maxCandidates {
+				return cands
+			}
+			rng := rand.New(rand.NewPCG(md.seed, rankingStream^uint64(j)))
+			rng.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
+			return cands[:maxCandidates]
 		}
 	}
-	if maxCandidates > 0 && len(cands) > maxCandidates {
-		rng := rand.New(rand.NewPCG(md.seed, rankingStream^uint64(j)))
-		rng.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
-		cands = cands[:maxCandidates]
-	}
-	for _, c := range cands {
-		wasPivot := f.pos[c] >= 0
-		if !f.insertCandidate(c) {
-			continue
-		}
-		ex := f.deltaFromTentative(md.obj)
-		f.tent.valid = false
-		if !wasPivot {
-			f.move(f.k, f.t-1)
-			f.dropInfoLast()
-		}
-		cr.Candidates = append(cr.Candidates, c)
-		cr.Exact = append(cr.Exact, ex)
-		cr.Approx = append(cr.Approx, approx[c])
-	}
+	rk := md.f.CostRanking(j, md.obj, choose)
+	cr = &CostRanking{Removed: j, Candidates: rk.Candidates, Exact: rk.Exact, Approx: rk.Approx, InfoPivots: rk.InfoPivots}
 	return cr, nil
 }
 

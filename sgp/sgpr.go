@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -251,7 +252,7 @@ func (c *Continuous) Fit() (*ContinuousResult, error) { return c.FitContext(cont
 // FitContext is Fit with cancellation: it stops at the next evaluation
 // once ctx is done, returning the best state reached and ctx's error.
 func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err error) {
-	defer recoverTo(&err)
+	defer base.RecoverTo(&err)
 	if c.restarts > 0 && !c.fixed {
 		return c.fitStarts(ctx)
 	}

@@ -3,8 +3,9 @@ package sgp
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
+
+	"github.com/cholqr/sgp/sgp/internal/cholqr"
 )
 
 // build creates the factored state if needed.
@@ -20,8 +21,8 @@ func (md *Model) buildContext(ctx context.Context) error {
 	}
 	if md.f != nil {
 		if md.stale {
-			active := append([]int(nil), md.f.lastFactorized...)
-			if md.f.ok {
+			active := append([]int(nil), md.f.LastFactorized()...)
+			if md.f.Ready() {
 				active = md.f.Active(nil)
 			}
 			if err := md.f.Factorize(active); err != nil {
@@ -54,19 +55,19 @@ func (md *Model) buildContext(ctx context.Context) error {
 	if err := checkStart(md.x, md.kern, noise, md.y, md.mean); err != nil {
 		return err
 	}
-	f, err := newFactor(md.x, md.y, md.kern, noise, md.m, md.z)
+	f, err := cholqr.New(md.x, md.y, md.kern, noise, md.m, md.z)
 	if err != nil {
 		return err
 	}
-	f.prior = md.mean.prior(md.y)
-	f.setOrder(canonicalRows(md.x, md.y))
+	f.SetPrior(md.mean.prior(md.y))
+	f.SetOrder(canonicalRows(md.x, md.y))
 	f.SetMean(md.mean.startValue(md.y))
 	md.rng = rand.New(rand.NewPCG(md.seed, md.seed^0x5851f42d4c957f2d))
 	active := md.inducing
 	if active == nil {
 		switch md.startInit() {
 		case InitGreedy:
-			active = greedyVariance(f, md.m)
+			active = f.GreedyVariance(md.m)
 		case InitForward:
 			md.f = f
 			md.forwardSelectPivots(ctx, forwardCandidates, true, md.obj)
@@ -78,7 +79,7 @@ func (md *Model) buildContext(ctx context.Context) error {
 					if len(active) >= md.m {
 						break
 					}
-					j := f.atPos(p)
+					j := f.AtPos(p)
 					if !f.IsActive(j) {
 						active = append(active, j)
 					}
@@ -87,7 +88,7 @@ func (md *Model) buildContext(ctx context.Context) error {
 		default:
 			active = md.rng.Perm(n)[:md.m]
 			for i, p := range active {
-				active[i] = f.atPos(p)
+				active[i] = f.AtPos(p)
 			}
 		}
 	}
@@ -99,7 +100,7 @@ func (md *Model) buildContext(ctx context.Context) error {
 		// fill the rest at random (a clumped start can hold more points
 		// than the kernel can tell apart).
 		md.replaced = md.rebuildRobust(active, true, md.obj)
-		if f.k == 0 {
+		if f.NumActive() == 0 {
 			return fmt.Errorf("sgp: no inducing point has a non-negligible variance under the kernel")
 		}
 	}
@@ -135,23 +136,12 @@ func (md *Model) startInit() Init {
 // points (random) or best-scoring ones. It returns how many points of
 // active were left out. It cannot fail unless every point is degenerate.
 func (md *Model) rebuildRobust(active []int, random bool, obj Objective) int {
-	f := md.f
-	_ = f.Factorize(nil)
-	left := 0
-	for _, j := range active {
-		if f.k >= f.mcap || f.Add(j) != nil {
-			left++
-		}
-	}
-	n := f.n
+	var rnd func(int) int
 	if random {
-		for draws := 0; f.k < f.mcap && draws < 20*n; draws++ {
-			if j := f.drawRow(md.rng.IntN); f.pos[j] < 0 || f.pos[j] >= f.k {
-				_ = f.Add(j)
-			}
-		}
+		rnd = md.rng.IntN
 	}
-	if f.k > 0 {
+	left := md.f.FactorizeFrom(active, rnd)
+	if md.f.NumActive() > 0 {
 		md.grow(obj)
 	}
 	return left
@@ -159,48 +149,16 @@ func (md *Model) rebuildRobust(active []int, random bool, obj Objective) int {
 
 // refactorKeeping rebuilds the factor for active at the current θ where
 // Factorize and FactorizePivoted fail: the points numerically in the span
-// of the others are left out (factorizeSkipping) and the set is refilled
+// of the others are left out (cholqr.Factor.FactorizeSkipping) and the set is refilled
 // by approximate score (grow). A set that the swaps built at this θ can
 // hold members whose residual given the others, computed afresh, is below
 // keepTol; rebuildRobust admits points at the stricter pivotTol and can
 // lose many of them at once, raising the objective, where leaving out
 // only the points in the span of the others costs nothing resolvable.
 func (md *Model) refactorKeeping(active []int, obj Objective) {
-	md.f.factorizeSkipping(active)
+	md.f.FactorizeSkipping(active)
 	md.grow(obj)
 	md.profile()
-}
-
-// greedyVariance chooses m points by a pivoted partial Cholesky: each next
-// point has the largest residual variance given the previous ones, ties
-// (a stationary kernel's equal variances at the start) going to the first
-// in the canonical order of the rows.
-func greedyVariance(f *factor, m int) []int {
-	saveZ := f.zcap
-	f.zcap = 0
-	_ = f.Factorize(nil)
-	f.zcap = saveZ
-	active := make([]int, 0, m)
-	for len(active) < m {
-		best, bv := -1, 0.0
-		for i, v := range f.d {
-			if f.pos[i] == -1 && v > 0 && f.first(i, best, v, bv) {
-				best, bv = i, v
-			}
-		}
-		if best < 0 || f.Add(best) != nil {
-			break
-		}
-		active = append(active, best)
-	}
-	// Pad with the first points in the canonical order if the residual
-	// vanished everywhere.
-	for p := 0; len(active) < m && p < f.n; p++ {
-		if i := f.atPos(p); f.pos[i] == -1 {
-			active = append(active, i)
-		}
-	}
-	return active
 }
 
 // forwardSelect rebuilds the inducing set by Titsias' (2009) greedy
@@ -217,91 +175,25 @@ const forwardCandidates = 16
 
 // forwardSelectPivots is forwardSelect that, with pivots set, also scores
 // exactly the candidate with the best approximate score of the
-// information pivots (Cao et al. 2013, §4), found among all n points at
-// O(n·z·(k+z)) per step: the pool of each step is then the S random
-// candidates of Titsias (2009) plus the one a CholQR swap would propose.
-// Each step's pool is scored in one batch (exactDeltas: two level-3
-// products over the active columns of G, taken chunk by chunk in one pass
-// over G, not several passes over G and Q per candidate).
+// information pivots (Cao et al. 2013, §4): CholQR's forward start
+// (InitForward), which build factorises again afterwards (see
+// cholqr.Factor.ForwardSelect). It reports its progress on the model's
+// progress writer.
 func (md *Model) forwardSelectPivots(ctx context.Context, s int, pivots bool, obj Objective) int {
-	f := md.f
-	n := f.n
-	_ = f.Factorize(nil)
-	scored := 0
-	// At most exactBatchMax candidates are scored at a time: the batch
-	// holds one n-vector per candidate.
-	w := newExactBatch(n, f.mcap, min(s+1, exactBatchMax), f.pool.Size())
-	cands := make([]int, 0, s+1)
-	vals := make([]float64, s+1)
-	// CholQR's forward start (pivots) is factorised again by build, so it
-	// adds its points without Gram–Schmidt (addNoQ); Titsias' selection
-	// keeps its factor and needs Q.
-	add := f.Add
-	if pivots {
-		add = f.addNoQ
-	}
 	tick := md.ticker()
-	for f.k < md.m && ctx.Err() == nil {
-		if pivots && tick.due() {
-			fmt.Fprintf(md.progress, "start: %d of %d inducing points chosen by forward selection, %.0f s\n", f.k, md.m, tick.elapsed().Seconds())
-		}
-		cands = cands[:0]
-		if pivots {
-			if j, _ := f.bestApprox(obj); j >= 0 {
-				cands = append(cands, j)
-			}
-		}
-		for c := 0; c < s; c++ {
-			if j := f.drawRow(md.rng.IntN); !f.IsActive(j) {
-				cands = append(cands, j)
-			}
-		}
-		for lo := 0; lo < len(cands); lo += w.s {
-			hi := min(len(cands), lo+w.s)
-			f.exactDeltas(cands[lo:hi], obj, vals[lo:hi], w)
-		}
-		scored += len(cands)
-		best, bv := -1, math.Inf(-1)
-		for q, j := range cands {
-			if v := vals[q]; v > bv {
-				best, bv = j, v
-			}
-		}
-		if best < 0 || add(best) != nil {
-			if !f.ok {
-				break // a rebuild in addNoQ failed; the caller factorises again
-			}
-			// No admissible candidate in this draw: fall back to the
-			// largest residual variance.
-			g, gv := -1, 0.0
-			for i, v := range f.d {
-				if f.pos[i] < 0 && f.first(i, g, v, gv) && v > f.pivotTol(i) {
-					g, gv = i, v
-				}
-			}
-			if g < 0 || add(g) != nil {
-				break
-			}
+	progress := func(k int) {
+		if tick.due() {
+			fmt.Fprintf(md.progress, "start: %d of %d inducing points chosen by forward selection, %.0f s\n", k, md.m, tick.elapsed().Seconds())
 		}
 	}
-	return scored
+	return md.f.ForwardSelect(ctx, md.m, s, pivots, obj, md.rng.IntN, progress)
 }
 
 // grow adds inducing points while there are fewer than m, each time the
-// candidate with the best approximate score for obj, and returns how many it
-// added. The set is below m only when the kernel could not tell m points
-// apart at earlier hyperparameters.
+// candidate with the best approximate score for obj, marks them visited,
+// and returns how many it added (cholqr.Factor.Grow).
 func (md *Model) grow(obj Objective) int {
-	added := 0
-	for md.f.k < md.f.mcap {
-		best, _ := md.f.bestApprox(obj)
-		if best < 0 || md.f.Add(best) != nil {
-			break
-		}
-		md.visited[best] = md.counter
-		added++
-	}
-	return added
+	return md.f.Grow(obj, func(j int) { md.visited[j] = md.counter })
 }
 
 // Build builds the model's state if it is not built yet: it chooses the

@@ -33,7 +33,7 @@ func (md *Model) Noise() (s2 float64, err error) {
 	if err := md.build(); err != nil {
 		return 0, err
 	}
-	return md.f.noise, nil
+	return md.f.Noise(), nil
 }
 
 // Value returns the current objective (including n/2·log 2π).
@@ -91,7 +91,7 @@ func (md *Model) SetParams(theta []float64) (err error) {
 	old, active := md.Params(), md.f.Active(nil)
 	md.refined = nil
 	md.kern.SetParams(theta[:np])
-	md.f.noise = math.Exp(theta[np])
+	md.f.SetNoiseOnly(math.Exp(theta[np]))
 	if err := md.f.Factorize(active); err != nil {
 		// The set cannot be kept at θ: back to the state before, which
 		// the set was built at (a failed Factorize leaves the factor
@@ -113,5 +113,5 @@ func (md *Model) Stats() Stats {
 	if md.f == nil {
 		return Stats{}
 	}
-	return md.f.stats
+	return md.f.Stats()
 }

@@ -81,7 +81,7 @@ type Result struct {
 func (md *Model) fitSubset(r *run) (res *Result, err error) {
 	md.refined = nil
 	theta0 := md.Params()
-	first, leftOut := len(md.trace), md.f.stats.LeftOut
+	first, leftOut := len(md.trace), md.f.Stats().LeftOut
 	ended, runErr := md.runEpochs(r)
 	restarted := false
 	if runErr == nil && md.restartWanted(r) {
@@ -104,7 +104,7 @@ func (md *Model) fitSubset(r *run) (res *Result, err error) {
 			Converged: ended.converged,
 			Params:    md.Params(),
 			Names:     md.ParamNames(),
-			Mean:      md.f.mu,
+			Mean:      md.f.Mean(),
 		},
 		Parts:      md.f.Parts(),
 		Epochs:     len(md.trace),
@@ -113,7 +113,7 @@ func (md *Model) fitSubset(r *run) (res *Result, err error) {
 		md:         md,
 		Restarted:  restarted,
 		SwitchedOn: on,
-		Stats:      md.f.stats,
+		Stats:      md.f.Stats(),
 	}
 	res.Warnings = md.warnings(res, md.rose(r.obj, first, leftOut))
 	md.announce(res.Warnings)
@@ -124,7 +124,7 @@ func (md *Model) fitSubset(r *run) (res *Result, err error) {
 // epoch of this fit (md.trace[first:]) reached, or "". Swaps and gradient
 // phases never raise it, but a rebuild of the factor at new
 // hyperparameters can leave out inducing points that are numerically in
-// the span of the others (factor.factorizeSkipping, Stats.LeftOut), as
+// the span of the others (cholqr.Factor.FactorizeSkipping, Stats.LeftOut), as
 // when the signal variance grows to many times the targets' variance.
 func (md *Model) rose(obj Objective, first, leftOut int) string {
 	best, at := math.Inf(1), 0
@@ -134,10 +134,10 @@ func (md *Model) rose(obj Objective, first, leftOut int) string {
 		}
 	}
 	end := md.f.Value(obj)
-	if !(end > best+md.riseTol()*md.f.valueScale(best)) {
+	if !(end > best+md.riseTol()*md.f.ValueScale(best)) {
 		return ""
 	}
-	if k := md.f.stats.LeftOut - leftOut; k > 0 {
+	if k := md.f.Stats().LeftOut - leftOut; k > 0 {
 		return fmt.Sprintf("the objective rose from %.6g (epoch %d) to %.6g: rebuilding the factor at new hyperparameters left out %d inducing points that were numerically in the span of the others; the model is the last state",
 			best, at, end, k)
 	}

@@ -42,7 +42,7 @@ func logScaleOf(y []float64) float64 {
 // unitFreeScale returns the magnitude against which relative changes of
 // an objective value v of n targets are measured: |v − logScale|, the
 // magnitude of the objective of the standardised targets, and at least
-// n/100 (as factor.valueScale).
+// n/100 (as cholqr.Factor.ValueScale).
 func unitFreeScale(v, logScale float64, n int) float64 {
 	return math.Max(math.Abs(v-logScale), float64(n)/100)
 }

@@ -1,10 +1,12 @@
-package sgp
+package cholqr
 
 import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/cholqr/sgp/sgp/internal/base"
 )
 
 // ApproxDeltasTo stores in dst (length n, allocated if nil) the approximate
@@ -25,13 +27,13 @@ import (
 // With z = n−k information pivots the scores are exact. Active points get
 // NaN and points with negligible residual (duplicates of active points) get
 // −Inf. Cost O(n·z·(k+z)).
-func (f *factor) ApproxDeltasTo(dst []float64, o Objective) []float64 {
+func (f *Factor) ApproxDeltasTo(dst []float64, o base.Objective) []float64 {
 	f.check()
 	if dst == nil {
 		dst = make([]float64, f.n)
 	}
 	if len(dst) != f.n {
-		panic(errShortBuffer)
+		panic(base.ErrShortBuffer)
 	}
 	f.approxScores(dst, o)
 	return dst
@@ -39,7 +41,7 @@ func (f *factor) ApproxDeltasTo(dst []float64, o Objective) []float64 {
 
 // bestApprox returns the candidate with the largest approximate score, or
 // −1 if no candidate has a non-negligible residual.
-func (f *factor) bestApprox(o Objective) (int, float64) {
+func (f *Factor) bestApprox(o base.Objective) (int, float64) {
 	scores := f.approx.dIOld // reused as the score buffer
 	f.approxScores(scores, o)
 	best, bv := -1, math.Inf(-1)
@@ -57,7 +59,7 @@ func (f *factor) bestApprox(o Objective) (int, float64) {
 // Gram matrix A = GᵀG that the Factor keeps up to date at O(t) per
 // transposition: since G_I = Q[:n,:]R,  B = R⁻ᵀ G_Iᵀ L_z = R⁻ᵀ A[:k, k:t],
 // an O(k²·z) triangular solve, and M = A[k:t, k:t].
-func (f *factor) approxScores(dst []float64, o Objective) {
+func (f *Factor) approxScores(dst []float64, o base.Objective) {
 	n, k, z := f.n, f.k, f.t-f.k
 	aw := &f.approx
 	f.residualActive(aw.dI)
@@ -149,7 +151,7 @@ func (t *scoreTask) RunRange(_, lo, hi int) {
 			ac += w[c] * v
 		}
 		var rr float64
-		if t.o == VAR {
+		if t.o == base.VAR {
 			rr, gg = symQuad2(dd, mm, l)
 		} else {
 			rr = symQuad(dd, l)
@@ -161,7 +163,7 @@ func (t *scoreTask) RunRange(_, lo, hi int) {
 			r2 = s2
 		}
 		df := 0.5 * (num*num*inv/(s2*r2) + logS2 - math.Log(r2))
-		if t.o == VAR {
+		if t.o == base.VAR {
 			df += 0.5 * gg * inv / s2
 		}
 		dst[j] = df

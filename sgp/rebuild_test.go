@@ -7,12 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cholqr/sgp/sgp/internal/naive"
-
-	"github.com/cholqr/sgp/sgp/kernel"
-
 	"github.com/cholqr/sgp/sgp/data"
+	"github.com/cholqr/sgp/sgp/internal/cholqr"
+	"github.com/cholqr/sgp/sgp/internal/naive"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
+
+// The model's rebuilds of a set the kernel cannot hold whole, and
+// Titsias' selection with pools of several exact batches; the engine's
+// side (cholqr.Factor.FactorizeSkipping, the batches) is tested in
+// package cholqr.
 
 // nearDuplicateProblem is a 1-D problem on a jittered grid whose point 7
 // is a copy of point 3 moved by 1e-5: given point 3 its residual variance
@@ -36,51 +40,6 @@ func nearDuplicateProblem() *problem {
 	const variance, ls, noise = 1.7, 0.7, 0.05
 	return &problem{x: x, rows: rows, y: y, kern: kernel.NewRBF(variance, []float64{ls}), noise: noise,
 		K: naive.RBF(rows, variance, []float64{ls})}
-}
-
-// TestFactorizeSkipping: a set holding a near-duplicate pair cannot be
-// factorised in any order; factorizeSkipping leaves out one of the pair
-// and nothing else, counts it in Stats.LeftOut, and the factor is then
-// that of the points kept (dense oracle, invariants).
-func TestFactorizeSkipping(t *testing.T) {
-	t.Parallel()
-	p := nearDuplicateProblem()
-	f := p.factor(t, 8, 4)
-	active := []int{0, 3, 5, 7, 11, 16, 20}
-	if err := f.Factorize(active); err == nil {
-		t.Fatal("Factorize accepted a near-duplicate pair")
-	}
-	if err := f.FactorizePivoted(active); err == nil {
-		t.Fatal("FactorizePivoted accepted a near-duplicate pair")
-	}
-	left := f.factorizeSkipping(active)
-	if len(left) != 1 || (left[0] != 3 && left[0] != 7) {
-		t.Fatalf("left out %v, want one of 3 and 7", left)
-	}
-	if got := f.Stats().LeftOut; got != 1 {
-		t.Errorf("Stats.LeftOut = %d, want 1", got)
-	}
-	kept := f.Active(nil)
-	want := slices.DeleteFunc(slices.Clone(active), func(j int) bool { return j == left[0] })
-	slices.Sort(kept)
-	if !slices.Equal(kept, want) {
-		t.Fatalf("kept %v, want %v", kept, want)
-	}
-	checkInvariants(t, f, p, 1e-9)
-	for _, o := range []Objective{VAR, MLE} {
-		got, wantF := f.Value(o), p.oracle(t, want, o)
-		if math.Abs(got-wantF) > 1e-9*math.Abs(wantF) {
-			t.Errorf("%v: F = %.12g, oracle %.12g", o, got, wantF)
-		}
-	}
-	// A set without degenerate points is factorised whole, as by
-	// FactorizePivoted.
-	if left := f.factorizeSkipping(want); len(left) != 0 {
-		t.Errorf("left out %v of a regular set", left)
-	}
-	if got, wantF := f.Value(VAR), p.oracle(t, want, VAR); math.Abs(got-wantF) > 1e-9*math.Abs(wantF) {
-		t.Errorf("regular set: F = %.12g, oracle %.12g", got, wantF)
-	}
 }
 
 // TestRefactorKeeping: the model's fallback rebuild leaves out the
@@ -159,7 +118,7 @@ func TestFitAtNumericalRank(t *testing.T) {
 		// there, with that reason; one that went on descending may stop
 		// for another (with the pure-Go BLAS, seed 6 ends at its lowest F,
 		// stalled in its gradient phase).
-		rose := res.Objective > best+md.tol*md.f.valueScale(best)
+		rose := res.Objective > best+md.tol*md.f.ValueScale(best)
 		if rose && (res.Status != Stalled || !strings.HasPrefix(res.Reason, "the inducing set is at the kernel's numerical rank")) {
 			t.Errorf("seed %d: stopped %q after the objective rose with points left out", seed, stopText(res.Status, res.Reason))
 		}
@@ -173,5 +132,30 @@ func TestFitAtNumericalRank(t *testing.T) {
 	}
 	if exercised == 0 {
 		t.Error("no fit left points out: the test no longer exercises the rebuild at numerical rank")
+	}
+}
+
+// TestTitsiasLargePool runs Titsias' selection with more candidates per
+// step than one exact batch holds (cholqr.ExactBatchMax), so that each step
+// scores its pool in several batches, and checks that it selects m points
+// and ends below a random subset's objective.
+func TestTitsiasLargePool(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(400, 3)
+	fit := func(sel Selector) *Result {
+		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(12).WithSeed(2).
+			WithMaxEpochs(3).WithSelector(sel)
+		res, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	big, rnd := fit(SelectTitsias(3*cholqr.ExactBatchMax)), fit(SelectRandom)
+	if len(big.Inducing) != 12 || math.IsNaN(big.Objective) {
+		t.Fatalf("Titsias-%d: %d points, F = %g", 3*cholqr.ExactBatchMax, len(big.Inducing), big.Objective)
+	}
+	if big.Objective >= rnd.Objective {
+		t.Errorf("Titsias-%d F = %.4f, not below a random subset's %.4f", 3*cholqr.ExactBatchMax, big.Objective, rnd.Objective)
 	}
 }

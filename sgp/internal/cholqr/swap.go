@@ -1,9 +1,10 @@
-package sgp
+package cholqr
 
 import (
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/asm"
+	"github.com/cholqr/sgp/sgp/internal/base"
 )
 
 // move moves the pivot at position from to position to; the pivots in
@@ -28,7 +29,7 @@ import (
 // and written once per move while the moving column's panel stays in
 // cache. Cost O(n·|to−from|) streamed once, plus O((k+z)·|to−from|) for A,
 // R and the pivot rows.
-func (f *factor) move(from, to int) {
+func (f *Factor) move(from, to int) {
 	var ops []reflection
 	switch {
 	case from < to:
@@ -56,7 +57,7 @@ func (f *factor) move(from, to int) {
 // which no earlier transposition of the move has touched, and G[p, l] of
 // the moving column after the earlier rotations. That column is tracked at
 // the rows perm[a+1 … b] only: O((b−a)²) reads of the pivot block of G.
-func (f *factor) planForward(a, b int) []reflection {
+func (f *Factor) planForward(a, b int) []reflection {
 	ops := f.rot.refl[:b-a]
 	rows := f.perm[a+1 : b+1]
 	v := f.rot.v[:b-a]
@@ -90,7 +91,7 @@ func (f *factor) planForward(a, b int) []reflection {
 // (= a−1 … b) moves q itself to position l, so all rotations are read off
 // q's row of G, which after transposition l is rho in column l and zero in
 // column l+1.
-func (f *factor) planBackward(a, b int) []reflection {
+func (f *Factor) planBackward(a, b int) []reflection {
 	n := f.n
 	q := f.perm[a]
 	ops := f.rot.refl[:a-b]
@@ -113,7 +114,7 @@ func (f *factor) planBackward(a, b int) []reflection {
 // rotateGram applies the reflections to A = GᵀG: A ← XᵀAX for each in turn.
 // Right and left products commute, so the column rotations run along each
 // row and then the row rotations follow, all on contiguous rows.
-func (f *factor) rotateGram(ops []reflection) {
+func (f *Factor) rotateGram(ops []reflection) {
 	tc, t := f.tcap, f.t
 	reflectRows(f.gram, tc, t, ops, t)
 	for _, o := range ops {
@@ -129,7 +130,7 @@ func (f *factor) rotateGram(ops []reflection) {
 // is final once X_l is applied, this equals interleaving X_l and H_l. The
 // rotations keep R's diagonal positive up to the last row of the move,
 // whose sign is fixed at the end; R with positive diagonal determines Q.
-func (f *factor) retriangularize(ops []reflection) []givens {
+func (f *Factor) retriangularize(ops []reflection) []givens {
 	m, k := f.mcap, f.k
 	R := f.r
 	a, last := ops[0].l, ops[len(ops)-1].l+1
@@ -162,7 +163,7 @@ func (f *factor) retriangularize(ops []reflection) []givens {
 
 // rotateAugmented applies Q ← diag(I_n, Xᵀ)·Q for each reflection of a move
 // within the active block: rows n+l, n+l+1 of every column of Q.
-func (f *factor) rotateAugmented(ops []reflection) {
+func (f *Factor) rotateAugmented(ops []reflection) {
 	f.needQ()
 	// Column col of Q from row n on is row col of a k×k matrix with stride
 	// ldq; the reflections act on its entries (l, l+1) as on a row of R.
@@ -218,7 +219,7 @@ const movePanel = 16384
 // them (moveSplitRows): one core does not take the memory bandwidth the
 // rotations could use. Every value is computed by the
 // same operations whatever the split.
-func (f *factor) rotatePanels(refl []reflection, giv []givens) {
+func (f *Factor) rotatePanels(refl []reflection, giv []givens) {
 	rows := f.n
 	if len(giv) > 0 {
 		rows += f.k
@@ -278,7 +279,7 @@ func givensPair(u, v []float64, ch, sh, sg float64) {
 // end of the active block, dropped from the QR factorisation, moved past the
 // information pivots and dropped from G, where it stays parked so that
 // restorePark can undo the removal. Cost O(n·(k+z)).
-func (f *factor) removeToPark(p int) {
+func (f *Factor) removeToPark(p int) {
 	f.move(p, f.k-1)
 	k, rows := f.k-1, f.n+f.k
 	copy(f.parkedQ[:rows], f.qcol(k)[:rows])
@@ -295,7 +296,7 @@ func (f *factor) removeToPark(p int) {
 // at position k, so that G[:, k] is its Cholesky column given the active set,
 // and computes the tentative QR column. It returns false, changing nothing,
 // if j's residual variance is negligible.
-func (f *factor) insertCandidate(j int) bool {
+func (f *Factor) insertCandidate(j int) bool {
 	if !f.placeCandidate(j) {
 		return false
 	}
@@ -305,7 +306,7 @@ func (f *factor) insertCandidate(j int) bool {
 
 // placeCandidate is insertCandidate without the Gram–Schmidt step: G[:, k]
 // and A[:, k] describe j, Q and R are unchanged.
-func (f *factor) placeCandidate(j int) bool {
+func (f *Factor) placeCandidate(j int) bool {
 	p := f.pos[j]
 	switch {
 	case p >= f.k:
@@ -351,7 +352,7 @@ func (f *factor) placeCandidate(j int) bool {
 }
 
 // dropInfoLast discards the last information pivot without parking it.
-func (f *factor) dropInfoLast() {
+func (f *Factor) dropInfoLast() {
 	f.t--
 	col := f.col(f.t)
 	for i, v := range col {
@@ -363,10 +364,10 @@ func (f *factor) dropInfoLast() {
 }
 
 // discardPark forgets the parked point: its removal is final.
-func (f *factor) discardPark() { f.parked = -1 }
+func (f *Factor) discardPark() { f.parked = -1 }
 
 // restorePark re-inserts the parked point as the last active point.
-func (f *factor) restorePark() {
+func (f *Factor) restorePark() {
 	if f.t >= f.tcap {
 		f.dropInfoLast()
 		f.parkStale = true
@@ -403,7 +404,7 @@ func (f *factor) restorePark() {
 // It returns NaN if j is active and 0 if j's residual variance is
 // negligible. It panics if the inducing set is full (k = m): remove a point
 // first.
-func (f *factor) ExactDelta(j int, o Objective) float64 {
+func (f *Factor) ExactDelta(j int, o base.Objective) float64 {
 	f.check()
 	f.needQ()
 	if j < 0 || j >= f.n {
@@ -432,12 +433,12 @@ func (f *factor) ExactDelta(j int, o Objective) float64 {
 // Add appends point j to the inducing set. It returns a *DegenerateError,
 // changing nothing, if j's residual variance is negligible, and panics if j
 // is already active or the set is full. Cost as ExactDelta.
-func (f *factor) Add(j int) error {
+func (f *Factor) Add(j int) error {
 	f.checkAdd(j)
 	f.needQ()
 	wasInfo := f.pos[j] >= f.k
 	if !f.insertCandidate(j) {
-		return &DegenerateError{Index: j, Residual: f.d[j]}
+		return &base.DegenerateError{Index: j, Residual: f.d[j]}
 	}
 	f.commitActive()
 	if wasInfo {
@@ -448,7 +449,7 @@ func (f *factor) Add(j int) error {
 
 // checkAdd panics unless point j can be added: a valid Factor, j in
 // range and room in the inducing set.
-func (f *factor) checkAdd(j int) {
+func (f *Factor) checkAdd(j int) {
 	f.check()
 	if j < 0 || j >= f.n {
 		panic(errIndex)
@@ -460,7 +461,7 @@ func (f *factor) checkAdd(j int) {
 
 // Remove removes point j from the inducing set in O(n·(k+z)) by adjacent
 // transpositions (never refactorising). It panics if j is not active.
-func (f *factor) Remove(j int) {
+func (f *Factor) Remove(j int) {
 	f.check()
 	f.needQ()
 	if !f.IsActive(j) {
@@ -469,17 +470,6 @@ func (f *factor) Remove(j int) {
 	f.removeToPark(f.pos[j])
 	f.discardPark()
 	f.fillInfoGreedy()
-}
-
-// SwapResult describes one swap proposal.
-type SwapResult struct {
-	Removed     int     // data index of the inducing point taken out
-	Proposed    int     // best candidate by approximate score, or −1 if none
-	Accepted    bool    // whether Proposed replaced Removed
-	ApproxDelta float64 // approximate decrease of F from adding Proposed
-	ExactDelta  float64 // exact decrease of F from adding Proposed
-	Before      float64 // objective before the swap
-	After       float64 // objective after the swap (= Before if rejected)
 }
 
 // swapThreshold is the relative decrease (see valueScale) a swap must
@@ -495,13 +485,13 @@ const swapThreshold = 1e-9
 //
 // If the best candidate was an information pivot, it is replaced by a new
 // one chosen by rnd (a uniform random index source, see RefreshInfo).
-func (f *factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
+func (f *Factor) Swap(p int, o base.Objective, rnd func(n int) int) base.SwapResult {
 	f.check()
 	f.needQ()
 	if p < 0 || p >= f.k {
 		panic(errIndex)
 	}
-	res := SwapResult{Removed: f.perm[p], Proposed: -1, Before: f.Value(o), After: math.NaN()}
+	res := base.SwapResult{Removed: f.perm[p], Proposed: -1, Before: f.Value(o), After: math.NaN()}
 	f.stats.Swaps++
 	f.removeToPark(p)
 	removedValue := f.Value(o)
@@ -518,7 +508,7 @@ func (f *factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
 			f.gramSchmidt()
 			res.ExactDelta = f.deltaFromTentative(o)
 			after := removedValue - res.ExactDelta
-			if after < res.Before-swapThreshold*f.valueScale(res.Before) {
+			if after < res.Before-swapThreshold*f.ValueScale(res.Before) {
 				f.commitActive()
 				f.discardPark()
 				res.Accepted, res.After = true, after
@@ -548,7 +538,7 @@ func (f *factor) Swap(p int, o Objective, rnd func(n int) int) SwapResult {
 // refreshes to work better than optimised ones). rnd(n) must return a
 // uniform integer in [0, n). It does nothing if there are no information
 // pivots.
-func (f *factor) RefreshInfo(rnd func(n int) int) {
+func (f *Factor) RefreshInfo(rnd func(n int) int) {
 	f.check()
 	z := f.t - f.k
 	if z == 0 {
@@ -562,7 +552,7 @@ func (f *factor) RefreshInfo(rnd func(n int) int) {
 
 // RefreshInfoGreedy discards all information pivots and chooses them again
 // greedily by largest residual variance.
-func (f *factor) RefreshInfoGreedy() {
+func (f *Factor) RefreshInfoGreedy() {
 	f.check()
 	for f.t > f.k {
 		f.dropInfoLast()
@@ -573,9 +563,9 @@ func (f *factor) RefreshInfoGreedy() {
 // refillInfoRandom adds random information pivots until there are zcap,
 // trying a bounded number of random draws and falling back to the greedy
 // choice.
-func (f *factor) refillInfoRandom(rnd func(n int) int) {
+func (f *Factor) refillInfoRandom(rnd func(n int) int) {
 	for tries := 0; f.t-f.k < f.zcap && tries < 64; tries++ {
-		j := f.drawRow(rnd)
+		j := f.DrawRow(rnd)
 		if f.pos[j] == -1 && j != f.parked && f.d[j] > f.keepTol(j) {
 			f.appendPivot(j, f.keepTol(j))
 		}
@@ -608,7 +598,7 @@ const predictTol = 1e-6
 //
 // Most swaps that are rejected are rejected by far, and skipping their
 // sweeps saves most of a pass over Q per rejected swap.
-func (f *factor) predictReject(o Objective, removed, before float64) (df float64, reject bool) {
+func (f *Factor) predictReject(o base.Objective, removed, before float64) (df float64, reject bool) {
 	if f.noPredict {
 		return 0, false
 	}
@@ -625,11 +615,11 @@ func (f *factor) predictReject(o Objective, removed, before float64) (df float64
 	size := 1 + math.Abs(math.Log(s2)-logR2)
 	bound := math.Abs(gy) + math.Sqrt(cc*sumSquares(f.a[:f.k]))
 	size += bound * bound / (r2 * s2)
-	if o == VAR {
+	if o == base.VAR {
 		size += gg / s2
 	}
 	f.stats.Predicted++
-	scale := f.valueScale(before)
+	scale := f.ValueScale(before)
 	reject = removed-df >= before-swapThreshold*scale+predictTol*size
 	if reject {
 		f.stats.PredictedReject++
@@ -656,11 +646,11 @@ const noQRebuild = 1e-6
 // can be amplified, the factor is rebuilt from scratch (Factorize, which
 // restores Q). It returns a *DegenerateError, changing nothing, if j's
 // residual variance is negligible.
-func (f *factor) addNoQ(j int) error {
+func (f *Factor) addNoQ(j int) error {
 	f.checkAdd(j)
 	wasInfo := f.pos[j] >= f.k
 	if !f.placeCandidate(j) {
-		return &DegenerateError{Index: j, Residual: f.d[j]}
+		return &base.DegenerateError{Index: j, Residual: f.d[j]}
 	}
 	k, m := f.k, f.mcap
 	pr := f.firstProjection()

@@ -1,4 +1,4 @@
-package sgp
+package cholqr
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/naive"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -52,22 +53,22 @@ func newProblem(rng *rand.Rand, n, dim int, variance, ls, noise float64) *proble
 		K: naive.RBF(rows, variance, lss)}
 }
 
-func (p *problem) factor(t *testing.T, m, z int) *factor {
+func (p *problem) factor(t *testing.T, m, z int) *Factor {
 	t.Helper()
-	f, err := newFactor(p.x, p.y, p.kern, p.noise, m, z)
+	f, err := New(p.x, p.y, p.kern, p.noise, m, z)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return f
 }
 
-func (p *problem) oracle(t *testing.T, active []int, o Objective) float64 {
+func (p *problem) oracle(t *testing.T, active []int, o base.Objective) float64 {
 	t.Helper()
 	mle, vfe, ok := naive.DTC(p.K, p.y, p.noise, active)
 	if !ok {
 		t.Fatalf("oracle failed for active set %v", active)
 	}
-	if o == MLE {
+	if o == base.MLE {
 		return mle
 	}
 	return vfe
@@ -78,7 +79,7 @@ var testSizes = []int{1, 2, 3, 5, 31, 32, 33, 64}
 // checkInvariants verifies the factored state against its definition:
 // G[perm[p], c] = 0 for c > p, d = diag K − rowsum(G∘G), G Gᵀ = K at the
 // pivot block, QᵀQ = I, QR = [G_I; σI], a = Q[:n,:]ᵀ y.
-func checkInvariants(t *testing.T, f *factor, p *problem, tol float64) {
+func checkInvariants(t *testing.T, f *Factor, p *problem, tol float64) {
 	t.Helper()
 	n, k, tt := f.n, f.k, f.t
 	for pp := 0; pp < tt; pp++ {
@@ -197,7 +198,7 @@ func TestFactorObjectiveMatchesOracle(t *testing.T) {
 						t.Fatalf("%s: %v", name, err)
 					}
 					checkInvariants(t, f, p, 1e-8)
-					for _, o := range []Objective{VAR, MLE} {
+					for _, o := range []base.Objective{base.VAR, base.MLE} {
 						got, want := f.Value(o), p.oracle(t, active, o)
 						if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
 							t.Errorf("%s %v: factor %.12g, oracle %.12g", name, o, got, want)
@@ -219,7 +220,7 @@ func TestAllPointsInducingIsExactGP(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := naive.ExactNMLL(p.K, p.y, p.noise)
-		for _, o := range []Objective{MLE, VAR} {
+		for _, o := range []base.Objective{base.MLE, base.VAR} {
 			if got := f.Value(o); !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
 				t.Errorf("n=%d %v: %.12g, exact GP %.12g", n, o, got, want)
 			}
@@ -240,7 +241,7 @@ func TestExactDeltaMatchesOracle(t *testing.T) {
 			if err := f.Factorize(active); err != nil {
 				t.Fatal(err)
 			}
-			for _, o := range []Objective{VAR, MLE} {
+			for _, o := range []base.Objective{base.VAR, base.MLE} {
 				base := p.oracle(t, active, o)
 				for j := 0; j < n; j++ {
 					got := f.ExactDelta(j, o)
@@ -276,7 +277,7 @@ func TestApproxEqualsExactWithAllPivots(t *testing.T) {
 		if err := f.Factorize(active); err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range []Objective{VAR, MLE} {
+		for _, o := range []base.Objective{base.VAR, base.MLE} {
 			approx := f.ApproxDeltasTo(nil, o)
 			for j := 0; j < n; j++ {
 				exact := f.ExactDelta(j, o)
@@ -306,7 +307,7 @@ func TestSwapsKeepFactorExact(t *testing.T) {
 		if err := f.Factorize(rng.Perm(tc.n)[:tc.m]); err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range []Objective{VAR, MLE} {
+		for _, o := range []base.Objective{base.VAR, base.MLE} {
 			prev := f.Value(o)
 			for s := 0; s < 1000; s++ {
 				res := f.Swap(rng.IntN(f.NumActive()), o, rng.IntN)
@@ -377,7 +378,7 @@ func TestNewFactorRejectsBadInput(t *testing.T) {
 		{"z<0", x, y, 1, 1, -1},
 		{"dimension", x2, y, 1, 1, 0},
 	} {
-		if f, err := newFactor(tc.x, tc.y, k, tc.noise, tc.m, tc.z); err == nil || f != nil {
+		if f, err := New(tc.x, tc.y, k, tc.noise, tc.m, tc.z); err == nil || f != nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
@@ -393,18 +394,18 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 	x, _ := kernel.NewVectors(6, 1, []float64{0, 1, 1, 2, 3, 3})
 	y := []float64{0.1, 0.5, 0.6, -0.2, 0.3, 0.2}
 	k := kernel.NewRBF(1, []float64{0.7})
-	f, err := newFactor(x, y, k, 1e-8, 3, 2)
+	f, err := New(x, y, k, 1e-8, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var de *DegenerateError
+	var de *base.DegenerateError
 	if err := f.Factorize([]int{1, 2}); err == nil || !asDegenerate(err, &de) || de.Index != 2 {
 		t.Fatalf("duplicate accepted: %v", err)
 	}
 	if err := f.Factorize([]int{1, 4}); err != nil {
 		t.Fatal(err)
 	}
-	approx := f.ApproxDeltasTo(nil, VAR)
+	approx := f.ApproxDeltasTo(nil, base.VAR)
 	if !math.IsInf(approx[2], -1) || !math.IsInf(approx[5], -1) {
 		t.Errorf("duplicates of active points not excluded: %v", approx)
 	}
@@ -413,7 +414,7 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
 	for range 50 {
-		res := f.Swap(rng.IntN(f.NumActive()), VAR, rng.IntN)
+		res := f.Swap(rng.IntN(f.NumActive()), base.VAR, rng.IntN)
 		if res.Accepted && (res.Proposed == 2 && f.IsActive(1) || res.Proposed == 5 && f.IsActive(4)) {
 			t.Fatalf("duplicate swapped in: %+v", res)
 		}
@@ -422,8 +423,8 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 		t.Fatal("negative clamp count")
 	}
 	// Panics on misuse.
-	var zero factor
-	if !panics(func() { zero.Value(VAR) }) {
+	var zero Factor
+	if !panics(func() { zero.Value(base.VAR) }) {
 		t.Error("zero Factor did not panic")
 	}
 	if !panics(func() { f.Remove(0) }) {
@@ -434,8 +435,8 @@ func TestFactorDegenerateAndEdgeCases(t *testing.T) {
 	}
 }
 
-func asDegenerate(err error, target **DegenerateError) bool {
-	de, ok := err.(*DegenerateError)
+func asDegenerate(err error, target **base.DegenerateError) bool {
+	de, ok := err.(*base.DegenerateError)
 	if ok {
 		*target = de
 	}
@@ -468,8 +469,8 @@ func TestAddRemoveMatchOracle(t *testing.T) {
 	for _, j := range []int{20, 3, 30} {
 		f.Remove(j)
 		checkInvariants(t, f, p, 1e-8)
-		want := p.oracle(t, f.Active(nil), VAR)
-		if got := f.Value(VAR); !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+		want := p.oracle(t, f.Active(nil), base.VAR)
+		if got := f.Value(base.VAR); !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
 			t.Errorf("after removing %d: %.12g, oracle %.12g", j, got, want)
 		}
 	}
@@ -509,7 +510,7 @@ func TestSwapsNearDegenerate(t *testing.T) {
 		if f.NumActive() < tc.m/2 {
 			t.Fatalf("%+v: only %d points could be added", tc, f.NumActive())
 		}
-		for _, o := range []Objective{MLE, VAR} {
+		for _, o := range []base.Objective{base.MLE, base.VAR} {
 			for s := 0; s < 150; s++ {
 				f.Swap(rng.IntN(f.NumActive()), o, rng.IntN)
 				if s%10 == 0 {
@@ -522,7 +523,7 @@ func TestSwapsNearDegenerate(t *testing.T) {
 		if err := fresh.Factorize(f.Active(nil)); err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range []Objective{MLE, VAR} {
+		for _, o := range []base.Objective{base.MLE, base.VAR} {
 			if a, b := f.Value(o), fresh.Value(o); !scalar.EqualWithinAbsOrRel(a, b, 1e-6, 1e-6) {
 				t.Errorf("%+v %v: updated %.12g, fresh %.12g", tc, o, a, b)
 			}

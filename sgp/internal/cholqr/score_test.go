@@ -1,4 +1,4 @@
-package sgp
+package cholqr
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -55,9 +56,9 @@ func TestApproxScoresSolveForB(t *testing.T) {
 		t.Fatal(err)
 	}
 	for s := 0; s < 20; s++ {
-		f.Swap(rng.IntN(f.NumActive()), VAR, rng.IntN)
+		f.Swap(rng.IntN(f.NumActive()), base.VAR, rng.IntN)
 	}
-	f.ApproxDeltasTo(nil, VAR)
+	f.ApproxDeltasTo(nil, base.VAR)
 	n, k, z := f.n, f.k, f.t-f.k
 	for c := 0; c < z; c++ {
 		for i := 0; i < k; i++ {
@@ -80,7 +81,7 @@ func TestSwapsSplitRowsMatchRebuild(t *testing.T) {
 	t.Parallel()
 	x, y := benchProblem(2*moveSplitRows, 4, 6)
 	kern := kernel.NewRBF(1, []float64{0.8, 0.8, 0.8, 0.8})
-	f, err := newFactor(x, y, kern, 0.05, 40, 8)
+	f, err := New(x, y, kern, 0.05, 40, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,21 +91,21 @@ func TestSwapsSplitRowsMatchRebuild(t *testing.T) {
 	}
 	accepted := 0
 	for i := 0; i < 40; i++ {
-		if f.Swap(rng.IntN(f.k), VAR, rng.IntN).Accepted {
+		if f.Swap(rng.IntN(f.k), base.VAR, rng.IntN).Accepted {
 			accepted++
 		}
 	}
 	if accepted == 0 {
 		t.Fatal("no swap accepted: the moves were not exercised")
 	}
-	g, err := newFactor(x, y, kern, 0.05, 40, 8)
+	g, err := New(x, y, kern, 0.05, 40, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := g.FactorizePivoted(f.Active(nil)); err != nil {
 		t.Fatal(err)
 	}
-	if a, b := f.Value(VAR), g.Value(VAR); math.Abs(a-b) > 1e-9*math.Abs(b) {
+	if a, b := f.Value(base.VAR), g.Value(base.VAR); math.Abs(a-b) > 1e-9*math.Abs(b) {
 		t.Errorf("after %d accepted swaps: updated F = %.12g, rebuilt %.12g", accepted, a, b)
 	}
 }

@@ -1,8 +1,9 @@
-package sgp
+package cholqr
 
 import (
 	"math"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/kernel"
 	"gonum.org/v1/gonum/blas"
@@ -25,7 +26,7 @@ import (
 // to be reset again, if a pivot falls below keepTol or a Cholesky
 // factorisation breaks down; the caller then uses the rank-one path, which
 // names the degenerate point.
-func (f *factor) factorizeBlocked(active []int) bool {
+func (f *Factor) factorizeBlocked(active []int) bool {
 	n, k, ldq := f.n, len(active), f.ldq
 	if k == 0 {
 		return true
@@ -65,13 +66,13 @@ func (f *factor) factorizeBlocked(active []int) bool {
 // K[I,I] = LLᵀ, with exact zeros above the pivot diagonal and exact
 // pivots. It returns false if the Cholesky factorisation breaks down or a
 // pivot falls below keepTol.
-func (f *factor) choleskyBlocked(active []int, gt []float64) bool {
+func (f *Factor) choleskyBlocked(active []int, gt []float64) bool {
 	n, k := f.n, len(active)
 	if bk, ok := f.kern.(kernel.BlockEvaluator); ok {
 		bk.CrossT(gt, f.x, f.x, active)
 	} else {
 		for c, j := range active {
-			kernelColumn(f.kern, gt[c*n:(c+1)*n], f.x, f.x, j)
+			base.KernelColumn(f.kern, gt[c*n:(c+1)*n], f.x, f.x, j)
 		}
 	}
 	f.stats.KernelEvals += k * n
@@ -112,7 +113,7 @@ func (f *factor) choleskyBlocked(active []int, gt []float64) bool {
 // tiny negative residuals to zero (Stats.Clamped) and the pivots' to
 // exactly zero. It returns false if a residual is negative beyond
 // rounding.
-func (f *factor) residualsBlocked(active []int, gt []float64) bool {
+func (f *Factor) residualsBlocked(active []int, gt []float64) bool {
 	n, k := f.n, len(active)
 	copy(f.d, f.kdiag)
 	for c := 0; c < k; c++ {
@@ -138,7 +139,7 @@ func (f *factor) residualsBlocked(active []int, gt []float64) bool {
 // qrBlocked sets Q and R to the thin QR factorisation of [G; σI] by
 // CholeskyQR2 from gt = Gᵀ (k rows) and returns A = GᵀG (k×k, stride k).
 // It returns false if a Cholesky factorisation breaks down.
-func (f *factor) qrBlocked(gt []float64, k int) ([]float64, bool) {
+func (f *Factor) qrBlocked(gt []float64, k int) ([]float64, bool) {
 	n, mc, ldq := f.n, f.mcap, f.ldq
 	// A = GᵀG (k×k, stride k), copied to the Gram matrix (stride tcap)
 	// by the caller.

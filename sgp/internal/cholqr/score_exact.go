@@ -1,18 +1,19 @@
-package sgp
+package cholqr
 
 import (
 	"math"
 	"slices"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"github.com/cholqr/sgp/sgp/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// exactBatchMax bounds the candidates exactDeltas scores at once (its
+// ExactBatchMax bounds the candidates exactDeltas scores at once (its
 // scratch space is one n-vector per candidate).
-const exactBatchMax = 64
+const ExactBatchMax = 64
 
 // exactChunk is the number of points exactDeltas takes at a time: at
 // k = 256 a chunk of G is 2 MB, which the second product over it reads
@@ -88,7 +89,7 @@ func (w *exactBatch) setChunk(n, chunk, workers int) {
 // conditioning of R (r² ≥ σ² is enforced: the σ entry of w lies in a row
 // of the augmented matrix that no column of Q touches). Cost s kernel
 // columns and O(n·k·s + k²·s).
-func (f *factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBatch) {
+func (f *Factor) exactDeltas(cands []int, o base.Objective, dst []float64, w *exactBatch) {
 	n, k, s := f.n, f.k, len(cands)
 	if s > w.s {
 		panic("sgp: internal error: exact batch too large")
@@ -126,7 +127,7 @@ func (f *factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 		w.sd[q] = math.Sqrt(dA)
 		w.inv[q] = 1 / w.sd[q]
 		if !block {
-			kernelColumn(f.kern, w.kv[q*n:(q+1)*n], f.x, f.x, j)
+			base.KernelColumn(f.kern, w.kv[q*n:(q+1)*n], f.x, f.x, j)
 			f.stats.KernelEvals += n
 		}
 	}
@@ -185,7 +186,7 @@ func (f *factor) exactDeltas(cands []int, o Objective, dst []float64, w *exactBa
 // (0 at the active points, √d_j at j_q) and adds G[I, :k]ᵀ g_q[I],
 // ‖g_q[I]‖² and g_q[I]ᵀ(y − μ)[I] to its group's sums.
 type exactTask struct {
-	f     *factor
+	f     *Factor
 	w     *exactBatch
 	cands []int
 	k     int

@@ -1,4 +1,4 @@
-package sgp
+package cholqr
 
 import (
 	"math"
@@ -33,7 +33,7 @@ const gsOrthTol = 1e-14
 // rowChunks returns the chunk length and the number of chunks for rows
 // rows: minChunk rows or more, or f.minChunk if set (by tests, so that a
 // small problem has several chunks).
-func (f *factor) rowChunks(rows int) (size, count int) {
+func (f *Factor) rowChunks(rows int) (size, count int) {
 	mc := minChunk
 	if f.minChunk > 0 {
 		mc = f.minChunk
@@ -87,7 +87,7 @@ func (f *factor) rowChunks(rows int) (size, count int) {
 // CGS2 takes two or four; the one-sweep bound gsOneSweep puts most swap
 // candidates on the one-sweep path. The sweeps are split by row chunks
 // over the Factor's workers.
-func (f *factor) gramSchmidt() {
+func (f *Factor) gramSchmidt() {
 	f.needQ()
 	n, k := f.n, f.k
 	rows := n + k + 1
@@ -180,7 +180,7 @@ type projection struct {
 // (see gramSchmidt) and the sums from which r² = ‖g‖² + σ² − ‖c₁‖²,
 // a_new = (gᵀ(y − μ) − c₁ᵀa)/r and b_new = (gᵀ1 − c₁ᵀb)/r follow, in
 // O(k² + n) and without reading Q.
-func (f *factor) firstProjection() projection {
+func (f *Factor) firstProjection() projection {
 	k := f.k
 	var p projection
 	for i, v := range f.col(k) {
@@ -199,7 +199,7 @@ func (f *factor) firstProjection() projection {
 // firstCoefficients sets f.cvec[:k] to c₁ = R⁻ᵀA[:k, k], the first
 // Gram–Schmidt coefficients of the candidate at column k of G, and returns
 // it: O(k²), without reading Q.
-func (f *factor) firstCoefficients() []float64 {
+func (f *Factor) firstCoefficients() []float64 {
 	k := f.k
 	c := f.cvec[:k]
 	for i := range c {
@@ -215,7 +215,7 @@ func (f *factor) firstCoefficients() []float64 {
 // tentOrthogonal sets the tentative column for a remainder w₁ that is
 // orthogonal to Q to working accuracy: q = w₁/‖w₁‖, R's column [c₁; ‖w₁‖],
 // given ‖w₁‖², w₁ᵀy and w₁ᵀ1; commitActive need not read Q.
-func (f *factor) tentOrthogonal(ww, wy, w1, gg float64) {
+func (f *Factor) tentOrthogonal(ww, wy, w1, gg float64) {
 	r := math.Sqrt(ww)
 	f.tent = tentative{valid: true, pending: true, orthogonal: true, r: r, anew: wy / r, bnew: w1 / r, gg: gg}
 }
@@ -223,7 +223,7 @@ func (f *factor) tentOrthogonal(ww, wy, w1, gg float64) {
 // commitActive makes the tentative column computed by gramSchmidt the k-th
 // active column, first forming q = (w₁ − Qc₂)/r, or w₁/r if w₁ was
 // orthogonal already, in Q[:, k] if gramSchmidt left it pending.
-func (f *factor) commitActive() {
+func (f *Factor) commitActive() {
 	if !f.tent.valid {
 		panic("sgp: internal error: no tentative column")
 	}
@@ -262,7 +262,7 @@ const (
 // gsPass runs the pass mode with coefficients coef over Q on the Factor's
 // workers. For gsProject and gsProjectMeasure it returns ‖w₁‖², w₁ᵀy and
 // w₁ᵀ1, and the latter leaves d in f.c2; gsDot leaves c₂ in f.c2. The sums are added in chunk order.
-func (f *factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
+func (f *Factor) gsPass(mode gsMode, coef []float64, scale float64) (ww, wy, w1 float64) {
 	rows := f.n + f.k + 1
 	size, chunks := f.rowChunks(rows)
 	t := &f.gsTask

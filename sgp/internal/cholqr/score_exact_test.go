@@ -1,4 +1,4 @@
-package sgp
+package cholqr
 
 import (
 	"math"
@@ -8,11 +8,10 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/par"
 
 	"github.com/cholqr/sgp/sgp/kernel"
-
-	"github.com/cholqr/sgp/sgp/data"
 )
 
 // TestExactDeltasMatchExactDelta checks the batched exact scores of the
@@ -44,7 +43,7 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 				w := newExactBatch(n, f.mcap, n, f.pool.Size())
 				// One chunk, several chunks per group, one chunk per group.
 				w.setChunk(n, []int{exactChunk, 1, 7}[k%3], f.pool.Size())
-				for _, o := range []Objective{VAR, MLE} {
+				for _, o := range []base.Objective{base.VAR, base.MLE} {
 					before := f.Value(o)
 					got := make([]float64, n)
 					f.exactDeltas(cands, o, got, w)
@@ -68,31 +67,6 @@ func TestExactDeltasMatchExactDelta(t *testing.T) {
 	}
 }
 
-// TestTitsiasLargePool runs Titsias' selection with more candidates per
-// step than one exact batch holds (exactBatchMax), so that each step
-// scores its pool in several batches, and checks that it selects m points
-// and ends below a random subset's objective.
-func TestTitsiasLargePool(t *testing.T) {
-	t.Parallel()
-	train, _ := data.SnelsonLike(400, 3)
-	fit := func(sel Selector) *Result {
-		md := NewModel(train.X, train.Y, kernel.NewRBFFromData(train.X, train.Y)).WithM(12).WithSeed(2).
-			WithMaxEpochs(3).WithSelector(sel)
-		res, err := md.Fit()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	big, rnd := fit(SelectTitsias(3*exactBatchMax)), fit(SelectRandom)
-	if len(big.Inducing) != 12 || math.IsNaN(big.Objective) {
-		t.Fatalf("Titsias-%d: %d points, F = %g", 3*exactBatchMax, len(big.Inducing), big.Objective)
-	}
-	if big.Objective >= rnd.Objective {
-		t.Errorf("Titsias-%d F = %.4f, not below a random subset's %.4f", 3*exactBatchMax, big.Objective, rnd.Objective)
-	}
-}
-
 // TestExactDeltasCoreCountInvariant: the chunks' sums are grouped by n
 // alone, so the scores have the same bits on one core as on three.
 func TestExactDeltasCoreCountInvariant(t *testing.T) {
@@ -111,7 +85,7 @@ func TestExactDeltasCoreCountInvariant(t *testing.T) {
 		w := newExactBatch(n, f.mcap, len(cands), f.pool.Size())
 		w.setChunk(n, 5, f.pool.Size()) // 60 chunks in 60 groups
 		dst := make([]float64, len(cands))
-		f.exactDeltas(cands, VAR, dst, w)
+		f.exactDeltas(cands, base.VAR, dst, w)
 		return dst
 	}
 	one, three := scores(1), scores(3)
@@ -121,3 +95,6 @@ func TestExactDeltasCoreCountInvariant(t *testing.T) {
 		}
 	}
 }
+
+// plainKernel hides the optional methods of the kernel it wraps.
+type plainKernel struct{ kernel.Kernel }

@@ -1,4 +1,4 @@
-package sgp
+package cholqr
 
 import (
 	"math"
@@ -9,13 +9,15 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/cholqr/sgp/sgp/internal/base"
 )
 
 // gramSchmidtCGS2 is the explicit classical Gram–Schmidt that gramSchmidt
 // replaced, kept as its oracle: two passes over Q for each projection, a
 // second projection when the first loses more than 30% of the norm
 // (Giraud et al. 2005), Q[:, k] = q formed at once.
-func (f *factor) gramSchmidtCGS2() {
+func (f *Factor) gramSchmidtCGS2() {
 	n, k := f.n, f.k
 	rows := n + k + 1
 	g := f.col(k)
@@ -59,7 +61,7 @@ func (f *factor) gramSchmidtCGS2() {
 // committed, with the explicit CGS2 of the same column, and undoes the
 // commit. perturb, if not nil, is applied to A[:k, k] before gramSchmidt
 // and undone afterwards. It returns the tentative column of gramSchmidt.
-func checkTentativeAgainstCGS2(t *testing.T, f *factor, perturb func(a []float64), tol float64) tentative {
+func checkTentativeAgainstCGS2(t *testing.T, f *Factor, perturb func(a []float64), tol float64) tentative {
 	t.Helper()
 	n, k := f.n, f.k
 	rows := n + k + 1
@@ -227,7 +229,7 @@ func TestSwapsChunkedGramSchmidt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 23))
 	p := newProblem(rng, 600, 2, 1, 0.5, 0.01)
 	start := rng.Perm(p.x.Len())[:48]
-	run := func(procs int) *factor {
+	run := func(procs int) *Factor {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		f := p.factor(t, 48, 8)
 		f.minChunk = 250 // two chunks
@@ -236,7 +238,7 @@ func TestSwapsChunkedGramSchmidt(t *testing.T) {
 		}
 		r := rand.New(rand.NewPCG(3, 3))
 		for range 120 {
-			f.Swap(r.IntN(f.NumActive()), VAR, r.IntN)
+			f.Swap(r.IntN(f.NumActive()), base.VAR, r.IntN)
 		}
 		return f
 	}
@@ -268,15 +270,15 @@ func TestSwapsChunkedGramSchmidt(t *testing.T) {
 	if err := fresh.Factorize(f.Active(nil)); err != nil {
 		t.Fatal(err)
 	}
-	if a, b := f.Value(VAR), fresh.Value(VAR); !scalar.EqualWithinAbsOrRel(a, b, 1e-9, 1e-9) {
+	if a, b := f.Value(base.VAR), fresh.Value(base.VAR); !scalar.EqualWithinAbsOrRel(a, b, 1e-9, 1e-9) {
 		t.Errorf("updated %.12g, fresh %.12g", a, b)
 	}
-	if want := p.oracle(t, f.Active(nil), VAR); !scalar.EqualWithinAbsOrRel(f.Value(VAR), want, 1e-9, 1e-9) {
-		t.Errorf("updated %.12g, oracle %.12g", f.Value(VAR), want)
+	if want := p.oracle(t, f.Active(nil), base.VAR); !scalar.EqualWithinAbsOrRel(f.Value(base.VAR), want, 1e-9, 1e-9) {
+		t.Errorf("updated %.12g, oracle %.12g", f.Value(base.VAR), want)
 	}
 	one := run(1)
-	if f.Value(VAR) != one.Value(VAR) || f.Stats().Accepted != one.Stats().Accepted {
-		t.Errorf("2 cores %.17g (%d accepted), 1 core %.17g (%d accepted)", f.Value(VAR), f.Stats().Accepted, one.Value(VAR), one.Stats().Accepted)
+	if f.Value(base.VAR) != one.Value(base.VAR) || f.Stats().Accepted != one.Stats().Accepted {
+		t.Errorf("2 cores %.17g (%d accepted), 1 core %.17g (%d accepted)", f.Value(base.VAR), f.Stats().Accepted, one.Value(base.VAR), one.Stats().Accepted)
 	}
 	for i := range f.q {
 		if f.q[i] != one.q[i] {
@@ -300,7 +302,7 @@ func TestRejectedSwapRestoresGram(t *testing.T) {
 	rejected, infoRejected := 0, 0
 	for range 300 {
 		info := f.InfoPivots(nil)
-		res := f.Swap(rng.IntN(f.NumActive()), VAR, rng.IntN)
+		res := f.Swap(rng.IntN(f.NumActive()), base.VAR, rng.IntN)
 		if res.Accepted {
 			continue
 		}
@@ -352,14 +354,14 @@ func TestPredictRejectSameSwaps(t *testing.T) {
 	for _, tc := range []struct {
 		n, m, z   int
 		ls, noise float64
-		o         Objective
-	}{{400, 30, 8, 0.6, 0.01, VAR}, {400, 30, 8, 0.6, 0.01, MLE}, {300, 40, 6, 3, 1e-8, VAR}, {500, 24, 2, 0.8, 0.05, MLE}} {
+		o         base.Objective
+	}{{400, 30, 8, 0.6, 0.01, base.VAR}, {400, 30, 8, 0.6, 0.01, base.MLE}, {300, 40, 6, 3, 1e-8, base.VAR}, {500, 24, 2, 0.8, 0.05, base.MLE}} {
 		rng := rand.New(rand.NewPCG(31, uint64(tc.n+tc.m)))
 		p := newProblem(rng, tc.n, 3, 1, tc.ls, tc.noise)
 		start := rng.Perm(tc.n)[:tc.m]
 		fp, fg := p.factor(t, tc.m, tc.z), p.factor(t, tc.m, tc.z)
 		fg.noPredict = true
-		for _, f := range []*factor{fp, fg} {
+		for _, f := range []*Factor{fp, fg} {
 			if err := f.Factorize(start); err != nil {
 				t.Fatal(err)
 			}
@@ -436,7 +438,7 @@ func TestAddNoQMatchesAdd(t *testing.T) {
 		if tc.force {
 			fn.noQTol = 0.25
 		}
-		for _, f := range []*factor{fa, fn} {
+		for _, f := range []*Factor{fa, fn} {
 			if err := f.Factorize(nil); err != nil {
 				t.Fatal(err)
 			}
@@ -473,8 +475,8 @@ func TestAddNoQMatchesAdd(t *testing.T) {
 					t.Fatalf("%+v k=%d: a or b differs at %d", tc, k, i)
 				}
 			}
-			if v, w := fa.Value(VAR), fn.Value(VAR); !scalar.EqualWithinAbsOrRel(v, w, tol, tol) {
-				t.Fatalf("%+v k=%d: VAR %.12g with Add, %.12g with addNoQ", tc, k, v, w)
+			if v, w := fa.Value(base.VAR), fn.Value(base.VAR); !scalar.EqualWithinAbsOrRel(v, w, tol, tol) {
+				t.Fatalf("%+v k=%d: base.VAR %.12g with Add, %.12g with addNoQ", tc, k, v, w)
 			}
 		}
 		if added < tc.m/2 {
@@ -490,7 +492,7 @@ func TestAddNoQMatchesAdd(t *testing.T) {
 						t.Errorf("%+v: a swap on a stale Q did not panic", tc)
 					}
 				}()
-				fn.Swap(0, VAR, rng.IntN)
+				fn.Swap(0, base.VAR, rng.IntN)
 			}()
 			if err := fn.Factorize(fn.Active(nil)); err != nil {
 				t.Fatal(err)

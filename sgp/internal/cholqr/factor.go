@@ -1,8 +1,9 @@
-package sgp
+package cholqr
 
 import (
 	"math"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/par"
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -31,7 +32,7 @@ import (
 //
 // A Factor is not safe for concurrent use. Its methods panic with an sgp:
 // message if called before a successful Factorize.
-type factor struct {
+type Factor struct {
 	x    kernel.Inputs
 	yraw []float64 // the targets, not modified
 	y    []float64 // y − μ
@@ -61,17 +62,17 @@ type factor struct {
 	// Factorize, to rebuild from when a panic left the state half-updated.
 	lastFactorized []int
 
-	g     []float64 // G, column-major: column c is g[c·n : (c+1)·n]
-	kdiag []float64 // diag K
-	d     []float64 // diag(K − G[:, :t] G[:, :t]ᵀ)
-	ldq   int       // n + mcap, rows of Q
-	q     []float64 // Q, column-major with ldq rows, mcap columns
-	r     []float64 // R, mcap×mcap row-major, upper triangular
-	a     []float64 // Q[:n, :]ᵀ(y − μ)
-	b     []float64 // Q[:n, :]ᵀ1
-	yy    float64   // ‖y − μ‖²
-	prior meanPrior // the prior on an estimated μ (Mean)
-	gram  []float64 // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
+	g     []float64      // G, column-major: column c is g[c·n : (c+1)·n]
+	kdiag []float64      // diag K
+	d     []float64      // diag(K − G[:, :t] G[:, :t]ᵀ)
+	ldq   int            // n + mcap, rows of Q
+	q     []float64      // Q, column-major with ldq rows, mcap columns
+	r     []float64      // R, mcap×mcap row-major, upper triangular
+	a     []float64      // Q[:n, :]ᵀ(y − μ)
+	b     []float64      // Q[:n, :]ᵀ1
+	yy    float64        // ‖y − μ‖²
+	prior base.MeanPrior // the prior on an estimated μ (Mean)
+	gram  []float64      // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
 
 	pool *par.Pool
 
@@ -108,7 +109,7 @@ type factor struct {
 	noQTol     float64           // if > 0, overrides noQRebuild (tests)
 	qSweeps    [gsFinish + 1]int // sweeps over Q by gsPass, by mode, for tests
 
-	stats Stats
+	stats base.Stats
 }
 
 // tentative is a new QR column computed by Gram–Schmidt but not yet
@@ -135,22 +136,22 @@ func sumSquares(v []float64) float64 {
 	return s
 }
 
-// drawRow returns a row drawn by rnd, a uniform random index source,
+// DrawRow returns a row drawn by rnd, a uniform random index source,
 // through the canonical order of the rows (order).
-func (f *factor) drawRow(rnd func(n int) int) int {
-	return f.atPos(rnd(f.n))
+func (f *Factor) DrawRow(rnd func(n int) int) int {
+	return f.AtPos(rnd(f.n))
 }
 
-// atPos returns the row at position p of the canonical order.
-func (f *factor) atPos(p int) int {
+// AtPos returns the row at position p of the canonical order.
+func (f *Factor) AtPos(p int) int {
 	if f.order != nil {
 		return f.order[p]
 	}
 	return p
 }
 
-// setOrder sets the canonical order of the rows and its inverse.
-func (f *factor) setOrder(order []int) {
+// SetOrder sets the canonical order of the rows and its inverse.
+func (f *Factor) SetOrder(order []int) {
 	f.order, f.rank = order, nil
 	if order != nil {
 		f.rank = make([]int, len(order))
@@ -164,7 +165,7 @@ func (f *factor) setOrder(order []int) {
 // score where their scores v and bv tie or v is larger: the rows' own
 // order would let the data's row order decide ties (a stationary kernel's
 // equal prior variances at the start), the canonical order does not.
-func (f *factor) first(i, best int, v, bv float64) bool {
+func (f *Factor) first(i, best int, v, bv float64) bool {
 	if v != bv || best < 0 {
 		return v > bv
 	}
@@ -174,77 +175,77 @@ func (f *factor) first(i, best int, v, bv float64) bool {
 	return i < best
 }
 
-// valueScale returns the scale against which relative changes of an
+// ValueScale returns the scale against which relative changes of an
 // objective value v are measured: |v − n·log sd(y)|, the magnitude of the
 // objective of the standardised targets, and at least n/100. Dividing by
 // it makes tolerances independent of the units of y.
-func (f *factor) valueScale(v float64) float64 {
+func (f *Factor) ValueScale(v float64) float64 {
 	return math.Max(math.Abs(v-f.logScale), float64(f.n)/100)
 }
 
 // N returns the number of training points n.
-func (f *factor) N() int { return f.n }
+func (f *Factor) N() int { return f.n }
 
 // MaxActive returns m, the capacity of the inducing set.
-func (f *factor) MaxActive() int { return f.mcap }
+func (f *Factor) MaxActive() int { return f.mcap }
 
 // MaxInfo returns the capacity of the information-pivot set.
-func (f *factor) MaxInfo() int { return f.zcap }
+func (f *Factor) MaxInfo() int { return f.zcap }
 
 // NumActive returns k, the current size of the inducing set.
-func (f *factor) NumActive() int { f.check(); return f.k }
+func (f *Factor) NumActive() int { f.check(); return f.k }
 
 // NumInfo returns the current number of information pivots.
-func (f *factor) NumInfo() int { f.check(); return f.t - f.k }
+func (f *Factor) NumInfo() int { f.check(); return f.t - f.k }
 
 // Noise returns σ².
-func (f *factor) Noise() float64 { return f.noise }
+func (f *Factor) Noise() float64 { return f.noise }
 
 // Kernel returns the kernel.
-func (f *factor) Kernel() kernel.Kernel { return f.kern }
+func (f *Factor) Kernel() kernel.Kernel { return f.kern }
 
 // Stats returns the counters.
-func (f *factor) Stats() Stats { return f.stats }
+func (f *Factor) Stats() base.Stats { return f.stats }
 
 // Active returns the inducing set in pivot order in dst (allocated if nil).
-func (f *factor) Active(dst []int) []int {
+func (f *Factor) Active(dst []int) []int {
 	f.check()
 	return append(dst[:0], f.perm[:f.k]...)
 }
 
 // InfoPivots returns the information pivots in pivot order in dst.
-func (f *factor) InfoPivots(dst []int) []int {
+func (f *Factor) InfoPivots(dst []int) []int {
 	f.check()
 	return append(dst[:0], f.perm[f.k:f.t]...)
 }
 
 // IsActive reports whether point i is in the inducing set.
-func (f *factor) IsActive(i int) bool {
+func (f *Factor) IsActive(i int) bool {
 	f.check()
 	p := f.pos[i]
 	return p >= 0 && p < f.k
 }
 
-func (f *factor) check() {
+func (f *Factor) check() {
 	if !f.ok {
 		panic(errBadFactor)
 	}
 }
 
 // needQ panics if Q is stale (see addNoQ).
-func (f *factor) needQ() {
+func (f *Factor) needQ() {
 	if f.qStale {
 		panic("sgp: internal error: Q is stale after addNoQ; Factorize first")
 	}
 }
 
-// lend returns the storage of G (n·(m+z+1) values) and Q ((n+m)·m) for
+// Lend returns the storage of G (n·(m+z+1) values) and Q ((n+m)·m) for
 // the caller to overwrite, and invalidates the Factor: every method that
 // reads the state panics until the next successful Factorize, which
 // rebuilds G and Q from scratch (as after a change of hyperparameters).
-// The inducing set is kept in lastFactorized, to rebuild from. A Model's
-// gradient phase holds its n×m matrices here (see Model.continuous).
-func (f *factor) lend() (g, q []float64) {
+// The inducing set is kept (LastFactorized), to rebuild from. A Model's
+// gradient phase holds its n×m matrices here (see sgp's Model.continuous).
+func (f *Factor) Lend() (g, q []float64) {
 	f.check()
 	f.lastFactorized = append(f.lastFactorized[:0], f.perm[:f.k]...)
 	f.ok = false
@@ -252,10 +253,10 @@ func (f *factor) lend() (g, q []float64) {
 }
 
 // col returns column c of G.
-func (f *factor) col(c int) []float64 { return f.g[c*f.n : (c+1)*f.n : (c+1)*f.n] }
+func (f *Factor) col(c int) []float64 { return f.g[c*f.n : (c+1)*f.n : (c+1)*f.n] }
 
 // qcol returns column c of Q (ldq rows).
-func (f *factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1)*f.ldq] }
+func (f *Factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1)*f.ldq] }
 
 // pivotTol returns the residual variance below which point i is treated
 // as already explained and cannot join the inducing set: 1e-6·κ(x_i, x_i).
@@ -273,14 +274,14 @@ func (f *factor) qcol(c int) []float64 { return f.q[c*f.ldq : (c+1)*f.ldq : (c+1
 // changes of the hyperparameters, which stalls the gradient phase. A point
 // whose residual is below 1e-6·κ adds nothing resolvable to the Nyström
 // approximation.
-func (f *factor) pivotTol(i int) float64 { return 1e-6 * f.kdiag[i] }
+func (f *Factor) pivotTol(i int) float64 { return 1e-6 * f.kdiag[i] }
 
 // keepTol is the smaller residual below which a point already in the
 // inducing set is declared degenerate when the factor is rebuilt, e.g.
 // after a hyperparameter change. The gap to pivotTol is a hysteresis: a
 // point admitted just above pivotTol is not thrown out by the rounding of
 // a rebuild in another order.
-func (f *factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
+func (f *Factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
 
 // clampTol returns the negative residual beyond which a factorisation is
 // declared broken (a kernel that is not positive semi-definite) rather than
@@ -288,11 +289,11 @@ func (f *factor) keepTol(i int) float64 { return 1e-8 * f.kdiag[i] }
 // keepTol = 1e-8·κ carries a relative error of about ε/1e-8 ≈ 1e-8, which
 // reaches the other residuals as an absolute error of that order times κ;
 // the bound leaves a wide margin above it.
-func (f *factor) clampTol(i int) float64 { return 1e-5 * f.kdiag[i] }
+func (f *Factor) clampTol(i int) float64 { return 1e-5 * f.kdiag[i] }
 
 // residualActive stores in dst the residual variances given the inducing
 // set alone, d_I = diag(K − G[:, :k]G[:, :k]ᵀ) = d + rowsum(L_z∘L_z).
-func (f *factor) residualActive(dst []float64) []float64 {
+func (f *Factor) residualActive(dst []float64) []float64 {
 	copy(dst, f.d)
 	for c := f.k; c < f.t; c++ {
 		for i, v := range f.col(c) {
@@ -304,19 +305,19 @@ func (f *factor) residualActive(dst []float64) []float64 {
 
 // ResidualTo stores in dst (length n, allocated if nil) the residual
 // variances of all points given the inducing set, diag(K − K̂).
-func (f *factor) ResidualTo(dst []float64) []float64 {
+func (f *Factor) ResidualTo(dst []float64) []float64 {
 	f.check()
 	if dst == nil {
 		dst = make([]float64, f.n)
 	}
 	if len(dst) != f.n {
-		panic(errShortBuffer)
+		panic(base.ErrShortBuffer)
 	}
 	return f.residualActive(dst)
 }
 
 // Parts returns the objective terms read off the factors in O(n·z + k).
-func (f *factor) Parts() Parts {
+func (f *Factor) Parts() base.Parts {
 	f.check()
 	n, k := float64(f.n), f.k
 	var aa, logR float64
@@ -334,11 +335,11 @@ func (f *factor) Parts() Parts {
 		}
 	}
 	s2 := f.noise
-	p := Parts{
+	p := base.Parts{
 		DataFit:    math.Max(f.yy-aa, 0) / s2,
 		Complexity: (n-float64(k))*math.Log(s2) + 2*logR,
 		Trace:      trace / s2,
-		MeanPrior:  f.prior.penalty(f.mu),
+		MeanPrior:  f.prior.Penalty(f.mu),
 	}
 	p.MLE = 0.5*(p.DataFit+p.Complexity+p.MeanPrior) + 0.5*n*math.Log(2*math.Pi)
 	p.VAR = p.MLE + 0.5*p.Trace
@@ -346,7 +347,7 @@ func (f *factor) Parts() Parts {
 }
 
 // Value returns the objective o of the current inducing set.
-func (f *factor) Value(o Objective) float64 { return f.Parts().Value(o) }
+func (f *Factor) Value(o base.Objective) float64 { return f.Parts().Value(o) }
 
 // A pass over the rows of G or Q that sums over them (gramSchmidt,
 // appendPivot) splits them into at most maxChunks chunks of at least
@@ -364,7 +365,7 @@ const (
 // partWidth is the length of one chunk's partial sums in f.gsParts: up to
 // k coefficients and the three sums ‖w‖², wᵀy and wᵀ1 for gramSchmidt,
 // up to t+1 entries of a column of A for appendPivot.
-func (f *factor) partWidth() int { return f.tcap + 3 }
+func (f *Factor) partWidth() int { return f.tcap + 3 }
 
 // gsMode selects the work of a gsTask.
 type gsMode int
@@ -380,7 +381,7 @@ const (
 // column k, rows [0, n+k], on a range of chunks (see rowChunks; runRange
 // gets chunk numbers), each chunk with its own partial sums.
 type gsTask struct {
-	f     *factor
+	f     *Factor
 	mode  gsMode
 	coef  []float64 // c₁ or c₂
 	scale float64
@@ -396,7 +397,7 @@ type gsTask struct {
 // writes only column t of G and the partial sums, so a rejected column
 // changes nothing observable.
 type appendTask struct {
-	f     *factor
+	f     *Factor
 	j     int
 	dj    float64
 	chunk int // rows per chunk
@@ -427,9 +428,9 @@ func (w *approxWork) init(n, m, z int) {
 
 // scoreTask computes approximate scores for a range of candidates.
 type scoreTask struct {
-	f   *factor
+	f   *Factor
 	dst []float64
-	o   Objective
+	o   base.Objective
 }
 
 // reflection is one transposition's X = [s c; c −s] on columns (l, l+1) of
@@ -456,7 +457,7 @@ type moveWork struct {
 }
 
 // qmat returns columns [0, c) of Q, rows [0, rows), as a row-major c×rows matrix Qᵀ.
-func (f *factor) qmat(c, rows int) blas64.General {
+func (f *Factor) qmat(c, rows int) blas64.General {
 	if c == 0 {
 		return blas64.General{Rows: 0, Cols: rows, Stride: f.ldq, Data: nil}
 	}
@@ -464,12 +465,12 @@ func (f *factor) qmat(c, rows int) blas64.General {
 }
 
 // Mean returns μ, the constant prior mean subtracted from the targets.
-func (f *factor) Mean() float64 { return f.mu }
+func (f *Factor) Mean() float64 { return f.mu }
 
 // SetMean sets the constant prior mean μ: the model is then a zero-mean GP
 // for y − μ. It updates a = Q[:n,:]ᵀ(y − μ) through b = Q[:n,:]ᵀ1 in O(n +
 // k), without touching G, Q or R. It panics if mu is not finite.
-func (f *factor) SetMean(mu float64) {
+func (f *Factor) SetMean(mu float64) {
 	if math.IsNaN(mu) || math.IsInf(mu, 0) {
 		panic("sgp: non-finite mean")
 	}
@@ -497,16 +498,16 @@ func (f *factor) SetMean(mu float64) {
 // depend on μ, so the estimate is the same for VAR and MLE. It returns μ
 // unchanged if the denominator is not positive (rounding only: it is
 // σ²·1ᵀΣ⁻¹1 > 0).
-func (f *factor) GLSMean() float64 { return f.estimateMean(meanPrior{}) }
+func (f *Factor) GLSMean() float64 { return f.estimateMean(base.MeanPrior{}) }
 
 // MAPMean returns the estimated mean of the model (Mean): the minimiser of
 // both objectives in μ, including the prior's term ½(μ − ȳ)²/τ² when the
 // factor has a prior, otherwise the GLS estimate (GLSMean).
-func (f *factor) MAPMean() float64 { return f.estimateMean(f.prior) }
+func (f *Factor) MAPMean() float64 { return f.estimateMean(f.prior) }
 
 // estimateMean returns μ + δ, δ the step of prior p from the factors'
 // num = 1ᵀ(y − μ) − bᵀa and den = n − ‖b‖², in units of σ².
-func (f *factor) estimateMean(p meanPrior) float64 {
+func (f *Factor) estimateMean(p base.MeanPrior) float64 {
 	f.check()
 	var sy float64
 	for _, v := range f.y {
@@ -517,12 +518,12 @@ func (f *factor) estimateMean(p meanPrior) float64 {
 		ba += f.b[c] * f.a[c]
 		bb += f.b[c] * f.b[c]
 	}
-	return f.mu + p.step(sy-ba, float64(f.n)-bb, f.mu-p.ybar, f.noise)
+	return f.mu + p.Step(sy-ba, float64(f.n)-bb, f.mu-p.Ybar, f.noise)
 }
 
 // rotTask applies a move's rotations to a range of rows (rotatePanels).
 type rotTask struct {
-	f    *factor
+	f    *Factor
 	refl []reflection
 	giv  []givens
 }

@@ -1,4 +1,4 @@
-package sgp
+package cholqr
 
 import (
 	"fmt"
@@ -6,24 +6,11 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/internal/stats"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
-
-// checkM checks the number m of inducing points chosen among n training
-// points: 1 ≤ m < n, the one rule of the model's configuration
-// (Model.Err). With every point inducing the sparse
-// model is the exact GP, which NewExact fits directly.
-func checkM(m, n int) error {
-	switch {
-	case m < 1:
-		return fmt.Errorf("sgp: m=%d inducing points must satisfy 1 ≤ m < n=%d", m, n)
-	case m >= n:
-		return fmt.Errorf("sgp: m=%d inducing points must satisfy 1 ≤ m < n=%d; to use all %d training points, fit the exact GP (NewExact; sgprepl fit --selector exact)", m, n, n)
-	}
-	return nil
-}
 
 // newFactor validates a problem and allocates a factor for at most m
 // inducing points and z information pivots. x holds n inputs, y n targets,
@@ -34,10 +21,10 @@ func checkM(m, n int) error {
 // outside 1 ≤ m ≤ n, z < 0, or inputs the kernel does not accept. The
 // factor holds every point as inducing (m = n) for the tests that compare
 // it with the exact GP; a model's m is checked by checkM.
-func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, m, z int) (_ *factor, err error) {
-	defer recoverTo(&err)
+func New(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, m, z int) (_ *Factor, err error) {
+	defer base.RecoverTo(&err)
 	if x == nil || x.Len() == 0 || len(y) == 0 {
-		return nil, ErrEmpty
+		return nil, base.ErrEmpty
 	}
 	n := x.Len()
 	if len(y) != n {
@@ -49,7 +36,7 @@ func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, 
 		}
 	}
 	if !(noise > 0) || math.IsInf(noise, 0) {
-		return nil, fmt.Errorf("%w, got %v", ErrNoise, noise)
+		return nil, fmt.Errorf("%w, got %v", base.ErrNoise, noise)
 	}
 	if kern == nil {
 		return nil, fmt.Errorf("sgp: no kernel")
@@ -64,7 +51,7 @@ func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, 
 		return nil, fmt.Errorf("sgp: the number of information pivots z=%d must be ≥ 0", z)
 	}
 	z = min(z, n)
-	f := &factor{
+	f := &Factor{
 		x: x, yraw: y, y: append([]float64(nil), y...), kern: kern, noise: noise, n: n,
 		mcap: m, zcap: z, tcap: m + z + 1,
 		perm:       make([]int, m+z+1),
@@ -102,9 +89,9 @@ func newFactor(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, 
 
 // SetNoise changes σ². The factors depend on σ², so the Factor must be
 // refactorised; SetNoise does that and returns the error of Factorize.
-func (f *factor) SetNoise(noise float64) error {
+func (f *Factor) SetNoise(noise float64) error {
 	if !(noise > 0) || math.IsInf(noise, 0) {
-		return fmt.Errorf("%w, got %v", ErrNoise, noise)
+		return fmt.Errorf("%w, got %v", base.ErrNoise, noise)
 	}
 	f.noise = noise
 	if f.ok {
@@ -113,12 +100,12 @@ func (f *factor) SetNoise(noise float64) error {
 	return nil
 }
 
-// clone returns a deep copy of f with its own scratch space and workers,
+// Clone returns a deep copy of f with its own scratch space and workers,
 // sharing only the inputs, the raw targets and the kernel, which neither
 // changes: a scratch Factor on which an inspection may add and remove
 // points while f stays exactly as it is (Model.CostRanking). It costs the
 // memory of f, O(n·(m+z)).
-func (f *factor) clone() *factor {
+func (f *Factor) Clone() *Factor {
 	c := *f
 	c.perm, c.pos = slices.Clone(f.perm), slices.Clone(f.pos)
 	c.lastFactorized = slices.Clone(f.lastFactorized)
@@ -149,7 +136,7 @@ func (f *factor) clone() *factor {
 // It returns a *DegenerateError if a point's residual variance given the
 // earlier ones is below 1e-10·κ(x,x) (a duplicate input); the Factor is then
 // left invalid.
-func (f *factor) Factorize(active []int) error {
+func (f *Factor) Factorize(active []int) error {
 	f.validateActive(active)
 	f.reset()
 	if f.factorizeBlocked(active) {
@@ -164,7 +151,7 @@ func (f *factor) Factorize(active []int) error {
 
 // factorizeRankOne is Factorize by k rank-one steps (appendPivot and
 // Gram–Schmidt), which names the first degenerate point.
-func (f *factor) factorizeRankOne(active []int) error {
+func (f *Factor) factorizeRankOne(active []int) error {
 	f.reset()
 	for _, j := range active {
 		if err := f.appendActive(j); err != nil {
@@ -178,10 +165,10 @@ func (f *factor) factorizeRankOne(active []int) error {
 
 // appendActive appends point j as the next active pivot during a rebuild
 // (keepTol applies), or invalidates the Factor and names it.
-func (f *factor) appendActive(j int) error {
+func (f *Factor) appendActive(j int) error {
 	if !f.appendPivot(j, f.keepTol(j)) {
 		f.ok = false
-		return &DegenerateError{Index: j, Residual: f.d[j]}
+		return &base.DegenerateError{Index: j, Residual: f.d[j]}
 	}
 	f.gramSchmidt()
 	f.commitActive()
@@ -189,7 +176,7 @@ func (f *factor) appendActive(j int) error {
 }
 
 // validateActive panics on out-of-range or repeated indices.
-func (f *factor) validateActive(active []int) {
+func (f *Factor) validateActive(active []int) {
 	if len(active) > f.mcap {
 		panic(errFull)
 	}
@@ -212,10 +199,10 @@ func (f *factor) validateActive(active []int) {
 }
 
 // reset empties the factorisation: no pivots, d = diag K.
-func (f *factor) reset() {
+func (f *Factor) reset() {
 	f.k, f.t, f.parked = 0, 0, -1
 	f.tent.valid = false
-	kernelDiag(f.kern, f.kdiag, f.x)
+	base.KernelDiag(f.kern, f.kdiag, f.x)
 	f.stats.KernelEvals += f.n
 	copy(f.d, f.kdiag)
 	for i := range f.q {
@@ -235,24 +222,24 @@ func (f *factor) reset() {
 // with the largest residual variance given those before it. The resulting
 // objective is the same as for any order, but a near-degenerate set
 // factorises whenever any order would.
-func (f *factor) FactorizePivoted(active []int) error {
+func (f *Factor) FactorizePivoted(active []int) error {
 	_, err := f.factorizePivoted(active, false)
 	return err
 }
 
-// factorizeSkipping is FactorizePivoted that leaves out, rather than
+// FactorizeSkipping is FactorizePivoted that leaves out, rather than
 // failing on, the points whose residual variance given the ones before is
 // at most keepTol: numerically in the span of the others, they add
 // nothing to the Nyström approximation. It returns the points left out
 // (for a kernel that is not positive semi-definite, possibly all of them).
-func (f *factor) factorizeSkipping(active []int) (left []int) {
+func (f *Factor) FactorizeSkipping(active []int) (left []int) {
 	left, _ = f.factorizePivoted(active, true)
 	f.stats.LeftOut += len(left)
 	return left
 }
 
 // factorizePivoted is FactorizePivoted, or factorizeSkipping if skip.
-func (f *factor) factorizePivoted(active []int, skip bool) (left []int, err error) {
+func (f *Factor) factorizePivoted(active []int, skip bool) (left []int, err error) {
 	f.validateActive(active)
 	f.reset()
 	rest := append([]int(nil), active...)
@@ -290,7 +277,7 @@ func (f *factor) factorizePivoted(active []int, skip bool) (left []int, err erro
 // Stats how far the updated state had drifted from the exact one. It
 // returns the relative objective drift |F_updated − F_fresh|/|F_fresh| for
 // the VAR objective.
-func (f *factor) Refactorize() (float64, error) {
+func (f *Factor) Refactorize() (float64, error) {
 	f.check()
 	before := f.Parts().VAR
 	beforeResid := f.residualActive(f.approx.dI)

@@ -1,10 +1,12 @@
-package sgp
+package cholqr
 
 import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/cholqr/sgp/sgp/internal/base"
 )
 
 // appendPivot appends point j (not yet a pivot) as column t of G: the
@@ -17,7 +19,7 @@ import (
 // workers (see appendTask). It returns false, changing nothing, if d_j is
 // below tolerance or if the update would drive some residual below
 // −clampTol (a kernel that is not positive semi-definite).
-func (f *factor) appendPivot(j int, tol float64) bool {
+func (f *Factor) appendPivot(j int, tol float64) bool {
 	if f.t >= f.tcap {
 		panic(errFull)
 	}
@@ -106,7 +108,7 @@ func (a *appendTask) RunRange(_, lo, hi int) {
 }
 
 // gramColumn sets row and column c of A = GᵀG from G: one pass over G.
-func (f *factor) gramColumn(c int) {
+func (f *Factor) gramColumn(c int) {
 	tc := f.tcap
 	row := f.gram[c*tc : c*tc+f.t]
 	blas64.Gemv(blas.NoTrans, 1, f.gmat(0, f.t), blas64.Vector{N: f.n, Data: f.col(c), Inc: 1}, 0, blas64.Vector{N: f.t, Data: row, Inc: 1})
@@ -117,7 +119,7 @@ func (f *factor) gramColumn(c int) {
 
 // dropLast removes the last pivot column of G (which must not be active),
 // restoring its contribution to d, and parks it with its row of A.
-func (f *factor) dropLast() {
+func (f *Factor) dropLast() {
 	f.t--
 	c := f.t
 	f.parkedGram = f.parkedGram[:c+1]
@@ -143,7 +145,7 @@ func (f *factor) dropLast() {
 // A[c, c] = ‖g‖², and only the entries against the information pivots,
 // which a candidate's insertion may have reordered, are recomputed from
 // G[:, k:c]: O(n·z) instead of a pass over G.
-func (f *factor) unpark() {
+func (f *Factor) unpark() {
 	j := f.parked
 	c := f.t
 	col := f.col(c)
@@ -177,7 +179,7 @@ func (f *factor) unpark() {
 }
 
 // gmat returns columns [c0, c1) of G as a row-major (c1−c0)×n matrix Gᵀ.
-func (f *factor) gmat(c0, c1 int) blas64.General {
+func (f *Factor) gmat(c0, c1 int) blas64.General {
 	return blas64.General{Rows: c1 - c0, Cols: f.n, Stride: f.n, Data: f.g[c0*f.n : c1*f.n]}
 }
 
@@ -189,16 +191,16 @@ func (f *factor) gmat(c0, c1 int) blas64.General {
 //
 // Here r is the norm of the Gram–Schmidt remainder of [g; 0; σ], so
 // r² = ‖g‖² + σ² − ‖c‖² including the σ² term.
-func (f *factor) deltaFromTentative(o Objective) float64 {
+func (f *Factor) deltaFromTentative(o base.Objective) float64 {
 	t := f.tent
 	return gainF(o, t.anew, 2*math.Log(t.r), t.gg, f.noise)
 }
 
 // gainF returns ΔF of deltaFromTentative from a_new, log r², ‖g‖² and σ²;
 // predictReject and exactDeltas score candidates with it too.
-func gainF(o Objective, anew, logR2, gg, s2 float64) float64 {
+func gainF(o base.Objective, anew, logR2, gg, s2 float64) float64 {
 	df := 0.5 * (anew*anew/s2 + math.Log(s2) - logR2)
-	if o == VAR {
+	if o == base.VAR {
 		df += 0.5 * gg / s2
 	}
 	return df
@@ -206,7 +208,7 @@ func gainF(o Objective, anew, logR2, gg, s2 float64) float64 {
 
 // dropActive removes the last active column from the QR factorisation:
 // k ← k−1. The point stays as the first non-active pivot column of G.
-func (f *factor) dropActive() {
+func (f *Factor) dropActive() {
 	f.k--
 	k := f.k
 	// Row n+k of Q belonged to the dropped point's augmentation; in the
@@ -225,7 +227,7 @@ func (f *factor) dropActive() {
 // until there are zcap of them or no point has a residual above keepTol.
 // Information pivots only feed the approximate scores, so they may go
 // below the admission tolerance of the inducing set.
-func (f *factor) fillInfoGreedy() {
+func (f *Factor) fillInfoGreedy() {
 	for f.t-f.k < f.zcap {
 		best, bd := -1, 0.0
 		for i, v := range f.d {

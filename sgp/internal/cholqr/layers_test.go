@@ -1,0 +1,30 @@
+package cholqr
+
+import (
+	"testing"
+
+	"github.com/cholqr/sgp/sgp/internal/layers"
+)
+
+// fileLayers lists the package's files from its foundations up, with
+// what each holds: a file refers only to the files before it.
+var fileLayers = []string{
+	"doc.go",          // the package documentation, the panic messages
+	"factor.go",       // the factored state: storage, accessors, the objective read off it
+	"gs.go",           // Gram–Schmidt orthogonalisation of a new column against Q
+	"pivot.go",        // appending a pivot to the partial Cholesky factor
+	"factor_block.go", // factorising an inducing set by blocks
+	"factorize.go",    // creating and factorising the state
+	"score.go",        // approximate scores through the information pivots
+	"score_exact.go",  // exact scores of candidates in batches
+	"swap.go",         // moving, removing and adding pivots; a swap
+	"view.go",         // the views of the state: for inspection, prediction, the gradient phase
+	"select.go",       // the selections: greedy variance, forward selection, refill; the cost ranking
+}
+
+// TestFileLayers checks that no file refers to a file after it in
+// fileLayers, and that every file is listed.
+func TestFileLayers(t *testing.T) {
+	t.Parallel()
+	layers.Check(t, ".", fileLayers)
+}
