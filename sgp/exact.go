@@ -83,6 +83,7 @@ type Exact struct {
 	maxEvals   int
 	budget     time.Duration
 	fixed      bool
+	cons       constraints // WithFixed, WithFixedAt, WithBounds
 	progress   io.Writer
 	restarts   int    // WithRestarts
 	seed       uint64 // of the restarts' draws; 0: 1
@@ -164,7 +165,11 @@ func (e *Exact) Err() error {
 	if e.err != nil {
 		return e.err
 	}
-	return checkExact(e.x, e.y, e.kern, e.fixed)
+	if err := checkExact(e.x, e.y, e.kern, e.fixed); err != nil {
+		return err
+	}
+	_, err := e.cons.resolve(kernelNames(e.kern))
+	return err
 }
 
 // ExactResult reports a fit of the exact (full) Gaussian process. Its
@@ -200,7 +205,7 @@ func (e *Exact) Fit() (*ExactResult, error) { return e.FitContext(context.Backgr
 // once ctx is done, returning the best state reached and ctx's error.
 func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	defer recoverTo(&err)
-	if e.restarts > 0 && !e.fixed {
+	if e.restarts > 0 && !e.fixed && !e.cons.fixesAll(kernelNames(e.kern)) {
 		return e.fitStarts(ctx)
 	}
 	start := time.Now()
@@ -217,24 +222,30 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		ctx, cancel = context.WithDeadline(ctx, start.Add(e.budget))
 		defer cancel()
 	}
-	if err := checkStart(x, k, noise, y, e.mean); err != nil {
+	np := k.NumParams()
+	// A fit works in paramMap's coordinates: the free hyperparameters, a
+	// bounded one within its bounds, σ² above the noise floor. Fixed
+	// hyperparameters are evaluated as given.
+	floor := 0.0
+	if !e.fixed {
+		floor = noiseFloor(x, y, e.noiseFloor)
+	}
+	rs, theta0, nm, err := e.cons.setup(kernelNames(k), append(k.Params(nil), math.Log(noise)), floor, e.fixed)
+	if err != nil {
+		return nil, err
+	}
+	fixed := rs != nil && rs.allFixed()
+	k.SetParams(theta0[:np])
+	if err := checkStart(x, k, math.Exp(theta0[np]), y, e.mean); err != nil {
 		return nil, err
 	}
 	ex := newExactEval(x, y, k, e.mean)
-	np := k.NumParams()
-	p0 := append(k.Params(nil), math.Log(noise))
-	// A fit works in noiseMap's coordinates: σ² stays above the noise
-	// floor. Fixed hyperparameters are evaluated as given.
-	var nm noiseMap
-	if !e.fixed {
-		nm = newNoiseMap(x, y, e.noiseFloor)
-		p0 = nm.toX(p0, p0)
-	}
-	r := &exactRun{ex: ex, ctx: ctx, maxEvals: e.maxEvals, progress: e.progress, np: np, nm: nm, th: make([]float64, len(p0)),
+	p0 := nm.toX(make([]float64, nm.dim()), theta0)
+	r := &exactRun{ex: ex, ctx: ctx, maxEvals: e.maxEvals, progress: e.progress, np: np, nm: nm, th: make([]float64, np+1), gθ: make([]float64, np+1),
 		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
 		lastG: make([]float64, len(p0)), startF: math.NaN()}
 	stopped, restarts := stop{status: Fixed}, 0
-	if e.fixed {
+	if fixed {
 		r.evaluate(p0)
 	} else {
 		stopped, restarts = r.minimize(p0)
@@ -256,13 +267,13 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	}
 	// Factorise at the best point for prediction (the last evaluation
 	// need not have been there).
-	best := nm.toTheta(make([]float64, len(r.best)), r.best)
+	best := nm.toTheta(make([]float64, np+1), r.best)
 	if _, err := ex.factor(best); err != nil {
 		return nil, err
 	}
 	g := maxAbs(r.bestG)
 	converged := stopped.status == Converged ||
-		(!e.fixed && stopped.status != Cancelled && stopped.status != MaxEvaluations && stopped.status != TimeBudget && g <= 1e-4*ex.scale(r.bestF))
+		(!fixed && stopped.status != Cancelled && stopped.status != MaxEvaluations && stopped.status != TimeBudget && g <= 1e-4*ex.scale(r.bestF))
 	res = &ExactResult{
 		FitSummary: FitSummary{
 			Objective: r.bestF, Status: stopped.status, Reason: stopped.reason, Converged: converged,
@@ -278,10 +289,11 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	switch {
 	case stopped.status == Cancelled:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", r.evals, r.bestF))
-	case !converged && !e.fixed:
+	case !converged && !fixed:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
 	}
-	if !e.fixed {
+	rs.summarise(&res.FitSummary, floor, e.fixed)
+	if !fixed && (rs == nil || !rs.noiseFixed()) {
 		res.NoiseFloor = nm.floor
 		if s2 := math.Exp(best[np]); atNoiseFloor(s2, nm.floor) {
 			res.AtNoiseFloor = true
@@ -326,8 +338,8 @@ type exactRun struct {
 	maxEvals int
 	progress io.Writer
 	np       int
-	nm       noiseMap  // the optimiser's coordinates (identity for fixed hyperparameters)
-	th       []float64 // the point being evaluated, as log hyperparameters
+	nm       paramMap  // the optimiser's coordinates: the free hyperparameters
+	th, gθ   []float64 // the point being evaluated, as log hyperparameters, and ∂F/∂θ there
 
 	evals        int
 	best, bestG  []float64
@@ -352,8 +364,8 @@ func (r *exactRun) evaluate(p []float64) {
 		return
 	}
 	th := r.nm.toTheta(r.th, p)
-	f, err := r.ex.funcGrad(r.lastG, th)
-	r.nm.grad(r.lastG, p)
+	f, err := r.ex.funcGrad(r.gθ, th)
+	r.nm.grad(r.lastG, r.gθ, p)
 	r.evals++
 	r.maxJit = math.Max(r.maxJit, r.ex.jitter)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -827,8 +839,12 @@ func (e *Exact) fitStarts(ctx context.Context) (*ExactResult, error) {
 	if seed == 0 {
 		seed = 1
 	}
-	theta0 := append(e.kern.Params(nil), math.Log(e.startNoise()))
-	plan := startPlan(e.x, e.y, e.kern, theta0, noiseFloor(e.x, e.y, e.noiseFloor), e.restarts, seed)
+	floor := noiseFloor(e.x, e.y, e.noiseFloor)
+	rs, theta0, _, err := e.cons.setup(kernelNames(e.kern), append(e.kern.Params(nil), math.Log(e.startNoise())), floor, false)
+	if err != nil {
+		return nil, err
+	}
+	plan := startPlan(e.x, e.y, e.kern, theta0, floor, e.restarts, seed, rs)
 	np := e.kern.NumParams()
 	return keepBestStart(ctx, start, e.kern, plan, e.budget, e.progress, func(ctx context.Context, st startPoint, budget time.Duration, w io.Writer) (*ExactResult, *FitSummary, error) {
 		c := *e

@@ -65,6 +65,7 @@ type Continuous struct {
 	maxEvals   int
 	budget     time.Duration
 	fixed      bool
+	cons       constraints // WithFixed, WithFixedAt, WithBounds
 	progress   io.Writer
 	restarts   int // WithRestarts
 	err        error
@@ -242,6 +243,9 @@ func (c *Continuous) check() (*kernel.Vectors, kernel.InputGradient, error) {
 			return nil, nil, err
 		}
 	}
+	if _, err := c.cons.resolve(kernelNames(c.kern)); err != nil {
+		return nil, nil, err
+	}
 	return xv, kg, nil
 }
 
@@ -252,7 +256,7 @@ func (c *Continuous) Fit() (*ContinuousResult, error) { return c.FitContext(cont
 // once ctx is done, returning the best state reached and ctx's error.
 func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err error) {
 	defer recoverTo(&err)
-	if c.restarts > 0 && !c.fixed {
+	if c.restarts > 0 && !c.fixed && !c.cons.fixesAll(kernelNames(c.kern)) {
 		return c.fitStarts(ctx)
 	}
 	start := time.Now()
@@ -273,7 +277,10 @@ func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err 
 	if !ok {
 		kern = kg
 	}
-	cf := newContinuousFit(c, xv, kern)
+	cf, err := newContinuousFit(c, xv, kern)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkStart(xv, kern, math.Exp(cf.theta[cf.nθ-1]), c.y, c.mean); err != nil {
 		return nil, err
 	}
@@ -304,13 +311,17 @@ func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err 
 }
 
 // continuousFit is the state of one continuous fit: the evaluator, the
-// optimiser's coordinates (noiseMap's for θ, then Z) and the best point.
+// optimiser's coordinates (paramMap's for the free hyperparameters, then
+// Z) and the best point.
 type continuousFit struct {
 	c     *Continuous
 	kern  kernel.InputGradient
 	ev    *Evaluator
-	nm    noiseMap
-	nθ    int
+	nm    paramMap
+	rs    *resolved // the constraints by index (nil: none)
+	floor float64   // the noise floor in force (0 for a fixed noise)
+	nθ    int       // the hyperparameters
+	nx    int       // the free ones: the optimiser's coordinates before Z
 	zdata []float64 // Z, row-major, as the evaluator reads it
 	z     *kernel.Vectors
 	// zs holds the inputs' spread by column (inputScales): the optimiser
@@ -338,8 +349,9 @@ type continuousFit struct {
 
 // newContinuousFit sets up the fit of c on inputs xv with kern, a copy of
 // c's kernel, from c's inducing inputs (or m training inputs drawn at
-// random, randomRows) and the kernel's and noise's starting values.
-func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradient) *continuousFit {
+// random, randomRows) and the kernel's and noise's starting values under
+// c's constraints.
+func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradient) (*continuousFit, error) {
 	z0 := c.z0
 	if z0 == nil {
 		z0 = randomRows(xv, c.y, c.m, c.seed)
@@ -357,17 +369,25 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	}
 	ev.SetMean(c.mean)
 	nθ := kern.NumParams() + 1
-	nm := newNoiseMap(xv, c.y, c.noiseFloor)
-	theta := append(kern.Params(nil), math.Log(noise))
+	floor := noiseFloor(xv, c.y, c.noiseFloor)
+	rs, theta, nm, err := c.cons.setup(kernelNames(kern), append(kern.Params(nil), math.Log(noise)), floor, c.fixed)
+	if err != nil {
+		return nil, err
+	}
+	if rs != nil && rs.noiseFixed() {
+		floor = 0
+	}
+	kern.SetParams(theta[:nθ-1])
+	nx := nm.dim()
 	zs := inputScales(xv)
-	p0 := nm.toX(make([]float64, nθ, nθ+m*d), theta)
+	p0 := nm.toX(make([]float64, nx, nx+m*d), theta)
 	for i, v := range zdata {
 		p0 = append(p0, v/zs[i%d])
 	}
-	return &continuousFit{c: c, kern: kern, ev: ev, nm: nm, nθ: nθ, zdata: zdata, z: z, zs: zs, logScale: logScaleOf(c.y), theta: theta,
+	return &continuousFit{c: c, kern: kern, ev: ev, nm: nm, rs: rs, floor: floor, nθ: nθ, nx: nx, zdata: zdata, z: z, zs: zs, logScale: logScaleOf(c.y), theta: theta,
 		gθ: make([]float64, nθ), p0: p0, best: append([]float64(nil), p0...), bestF: math.Inf(1),
 		lastG: make([]float64, len(p0)), startF: math.NaN(),
-		tick: newTicker(c.progress != nil, 0)}
+		tick: newTicker(c.progress != nil, 0)}, nil
 }
 
 // evaluate sets lastF and lastG to the objective and gradient at p, +Inf
@@ -392,21 +412,17 @@ func (f *continuousFit) evaluate(ctx context.Context, p []float64) {
 			return
 		}
 	}
-	nθ := f.nθ
-	f.setZ(p[nθ:])
-	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, p[:nθ]))
+	nx := f.nx
+	f.setZ(p[nx:])
+	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, p[:nx]))
 	f.evals++
 	if err != nil || math.IsNaN(v) {
 		f.lastF = math.Inf(1)
 		clear(f.lastG)
 		return
 	}
-	f.nm.grad(f.gθ, p[:nθ])
-	copy(f.lastG, f.gθ)
-	if f.c.fixed {
-		clear(f.lastG[:nθ])
-	}
-	f.zGrad(f.lastG[nθ:])
+	f.nm.grad(f.lastG[:nx], f.gθ, p[:nx])
+	f.zGrad(f.lastG[nx:])
 	f.lastF = v
 	if f.evals == 1 {
 		f.startF = v
@@ -474,19 +490,17 @@ func (f *continuousFit) minimize(ctx context.Context) {
 // there and to report the gradient where the fit ended, and returns the
 // fit's result.
 func (f *continuousFit) result() (*ContinuousResult, error) {
-	nθ, best := f.nθ, f.best
-	f.setZ(best[nθ:])
-	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, best[:nθ]))
+	nθ, nx, best := f.nθ, f.nx, f.best
+	f.setZ(best[nx:])
+	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, best[:nx]))
 	if err != nil {
 		return nil, err
 	}
-	gz := make([]float64, len(best)-nθ)
+	gz := make([]float64, len(best)-nx)
 	f.zGrad(gz)
-	f.nm.grad(f.gθ, best[:nθ])
-	if f.c.fixed {
-		clear(f.gθ)
-	}
-	grad := max(maxAbs(f.gθ), maxAbs(gz))
+	gx := make([]float64, nx)
+	f.nm.grad(gx, f.gθ, best[:nx])
+	grad := max(maxAbs(gx), maxAbs(gz))
 	stopped := stallLabel(f.stopped, f.why, grad, unitFreeScale(v, f.logScale, len(f.c.y)))
 	p := f.ev.predictor()
 	s2 := math.Exp(f.theta[nθ-1])
@@ -497,10 +511,11 @@ func (f *continuousFit) result() (*ContinuousResult, error) {
 		},
 		Kind: f.c.obj, Start: f.startF, Evals: f.evals, Z: f.z, Predictor: p, Restarts: f.restart, Gradient: grad, Jitter: f.ev.jitter,
 	}
-	if !f.c.fixed {
-		cr.NoiseFloor = f.nm.floor
-		if cr.AtNoiseFloor = atNoiseFloor(s2, f.nm.floor); cr.AtNoiseFloor {
-			cr.Warnings = append(cr.Warnings, noiseFloorWarning(s2, f.nm.floor, f.c.noiseFloor > 0))
+	f.rs.summarise(&cr.FitSummary, f.floor, f.c.fixed)
+	if !f.c.fixed && (f.rs == nil || !f.rs.noiseFixed()) {
+		cr.NoiseFloor = f.floor
+		if cr.AtNoiseFloor = atNoiseFloor(s2, f.floor); cr.AtNoiseFloor {
+			cr.Warnings = append(cr.Warnings, noiseFloorWarning(s2, f.floor, f.c.noiseFloor > 0))
 		}
 	}
 	switch stopped.status {
@@ -651,8 +666,12 @@ func (cf *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) 
 	if noise == 0 {
 		noise = startNoise(cf.y)
 	}
-	theta0 := append(cf.kern.Params(nil), math.Log(noise))
-	plan := startPlan(cf.x, cf.y, cf.kern, theta0, noiseFloor(cf.x, cf.y, cf.noiseFloor), cf.restarts, cf.seed)
+	floor := noiseFloor(cf.x, cf.y, cf.noiseFloor)
+	rs, theta0, _, err := cf.cons.setup(kernelNames(cf.kern), append(cf.kern.Params(nil), math.Log(noise)), floor, false)
+	if err != nil {
+		return nil, err
+	}
+	plan := startPlan(cf.x, cf.y, cf.kern, theta0, floor, cf.restarts, cf.seed, rs)
 	np := cf.kern.NumParams()
 	return keepBestStart(ctx, start, cf.kern, plan, cf.budget, cf.progress, func(ctx context.Context, st startPoint, budget time.Duration, w io.Writer) (*ContinuousResult, *FitSummary, error) {
 		c := *cf
