@@ -392,14 +392,7 @@ func (r *resolved) report(theta []float64, floor float64) (fixed map[string]floa
 			}
 		case r.bounded[i]:
 			a, b := r.logBounds(i, floor)
-			bd := Bound{Name: name, Lo: math.Exp(a), Hi: math.Exp(b)}
-			slack := min(math.Log1p(atBoundSlack), atBoundWidth*(b-a))
-			switch {
-			case theta[i] <= a+slack:
-				bd.At = "lower"
-			case theta[i] >= b-slack:
-				bd.At = "upper"
-			}
+			bd := Bound{Name: name, Lo: r.lo[i], Hi: r.hi[i], At: boundAt(theta[i], a, b)}
 			if i == len(r.names)-1 && r.lo[i] < floor {
 				warnings = append(warnings, fmt.Sprintf("the noise's lower bound %.4g is below the noise floor %.4g; the floor applies (lower it with WithNoiseFloor; sgprepl fit --noise-floor)", r.lo[i], floor))
 				bd.Lo = floor
@@ -417,9 +410,26 @@ func (r *resolved) report(theta []float64, floor float64) (fixed map[string]floa
 	return fixed, bounds, warnings
 }
 
+// boundAt returns where θ = t lies in the log bounds [a, b]: "lower" or
+// "upper" within atBoundSlack (atBoundWidth of narrower bounds) of that
+// bound, "" inside.
+func boundAt(t, a, b float64) string {
+	slack := min(math.Log1p(atBoundSlack), atBoundWidth*(b-a))
+	switch {
+	case t <= a+slack:
+		return "lower"
+	case t >= b-slack:
+		return "upper"
+	}
+	return ""
+}
+
 // exactValues sets in h the fixed values given (WithFixedAt) of r, which
 // exp θ gives only to rounding.
 func (r *resolved) exactValues(h Hyperparameters) Hyperparameters {
+	if r == nil {
+		return h
+	}
 	for i, name := range r.names {
 		if r.fixed[i] && r.value[i] > 0 {
 			if j := slices.Index(h.Names, name); j >= 0 {

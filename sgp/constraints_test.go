@@ -1,6 +1,8 @@
 package sgp
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -369,5 +371,86 @@ func mustOK(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestConstraintsSaved: a saved model records the fixed values (as
+// given, in "fixed" and "hyperparameters") and the bounds, and loading
+// it gives them back with the fixed θ bit for bit, for the sparse and
+// the exact model; a file with bad ones is refused.
+func TestConstraintsSaved(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(120, 7)
+	k := kernel.NewRBFFromData(train.X, train.Y)
+	ls0 := k.Params(nil)[1]
+	md := NewModel(train.X, train.Y, k).WithM(10).WithMaxEpochs(3).WithFixedAt("noise", 0.01).WithFixed("lengthscale[0]").WithBounds("variance", 0.01, 100)
+	_, err := md.Fit()
+	mustOK(t, err)
+	er, err := NewExact(train.X, train.Y, k).WithMaxEvals(60).WithFixedAt("noise", 0.01).WithFixed("lengthscale[0]").WithBounds("variance", 0.01, 100).Fit()
+	mustOK(t, err)
+	for name, save := range map[string]func(*bytes.Buffer) error{
+		"sparse": func(b *bytes.Buffer) error { return md.Save(b) },
+		"exact":  func(b *bytes.Buffer) error { return er.Predictor.Save(b) },
+	} {
+		var buf bytes.Buffer
+		mustOK(t, save(&buf))
+		var f struct {
+			Hyperparameters map[string]float64    `json:"hyperparameters"`
+			Fixed           map[string]float64    `json:"fixed"`
+			Bounds          map[string][2]float64 `json:"bounds"`
+		}
+		mustOK(t, json.Unmarshal(buf.Bytes(), &f))
+		if f.Fixed["noise"] != 0.01 || f.Hyperparameters["noise"] != 0.01 || f.Fixed["lengthscale[0]"] != math.Exp(ls0) || f.Bounds["variance"] != [2]float64{0.01, 100} {
+			t.Errorf("%s: file holds fixed %v, hyperparameters %v, bounds %v", name, f.Fixed, f.Hyperparameters, f.Bounds)
+		}
+		r, err := LoadRegressor(bytes.NewReader(buf.Bytes()))
+		mustOK(t, err)
+		var fixed map[string]float64
+		var bounds []Bound
+		var kern kernel.Kernel
+		switch p := r.(type) {
+		case *Predictor:
+			fixed, bounds, kern = p.Fixed, p.Bounds, p.Kern
+			if p.NoiseV != 0.01 {
+				t.Errorf("%s: loaded noise %v, want 0.01 exactly", name, p.NoiseV)
+			}
+		case *ExactPredictor:
+			fixed, bounds, kern = p.Fixed, p.Bounds, p.Kern
+		}
+		if fixed["noise"] != 0.01 || len(bounds) != 1 || bounds[0].Name != "variance" || bounds[0].Hi != 100 {
+			t.Errorf("%s: loaded fixed %v, bounds %+v", name, fixed, bounds)
+		}
+		if kern.Params(nil)[1] != ls0 {
+			t.Errorf("%s: loaded log lengthscale %v, want %v bit for bit", name, kern.Params(nil)[1], ls0)
+		}
+		for _, bad := range []struct{ from, to string }{
+			{`"variance": [`, `"variance": [-1, `},
+			{`"fixed": {`, `"fixed": {"k9.period[0]": 1, `},
+		} {
+			s := strings.Replace(buf.String(), bad.from, bad.to, 1)
+			if s == buf.String() {
+				t.Fatalf("%s: %q not in the file", name, bad.from)
+			}
+			if _, err := LoadRegressor(strings.NewReader(s)); err == nil {
+				t.Errorf("%s: a file with %s loaded", name, bad.to)
+			}
+		}
+	}
+}
+
+// TestConstraintsDisplayed: a fit's text and HTML displays list the
+// fixed hyperparameters and the bounds, marking one at its bound.
+func TestConstraintsDisplayed(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(120, 7)
+	k := kernel.NewRBFFromData(train.X, train.Y)
+	res, err := NewModel(train.X, train.Y, k).WithM(10).WithMaxEpochs(3).WithFixedAt("noise", 0.01).WithBounds("variance", 0.01, 0.02).Fit()
+	mustOK(t, err)
+	for _, s := range []string{res.String(), res.HTML()} {
+		for _, want := range []string{"noise=0.01", "variance in [0.01, 0.02] (at upper)", "variance ended at its upper bound"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("display lacks %q:\n%s", want, s)
+			}
+		}
 	}
 }

@@ -282,7 +282,9 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		Start: r.startF, Evals: r.evals, Restarts: restarts, Gradient: g,
 		Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
 	}
+	rs.summarise(&res.FitSummary, floor, e.fixed)
 	res.Predictor = ex.predictor()
+	res.Predictor.Fixed, res.Predictor.Bounds = res.Fixed, res.Bounds
 	if res.Jitter > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, math.Exp(best[np])))
 	}
@@ -292,7 +294,6 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	case !converged && !fixed:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
 	}
-	rs.summarise(&res.FitSummary, floor, e.fixed)
 	if !fixed && (rs == nil || !rs.noiseFixed()) {
 		res.NoiseFloor = nm.floor
 		if s2 := math.Exp(best[np]); atNoiseFloor(s2, nm.floor) {
@@ -684,6 +685,10 @@ type ExactPredictor struct {
 	// as for Predictor.
 	InputNames []string
 	TargetName string
+	// Fixed and Bounds are the hyperparameters the fit held fixed and
+	// the bounds it kept, as for Predictor.
+	Fixed  map[string]float64
+	Bounds []Bound
 
 	l         []float64 // n×n row-major, lower triangular
 	alpha     []float64

@@ -512,6 +512,7 @@ func (f *continuousFit) result() (*ContinuousResult, error) {
 		Kind: f.c.obj, Start: f.startF, Evals: f.evals, Z: f.z, Predictor: p, Restarts: f.restart, Gradient: grad, Jitter: f.ev.jitter,
 	}
 	f.rs.summarise(&cr.FitSummary, f.floor, f.c.fixed)
+	p.Fixed, p.Bounds = cr.Fixed, cr.Bounds
 	if !f.c.fixed && (f.rs == nil || !f.rs.noiseFixed()) {
 		cr.NoiseFloor = f.floor
 		if cr.AtNoiseFloor = atNoiseFloor(s2, f.floor); cr.AtNoiseFloor {
