@@ -9,36 +9,10 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
-// Hyperparameters can be fixed or bounded one by one, by the names
-// Hyperparameters and FitSummary.Names use ("noise", "lengthscale[0]",
-// "k0.period[0]"), with WithFixed, WithFixedAt and WithBounds of Model,
-// Exact and Continuous. The optimisers see only the free ones:
-//
-//   - a fixed hyperparameter keeps its starting θ bit for bit through the
-//     fit and its restarts (WithFixedAt sets that start; the value given
-//     is what FitSummary.Fixed, Hyperparameters and a saved model report);
-//   - a bounded one, lo ≤ value ≤ hi, is optimised in the coordinate u
-//     with log value = a + (b − a)·s(u), s the logistic function,
-//     a = log lo and b = log hi: every u is feasible, so no line search
-//     can leave the bounds, the objective stays smooth in u, and
-//     ∂F/∂u = ∂F/∂θ·(b − a)·s(u)(1 − s(u)) (GPflow's Sigmoid bijector,
-//     in log space). A start outside the bounds or on one starts
-//     boundInset of the log width inside them. Near a bound the gradient
-//     in u vanishes, so a fit that presses against one stops a little
-//     inside it; it counts as at the bound within atBoundSlack
-//     (FitSummary.Bounds, with a warning).
-//
-// The noise floor (WithNoiseFloor) stays the least σ² a fit may reach:
-// a lower bound on the noise below the floor is raised to it (a warning
-// says so), and an upper bound at or below it is an error. A fixed noise
-// is used as given, below the floor too, as WithFixedHyperparameters
-// uses it. Fixing every hyperparameter is WithFixedHyperparameters(true).
-//
-// Units: a fixed or bounded value is in the units of the data the fit is
-// given. A noise variance and a signal variance scale with the targets'
-// units squared, a lengthscale or period with its input's units; the
-// fitted model is equivariant under a change of units when the fixed
-// values and bounds are changed with them (TestConstraintsUnits).
+// constraints are the hyperparameters a fit fixes (WithFixed,
+// WithFixedAt) or bounds (WithBounds), by name, as the builders keep
+// them; the package documentation ("Fixed and bounded hyperparameters")
+// describes what they do, TestConstraintsUnits their units.
 type constraints struct {
 	fixed  []fixSpec
 	bounds []boundSpec
@@ -131,7 +105,7 @@ func (c *constraints) resolve(names []string) (*resolved, error) {
 		if i := slices.Index(names, name); i >= 0 {
 			return i, nil
 		}
-		return 0, fmt.Errorf("sgp: %s: no hyperparameter %q%s; the hyperparameters are %s", what, name, nameHint(name, names), strings.Join(names, ", "))
+		return 0, fmt.Errorf("sgp: %s: no hyperparameter %q%s; the hyperparameters are %s%s", what, name, nameHint(name, names), strings.Join(names, ", "), meanHint(name))
 	}
 	for _, f := range c.fixed {
 		i, err := index(f.name, "WithFixed")
@@ -155,6 +129,16 @@ func (r *resolved) allFixed() bool { return !slices.Contains(r.fixed, false) }
 
 // noiseFixed reports whether r fixes the noise variance (θ's last).
 func (r *resolved) noiseFixed() bool { return r.fixed[len(r.fixed)-1] }
+
+// meanHint returns, for a name that means the prior mean μ, how to fix
+// it: μ is not a hyperparameter of θ but set by WithMean.
+func meanHint(name string) string {
+	switch strings.ToLower(name) {
+	case "mean", "mu", "μ", "prior mean":
+		return "; the prior mean μ is fixed by WithMean(MeanFixed(c))"
+	}
+	return ""
+}
 
 // nameHint returns " (did you mean X?)" for the names closest to name,
 // or "" when none is close.
@@ -262,8 +246,9 @@ func (r *resolved) start(theta []float64, floor float64) []float64 {
 // paramMap is the change of variables between the optimiser's point x,
 // one coordinate per free hyperparameter, and θ: a fixed entry of θ is
 // base's, a free one is x's coordinate (log value), floor + exp u for an
-// unbounded noise above a floor (see noiseMap), or the scaled logistic
-// of a bounded one (see constraints). Without constraints it is noiseMap.
+// unbounded noise above a floor (noisefloor.go), or the scaled logistic
+// of a bounded one (the package documentation, "Fixed and bounded
+// hyperparameters"). Without constraints it is the noise floor's map alone.
 type paramMap struct {
 	base  []float64 // θ at the start: the fixed entries' values
 	free  []int     // the θ index of each coordinate of x
@@ -337,7 +322,7 @@ func (pm *paramMap) toTheta(theta, x []float64) []float64 {
 
 // toX stores in x the optimiser's point for θ = theta and returns x;
 // toTheta maps it back to theta, to rounding. A noise at or below the
-// floor starts at twice the floor (noiseMap.toX); a bounded entry on or
+// floor starts at twice the floor; a bounded entry on or
 // outside a bound starts just inside it.
 func (pm *paramMap) toX(x, theta []float64) []float64 {
 	for j, i := range pm.free {

@@ -220,6 +220,7 @@ func TestConstraintErrors(t *testing.T) {
 	}{
 		{"unknown", mk().WithFixed("lenghtscale[0]"), `no hyperparameter "lenghtscale[0]" (did you mean lengthscale[0]?)`},
 		{"unknown bound", mk().WithBounds("nois", 1, 2), "(did you mean noise?)"},
+		{"the mean", mk().WithFixedAt("mean", 3), "the prior mean μ is fixed by WithMean(MeanFixed(c))"},
 		{"zero value", mk().WithFixedAt("noise", 0), "must be positive"},
 		{"negative value", mk().WithFixedAt("noise", -1), "must be positive"},
 		{"lo ≥ hi", mk().WithBounds("noise", 2, 1), "lo < hi"},
@@ -451,6 +452,30 @@ func TestConstraintsDisplayed(t *testing.T) {
 			if !strings.Contains(s, want) {
 				t.Errorf("display lacks %q:\n%s", want, s)
 			}
+		}
+	}
+}
+
+// TestHybridFixedHyperparameters: the hybrid selector's continuous fits
+// keep the hyperparameters that WithFixedHyperparameters or WithFixed of
+// every one holds, as its CholQR parent does.
+func TestHybridFixedHyperparameters(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(120, 7)
+	k := kernel.NewRBFFromData(train.X, train.Y)
+	theta0 := append(k.Params(nil), math.Log(0.05))
+	all := NewModel(train.X, train.Y, k).WithM(8).WithMaxEpochs(3).WithSelector(SelectHybrid).WithNoise(0.05)
+	for _, n := range all.ParamNames() {
+		all.WithFixed(n)
+	}
+	for name, md := range map[string]*Model{
+		"WithFixedHyperparameters": NewModel(train.X, train.Y, k).WithM(8).WithMaxEpochs(3).WithSelector(SelectHybrid).WithNoise(0.05).WithFixedHyperparameters(true),
+		"WithFixed of every one":   all,
+	} {
+		res, err := md.Fit()
+		mustOK(t, err)
+		if !slices.Equal(res.Params, theta0) {
+			t.Errorf("%s: θ %v, want the start %v (kept %s)", name, res.Params, theta0, res.RefinedFrom)
 		}
 	}
 }

@@ -154,7 +154,7 @@ func (e *Exact) WithTimeBudget(d time.Duration) *Exact {
 // WithFixedHyperparameters keeps the kernel's hyperparameters and the
 // noise at their starting values: the fit then only evaluates the
 // objective and factorises (an estimated mean is still estimated), with
-// Status = Fixed.
+// Status = Fixed. WithFixed fixes them one by one.
 func (e *Exact) WithFixedHyperparameters(fixed bool) *Exact { e.fixed = fixed; return e }
 
 // WithProgress writes one line per evaluation to w.
@@ -188,7 +188,9 @@ type ExactResult struct {
 	Start    float64 // the objective at the starting hyperparameters
 	Evals    int     // objective-and-gradient evaluations
 	Restarts int     // L-BFGS restarts from the best point after a failed line search
-	// Gradient is max |∂F/∂θ| at the end point.
+	// Gradient is max |∂F/∂u| at the end point over the optimiser's
+	// coordinates u of the free hyperparameters (0 when every one is
+	// fixed).
 	Gradient float64
 	// Jitter is what was added to the diagonal of K + σ²I for its
 	// Cholesky factorisation to succeed at the end point (0: none was
@@ -282,27 +284,36 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		Start: r.startF, Evals: r.evals, Restarts: restarts, Gradient: g,
 		Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
 	}
-	rs.summarise(&res.FitSummary, floor, e.fixed)
 	res.Predictor = ex.predictor()
+	e.note(res, r.evals, stopped, fixed, rs, floor)
+	res.Elapsed = time.Since(start)
+	return res, user.Err()
+}
+
+// note completes res, a fit that made evals evaluations and ended as
+// stopped (with every hyperparameter fixed: fixed), under the
+// constraints rs with noise floor floor: its warnings, its noise floor
+// and its fixed and bounded hyperparameters, its predictor's too.
+func (e *Exact) note(res *ExactResult, evals int, stopped stop, fixed bool, rs *resolved, floor float64) {
+	s2 := math.Exp(res.Params[len(res.Params)-1])
+	rs.summarise(&res.FitSummary, floor, e.fixed)
 	res.Predictor.Fixed, res.Predictor.Bounds = res.Fixed, res.Bounds
 	if res.Jitter > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, math.Exp(best[np])))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, s2))
 	}
 	switch {
 	case stopped.status == Cancelled:
-		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", r.evals, r.bestF))
-	case !converged && !fixed:
+		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", evals, res.Objective))
+	case !res.Converged && !fixed:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
 	}
 	if !fixed && (rs == nil || !rs.noiseFixed()) {
-		res.NoiseFloor = nm.floor
-		if s2 := math.Exp(best[np]); atNoiseFloor(s2, nm.floor) {
+		res.NoiseFloor = floor
+		if atNoiseFloor(s2, floor) {
 			res.AtNoiseFloor = true
-			res.Warnings = append(res.Warnings, noiseFloorWarning(s2, nm.floor, e.noiseFloor > 0))
+			res.Warnings = append(res.Warnings, noiseFloorWarning(s2, floor, e.noiseFloor > 0))
 		}
 	}
-	res.Elapsed = time.Since(start)
-	return res, user.Err()
 }
 
 // checkExact validates the exact GP's data and kernel.

@@ -7,14 +7,17 @@ import "math"
 // at its starting value: the optimiser sees only the free ones, and the
 // fixed θ is the start's bit for bit at the end of a fit, in its restarts
 // and in the saved model. An unknown name is an error of Err and Fit
-// that lists the names and suggests the closest. See the package's
-// constraints notes (WithBounds, the noise floor, units); fixing every
-// hyperparameter is WithFixedHyperparameters(true).
+// that lists the names and suggests the closest. Fixing every
+// hyperparameter is WithFixedHyperparameters(true); a fixed noise is used
+// as given, below the noise floor too. The package documentation ("Fixed
+// and bounded hyperparameters") has the rules.
 func (md *Model) WithFixed(name string) *Model { return md.withCons(md.cons.fix(name)) }
 
 // WithFixedAt sets the starting value of the hyperparameter called name
-// to value (positive, in the data's units) and fixes it there, as
-// WithFixed; FitSummary.Fixed and Hyperparameters report value exactly.
+// to value and fixes it there, as WithFixed; FitSummary.Fixed and
+// Hyperparameters report value exactly. The value is in the data's
+// units: a noise or signal variance in the targets' units squared, a
+// lengthscale or period in its input's.
 func (md *Model) WithFixedAt(name string, value float64) *Model {
 	if err := md.cons.fixAt(name, value); err != nil {
 		return md.setErr(err)

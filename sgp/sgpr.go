@@ -193,7 +193,7 @@ func (c *Continuous) WithTimeBudget(d time.Duration) *Continuous {
 }
 
 // WithFixedHyperparameters keeps θ at its starting values: only the
-// inducing inputs move.
+// inducing inputs move. WithFixed fixes them one by one.
 func (c *Continuous) WithFixedHyperparameters(fixed bool) *Continuous { c.fixed = fixed; return c }
 
 // WithProgress writes a line to w every few seconds of the fit, and one

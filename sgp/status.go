@@ -34,7 +34,8 @@ const (
 	// not small; Reason says what the stop rule saw.
 	Stalled
 	// Fixed: the hyperparameters were fixed
-	// (Exact.WithFixedHyperparameters), so nothing was optimised.
+	// (Exact.WithFixedHyperparameters, or WithFixed of every one), so
+	// nothing was optimised.
 	Fixed
 	// Failed: the optimiser or the fit failed; Reason, or the error the
 	// fit returned, says how.

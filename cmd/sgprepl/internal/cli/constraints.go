@@ -108,7 +108,11 @@ func (c *constraintFlags) check(names []string, params paramList, spec string) e
 		if slices.Contains(names, name) {
 			return nil
 		}
-		return usageErrorf("%s %s: kernel %s has no hyperparameter %q%s; its hyperparameters are %s", flag, echo(name), echo(spec), echo(name), nameHint(name, names), nameList(names))
+		hint := ""
+		if n := strings.ToLower(name); n == "mean" || n == "mu" || n == "μ" {
+			hint = "; the prior mean μ is fixed by --mean NUMBER"
+		}
+		return usageErrorf("%s %s: kernel %s has no hyperparameter %q%s; its hyperparameters are %s%s", flag, echo(name), echo(spec), echo(name), nameHint(name, names), nameList(names), hint)
 	}
 	for _, f := range c.fix {
 		if err := known("--fix", f.name); err != nil {

@@ -99,6 +99,7 @@ func TestFitFixBoundErrors(t *testing.T) {
 		{[]string{"--fix", "noise=0.1", "--param", "noise=0.2"}, "both set its value"},
 		{[]string{"--bound", "noise=1:2", "--param", "noise=3"}, "outside --bound noise=1:2"},
 		{[]string{"--fix", "noise,noise"}, "fixed twice"},
+		{[]string{"--fix", "mean=3"}, "the prior mean μ is fixed by --mean NUMBER"},
 	} {
 		args := append([]string{"fit", "--train", train, "--selector", "exact", "--quiet"}, tc.args...)
 		code, _, stderr := runMain(context.Background(), args...)
