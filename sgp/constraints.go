@@ -78,6 +78,9 @@ func (c *constraints) bound(name string, lo, hi float64) error {
 	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
 		return fmt.Errorf("sgp: the bounds of %s, %v to %v, must be positive and finite with lo < hi (hyperparameters are positive)", name, lo, hi)
 	}
+	if math.Log(hi)-math.Log(lo) < 1e-9 {
+		return fmt.Errorf("sgp: the bounds of %s, %v to %v, are too close to optimise between; fix it instead (WithFixedAt)", name, lo, hi)
+	}
 	if w := c.named(name); w != "" {
 		return fmt.Errorf("sgp: %s is %s already; fix or bound each hyperparameter once", name, w)
 	}

@@ -226,6 +226,7 @@ func TestConstraintErrors(t *testing.T) {
 		{"lo ≥ hi", mk().WithBounds("noise", 2, 1), "lo < hi"},
 		{"lo ≤ 0", mk().WithBounds("variance", 0, 1), "positive"},
 		{"hi infinite", mk().WithBounds("variance", 1, math.Inf(1)), "finite"},
+		{"too close", mk().WithBounds("variance", 1, 1+1e-12), "too close"},
 		{"twice", mk().WithFixed("noise").WithBounds("noise", 1, 2), "noise is fixed already"},
 		{"below the floor", mk().WithNoiseFloor(0.1).WithBounds("noise", 0.01, 0.05), "at or below the noise floor"},
 	} {
