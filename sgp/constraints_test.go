@@ -322,12 +322,36 @@ func TestStartPlanConstrained(t *testing.T) {
 			t.Errorf("start %d: the free lengthscale %v, without constraints %v", i, st.theta[1], free[i].theta[1])
 		}
 	}
-	// The restarts run with the constraints: every start's end keeps them.
-	res, err := NewExact(train.X, train.Y, k).WithMaxEvals(40).WithRestarts(3).WithFixed("variance").WithBounds("noise", 0.05, 0.2).Fit()
-	mustOK(t, err)
-	for i, s := range res.Starts {
-		if s.End[0] != k.Params(nil)[0] || !(math.Exp(s.End[2]) >= 0.05 && math.Exp(s.End[2]) <= 0.2) {
-			t.Errorf("start %d ended at %v", i, s.End)
+	// The restarts of every kind of fit run with the constraints: every
+	// start's end keeps them.
+	fits := map[string]func() (*FitSummary, error){
+		"exact": func() (*FitSummary, error) {
+			r, err := NewExact(train.X, train.Y, k).WithMaxEvals(40).WithRestarts(3).WithFixed("variance").WithBounds("noise", 0.05, 0.2).Fit()
+			return &r.FitSummary, err
+		},
+		"cholqr": func() (*FitSummary, error) {
+			r, err := NewModel(train.X, train.Y, k).WithM(8).WithMaxEpochs(2).WithRestarts(3).WithFixed("variance").WithBounds("noise", 0.05, 0.2).Fit()
+			return &r.FitSummary, err
+		},
+		"continuous": func() (*FitSummary, error) {
+			r, err := NewContinuous(train.X, train.Y, k).WithM(8).WithMaxEvals(40).WithJitter(1e-6).WithRestarts(3).WithFixed("variance").WithBounds("noise", 0.05, 0.2).Fit()
+			return &r.FitSummary, err
+		},
+	}
+	for name, fit := range fits {
+		res, err := fit()
+		mustOK(t, err)
+		if len(res.Starts) != 4 {
+			t.Errorf("%s: %d starts, want 4", name, len(res.Starts))
+		}
+		for i, s := range res.Starts {
+			if len(s.End) == 0 {
+				t.Errorf("%s: start %d from %v failed: %s (%v)", name, i, s.Start, s.Err, s.Status)
+				continue
+			}
+			if s.Start[0] != k.Params(nil)[0] || s.End[0] != k.Params(nil)[0] || !(math.Exp(s.End[2]) >= 0.05 && math.Exp(s.End[2]) <= 0.2) {
+				t.Errorf("%s: start %d from %v ended at %v", name, i, s.Start, s.End)
+			}
 		}
 	}
 }
