@@ -382,7 +382,7 @@ func (r *resolved) report(theta []float64, floor float64) (fixed map[string]floa
 			a, b := r.logBounds(i, floor)
 			bd := Bound{Name: name, Lo: r.lo[i], Hi: r.hi[i], At: boundAt(theta[i], a, b)}
 			if i == len(r.names)-1 && r.lo[i] < floor {
-				warnings = append(warnings, fmt.Sprintf("the noise's lower bound %.4g is below the noise floor %.4g; the floor applies (lower it with WithNoiseFloor; sgprepl fit --noise-floor)", r.lo[i], floor))
+				warnings = append(warnings, fmt.Sprintf("the noise's lower bound %.4g is below the noise floor %.4g, which applies; lower the floor for σ² to go below it (WithNoiseFloor; sgprepl fit --noise-floor)", r.lo[i], floor))
 				bd.Lo = floor
 			}
 			if bd.At != "" {

@@ -504,3 +504,36 @@ func TestHybridFixedHyperparameters(t *testing.T) {
 		}
 	}
 }
+
+// TestConstraintsNoiseFloor: a lower bound on the noise below the floor
+// is raised to the floor, with a warning, and the noise stays above it;
+// a fixed noise below the floor is used as given.
+func TestConstraintsNoiseFloor(t *testing.T) {
+	t.Parallel()
+	train, _ := data.SnelsonLike(120, 7)
+	k := kernel.NewRBFFromData(train.X, train.Y)
+	for name, mk := range map[string]func() constrainer{
+		"cholqr": func() constrainer {
+			return modelC{NewModel(train.X, train.Y, k).WithM(8).WithMaxEpochs(3).WithNoiseFloor(0.5)}
+		},
+		"exact": func() constrainer { return exactC{NewExact(train.X, train.Y, k).WithMaxEvals(60).WithNoiseFloor(0.5)} },
+		"continuous": func() constrainer {
+			return contC{NewContinuous(train.X, train.Y, k).WithM(8).WithMaxEvals(60).WithNoiseFloor(0.5)}
+		},
+	} {
+		c := mk()
+		c.bound("noise", 1e-4, 10)
+		s, _, _ := c.fit(t, nil)
+		if len(s.Bounds) != 1 || s.Bounds[0].Lo != 0.5 || !(math.Exp(s.Params[2]) >= 0.5) {
+			t.Errorf("%s: bounds %+v, σ² %v; want the lower bound raised to the floor 0.5", name, s.Bounds, math.Exp(s.Params[2]))
+		}
+		if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "lower bound 0.0001 is below the noise floor 0.5") }) {
+			t.Errorf("%s: warnings %q", name, s.Warnings)
+		}
+		f := mk()
+		f.fixAt("noise", 0.01)
+		if s, _, _ := f.fit(t, nil); s.Hyperparameters().Value("noise") != 0.01 || s.Params[2] != math.Log(0.01) {
+			t.Errorf("%s: a fixed noise 0.01 below the floor ended at %v", name, math.Exp(s.Params[2]))
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +85,8 @@ func (l *boundList) Set(s string) error {
 			return fmt.Errorf("%q: %q and %q must be numbers", part, los, his)
 		case !positive(lo) || !positive(hi) || !(lo < hi):
 			return fmt.Errorf("%q: the bounds must be positive and finite with LO < HI (hyperparameters are positive)", part)
+		case math.Log(hi)-math.Log(lo) < 1e-9:
+			return fmt.Errorf("%q: the bounds are too close to optimise between; fix it instead (--fix %s=VALUE)", part, name)
 		}
 		if slices.ContainsFunc(*l, func(b namedBound) bool { return b.name == name }) {
 			return fmt.Errorf("%s is bounded twice; bound each hyperparameter once", name)

@@ -100,6 +100,7 @@ func TestFitFixBoundErrors(t *testing.T) {
 		{[]string{"--bound", "noise=1:2", "--param", "noise=3"}, "outside --bound noise=1:2"},
 		{[]string{"--fix", "noise,noise"}, "fixed twice"},
 		{[]string{"--fix", "mean=3"}, "the prior mean μ is fixed by --mean NUMBER"},
+		{[]string{"--bound", "noise=1:1.0000000000001"}, "too close"},
 	} {
 		args := append([]string{"fit", "--train", train, "--selector", "exact", "--quiet"}, tc.args...)
 		code, _, stderr := runMain(context.Background(), args...)

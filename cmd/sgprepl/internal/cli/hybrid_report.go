@@ -108,6 +108,7 @@ var flagWords = strings.NewReplacer(
 	"(WithNoiseFloor; sgprepl fit --noise-floor)", "(--noise-floor)",
 	"(WithNoiseFloor)", "(--noise-floor)",
 	"try WithObjective(MLE)", "try --objective mle",
+	"(WithFixedAt)", "(--fix NAME=VALUE)",
 )
 
 // flagWordsAll returns the warnings in the command line's words
