@@ -135,10 +135,10 @@ func (md *Model) noteNoiseFloor(res *Result) {
 
 // noteConstraints records in res the model's fixed and bounded
 // hyperparameters, where the bounded ones ended, and a warning for each
-// at a bound.
+// at a bound; nothing with WithFixedHyperparameters, which fixes all.
 func (md *Model) noteConstraints(res *Result) {
 	r := md.resolved()
-	if res == nil || r == nil || len(res.Params) != len(r.names) {
+	if res == nil || r == nil || md.fixHyper || len(res.Params) != len(r.names) {
 		return
 	}
 	var ws []string
