@@ -251,47 +251,66 @@ func TestParamMapGradient(t *testing.T) {
 	t.Parallel()
 	train, _ := data.SnelsonLike(80, 3)
 	k := kernel.NewRBFFromData(train.X, train.Y)
-	var c constraints
-	mustOK(t, c.fix("variance"))
-	mustOK(t, c.bound("lengthscale[0]", 0.2, 3))
-	r, err := c.resolve(kernelNames(k))
-	mustOK(t, err)
-	theta0 := append(k.Params(nil), math.Log(0.3))
 	floor := 1e-3
-	pm := newParamMap(r, r.start(theta0, floor), floor)
-	if pm.dim() != 2 {
-		t.Fatalf("%d free coordinates, want 2", pm.dim())
-	}
+	// A fixed variance, a bounded lengthscale and the noise above its
+	// floor; then a bounded noise whose lower bound the floor raises, and
+	// a free lengthscale.
+	var c1, c2 constraints
+	mustOK(t, c1.fix("variance"))
+	mustOK(t, c1.bound("lengthscale[0]", 0.2, 3))
+	mustOK(t, c2.fix("variance"))
+	mustOK(t, c2.bound("noise", 1e-4, 1))
 	sparse := NewEvaluator(train.X, train.Y, k, VAR, []int{3, 17, 29, 44, 61})
+	mle := NewEvaluator(train.X, train.Y, kernel.Clone(k), MLE, []int{3, 17, 29, 44, 61})
 	ex := newExactEval(train.X, train.Y, kernel.Clone(k), MeanConstant)
 	objs := map[string]func(g, th []float64) float64{
 		"VAR":   func(g, th []float64) float64 { f, err := sparse.FuncGrad(g, th); mustOK(t, err); return f },
+		"MLE":   func(g, th []float64) float64 { f, err := mle.FuncGrad(g, th); mustOK(t, err); return f },
 		"exact": func(g, th []float64) float64 { f, err := ex.funcGrad(g, th); mustOK(t, err); return f },
 	}
-	for name, obj := range objs {
-		for _, x := range [][]float64{{0.3, math.Log(0.1)}, {-2, 1}, {3, -4}} {
-			gθ, gx := make([]float64, 3), make([]float64, 2)
-			th := pm.toTheta(make([]float64, 3), x)
-			obj(gθ, th)
-			pm.grad(gx, gθ, x)
-			for j := range x {
-				const h = 1e-4 // F is O(10³): a shorter step loses the difference to rounding
-				at := func(d float64) float64 {
-					xx := slices.Clone(x)
-					xx[j] += d
-					g := make([]float64, 3)
-					return obj(g, pm.toTheta(make([]float64, 3), xx))
-				}
-				if fd := (at(h) - at(-h)) / (2 * h); !scalar.EqualWithinAbsOrRel(gx[j], fd, 1e-5, 1e-5) {
-					t.Errorf("%s at %v: ∂F/∂x[%d] = %g, finite differences %g", name, x, j, gx[j], fd)
+	theta0 := append(k.Params(nil), math.Log(0.3))
+	for ci, c := range []constraints{c1, c2} {
+		r, err := c.resolve(kernelNames(k))
+		mustOK(t, err)
+		pm := newParamMap(r, r.start(theta0, floor), floor)
+		if pm.dim() != 2 {
+			t.Fatalf("%d free coordinates, want 2", pm.dim())
+		}
+		for name, obj := range objs {
+			points := [][]float64{{0.3, math.Log(0.1)}, {-2, 1}, {3, -4}}
+			if ci == 1 { // x[0] is log ℓ: a moderate one (ℓ = e³ makes K[I,I] ill-conditioned)
+				points = [][]float64{{0.3, 0}, {-0.5, 2}, {1, -3}}
+			}
+			for _, x := range points {
+				gθ, gx := make([]float64, 3), make([]float64, 2)
+				th := pm.toTheta(make([]float64, 3), x)
+				obj(gθ, th)
+				pm.grad(gx, gθ, x)
+				for j := range x {
+					const h = 1e-4 // F is O(10³): a shorter step loses the difference to rounding
+					at := func(d float64) float64 {
+						xx := slices.Clone(x)
+						xx[j] += d
+						g := make([]float64, 3)
+						return obj(g, pm.toTheta(make([]float64, 3), xx))
+					}
+					if fd := (at(h) - at(-h)) / (2 * h); !scalar.EqualWithinAbsOrRel(gx[j], fd, 1e-5, 1e-5) {
+						t.Errorf("constraints %d, %s at %v: ∂F/∂x[%d] = %g, finite differences %g", ci, name, x, j, gx[j], fd)
+					}
 				}
 			}
 		}
-	}
-	for _, u := range []float64{-1e3, -40, 0, 40, 1e3} {
-		th := pm.toTheta(make([]float64, 3), []float64{u, 0})
-		if v := math.Exp(th[1]); !(v >= 0.2 && v <= 3) || th[0] != theta0[0] {
-			t.Errorf("u = %g: lengthscale %v outside [0.2, 3], or variance moved (%v)", u, v, th[0])
+		for _, u := range []float64{-1e3, -40, 0, 40, 1e3} {
+			th := pm.toTheta(make([]float64, 3), []float64{u, u})
+			if th[0] != theta0[0] {
+				t.Errorf("constraints %d, u = %g: the fixed variance moved (%v)", ci, u, th[0])
+			}
+			if v := math.Exp(th[1]); ci == 0 && !(v >= 0.2 && v <= 3) {
+				t.Errorf("u = %g: lengthscale %v outside [0.2, 3]", u, v)
+			}
+			if v := math.Exp(th[2]); ci == 1 && !(v >= floor && v <= 1) {
+				t.Errorf("u = %g: noise %v outside [%g (the floor), 1]", u, v, floor)
+			}
 		}
 	}
 }
