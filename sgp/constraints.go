@@ -502,3 +502,21 @@ func kernelNames(k kernel.Kernel) []string {
 	}
 	return append(k.ParamNames(), "noise")
 }
+
+// fixedNoise returns the noise variance σ² of θ's entry t: exact, a fixed
+// noise as given, where t is its log, exp t otherwise (exact 0: none).
+func fixedNoise(t, exact float64) float64 {
+	if exact > 0 && t == math.Log(exact) {
+		return exact
+	}
+	return math.Exp(t)
+}
+
+// exactNoise returns the fixed noise variance r gives (WithFixedAt), 0
+// for none.
+func (r *resolved) exactNoise() float64 {
+	if r == nil || !r.noiseFixed() {
+		return 0
+	}
+	return r.value[len(r.value)-1]
+}

@@ -420,9 +420,9 @@ func mustOK(t *testing.T, err error) {
 }
 
 // TestConstraintsSaved: a saved model records the fixed values (as
-// given, in "fixed" and "hyperparameters") and the bounds, and loading
-// it gives them back with the fixed θ bit for bit, for the sparse and
-// the exact model; a file with bad ones is refused.
+// given, in "noise", "fixed" and "hyperparameters") and the bounds, and
+// loading it gives them back with the fixed θ bit for bit, for CholQR's,
+// the exact and the continuous model; a file with bad ones is refused.
 func TestConstraintsSaved(t *testing.T) {
 	t.Parallel()
 	train, _ := data.SnelsonLike(120, 7)
@@ -433,19 +433,23 @@ func TestConstraintsSaved(t *testing.T) {
 	mustOK(t, err)
 	er, err := NewExact(train.X, train.Y, k).WithMaxEvals(60).WithFixedAt("noise", 0.01).WithFixed("lengthscale[0]").WithBounds("variance", 0.01, 100).Fit()
 	mustOK(t, err)
+	cr, err := NewContinuous(train.X, train.Y, k).WithM(8).WithMaxEvals(60).WithFixedAt("noise", 0.01).WithFixed("lengthscale[0]").WithBounds("variance", 0.01, 100).Fit()
+	mustOK(t, err)
 	for name, save := range map[string]func(*bytes.Buffer) error{
-		"sparse": func(b *bytes.Buffer) error { return md.Save(b) },
-		"exact":  func(b *bytes.Buffer) error { return er.Predictor.Save(b) },
+		"sparse":     func(b *bytes.Buffer) error { return md.Save(b) },
+		"exact":      func(b *bytes.Buffer) error { return er.Predictor.Save(b) },
+		"continuous": func(b *bytes.Buffer) error { return cr.Predictor.Save(b) },
 	} {
 		var buf bytes.Buffer
 		mustOK(t, save(&buf))
 		var f struct {
+			Noise           float64               `json:"noise"`
 			Hyperparameters map[string]float64    `json:"hyperparameters"`
 			Fixed           map[string]float64    `json:"fixed"`
 			Bounds          map[string][2]float64 `json:"bounds"`
 		}
 		mustOK(t, json.Unmarshal(buf.Bytes(), &f))
-		if f.Fixed["noise"] != 0.01 || f.Hyperparameters["noise"] != 0.01 || f.Fixed["lengthscale[0]"] != math.Exp(ls0) || f.Bounds["variance"] != [2]float64{0.01, 100} {
+		if f.Noise != 0.01 || f.Fixed["noise"] != 0.01 || f.Hyperparameters["noise"] != 0.01 || f.Fixed["lengthscale[0]"] != math.Exp(ls0) || f.Bounds["variance"] != [2]float64{0.01, 100} {
 			t.Errorf("%s: file holds fixed %v, hyperparameters %v, bounds %v", name, f.Fixed, f.Hyperparameters, f.Bounds)
 		}
 		r, err := LoadRegressor(bytes.NewReader(buf.Bytes()))
@@ -453,14 +457,15 @@ func TestConstraintsSaved(t *testing.T) {
 		var fixed map[string]float64
 		var bounds []Bound
 		var kern kernel.Kernel
+		var noise float64
 		switch p := r.(type) {
 		case *Predictor:
-			fixed, bounds, kern = p.Fixed, p.Bounds, p.Kern
-			if p.NoiseV != 0.01 {
-				t.Errorf("%s: loaded noise %v, want 0.01 exactly", name, p.NoiseV)
-			}
+			fixed, bounds, kern, noise = p.Fixed, p.Bounds, p.Kern, p.NoiseV
 		case *ExactPredictor:
-			fixed, bounds, kern = p.Fixed, p.Bounds, p.Kern
+			fixed, bounds, kern, noise = p.Fixed, p.Bounds, p.Kern, p.NoiseV
+		}
+		if noise != 0.01 {
+			t.Errorf("%s: loaded noise %v, want 0.01 exactly", name, noise)
 		}
 		if fixed["noise"] != 0.01 || len(bounds) != 1 || bounds[0].Name != "variance" || bounds[0].Hi != 100 {
 			t.Errorf("%s: loaded fixed %v, bounds %+v", name, fixed, bounds)

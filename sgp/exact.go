@@ -242,6 +242,7 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		return nil, err
 	}
 	ex := newExactEval(x, y, k, e.mean)
+	ex.exactNoise = rs.exactNoise()
 	p0 := nm.toX(make([]float64, nm.dim()), theta0)
 	r := &exactRun{ex: ex, ctx: ctx, maxEvals: e.maxEvals, progress: e.progress, np: np, nm: nm, th: make([]float64, np+1), gθ: make([]float64, np+1),
 		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
@@ -466,6 +467,9 @@ type exactEval struct {
 	prior meanPrior // the prior on an estimated μ (Mean)
 	kern  kernel.Kernel
 	n, np int
+	// exactNoise, if positive, is a fixed noise variance as given, σ²
+	// where θ holds its log (fixedNoise).
+	exactNoise float64
 
 	a      []float64 // n×n row-major
 	diag   []float64 // K_ii
@@ -516,7 +520,7 @@ func (e *exactEval) buildK(p []float64) error {
 		return err
 	}
 	e.kern.SetParams(p[:e.np])
-	e.noise = math.Exp(p[e.np])
+	e.noise = fixedNoise(p[e.np], e.exactNoise)
 	if !(e.noise > 0) || math.IsInf(e.noise, 0) {
 		return fmt.Errorf("%w, got %v", ErrNoise, e.noise)
 	}

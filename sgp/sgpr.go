@@ -377,6 +377,7 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	if rs != nil && rs.noiseFixed() {
 		floor = 0
 	}
+	ev.exactNoise = rs.exactNoise()
 	kern.SetParams(theta[:nθ-1])
 	nx := nm.dim()
 	zs := inputScales(xv)
@@ -621,7 +622,7 @@ func randomRows(x *kernel.Vectors, y []float64, m int, seed uint64) *kernel.Vect
 // predictor returns a Predictor for the state of the last FuncGrad call.
 func (e *Evaluator) predictor() *Predictor {
 	m := e.m
-	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
+	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: fixedNoise(e.lastLogNoise, e.exactNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
 		w: make([]float64, m*m), r: make([]float64, m*m), a: append([]float64(nil), e.vecM[0]...)}
 	p.trainMean, p.trainVar = meanVar(e.yorig)
 	for i := 0; i < m; i++ {
