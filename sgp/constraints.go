@@ -512,8 +512,19 @@ func fixedNoise(t, exact float64) float64 {
 	return math.Exp(t)
 }
 
-// exactNoise returns the fixed noise variance r gives (WithFixedAt), 0
-// for none.
+// withStartNoise records noise, the starting noise variance of a fit,
+// as the value of a noise r fixes at its start (WithFixed("noise")), so
+// that the fit uses and reports it exactly; it returns r.
+func (r *resolved) withStartNoise(noise float64) *resolved {
+	if r != nil && r.noiseFixed() && r.value[len(r.value)-1] == 0 {
+		r.value[len(r.value)-1] = noise
+	}
+	return r
+}
+
+// exactNoise returns the value of the noise variance r fixes
+// (WithFixedAt, or its start once withStartNoise recorded it), 0 for
+// none.
 func (r *resolved) exactNoise() float64 {
 	if r == nil || !r.noiseFixed() {
 		return 0

@@ -561,3 +561,34 @@ func TestConstraintsNoiseFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestFixedStartNoiseExact: a noise fixed at its start (WithNoise, then
+// WithFixed) is that value exactly in the result, the predictor and every
+// restart, which exp(log σ²) would not give: exp(log 0.1) is
+// 0.10000000000000002.
+func TestFixedStartNoiseExact(t *testing.T) {
+	t.Parallel()
+	if math.Exp(math.Log(0.1)) == 0.1 {
+		t.Fatal("the test needs a value that exp∘log does not give back")
+	}
+	train, _ := data.SnelsonLike(120, 7)
+	k := kernel.NewRBFFromData(train.X, train.Y)
+	check := func(name string, s *FitSummary, noise float64) {
+		t.Helper()
+		if v := s.Hyperparameters().Value("noise"); v != 0.1 || s.Fixed["noise"] != 0.1 || noise != 0.1 {
+			t.Errorf("%s: noise %v, Fixed %v, predictor's %v; want 0.1 exactly", name, v, s.Fixed, noise)
+		}
+	}
+	md := NewModel(train.X, train.Y, k).WithM(8).WithMaxEpochs(2).WithNoise(0.1).WithFixed("noise").WithRestarts(2)
+	mr, err := md.Fit()
+	mustOK(t, err)
+	p, err := md.Predictor()
+	mustOK(t, err)
+	check("cholqr", &mr.FitSummary, p.NoiseV)
+	er, err := NewExact(train.X, train.Y, k).WithMaxEvals(40).WithNoise(0.1).WithFixed("noise").WithRestarts(2).Fit()
+	mustOK(t, err)
+	check("exact", &er.FitSummary, er.Predictor.NoiseV)
+	cr, err := NewContinuous(train.X, train.Y, k).WithM(8).WithMaxEvals(40).WithJitter(1e-6).WithNoise(0.1).WithFixed("noise").WithRestarts(2).Fit()
+	mustOK(t, err)
+	check("continuous", &cr.FitSummary, cr.Predictor.NoiseV)
+}

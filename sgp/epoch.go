@@ -202,7 +202,9 @@ func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []
 	} else {
 		ev.SetMean(MeanFixed(md.mean.fixedValue()))
 	}
-	nm := newParamMap(md.resolved(), theta0, md.floor())
+	rs := md.resolved()
+	ev.exactNoise = rs.exactNoise()
+	nm := newParamMap(rs, theta0, md.floor())
 	nx := nm.dim()
 	x0 := nm.toX(make([]float64, nx), theta0)
 	return &cgProblem{

@@ -242,7 +242,7 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		return nil, err
 	}
 	ex := newExactEval(x, y, k, e.mean)
-	ex.exactNoise = rs.exactNoise()
+	ex.exactNoise = rs.withStartNoise(noise).exactNoise()
 	p0 := nm.toX(make([]float64, nm.dim()), theta0)
 	r := &exactRun{ex: ex, ctx: ctx, maxEvals: e.maxEvals, progress: e.progress, np: np, nm: nm, th: make([]float64, np+1), gθ: make([]float64, np+1),
 		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
@@ -872,6 +872,9 @@ func (e *Exact) fitStarts(ctx context.Context) (*ExactResult, error) {
 		c.kern = kernel.Clone(e.kern)
 		c.kern.SetParams(st.theta[:np])
 		c.noise = math.Exp(st.theta[np])
+		if rs != nil && rs.noiseFixed() {
+			c.noise = e.noise // exactly, as exp(log σ²) need not give it
+		}
 		res, err := c.FitContext(ctx)
 		if res == nil {
 			return nil, nil, err

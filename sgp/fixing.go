@@ -61,6 +61,9 @@ func (md *Model) resolved() *resolved {
 	if err != nil {
 		return nil
 	}
+	if md.f != nil {
+		r.withStartNoise(md.f.noise) // a fixed noise keeps its start exactly
+	}
 	return r
 }
 

@@ -377,7 +377,7 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	if rs != nil && rs.noiseFixed() {
 		floor = 0
 	}
-	ev.exactNoise = rs.exactNoise()
+	ev.exactNoise = rs.withStartNoise(noise).exactNoise()
 	kern.SetParams(theta[:nθ-1])
 	nx := nm.dim()
 	zs := inputScales(xv)
@@ -681,6 +681,9 @@ func (cf *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) 
 		c.kern = kernel.Clone(cf.kern)
 		c.kern.SetParams(st.theta[:np])
 		c.noise = math.Exp(st.theta[np])
+		if rs != nil && rs.noiseFixed() {
+			c.noise = cf.noise // exactly, as exp(log σ²) need not give it
+		}
 		res, err := c.FitContext(ctx)
 		if res == nil {
 			return nil, nil, err
