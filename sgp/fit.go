@@ -143,6 +143,9 @@ func (md *Model) noteConstraints(res *Result) {
 	}
 	var ws []string
 	res.Fixed, res.Bounds, ws = r.report(res.Params, md.floor())
+	if c := res.CholQR; c != nil && len(c.Params) == len(r.names) {
+		c.Fixed, c.Bounds, _ = r.report(c.Params, md.floor()) // a hybrid fit's CholQR parent
+	}
 	for _, w := range ws {
 		if !slices.Contains(res.Warnings, w) {
 			res.Warnings = append(res.Warnings, w)

@@ -34,6 +34,11 @@ func TestFitFixBound(t *testing.T) {
 		} `json:"bounds"`
 		AtBound  []string `json:"at_bound"`
 		Warnings []string `json:"warnings"`
+		Parents  *struct {
+			CholQR, Continuous struct {
+				Hyperparameters map[string]float64 `json:"hyperparameters"`
+			}
+		} `json:"parents"`
 	}
 	for _, sel := range []string{"cholqr", "hybrid", "sgpr-continuous", "exact"} {
 		t.Run(sel, func(t *testing.T) {
@@ -57,6 +62,13 @@ func TestFitFixBound(t *testing.T) {
 			bd := rep.Bounds["lengthscale[0]"]
 			if !(ls >= 0.1 && ls <= 0.4) || bd.Lo != 0.1 || bd.Hi != 0.4 || bd.At != "upper" {
 				t.Errorf("lengthscale %v, bounds %+v; want within [0.1, 0.4], at the upper bound", ls, bd)
+			}
+			if rep.Parents != nil {
+				for who, h := range map[string]map[string]float64{"cholqr": rep.Parents.CholQR.Hyperparameters, "continuous": rep.Parents.Continuous.Hyperparameters} {
+					if h["noise"] != 0.01 {
+						t.Errorf("the %s parent's noise %v, want 0.01 exactly", who, h["noise"])
+					}
+				}
 			}
 			if len(rep.AtBound) != 1 || rep.AtBound[0] != "lengthscale[0]" {
 				t.Errorf("at_bound %v", rep.AtBound)
