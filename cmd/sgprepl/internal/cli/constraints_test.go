@@ -82,8 +82,23 @@ func TestFitFixBound(t *testing.T) {
 			}
 		})
 	}
+	// Every restart keeps a fixed value, as given (exp log 6.283 is
+	// 6.2829999999999995).
+	code, stdout, stderr := runMain(context.Background(), "fit", "--train", train, "--kernel", "periodic", "--selector", "exact", "--max-epochs", "2",
+		"--quiet", "--json", "--restarts", "2", "--fix", "period[0]=6.283")
+	var starts struct {
+		Starts []struct{ Start, End map[string]float64 } `json:"starts"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &starts) != nil || len(starts.Starts) != 3 {
+		t.Fatalf("--restarts 2 --fix period[0]=6.283: exit %d, %d starts: %s", code, len(starts.Starts), stderr)
+	}
+	for i, s := range starts.Starts {
+		if s.Start["period[0]"] != 6.283 || s.End["period[0]"] != 6.283 {
+			t.Errorf("start %d: period from %v to %v, want 6.283", i, s.Start["period[0]"], s.End["period[0]"])
+		}
+	}
 	// Fixing with --param's value: --fix NAME takes the start --param gives.
-	code, stdout, stderr := runMain(context.Background(), "fit", "--train", train, "--selector", "exact", "--quiet", "--json", "--param", "lengthscale[0]=0.7", "--fix", "lengthscale[0]")
+	code, stdout, stderr = runMain(context.Background(), "fit", "--train", train, "--selector", "exact", "--quiet", "--json", "--param", "lengthscale[0]=0.7", "--fix", "lengthscale[0]")
 	var rep report
 	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || math.Abs(rep.Fixed["lengthscale[0]"]-0.7) > 1e-15 {
 		t.Errorf("--param lengthscale[0]=0.7 --fix lengthscale[0]: exit %d, fixed %v: %s", code, rep.Fixed, stderr)
