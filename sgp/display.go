@@ -42,6 +42,30 @@ func (e EpochRecord) HTML() string {
 // rows give the prior mean, the hyperparameters and the noise floor; the
 // warnings follow the table.
 
+// fixedText lists the fixed hyperparameters in θ order, "noise=0.01
+// lengthscale[0]=2", or "" for none.
+func (s *FitSummary) fixedText() string {
+	var parts []string
+	for _, n := range s.Names {
+		if v, ok := s.Fixed[n]; ok {
+			parts = append(parts, n+"="+table.G(v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// boundsText lists bounds, "lengthscale[0] in [0.1, 10] (at upper)".
+func boundsText(bs []Bound) string {
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = fmt.Sprintf("%s in [%s, %s]", b.Name, table.G(b.Lo), table.G(b.Hi))
+		if b.At != "" {
+			parts[i] += " (at " + b.At + ")"
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // title returns the first line of a fit's text display: how it ended
 // after work (e.g. "12 epochs").
 func (s *FitSummary) title(what, work string) string {
@@ -49,7 +73,9 @@ func (s *FitSummary) title(what, work string) string {
 }
 
 // rows returns the rows every fit shows below its objective: the prior
-// mean, the hyperparameters and, when σ² ended there, the noise floor.
+// mean, the hyperparameters, when σ² ended there the noise floor, the
+// fixed and bounded hyperparameters (those at a bound marked), and the
+// starts.
 func (s *FitSummary) rows() [][2]string {
 	rows := [][2]string{{"prior mean μ", table.G(s.Mean)}}
 	if len(s.Names) == len(s.Params) && len(s.Params) > 0 {
@@ -58,6 +84,12 @@ func (s *FitSummary) rows() [][2]string {
 	if s.AtNoiseFloor {
 		rows = append(rows, [2]string{"noise floor", fmt.Sprintf("σ² = %s is at its floor %s: the floor, not the data, decided it (WithNoiseFloor)",
 			table.G(math.Exp(s.Params[len(s.Params)-1])), table.G(s.NoiseFloor))})
+	}
+	if f := s.fixedText(); f != "" {
+		rows = append(rows, [2]string{"fixed", f})
+	}
+	if len(s.Bounds) > 0 {
+		rows = append(rows, [2]string{"bounds", boundsText(s.Bounds)})
 	}
 	if len(s.Starts) > 0 {
 		rows = append(rows, [2]string{"starts", s.startsText()})

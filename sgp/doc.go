@@ -95,6 +95,45 @@
 // restart, inputs switched off, the hybrid), and docs/results.md the
 // measurements behind the defaults.
 //
+// # Fixed and bounded hyperparameters
+//
+// WithFixed, WithFixedAt and WithBounds of Model, Exact and Continuous
+// fix or bound hyperparameters one by one, by the names Hyperparameters
+// and FitSummary.Names use ("noise", "lengthscale[0]", "k0.period[0]");
+// the optimisers see only the free ones, in these coordinates:
+//
+//   - a fixed hyperparameter keeps its starting θ bit for bit through the
+//     fit and its restarts; WithFixedAt sets that start, and the value
+//     given is what FitSummary.Fixed, Hyperparameters and a saved model
+//     report;
+//   - a bounded one, lo ≤ value ≤ hi, is optimised in a coordinate u with
+//     log value = a + (b − a)·s(u), s the logistic function, a = log lo
+//     and b = log hi: every u is feasible, so no line search leaves the
+//     bounds, the objective stays smooth in u, and ∂F/∂u =
+//     ∂F/∂θ·(b − a)·s(u)(1 − s(u)) (GPflow's sigmoid transform, in log
+//     space). A projection onto the bounds would instead make F along a
+//     search direction kinked where it meets one, which the line searches
+//     of conjugate gradients and L-BFGS assume it is not. A start outside the bounds or on one starts 1% of their log
+//     width inside; restarts draw within them. Near a bound the gradient
+//     in u vanishes, so a fit that presses against one stops a little
+//     inside it: it counts as at the bound within a factor 1.05 (1% of
+//     the log width of narrower bounds), and FitSummary.Bounds and a
+//     warning say so;
+//   - the free unbounded noise is σ² = floor + exp u above the noise
+//     floor, as without constraints.
+//
+// The noise floor stays the least σ² a fit may reach: a lower bound on
+// the noise below it is raised to it (a warning says so), and an upper
+// bound at or below it is an error. A fixed noise is used as given, below
+// the floor too, as WithFixedHyperparameters uses it. Fixing every
+// hyperparameter is WithFixedHyperparameters(true). The prior mean μ is
+// not among them: WithMean(MeanFixed(c)) fixes it.
+//
+// Fixed values and bounds are in the units of the data: a noise variance
+// or a signal variance in the targets' units squared, a lengthscale or a
+// period in its input's units. A fit is equivariant under a change of the
+// data's units when they change with it, as it is without them.
+//
 // # Notation
 //
 //	n        number of training points          N(), Inputs.Len()

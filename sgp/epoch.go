@@ -140,7 +140,7 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 	defer func() {
 		if md.stale {
 			md.kern.SetParams(theta0[:np])
-			md.f.SetNoiseOnly(math.Exp(theta0[np]))
+			md.setLogNoise(theta0[np])
 		}
 	}()
 	p, x0 := md.cgSetup(r, active, theta0)
@@ -190,9 +190,10 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 // and K_mn in Q's instead of allocating two more n×m matrices: a fit
 // peaks at about G + Q, and the row blocks of the gradient read their
 // kernel values instead of evaluating them again. The optimiser works in
-// noiseMap's coordinates: σ² stays above the noise floor.
+// paramMap's coordinates: only the free hyperparameters, a bounded one
+// within its bounds, σ² above the noise floor.
 func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []float64) {
-	np := len(theta0) - 1
+	nθ := len(theta0)
 	gt, kval := md.f.Lend()
 	ev := newActiveEvaluator(md.x, md.y, md.kern, r.obj, active, gt, kval)
 	if md.mean.Estimated() {
@@ -200,12 +201,15 @@ func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []
 	} else {
 		ev.SetMean(MeanFixed(md.mean.fixedValue()))
 	}
-	nm := noiseMap{floor: md.floor()}
-	x0 := nm.toX(make([]float64, np+1), theta0)
+	rs := md.resolved()
+	ev.exactNoise = rs.exactNoise()
+	nm := newParamMap(rs, theta0, md.floor())
+	nx := nm.dim()
+	x0 := nm.toX(make([]float64, nx), theta0)
 	return &cgProblem{
 		stop: r.stopErr, report: r.report, ev: ev, nm: nm,
-		x: make([]float64, np+1), g: make([]float64, np+1), th: make([]float64, np+1),
-		best: append([]float64(nil), x0...), bestG: make([]float64, np+1),
+		x: make([]float64, nx), g: make([]float64, nx), th: make([]float64, nθ), gθ: make([]float64, nθ),
+		best: append([]float64(nil), x0...), bestG: make([]float64, nx),
 		bestF: math.Inf(1), budget: md.cgBudget(), cap: &stepCap{}, logScale: md.f.LogScale(), n: md.f.N(),
 	}, x0
 }
@@ -221,7 +225,7 @@ func (md *Model) settle(obj Objective, active []int, theta0, best []float64, sta
 	// still tell apart, refilled by score (Model.refactorKeeping).
 	keepAt := func(theta []float64) float64 {
 		md.kern.SetParams(theta[:np])
-		md.f.SetNoiseOnly(math.Exp(theta[np]))
+		md.setLogNoise(theta[np])
 		md.refactorKeeping(active, obj)
 		return md.f.Value(obj)
 	}
@@ -268,7 +272,7 @@ func (md *Model) settle(obj Objective, active []int, theta0, best []float64, sta
 func (md *Model) refactor(theta []float64, active []int) error {
 	np := md.kern.NumParams()
 	md.kern.SetParams(theta[:np])
-	md.f.SetNoiseOnly(math.Exp(theta[np]))
+	md.setLogNoise(theta[np])
 	err := md.f.Factorize(active)
 	if err != nil {
 		err = md.f.FactorizePivoted(active)

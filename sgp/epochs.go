@@ -166,7 +166,7 @@ func (md *Model) cgHealthy(rec EpochRecord, moved bool) bool {
 	case CGLineSearch, CGNoDescent:
 		// At the noise floor the objective is as precise as the floor
 		// lets it be, and its gradient in the optimiser's noise
-		// coordinate vanishes (noiseMap): line searches there fail on
+		// coordinate vanishes (paramMap): line searches there fail on
 		// rounding while other components of the gradient stay a little
 		// above the small-gradient rule (a smooth function sampled
 		// exactly). Fit reports the floor instead (Result.AtNoiseFloor

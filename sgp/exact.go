@@ -84,6 +84,7 @@ type Exact struct {
 	maxEvals   int
 	budget     time.Duration
 	fixed      bool
+	cons       constraints // WithFixed, WithFixedAt, WithBounds
 	progress   io.Writer
 	restarts   int    // WithRestarts
 	seed       uint64 // of the restarts' draws; 0: 1
@@ -154,7 +155,7 @@ func (e *Exact) WithTimeBudget(d time.Duration) *Exact {
 // WithFixedHyperparameters keeps the kernel's hyperparameters and the
 // noise at their starting values: the fit then only evaluates the
 // objective and factorises (an estimated mean is still estimated), with
-// Status = Fixed.
+// Status = Fixed. WithFixed fixes them one by one.
 func (e *Exact) WithFixedHyperparameters(fixed bool) *Exact { e.fixed = fixed; return e }
 
 // WithProgress writes one line per evaluation to w.
@@ -165,7 +166,11 @@ func (e *Exact) Err() error {
 	if e.err != nil {
 		return e.err
 	}
-	return checkExact(e.x, e.y, e.kern, e.fixed)
+	if err := checkExact(e.x, e.y, e.kern, e.fixed); err != nil {
+		return err
+	}
+	_, err := e.cons.resolve(kernelNames(e.kern))
+	return err
 }
 
 // ExactResult reports a fit of the exact (full) Gaussian process. Its
@@ -184,7 +189,9 @@ type ExactResult struct {
 	Start    float64 // the objective at the starting hyperparameters
 	Evals    int     // objective-and-gradient evaluations
 	Restarts int     // L-BFGS restarts from the best point after a failed line search
-	// Gradient is max |∂F/∂θ| at the end point.
+	// Gradient is max |∂F/∂u| at the end point over the optimiser's
+	// coordinates u of the free hyperparameters (0 when every one is
+	// fixed).
 	Gradient float64
 	// Jitter is what was added to the diagonal of K + σ²I for its
 	// Cholesky factorisation to succeed at the end point (0: none was
@@ -201,7 +208,7 @@ func (e *Exact) Fit() (*ExactResult, error) { return e.FitContext(context.Backgr
 // once ctx is done, returning the best state reached and ctx's error.
 func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	defer base.RecoverTo(&err)
-	if e.restarts > 0 && !e.fixed {
+	if e.restarts > 0 && !e.fixed && !e.cons.fixesAll(kernelNames(e.kern)) {
 		return e.fitStarts(ctx)
 	}
 	start := time.Now()
@@ -218,24 +225,31 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		ctx, cancel = context.WithDeadline(ctx, start.Add(e.budget))
 		defer cancel()
 	}
-	if err := checkStart(x, k, noise, y, e.mean); err != nil {
+	np := k.NumParams()
+	// A fit works in paramMap's coordinates: the free hyperparameters, a
+	// bounded one within its bounds, σ² above the noise floor. Fixed
+	// hyperparameters are evaluated as given.
+	floor := 0.0
+	if !e.fixed {
+		floor = noiseFloor(x, y, e.noiseFloor)
+	}
+	rs, theta0, nm, err := e.cons.setup(kernelNames(k), append(k.Params(nil), math.Log(noise)), floor, e.fixed)
+	if err != nil {
+		return nil, err
+	}
+	fixed := rs != nil && rs.allFixed()
+	k.SetParams(theta0[:np])
+	if err := checkStart(x, k, math.Exp(theta0[np]), y, e.mean); err != nil {
 		return nil, err
 	}
 	ex := newExactEval(x, y, k, e.mean)
-	np := k.NumParams()
-	p0 := append(k.Params(nil), math.Log(noise))
-	// A fit works in noiseMap's coordinates: σ² stays above the noise
-	// floor. Fixed hyperparameters are evaluated as given.
-	var nm noiseMap
-	if !e.fixed {
-		nm = newNoiseMap(x, y, e.noiseFloor)
-		p0 = nm.toX(p0, p0)
-	}
-	r := &exactRun{ex: ex, ctx: ctx, maxEvals: e.maxEvals, progress: e.progress, np: np, nm: nm, th: make([]float64, len(p0)),
+	ex.exactNoise = rs.withStartNoise(noise).exactNoise()
+	p0 := nm.toX(make([]float64, nm.dim()), theta0)
+	r := &exactRun{ex: ex, ctx: ctx, maxEvals: e.maxEvals, progress: e.progress, np: np, nm: nm, th: make([]float64, np+1), gθ: make([]float64, np+1),
 		best: append([]float64(nil), p0...), bestF: math.Inf(1), bestG: make([]float64, len(p0)),
 		lastG: make([]float64, len(p0)), startF: math.NaN()}
 	stopped, restarts := stop{status: Fixed}, 0
-	if e.fixed {
+	if fixed {
 		r.evaluate(p0)
 	} else {
 		stopped, restarts = r.minimize(p0)
@@ -257,13 +271,13 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 	}
 	// Factorise at the best point for prediction (the last evaluation
 	// need not have been there).
-	best := nm.toTheta(make([]float64, len(r.best)), r.best)
+	best := nm.toTheta(make([]float64, np+1), r.best)
 	if _, err := ex.factor(best); err != nil {
 		return nil, err
 	}
 	g := maxAbs(r.bestG)
 	converged := stopped.status == Converged ||
-		(!e.fixed && stopped.status != Cancelled && stopped.status != MaxEvaluations && stopped.status != TimeBudget && g <= 1e-4*ex.scale(r.bestF))
+		(!fixed && stopped.status != Cancelled && stopped.status != MaxEvaluations && stopped.status != TimeBudget && g <= 1e-4*ex.scale(r.bestF))
 	res = &ExactResult{
 		FitSummary: FitSummary{
 			Objective: r.bestF, Status: stopped.status, Reason: stopped.reason, Converged: converged,
@@ -273,24 +287,35 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		Jitter: ex.jitter, MaxJitter: r.maxJit, N: n,
 	}
 	res.Predictor = ex.predictor()
+	e.note(res, r.evals, stopped, fixed, rs, floor)
+	res.Elapsed = time.Since(start)
+	return res, user.Err()
+}
+
+// note completes res, a fit that made evals evaluations and ended as
+// stopped (with every hyperparameter fixed: fixed), under the
+// constraints rs with noise floor floor: its warnings, its noise floor
+// and its fixed and bounded hyperparameters, its predictor's too.
+func (e *Exact) note(res *ExactResult, evals int, stopped stop, fixed bool, rs *resolved, floor float64) {
+	s2 := math.Exp(res.Params[len(res.Params)-1])
+	rs.summarise(&res.FitSummary, floor, e.fixed)
+	res.Predictor.Fixed, res.Predictor.Bounds = res.Fixed, res.Bounds
 	if res.Jitter > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, math.Exp(best[np])))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("K + σ²I needed jitter %.3g on its diagonal to factorise at the fitted hyperparameters (σ² = %.3g)", res.Jitter, s2))
 	}
 	switch {
 	case stopped.status == Cancelled:
-		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", r.evals, r.bestF))
-	case !converged && !e.fixed:
+		res.Warnings = append(res.Warnings, fmt.Sprintf("interrupted after %d evaluations, F = %.6g; the result is the best state reached", evals, res.Objective))
+	case !res.Converged && !fixed:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the exact fit did not converge (%s); the result is the best state reached", stopped))
 	}
-	if !e.fixed {
-		res.NoiseFloor = nm.floor
-		if s2 := math.Exp(best[np]); atNoiseFloor(s2, nm.floor) {
+	if !fixed && (rs == nil || !rs.noiseFixed()) {
+		res.NoiseFloor = floor
+		if atNoiseFloor(s2, floor) {
 			res.AtNoiseFloor = true
-			res.Warnings = append(res.Warnings, noiseFloorWarning(s2, nm.floor, e.noiseFloor > 0))
+			res.Warnings = append(res.Warnings, noiseFloorWarning(s2, floor, e.noiseFloor > 0))
 		}
 	}
-	res.Elapsed = time.Since(start)
-	return res, user.Err()
 }
 
 // checkExact validates the exact GP's data and kernel.
@@ -327,8 +352,8 @@ type exactRun struct {
 	maxEvals int
 	progress io.Writer
 	np       int
-	nm       noiseMap  // the optimiser's coordinates (identity for fixed hyperparameters)
-	th       []float64 // the point being evaluated, as log hyperparameters
+	nm       paramMap  // the optimiser's coordinates: the free hyperparameters
+	th, gθ   []float64 // the point being evaluated, as log hyperparameters, and ∂F/∂θ there
 
 	evals        int
 	best, bestG  []float64
@@ -353,8 +378,8 @@ func (r *exactRun) evaluate(p []float64) {
 		return
 	}
 	th := r.nm.toTheta(r.th, p)
-	f, err := r.ex.funcGrad(r.lastG, th)
-	r.nm.grad(r.lastG, p)
+	f, err := r.ex.funcGrad(r.gθ, th)
+	r.nm.grad(r.lastG, r.gθ, p)
 	r.evals++
 	r.maxJit = math.Max(r.maxJit, r.ex.jitter)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -443,6 +468,9 @@ type exactEval struct {
 	prior base.MeanPrior // the prior on an estimated μ (Mean)
 	kern  kernel.Kernel
 	n, np int
+	// exactNoise, if positive, is a fixed noise variance as given, σ²
+	// where θ holds its log (fixedNoise).
+	exactNoise float64
 
 	a      []float64 // n×n row-major
 	diag   []float64 // K_ii
@@ -493,7 +521,7 @@ func (e *exactEval) buildK(p []float64) error {
 		return err
 	}
 	e.kern.SetParams(p[:e.np])
-	e.noise = math.Exp(p[e.np])
+	e.noise = fixedNoise(p[e.np], e.exactNoise)
 	if !(e.noise > 0) || math.IsInf(e.noise, 0) {
 		return fmt.Errorf("%w, got %v", ErrNoise, e.noise)
 	}
@@ -673,6 +701,10 @@ type ExactPredictor struct {
 	// as for Predictor.
 	InputNames []string
 	TargetName string
+	// Fixed and Bounds are the hyperparameters the fit held fixed and
+	// the bounds it kept, as for Predictor.
+	Fixed  map[string]float64
+	Bounds []Bound
 
 	l         []float64 // n×n row-major, lower triangular
 	alpha     []float64
@@ -828,8 +860,12 @@ func (e *Exact) fitStarts(ctx context.Context) (*ExactResult, error) {
 	if seed == 0 {
 		seed = 1
 	}
-	theta0 := append(e.kern.Params(nil), math.Log(e.startNoise()))
-	plan := startPlan(e.x, e.y, e.kern, theta0, noiseFloor(e.x, e.y, e.noiseFloor), e.restarts, seed)
+	floor := noiseFloor(e.x, e.y, e.noiseFloor)
+	rs, theta0, _, err := e.cons.setup(kernelNames(e.kern), append(e.kern.Params(nil), math.Log(e.startNoise())), floor, false)
+	if err != nil {
+		return nil, err
+	}
+	plan := startPlan(e.x, e.y, e.kern, theta0, floor, e.restarts, seed, rs)
 	np := e.kern.NumParams()
 	return keepBestStart(ctx, start, e.kern, plan, e.budget, e.progress, func(ctx context.Context, st startPoint, budget time.Duration, w io.Writer) (*ExactResult, *FitSummary, error) {
 		c := *e
@@ -837,6 +873,9 @@ func (e *Exact) fitStarts(ctx context.Context) (*ExactResult, error) {
 		c.kern = kernel.Clone(e.kern)
 		c.kern.SetParams(st.theta[:np])
 		c.noise = math.Exp(st.theta[np])
+		if rs != nil && rs.noiseFixed() {
+			c.noise = e.noise // exactly, as exp(log σ²) need not give it
+		}
 		res, err := c.FitContext(ctx)
 		if res == nil {
 			return nil, nil, err

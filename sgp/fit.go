@@ -77,7 +77,7 @@ func (md *Model) Fit() (*Result, error) { return md.FitContext(context.Backgroun
 // with ctx's error.
 func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 	defer md.recoverPanic(&err)
-	if md.restarts > 0 && !md.fixHyper {
+	if md.restarts > 0 && !md.allFixed() {
 		return md.fitStarts(ctx)
 	}
 	// A model not yet built chooses its starting set here (InitForward
@@ -104,6 +104,7 @@ func (md *Model) FitContext(ctx context.Context) (res *Result, err error) {
 		return nil, md.nonFinite("at the end of the fit", res.Objective, r.obj)
 	}
 	md.noteNoiseFloor(res)
+	md.noteConstraints(res)
 	return res, err
 }
 
@@ -118,7 +119,7 @@ func (md *Model) nonFinite(when string, v float64, obj Objective) error {
 // hyperparameters and whether σ² (of the model the predictions use, a
 // hybrid fit's refinement included) ended at it, with a warning then.
 func (md *Model) noteNoiseFloor(res *Result) {
-	if res == nil || md.fixHyper || len(res.Params) == 0 {
+	if res == nil || md.noiseFixed() || len(res.Params) == 0 {
 		return
 	}
 	res.NoiseFloor = md.floor()
@@ -126,6 +127,27 @@ func (md *Model) noteNoiseFloor(res *Result) {
 	// A hybrid fit's refinement at the floor has said so already.
 	if res.AtNoiseFloor = atNoiseFloor(s2, res.NoiseFloor); res.AtNoiseFloor {
 		if w := noiseFloorWarning(s2, res.NoiseFloor, md.noiseFloor > 0); !slices.Contains(res.Warnings, w) {
+			res.Warnings = append(res.Warnings, w)
+			md.announce([]string{w})
+		}
+	}
+}
+
+// noteConstraints records in res the model's fixed and bounded
+// hyperparameters, where the bounded ones ended, and a warning for each
+// at a bound; nothing with WithFixedHyperparameters, which fixes all.
+func (md *Model) noteConstraints(res *Result) {
+	r := md.resolved()
+	if res == nil || r == nil || md.fixHyper || len(res.Params) != len(r.names) {
+		return
+	}
+	var ws []string
+	res.Fixed, res.Bounds, ws = r.report(res.Params, md.floor())
+	if c := res.CholQR; c != nil && len(c.Params) == len(r.names) {
+		c.Fixed, c.Bounds, _ = r.report(c.Params, md.floor()) // a hybrid fit's CholQR parent
+	}
+	for _, w := range ws {
+		if !slices.Contains(res.Warnings, w) {
 			res.Warnings = append(res.Warnings, w)
 			md.announce([]string{w})
 		}
@@ -180,7 +202,15 @@ func (md *Model) fitStarts(ctx context.Context) (*Result, error) {
 	}
 	cfg := *md // the configuration the starts change and the model keeps
 	np := md.kern.NumParams()
-	plan := startPlan(md.x, md.y, md.kern, md.Params(), md.floor(), md.restarts, md.seed)
+	theta0 := md.Params()
+	rs := md.resolved()
+	if rs != nil {
+		if err := rs.checkFloor(md.floor()); err != nil {
+			return nil, err
+		}
+		theta0 = rs.start(theta0, md.floor())
+	}
+	plan := startPlan(md.x, md.y, md.kern, theta0, md.floor(), md.restarts, md.seed, rs)
 	runs, results := make([]*Model, len(plan)), make([]*Result, len(plan))
 	ends := make([][]float64, len(plan)) // each fit's kernel hyperparameters
 	sums, best, errs := runStarts(ctx, plan, md.budget, md.progress, func(ctx context.Context, k int, st startPoint, budget time.Duration, w io.Writer) (*FitSummary, error) {
@@ -235,6 +265,9 @@ func (md *Model) startCopy(theta []float64) *Model {
 	c.kern = kernel.Clone(md.kern)
 	c.kern.SetParams(theta[:np])
 	c.noise = math.Exp(theta[np])
+	if md.noiseFixed() {
+		c.noise = md.noise // exactly, as exp(log σ²) need not give it
+	}
 	c.f, c.refined, c.from, c.stale = nil, nil, "", false
 	c.rng, c.visited, c.counter, c.trace, c.epoch = nil, nil, 0, nil, 0
 	c.undone, c.replaced = 0, 0

@@ -712,7 +712,7 @@ func (md *Model) reactivate(ctx context.Context, obj Objective, cr *ContinuousRe
 	for ctx.Err() == nil {
 		ev := md.refinementEvaluator(obj, cr.Z, cr.Jitter)
 		var pts []switchOn
-		for _, p := range switchOnCandidates(cr.Params, v0, ls0) {
+		for _, p := range md.constrainCandidates(switchOnCandidates(cr.Params, v0, ls0)) {
 			if f, err := ev.FuncGrad(nil, p.theta); err == nil && f < cr.Objective {
 				p.f = f
 				pts = append(pts, p)
@@ -809,6 +809,9 @@ func (md *Model) continuousFrom(opts Continuous, theta []float64, z0 *kernel.Vec
 	}
 	c := opts
 	c.x, c.y, c.kern, c.obj, c.mean, c.noiseFloor = xv, md.y, k2, md.obj, md.mean, md.noiseFloor
+	// The model's fixed and bounded hyperparameters are the continuous
+	// fit's too; its fixed values are already θ's.
+	c.fixed, c.cons = md.fixHyper, md.cons.clone()
 	c.WithInducingInputs(z0).WithNoise(noise)
 	if c.err != nil {
 		return nil, c.err

@@ -46,7 +46,14 @@ func (h Hyperparameters) Map() map[string]float64 {
 
 // Hyperparameters returns the fitted hyperparameters by name, as positive
 // values (exp θ), in θ order: the kernel's, then the noise variance
-// ("noise").
+// ("noise"). A fixed value (Fixed) is the value given, which exp θ
+// gives only to rounding.
 func (s *FitSummary) Hyperparameters() Hyperparameters {
-	return newHyperparameters(s.Names, s.Params)
+	h := newHyperparameters(s.Names, s.Params)
+	for i, n := range h.Names {
+		if v, ok := s.Fixed[n]; ok {
+			h.Values[i] = v
+		}
+	}
+	return h
 }

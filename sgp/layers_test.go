@@ -18,6 +18,7 @@ var fileLayers = []string{
 	"metrics.go",         // SMSE, SNLP and test scores
 	"mean.go",            // the prior mean
 	"hyperparameters.go", // hyperparameters by name
+	"constraints.go",     // hyperparameters fixed or bounded by name: the optimiser's coordinates
 	"trace.go",           // the record of an epoch, the trace
 	"noisefloor.go",      // the least noise variance a fit may reach
 	"options.go",         // the options the builders share: their validators, the starting noise
@@ -36,6 +37,7 @@ var fileLayers = []string{
 	"sgpr.go",            // SGPR with continuous inducing inputs
 	"selector.go",        // the rules that choose inducing points
 	"model.go",           // the Model and its configuration
+	"fixing.go",          // hyperparameters fixed or bounded one by one: the builders' options, the model's start
 	"run.go",             // the state of one Fit or Step, how it ended
 	"params.go",          // the model's hyperparameters and prior mean, read without building
 	"start.go",           // building the model: its starting inducing set

@@ -84,7 +84,8 @@ type Model struct {
 	swaps      int
 	cgEvals    int
 	fixHyper   bool
-	restarts   int // WithRestarts
+	cons       constraints // WithFixed, WithFixedAt, WithBounds
+	restarts   int         // WithRestarts
 	progress   io.Writer
 	// every is how often a long phase (the forward start, the hybrid's
 	// refinement) writes a progress line; 0 means progressEvery.
@@ -155,6 +156,9 @@ func (md *Model) validate() error {
 		return md.err
 	}
 	if err := md.kern.Accepts(md.x); err != nil {
+		return err
+	}
+	if _, err := md.cons.resolve(kernelNames(md.kern)); err != nil {
 		return err
 	}
 	return checkM(md.m, md.x.Len())
@@ -373,7 +377,7 @@ func (md *Model) WithMLERestart(epochs int) *Model {
 }
 
 // WithFixedHyperparameters turns the continuous phase off: only the
-// inducing set is optimised.
+// inducing set is optimised. WithFixed fixes them one by one.
 func (md *Model) WithFixedHyperparameters(fixed bool) *Model {
 	md.fixHyper = fixed
 	return md

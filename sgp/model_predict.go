@@ -2,6 +2,7 @@ package sgp
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/cholqr/sgp/sgp/data"
 	"github.com/cholqr/sgp/sgp/kernel"
@@ -71,6 +72,11 @@ func (md *Model) Predictor() (p *Predictor, err error) {
 	if md.targetName != "" {
 		q := *p // the refinement's own stays as it is
 		q.TargetName = md.targetName
+		p = &q
+	}
+	if r := md.resolved(); r != nil && !md.fixHyper {
+		q := *p
+		q.Fixed, q.Bounds, _ = r.report(append(p.Kern.Params(nil), math.Log(p.NoiseV)), md.floor())
 		p = &q
 	}
 	return p, nil

@@ -147,22 +147,12 @@ func detrendedVariance(x kernel.Inputs, y []float64, vy float64) float64 {
 	return min(v, vy)
 }
 
-// noiseMap is the change of variables that keeps the optimisers of the
-// hyperparameters above the noise floor: the last coordinate u of the
-// optimiser's vector gives σ² = floor + exp(u), so every u is feasible,
-// the objective stays smooth, and its gradient in u vanishes towards the
-// floor (GPyTorch's GreaterThan constraint does the same through
-// softplus). The other coordinates are the log hyperparameters unchanged.
-// A zero floor is the identity.
-type noiseMap struct {
-	floor float64
-}
-
-// newNoiseMap returns the map for inputs x and targets y with the floor
-// noiseFloor gives for set.
-func newNoiseMap(x kernel.Inputs, y []float64, set float64) noiseMap {
-	return noiseMap{floor: noiseFloor(x, y, set)}
-}
+// The optimisers of the hyperparameters keep σ² above the noise floor by
+// a change of variables (paramMap's coordFloor): the noise's coordinate u
+// gives σ² = floor + exp(u), so every u is feasible, the objective stays
+// smooth, and its gradient in u vanishes towards the floor (GPyTorch's
+// GreaterThan constraint does the same through softplus). A zero floor
+// leaves u = log σ².
 
 // noiseFloor returns the noise floor of a fit of targets y at inputs x:
 // set if it is positive (WithNoiseFloor, Continuous.WithNoiseFloor,
@@ -193,7 +183,7 @@ func checkNoiseFloor(floor float64) error {
 
 // atFloorSlack is how close to the floor a fitted noise variance counts as
 // at the floor: σ² ≤ (1 + atFloorSlack)·floor. Near the floor the
-// objective's gradient in u = log(σ² − floor) vanishes (see noiseMap), so
+// objective's gradient in u = log(σ² − floor) vanishes (see paramMap), so
 // a fit that presses against it stops a little above it.
 const atFloorSlack = 0.05
 
@@ -212,42 +202,4 @@ func noiseFloorWarning(s2, floor float64, set bool) string {
 	}
 	return fmt.Sprintf("the noise variance ended at its floor: σ² = %.4g, floor %.4g (%s); the floor, not the data, decided σ² and the predictive variances; if the targets have less noise than that, lower the floor (WithNoiseFloor; sgprepl fit --noise-floor)",
 		s2, floor, which)
-}
-
-// toTheta stores in theta the log hyperparameters of the optimiser's
-// point x (log σ² last) and returns theta.
-func (nm noiseMap) toTheta(theta, x []float64) []float64 {
-	copy(theta, x)
-	if nm.floor > 0 {
-		k := len(x) - 1
-		theta[k] = math.Log(nm.floor + math.Exp(x[k]))
-	}
-	return theta
-}
-
-// toX stores in x the optimiser's point for the log hyperparameters theta
-// and returns x; toTheta maps it back to theta, to rounding. A noise at or
-// below the floor (a start the user chose) starts at twice the floor.
-func (nm noiseMap) toX(x, theta []float64) []float64 {
-	copy(x, theta)
-	if nm.floor > 0 {
-		k := len(theta) - 1
-		if s2 := math.Exp(theta[k]); s2 > nm.floor {
-			x[k] = theta[k] + math.Log1p(-nm.floor/s2)
-		} else {
-			x[k] = math.Log(nm.floor)
-		}
-	}
-	return x
-}
-
-// grad turns the gradient g in the log hyperparameters at the point x into
-// the gradient in the optimiser's coordinates, in place:
-// ∂F/∂u = ∂F/∂log σ² · exp(u)/(floor + exp(u)).
-func (nm noiseMap) grad(g, x []float64) {
-	if nm.floor > 0 {
-		k := len(x) - 1
-		e := math.Exp(x[k])
-		g[k] *= e / (nm.floor + e)
-	}
 }

@@ -21,11 +21,11 @@ import (
 func TestNoiseMap(t *testing.T) {
 	t.Parallel()
 	train, _ := data.SnelsonLike(60, 4)
-	nm := newNoiseMap(train.X, train.Y, 0)
+	kern := kernel.NewRBFFromData(train.X, train.Y)
+	nm := newParamMap(nil, make([]float64, kern.NumParams()+1), noiseFloor(train.X, train.Y, 0))
 	if want := noiseFloorRel * detrendedVariance(train.X, train.Y, stats.Variance(train.Y)); math.Abs(nm.floor-want) > 1e-15*want {
 		t.Fatalf("floor %g, want %g", nm.floor, want)
 	}
-	kern := kernel.NewRBFFromData(train.X, train.Y)
 	for _, logS2 := range []float64{math.Log(0.3), math.Log(5 * nm.floor), math.Log(nm.floor) + 1e-3} {
 		theta := append(kern.Params(nil), logS2)
 		x := nm.toX(make([]float64, len(theta)), theta)
@@ -41,7 +41,7 @@ func TestNoiseMap(t *testing.T) {
 			if _, err := ev.FuncGrad(g, nm.toTheta(make([]float64, len(x)), x)); err != nil {
 				t.Fatal(err)
 			}
-			nm.grad(g, x)
+			nm.grad(g, g, x)
 			k := len(x) - 1
 			const h = 1e-5
 			fAt := func(u float64) float64 {
@@ -60,12 +60,12 @@ func TestNoiseMap(t *testing.T) {
 		}
 	}
 	for _, u := range []float64{-800, -50, 0, 3} {
-		th := nm.toTheta(make([]float64, 2), []float64{0, u})
-		if s2 := math.Exp(th[1]); !(s2 >= nm.floor) {
+		th := nm.toTheta(make([]float64, 3), []float64{0, 0, u})
+		if s2 := math.Exp(th[2]); !(s2 >= nm.floor) {
 			t.Errorf("u = %g: σ² = %g below the floor %g", u, s2, nm.floor)
 		}
 	}
-	var id noiseMap
+	id := newParamMap(nil, make([]float64, 2), 0)
 	x := []float64{1, -40}
 	if th := id.toTheta(make([]float64, 2), x); th[0] != x[0] || th[1] != x[1] {
 		t.Errorf("zero floor: toTheta(%v) = %v", x, th)

@@ -71,6 +71,7 @@ type Evaluator struct {
 	kmm          []float64 // K_mm as evaluated (full)
 	rkeep        []float64 // R = chol(GᵀG + σ²I), upper, kept for Predictor
 	lastLogNoise float64
+	exactNoise   float64   // a fixed noise as given (WithFixedAt), σ² where θ holds its log (fixedNoise); 0: none
 	jitter       float64   // added to diag K_mm (continuous baseline only)
 	gtg          []float64 // GᵀG
 	rr           []float64 // RᵀR, then R, then S
@@ -285,7 +286,7 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 		return math.Inf(1), err
 	}
 	e.kern.SetParams(theta[:np])
-	s2 := math.Exp(theta[np])
+	s2 := fixedNoise(theta[np], e.exactNoise)
 	e.lastLogNoise = theta[np]
 	trK := e.kernelBlocks(theta[:np], grad != nil)
 	if err := e.factorise(s2); err != nil {

@@ -56,9 +56,9 @@ type cgProblem struct {
 	stop      func() error
 	report    func(f float64) // told each evaluation that lowers bestF
 	ev        *Evaluator
-	x, g      []float64 // the optimiser's point (noiseMap coordinates), ∂F there
-	th        []float64 // x as log hyperparameters
-	nm        noiseMap
+	x, g      []float64 // the optimiser's point (paramMap coordinates: the free hyperparameters), ∂F there
+	th, gθ    []float64 // x as log hyperparameters, ∂F/∂θ there
+	nm        paramMap
 	f         float64
 	valid     bool
 	best      []float64
@@ -91,8 +91,8 @@ func (p *cgProblem) eval(x []float64) {
 		}
 		return
 	}
-	f, err := p.ev.FuncGrad(p.g, p.nm.toTheta(p.th, p.x))
-	p.nm.grad(p.g, p.x)
+	f, err := p.ev.FuncGrad(p.gθ, p.nm.toTheta(p.th, p.x))
+	p.nm.grad(p.g, p.gθ, p.x)
 	p.evals++
 	if p.evals == 1 {
 		p.firstF, p.firstErr = f, err

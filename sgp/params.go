@@ -62,7 +62,8 @@ func (md *Model) ParamNames() []string {
 }
 
 // Hyperparameters returns the hyperparameters by name, as positive values
-// (exp θ), in θ order: the kernel's, then the noise variance σ² ("noise").
+// (exp θ), in θ order: the kernel's, then the noise variance σ² ("noise");
+// a value fixed by WithFixedAt is the value given.
 func (md *Model) Hyperparameters() Hyperparameters {
-	return newHyperparameters(md.ParamNames(), md.Params())
+	return md.resolved().exactValues(newHyperparameters(md.ParamNames(), md.Params()))
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/cholqr/sgp/sgp/internal/table"
 	"github.com/cholqr/sgp/sgp/outfile"
@@ -39,11 +41,16 @@ type savedModel struct {
 	TrainMean       *float64           `json:"train_mean,omitempty"`
 	TrainVar        *float64           `json:"train_var,omitempty"`
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	Inducing        []int              `json:"inducing,omitempty"`
-	InducingInputs  json.RawMessage    `json:"inducing_inputs"`
-	W               []float64          `json:"w"`
-	R               []float64          `json:"r"`
-	A               []float64          `json:"a"`
+	// Fixed and Bounds record the hyperparameters the fit held fixed,
+	// with their values, and the bounds it kept (Predictor.Fixed,
+	// Bounds); absent when none were.
+	Fixed          map[string]float64    `json:"fixed,omitempty"`
+	Bounds         map[string][2]float64 `json:"bounds,omitempty"`
+	Inducing       []int                 `json:"inducing,omitempty"`
+	InducingInputs json.RawMessage       `json:"inducing_inputs"`
+	W              []float64             `json:"w"`
+	R              []float64             `json:"r"`
+	A              []float64             `json:"a"`
 }
 
 // Save writes the predictor as JSON to w. A model LoadPredictor would
@@ -52,12 +59,12 @@ type savedModel struct {
 // inputs) and returns an error saying why the model cannot be saved,
 // writing nothing.
 func (p *Predictor) Save(w io.Writer) error {
-	h, err := newSavedHead(p.Kern, p.X, p.NoiseV)
+	h, err := newSavedHead(p.Kern, p.X, p.NoiseV, p.Fixed, p.Bounds)
 	if err != nil {
 		return err
 	}
 	sm := &savedModel{Format: modelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
-		Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp,
+		Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp, Fixed: p.Fixed, Bounds: h.bounds,
 		Inducing: p.inducer, InducingInputs: h.inputs, InputKind: h.kind, K: len(p.a), W: p.w, R: p.r, A: p.a}
 	sm.TrainMean, sm.TrainVar = savedTargets(p.trainMean, p.trainVar)
 	var buf bytes.Buffer
@@ -88,9 +95,13 @@ type savedHead struct {
 	kind   string
 	inputs json.RawMessage
 	hyp    map[string]float64
+	bounds map[string][2]float64 // the bounds as the file holds them, nil for none
 }
 
-func newSavedHead(k kernel.Kernel, x kernel.Inputs, noise float64) (h savedHead, err error) {
+// newSavedHead returns the head of a model file for kernel k, inputs x,
+// noise variance noise and the fit's fixed values and bounds: the
+// hyperparameters by name hold a fixed value as given.
+func newSavedHead(k kernel.Kernel, x kernel.Inputs, noise float64, fixed map[string]float64, bounds []Bound) (h savedHead, err error) {
 	if h.kernel, err = kernel.Describe(k); err != nil {
 		return h, err
 	}
@@ -103,6 +114,17 @@ func newSavedHead(k kernel.Kernel, x kernel.Inputs, noise float64) (h savedHead,
 	h.hyp = map[string]float64{"noise": noise}
 	for i, name := range h.kernel.Names {
 		h.hyp[name] = math.Exp(h.kernel.Params[i])
+	}
+	for name, v := range fixed {
+		if _, ok := h.hyp[name]; ok {
+			h.hyp[name] = v
+		}
+	}
+	for _, b := range bounds {
+		if h.bounds == nil {
+			h.bounds = map[string][2]float64{}
+		}
+		h.bounds[b.Name] = [2]float64{b.Lo, b.Hi}
 	}
 	return h, nil
 }
@@ -205,7 +227,12 @@ func (mf *modelFields) predictor() (*Predictor, error) {
 	if err := mf.checkTargets(false); err != nil {
 		return nil, err
 	}
+	fixed, bounds, err := mf.constraints(kern)
+	if err != nil {
+		return nil, err
+	}
 	p := &Predictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
+		Fixed: fixed, Bounds: bounds,
 		w: mf.w, r: mf.r, a: mf.a, inducer: inducer, trainMean: mf.trainMean, trainVar: mf.trainVar}
 	p.prepare()
 	if err := finiteAt(p.PredictTo, x, "inducing inputs"); err != nil {
@@ -253,4 +280,36 @@ func finiteAt(predictTo func(mean, variance []float64, xs kernel.Inputs) ([]floa
 // LoadPredictorFile reads a model file written by SaveFile.
 func LoadPredictorFile(path string) (*Predictor, error) {
 	return loadFile(path, LoadPredictor)
+}
+
+// constraints returns the fixed values and the bounds of a model file
+// with kernel kern, checked: names of its hyperparameters, values
+// positive and finite, lo < hi. Where each bound ended is read off the
+// saved hyperparameters.
+func (mf *modelFields) constraints(kern kernel.Kernel) (map[string]float64, []Bound, error) {
+	names := kernelNames(kern)
+	theta := append(kern.Params(nil), math.Log(mf.noise))
+	for name, v := range mf.fixed {
+		if !slices.Contains(names, name) {
+			return nil, nil, fmt.Errorf("sgp: model file fixes %q, which is not one of its hyperparameters (%s)", table.Short(name), strings.Join(names, ", "))
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("sgp: model file fixes %s at %v", name, v)
+		}
+	}
+	var bounds []Bound
+	for i, name := range names {
+		b, ok := mf.bounds[name]
+		if !ok {
+			continue
+		}
+		if len(b) != 2 || !(b[0] > 0) || !(b[1] > b[0]) || math.IsInf(b[1], 0) {
+			return nil, nil, fmt.Errorf("sgp: model file bounds %s by %v; want [lo, hi] with 0 < lo < hi", name, b)
+		}
+		bounds = append(bounds, Bound{Name: name, Lo: b[0], Hi: b[1], At: boundAt(theta[i], math.Log(b[0]), math.Log(b[1]))})
+	}
+	if len(bounds) != len(mf.bounds) {
+		return nil, nil, fmt.Errorf("sgp: model file bounds a name that is not one of its hyperparameters (%s)", strings.Join(names, ", "))
+	}
+	return mf.fixed, bounds, nil
 }

@@ -43,6 +43,8 @@ type modelFields struct {
 	inducingInputs, inputs                   *kernel.SavedInputs
 	w, r, a, alpha                           []float64
 	hasKernel, hasTrainMean, hasTrainVar     bool
+	fixed                                    map[string]float64   // "fixed", nil when absent
+	bounds                                   map[string][]float64 // "bounds", nil when absent
 }
 
 // Limits of the stream that no size in the file declares.
@@ -137,6 +139,24 @@ func (mf *modelFields) field(d *modelDecoder, key string) error {
 		return d.Object(key, max, false, func(name string) error {
 			var v float64
 			return d.Value(name, &v)
+		})
+	case "fixed", "bounds":
+		// At most one for each of the kernel's parameters and the noise.
+		max := maxItemSize
+		if mf.hasKernel {
+			max = len(mf.kernel.Params) + 1
+		}
+		return d.Object(key, max, false, func(name string) error {
+			if key == "fixed" {
+				var v float64
+				err := d.Value(name, &v)
+				mf.fixed = mapSet(mf.fixed, name, v)
+				return err
+			}
+			var b []float64
+			err := d.Floats(name, &b, 2)
+			mf.bounds = mapSet(mf.bounds, name, b)
+			return err
 		})
 	case "inducing":
 		return d.Array(key, mf.declared(mf.k, maxModelK), func(int) error {
@@ -284,4 +304,13 @@ func loadFile[T any](path string, load func(io.Reader) (T, error)) (T, error) {
 		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// mapSet sets m[k] = v, making m if it is nil, and returns m.
+func mapSet[V any](m map[string]V, k string, v V) map[string]V {
+	if m == nil {
+		m = map[string]V{}
+	}
+	m[k] = v
+	return m
 }

@@ -26,20 +26,22 @@ import (
 // The fields that declare sizes (the kernel, the input kind and n) come
 // before the arrays, as in savedModel.
 type savedExactModel struct {
-	Format          string             `json:"format"`
-	Kernel          kernel.Description `json:"kernel"`
-	InputKind       string             `json:"input_kind"`
-	N               int                `json:"n"`
-	InputNames      []string           `json:"input_names,omitempty"`
-	TargetName      string             `json:"target_name,omitempty"`
-	Noise           float64            `json:"noise"`
-	Jitter          float64            `json:"jitter"`
-	Mean            float64            `json:"mean"`
-	TrainMean       *float64           `json:"train_mean,omitempty"` // as in savedModel
-	TrainVar        *float64           `json:"train_var,omitempty"`
-	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	Inputs          json.RawMessage    `json:"inputs"`
-	Alpha           []float64          `json:"alpha"`
+	Format          string                `json:"format"`
+	Kernel          kernel.Description    `json:"kernel"`
+	InputKind       string                `json:"input_kind"`
+	N               int                   `json:"n"`
+	InputNames      []string              `json:"input_names,omitempty"`
+	TargetName      string                `json:"target_name,omitempty"`
+	Noise           float64               `json:"noise"`
+	Jitter          float64               `json:"jitter"`
+	Mean            float64               `json:"mean"`
+	TrainMean       *float64              `json:"train_mean,omitempty"` // as in savedModel
+	TrainVar        *float64              `json:"train_var,omitempty"`
+	Hyperparameters map[string]float64    `json:"hyperparameters"`
+	Fixed           map[string]float64    `json:"fixed,omitempty"` // as in savedModel
+	Bounds          map[string][2]float64 `json:"bounds,omitempty"`
+	Inputs          json.RawMessage       `json:"inputs"`
+	Alpha           []float64             `json:"alpha"`
 }
 
 // Save writes the exact model as JSON to w: its kernel and noise, the
@@ -49,13 +51,13 @@ type savedExactModel struct {
 // cannot be saved.
 func (p *ExactPredictor) Save(w io.Writer) (err error) {
 	defer base.RecoverTo(&err)
-	h, err := newSavedHead(p.Kern, p.X, p.NoiseV)
+	h, err := newSavedHead(p.Kern, p.X, p.NoiseV, p.Fixed, p.Bounds)
 	if err != nil {
 		return err
 	}
 	sm := &savedExactModel{Format: exactModelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
 		Noise: p.NoiseV, Jitter: p.Jitter, Mean: p.PriorMean,
-		Hyperparameters: h.hyp, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha}
+		Hyperparameters: h.hyp, Fixed: p.Fixed, Bounds: h.bounds, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha}
 	sm.TrainMean, sm.TrainVar = savedTargets(p.trainMean, p.trainVar)
 	return writeModel(w, sm)
 }
@@ -121,7 +123,12 @@ func (mf *modelFields) exactPredictor() (*ExactPredictor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sgp: model file: %w", err)
 	}
+	fixed, bounds, err := mf.constraints(kern)
+	if err != nil {
+		return nil, err
+	}
 	p := &ExactPredictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, Jitter: mf.jitter, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
+		Fixed: fixed, Bounds: bounds,
 		l: l, alpha: mf.alpha, trainMean: mf.trainMean, trainVar: mf.trainVar}
 	if err := finiteAt(p.PredictTo, x.Subset(firstRows(min(n, 16))), "training inputs"); err != nil {
 		return nil, err

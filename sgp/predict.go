@@ -56,6 +56,11 @@ type Predictor struct {
 	// known (a Model does not know it: set it before saving the
 	// Predictor). ReadPredictCSV skips a column of that name.
 	TargetName string
+	// Fixed and Bounds are the hyperparameters the fit held fixed and
+	// the bounds it kept (FitSummary.Fixed, Bounds), as a model file
+	// records them; nil when none were.
+	Fixed  map[string]float64
+	Bounds []Bound
 
 	w    []float64 // W, k×k row-major, lower triangular
 	r    []float64 // R, k×k row-major, upper triangular

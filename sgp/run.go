@@ -21,7 +21,8 @@ type run struct {
 	// during the restart of a VAR fit (restartFromMLE).
 	obj Objective
 	// fixHyper turns the gradient phase off: the model's
-	// WithFixedHyperparameters, or the restart's pass of swaps.
+	// WithFixedHyperparameters or every hyperparameter fixed
+	// (Model.allFixed), or the restart's pass of swaps.
 	fixHyper bool
 	budget   time.Duration // 0: no limit
 	// hardEnd makes the budget also stop an epoch at its next swap or
@@ -51,7 +52,7 @@ type stopCheck struct {
 // newRun returns the state of a Fit or Step started now under ctx, from
 // the model's configuration.
 func (md *Model) newRun(ctx context.Context) *run {
-	return &run{ctx: ctx, start: time.Now(), obj: md.obj, fixHyper: md.fixHyper, budget: md.budget,
+	return &run{ctx: ctx, start: time.Now(), obj: md.obj, fixHyper: md.allFixed(), budget: md.budget,
 		stop: &stopCheck{interrupt: md.interrupt}}
 }
 

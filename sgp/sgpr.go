@@ -66,6 +66,7 @@ type Continuous struct {
 	maxEvals   int
 	budget     time.Duration
 	fixed      bool
+	cons       constraints // WithFixed, WithFixedAt, WithBounds
 	progress   io.Writer
 	restarts   int // WithRestarts
 	err        error
@@ -193,7 +194,7 @@ func (c *Continuous) WithTimeBudget(d time.Duration) *Continuous {
 }
 
 // WithFixedHyperparameters keeps θ at its starting values: only the
-// inducing inputs move.
+// inducing inputs move. WithFixed fixes them one by one.
 func (c *Continuous) WithFixedHyperparameters(fixed bool) *Continuous { c.fixed = fixed; return c }
 
 // WithProgress writes a line to w every few seconds of the fit, and one
@@ -243,6 +244,9 @@ func (c *Continuous) check() (*kernel.Vectors, kernel.InputGradient, error) {
 			return nil, nil, err
 		}
 	}
+	if _, err := c.cons.resolve(kernelNames(c.kern)); err != nil {
+		return nil, nil, err
+	}
 	return xv, kg, nil
 }
 
@@ -253,7 +257,7 @@ func (c *Continuous) Fit() (*ContinuousResult, error) { return c.FitContext(cont
 // once ctx is done, returning the best state reached and ctx's error.
 func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err error) {
 	defer base.RecoverTo(&err)
-	if c.restarts > 0 && !c.fixed {
+	if c.restarts > 0 && !c.fixed && !c.cons.fixesAll(kernelNames(c.kern)) {
 		return c.fitStarts(ctx)
 	}
 	start := time.Now()
@@ -274,7 +278,10 @@ func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err 
 	if !ok {
 		kern = kg
 	}
-	cf := newContinuousFit(c, xv, kern)
+	cf, err := newContinuousFit(c, xv, kern)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkStart(xv, kern, math.Exp(cf.theta[cf.nθ-1]), c.y, c.mean); err != nil {
 		return nil, err
 	}
@@ -305,13 +312,17 @@ func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err 
 }
 
 // continuousFit is the state of one continuous fit: the evaluator, the
-// optimiser's coordinates (noiseMap's for θ, then Z) and the best point.
+// optimiser's coordinates (paramMap's for the free hyperparameters, then
+// Z) and the best point.
 type continuousFit struct {
 	c     *Continuous
 	kern  kernel.InputGradient
 	ev    *Evaluator
-	nm    noiseMap
-	nθ    int
+	nm    paramMap
+	rs    *resolved // the constraints by index (nil: none)
+	floor float64   // the noise floor in force (0 for a fixed noise)
+	nθ    int       // the hyperparameters
+	nx    int       // the free ones: the optimiser's coordinates before Z
 	zdata []float64 // Z, row-major, as the evaluator reads it
 	z     *kernel.Vectors
 	// zs holds the inputs' spread by column (inputScales): the optimiser
@@ -339,8 +350,9 @@ type continuousFit struct {
 
 // newContinuousFit sets up the fit of c on inputs xv with kern, a copy of
 // c's kernel, from c's inducing inputs (or m training inputs drawn at
-// random, randomRows) and the kernel's and noise's starting values.
-func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradient) *continuousFit {
+// random, randomRows) and the kernel's and noise's starting values under
+// c's constraints.
+func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradient) (*continuousFit, error) {
 	z0 := c.z0
 	if z0 == nil {
 		z0 = randomRows(xv, c.y, c.m, c.seed)
@@ -358,17 +370,26 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	}
 	ev.SetMean(c.mean)
 	nθ := kern.NumParams() + 1
-	nm := newNoiseMap(xv, c.y, c.noiseFloor)
-	theta := append(kern.Params(nil), math.Log(noise))
+	floor := noiseFloor(xv, c.y, c.noiseFloor)
+	rs, theta, nm, err := c.cons.setup(kernelNames(kern), append(kern.Params(nil), math.Log(noise)), floor, c.fixed)
+	if err != nil {
+		return nil, err
+	}
+	if rs != nil && rs.noiseFixed() {
+		floor = 0
+	}
+	ev.exactNoise = rs.withStartNoise(noise).exactNoise()
+	kern.SetParams(theta[:nθ-1])
+	nx := nm.dim()
 	zs := inputScales(xv)
-	p0 := nm.toX(make([]float64, nθ, nθ+m*d), theta)
+	p0 := nm.toX(make([]float64, nx, nx+m*d), theta)
 	for i, v := range zdata {
 		p0 = append(p0, v/zs[i%d])
 	}
-	return &continuousFit{c: c, kern: kern, ev: ev, nm: nm, nθ: nθ, zdata: zdata, z: z, zs: zs, logScale: logScaleOf(c.y), theta: theta,
+	return &continuousFit{c: c, kern: kern, ev: ev, nm: nm, rs: rs, floor: floor, nθ: nθ, nx: nx, zdata: zdata, z: z, zs: zs, logScale: logScaleOf(c.y), theta: theta,
 		gθ: make([]float64, nθ), p0: p0, best: append([]float64(nil), p0...), bestF: math.Inf(1),
 		lastG: make([]float64, len(p0)), startF: math.NaN(),
-		tick: newTicker(c.progress != nil, 0)}
+		tick: newTicker(c.progress != nil, 0)}, nil
 }
 
 // evaluate sets lastF and lastG to the objective and gradient at p, +Inf
@@ -393,21 +414,17 @@ func (f *continuousFit) evaluate(ctx context.Context, p []float64) {
 			return
 		}
 	}
-	nθ := f.nθ
-	f.setZ(p[nθ:])
-	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, p[:nθ]))
+	nx := f.nx
+	f.setZ(p[nx:])
+	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, p[:nx]))
 	f.evals++
 	if err != nil || math.IsNaN(v) {
 		f.lastF = math.Inf(1)
 		clear(f.lastG)
 		return
 	}
-	f.nm.grad(f.gθ, p[:nθ])
-	copy(f.lastG, f.gθ)
-	if f.c.fixed {
-		clear(f.lastG[:nθ])
-	}
-	f.zGrad(f.lastG[nθ:])
+	f.nm.grad(f.lastG[:nx], f.gθ, p[:nx])
+	f.zGrad(f.lastG[nx:])
 	f.lastF = v
 	if f.evals == 1 {
 		f.startF = v
@@ -475,19 +492,17 @@ func (f *continuousFit) minimize(ctx context.Context) {
 // there and to report the gradient where the fit ended, and returns the
 // fit's result.
 func (f *continuousFit) result() (*ContinuousResult, error) {
-	nθ, best := f.nθ, f.best
-	f.setZ(best[nθ:])
-	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, best[:nθ]))
+	nθ, nx, best := f.nθ, f.nx, f.best
+	f.setZ(best[nx:])
+	v, err := f.ev.FuncGrad(f.gθ, f.nm.toTheta(f.theta, best[:nx]))
 	if err != nil {
 		return nil, err
 	}
-	gz := make([]float64, len(best)-nθ)
+	gz := make([]float64, len(best)-nx)
 	f.zGrad(gz)
-	f.nm.grad(f.gθ, best[:nθ])
-	if f.c.fixed {
-		clear(f.gθ)
-	}
-	grad := max(maxAbs(f.gθ), maxAbs(gz))
+	gx := make([]float64, nx)
+	f.nm.grad(gx, f.gθ, best[:nx])
+	grad := max(maxAbs(gx), maxAbs(gz))
 	stopped := stallLabel(f.stopped, f.why, grad, unitFreeScale(v, f.logScale, len(f.c.y)))
 	p := f.ev.predictor()
 	s2 := math.Exp(f.theta[nθ-1])
@@ -498,10 +513,12 @@ func (f *continuousFit) result() (*ContinuousResult, error) {
 		},
 		Kind: f.c.obj, Start: f.startF, Evals: f.evals, Z: f.z, Predictor: p, Restarts: f.restart, Gradient: grad, Jitter: f.ev.jitter,
 	}
-	if !f.c.fixed {
-		cr.NoiseFloor = f.nm.floor
-		if cr.AtNoiseFloor = atNoiseFloor(s2, f.nm.floor); cr.AtNoiseFloor {
-			cr.Warnings = append(cr.Warnings, noiseFloorWarning(s2, f.nm.floor, f.c.noiseFloor > 0))
+	f.rs.summarise(&cr.FitSummary, f.floor, f.c.fixed)
+	p.Fixed, p.Bounds = cr.Fixed, cr.Bounds
+	if !f.c.fixed && (f.rs == nil || !f.rs.noiseFixed()) {
+		cr.NoiseFloor = f.floor
+		if cr.AtNoiseFloor = atNoiseFloor(s2, f.floor); cr.AtNoiseFloor {
+			cr.Warnings = append(cr.Warnings, noiseFloorWarning(s2, f.floor, f.c.noiseFloor > 0))
 		}
 	}
 	switch stopped.status {
@@ -606,7 +623,7 @@ func randomRows(x *kernel.Vectors, y []float64, m int, seed uint64) *kernel.Vect
 // predictor returns a Predictor for the state of the last FuncGrad call.
 func (e *Evaluator) predictor() *Predictor {
 	m := e.m
-	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: math.Exp(e.lastLogNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
+	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: fixedNoise(e.lastLogNoise, e.exactNoise), PriorMean: e.mu, X: e.xI.Subset(e.seq), InputNames: inputNames(e.x),
 		w: make([]float64, m*m), r: make([]float64, m*m), a: append([]float64(nil), e.vecM[0]...)}
 	p.trainMean, p.trainVar = meanVar(e.yorig)
 	for i := 0; i < m; i++ {
@@ -652,8 +669,12 @@ func (cf *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) 
 	if noise == 0 {
 		noise = startNoise(cf.y)
 	}
-	theta0 := append(cf.kern.Params(nil), math.Log(noise))
-	plan := startPlan(cf.x, cf.y, cf.kern, theta0, noiseFloor(cf.x, cf.y, cf.noiseFloor), cf.restarts, cf.seed)
+	floor := noiseFloor(cf.x, cf.y, cf.noiseFloor)
+	rs, theta0, _, err := cf.cons.setup(kernelNames(cf.kern), append(cf.kern.Params(nil), math.Log(noise)), floor, false)
+	if err != nil {
+		return nil, err
+	}
+	plan := startPlan(cf.x, cf.y, cf.kern, theta0, floor, cf.restarts, cf.seed, rs)
 	np := cf.kern.NumParams()
 	return keepBestStart(ctx, start, cf.kern, plan, cf.budget, cf.progress, func(ctx context.Context, st startPoint, budget time.Duration, w io.Writer) (*ContinuousResult, *FitSummary, error) {
 		c := *cf
@@ -661,6 +682,9 @@ func (cf *Continuous) fitStarts(ctx context.Context) (*ContinuousResult, error) 
 		c.kern = kernel.Clone(cf.kern)
 		c.kern.SetParams(st.theta[:np])
 		c.noise = math.Exp(st.theta[np])
+		if rs != nil && rs.noiseFixed() {
+			c.noise = cf.noise // exactly, as exp(log σ²) need not give it
+		}
 		res, err := c.FitContext(ctx)
 		if res == nil {
 			return nil, nil, err

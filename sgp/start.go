@@ -45,12 +45,16 @@ func (md *Model) buildContext(ctx context.Context) error {
 	if noise == 0 {
 		noise = startNoise(md.y)
 	}
-	if floor := md.floor(); !md.fixHyper && (md.noise == 0 || md.noiseFloor > 0) && noise <= floor {
+	if floor := md.floor(); !md.noiseFixed() && (md.noise == 0 || md.noiseFloor > 0) && noise <= floor {
 		// A fit keeps σ² above the floor; a start at or below it (the
 		// default start, or one set below a floor set) starts at twice
-		// it, as noiseMap.toX starts the gradient phase, so that a fit
+		// it, as paramMap.toX starts the gradient phase, so that a fit
 		// that stops at its start does not end below the floor.
 		noise = 2 * floor
+	}
+	noise, err := md.constrainStart(noise)
+	if err != nil {
+		return err
 	}
 	if err := checkStart(md.x, md.kern, noise, md.y, md.mean); err != nil {
 		return err

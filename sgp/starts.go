@@ -88,8 +88,11 @@ type startPoint struct {
 // startPlan returns the 1 + restarts starts of a fit of kernel k to
 // inputs x and targets y from theta0 (the kernel's log hyperparameters,
 // then log σ²), with noise floor floor: theta0 first, then the draws
-// around it described at restartSpread, seeded by seed.
-func startPlan(x kernel.Inputs, y []float64, k kernel.Kernel, theta0 []float64, floor float64, restarts int, seed uint64) []startPoint {
+// around it described at restartSpread, seeded by seed. Under the
+// constraints cons (nil: none) a fixed hyperparameter keeps theta0's value
+// in every start and a bounded one is drawn within its bounds
+// (resolved.drawInBounds); the other draws are those without cons.
+func startPlan(x kernel.Inputs, y []float64, k kernel.Kernel, theta0 []float64, floor float64, restarts int, seed uint64, cons *resolved) []startPoint {
 	names := k.ParamNames()
 	np := len(names)
 	plan := []startPoint{{theta: append([]float64(nil), theta0...), from: "the data"}}
@@ -125,6 +128,9 @@ func startPlan(x kernel.Inputs, y []float64, k kernel.Kernel, theta0 []float64, 
 		th[np] = theta0[np]
 		if logLo < logHi {
 			th[np] = logLo + (logHi-logLo)*rng.Float64()
+		}
+		for i := range th {
+			th[i] = cons.drawInBounds(i, th[i], theta0[i], floor)
 		}
 		plan = append(plan, startPoint{theta: th, from: from})
 	}

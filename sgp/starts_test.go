@@ -270,7 +270,7 @@ func TestStartPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	theta0 := append(k.Params(nil), math.Log(startNoise(y)))
-	plan := startPlan(x, y, k, theta0, noiseFloor(x, y, 0), 6, 1)
+	plan := startPlan(x, y, k, theta0, noiseFloor(x, y, 0), 6, 1, nil)
 	if len(plan) != 7 || plan[0].from != "the data" {
 		t.Fatalf("%d starts, the first from %q", len(plan), plan[0].from)
 	}

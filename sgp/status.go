@@ -34,7 +34,8 @@ const (
 	// not small; Reason says what the stop rule saw.
 	Stalled
 	// Fixed: the hyperparameters were fixed
-	// (Exact.WithFixedHyperparameters), so nothing was optimised.
+	// (Exact.WithFixedHyperparameters, or WithFixed of every one), so
+	// nothing was optimised.
 	Fixed
 	// Failed: the optimiser or the fit failed; Reason, or the error the
 	// fit returned, says how.
@@ -110,6 +111,13 @@ type FitSummary struct {
 	// Both are zero for fixed hyperparameters.
 	NoiseFloor   float64
 	AtNoiseFloor bool
+	// Fixed holds the hyperparameters held fixed (WithFixed, WithFixedAt)
+	// by name, with their values (a value given exactly as given);
+	// Bounds the bounded ones (WithBounds), in θ order, with where each
+	// ended (Bound.At; a warning names those at a bound). Both are nil
+	// when nothing is fixed or bounded.
+	Fixed  map[string]float64
+	Bounds []Bound
 	// Warnings lists what the user should know about the result: a fit
 	// that did not converge, fewer inducing points than asked for, the
 	// noise at its floor, ….
@@ -122,6 +130,17 @@ type FitSummary struct {
 	// all the starts, each start's own in its StartSummary.
 	Starts    []StartSummary
 	BestStart int
+}
+
+// Bound is a bounded hyperparameter (WithBounds) as a fit reports it: its
+// name, the bounds in force, inclusive, as positive values (a noise
+// bound below the noise floor is raised to it), and At, where the fit
+// ended: "lower" or "upper" at that bound (within a factor 1.05, or 1%
+// of the log width for narrower bounds), "" inside them.
+type Bound struct {
+	Name   string
+	Lo, Hi float64
+	At     string
 }
 
 // StartSummary is one start of a fit restarted from several (the

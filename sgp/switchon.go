@@ -40,7 +40,7 @@ func (md *Model) switchBackSubset(r *run, v0 float64, ls0 []float64, ended0 outc
 			md.trace, md.epoch = md.trace[:keepTrace], keepEpoch
 			md.restore(keepTheta, keepActive, r.obj)
 		}
-		cands := switchOnCandidates(keepTheta, v0, ls0)
+		cands := md.constrainCandidates(switchOnCandidates(keepTheta, v0, ls0))
 		if len(cands) == 0 {
 			break
 		}
@@ -140,3 +140,22 @@ const offFactor = 30
 // reactivateMults are the multiples of a switched-off input's starting
 // lengthscale at which reactivate evaluates F.
 var reactivateMults = [...]float64{1, 3, 10}
+
+// constrainCandidates drops the points of pts that move a fixed
+// hyperparameter and moves those outside a bound inside it: the points
+// at which switching an input back on is tried.
+func (md *Model) constrainCandidates(pts []switchOn) []switchOn {
+	r := md.resolved()
+	if r == nil {
+		return pts
+	}
+	out := pts[:0]
+	for _, p := range pts {
+		if r.fixed[1+p.j] {
+			continue
+		}
+		p.theta = r.start(p.theta, md.floor())
+		out = append(out, p)
+	}
+	return out
+}

@@ -85,6 +85,7 @@ func init() {
 		"VAR":                    reflect.ValueOf(sgp.VAR),
 
 		// type definitions
+		"Bound":            reflect.ValueOf((*sgp.Bound)(nil)),
 		"CGStop":           reflect.ValueOf((*sgp.CGStop)(nil)),
 		"Comparison":       reflect.ValueOf((*sgp.Comparison)(nil)),
 		"ComparisonRow":    reflect.ValueOf((*sgp.ComparisonRow)(nil)),

@@ -14,8 +14,9 @@ import (
 // contOptions are the fit settings used by fitContinuousCLI.
 type contOptions struct {
 	train, test string
-	spec        string    // the kernel's specification (kernel.Parse)
-	params      paramList // starting hyperparameters by name (--param)
+	spec        string          // the kernel's specification (kernel.Parse)
+	params      paramList       // starting hyperparameters by name (--param)
+	cons        constraintFlags // --fix and --bound
 	m           int
 	mSet        bool
 	obj         sgp.Objective
@@ -67,6 +68,9 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.cons.check(append(k.ParamNames(), noiseName), o.params, o.spec); err != nil {
+		return err
+	}
 	noise, err := startFrom(k, o.params, o.spec)
 	if err != nil {
 		return err
@@ -80,6 +84,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if noise > 0 {
 		fit.WithNoise(noise)
 	}
+	applyConstraints(o.cons, fit)
 	if o.mSet {
 		fit.WithM(o.m)
 	}
@@ -120,6 +125,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		rep.printDropped(w)
 		fmt.Fprintf(w, "kernel: %s\n", rep.Kernel)
 		fmt.Fprintf(w, "prior mean: %.6g (%s)\n", res.Mean, o.mean)
+		rep.printConstraints(w)
 		if test != nil {
 			fmt.Fprintf(w, "test: SMSE %s  SNLP %s\n", formatMetric(rep.SMSE), formatMetric(rep.SNLP))
 		}

@@ -52,7 +52,8 @@ type exactCLIOptions struct {
 	save, pred          string
 	json, quiet         bool
 	noiseFloor          float64
-	noise               float64 // the starting noise variance (0: the default)
+	cons                constraintFlags // --fix and --bound
+	noise               float64         // the starting noise variance (0: the default)
 	blas                string
 	mean                sgp.Mean
 	restarts            int    // --restarts, resolved
@@ -90,6 +91,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	if o.noise > 0 {
 		fit.WithNoise(o.noise)
 	}
+	applyConstraints(o.cons, fit)
 	if !o.quiet {
 		fit.WithProgress(flagWordsWriter{e.stderr})
 	}

@@ -36,8 +36,9 @@ type fitConfig struct {
 	targetCol, kernelSpec string
 	selector              string
 	where, testWhere      string
-	params                paramList // starting hyperparameters by name
-	meanName              string    // the prior mean (sgp.ParseMean)
+	params                paramList       // starting hyperparameters by name
+	cons                  constraintFlags // --fix and --bound
+	meanName              string          // the prior mean (sgp.ParseMean)
 	mean                  sgp.Mean
 	restarts              int // --restarts; −1: sgp.RestartsFor the kernel
 	post                  posteriorFlags
@@ -53,6 +54,8 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.StringVar(&c.meanName, "mean", "constant", "prior mean: constant (estimated under a prior N(ȳ, var y)), gls (estimated by generalised least squares, no prior), zero, or a `number`")
 	fs.Var(&c.params, "param", "starting value of a hyperparameter `NAME=VALUE`, by its name as the JSON's \"hyperparameters\" reports it (variance=2, lengthscale[0]=0.5, period[0]=12, k1.alpha=3, noise=0.1): repeatable, each name once, comma-separated; the others start from the data")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the random start, of the swaps and of the restarts' draws")
+	fs.Var(&c.cons.fix, "fix", "hold a hyperparameter fixed, `NAME[=VALUE]`, by its --param name (noise=0.01, k0.period[0]): at VALUE, or at its starting value (--param's, or the data's) without one; the optimiser moves only the others; repeatable, comma-separated")
+	fs.Var(&c.cons.bound, "bound", "keep a hyperparameter within bounds, `NAME=LO:HI` (lengthscale[0]=0.1:10), inclusive, 0 < LO < HI, by its --param name; a start outside them starts just inside; the summary and the JSON's at_bound name those that end at a bound; repeatable, comma-separated")
 	fs.IntVar(&c.restarts, "restarts", -1, restartsUsage)
 	fs.IntVar(&c.maxEpochs, "max-epochs", 50, "maximum number of epochs")
 	fs.DurationVar(&c.budget, "time-budget", 0, "stop after the epoch that exceeds this `duration`, the model's start included; the hybrid selector stops within it, its two parents sharing it in turns until one ends or cannot catch up with the other (docs/algorithm.md), sgpr-continuous and exact at the next evaluation (0: no limit; the hybrid then takes as long as cholqr and sgpr-continuous together)")
@@ -115,7 +118,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 		if c.columnMode(specName) || !continuousSpec(specName) {
 			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels(), echo(spec))
 		}
-		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params,
+		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params, cons: c.cons,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean,
 			restarts: c.restarts, dropMissing: c.dropMissing, post: &c.post})
 	}
@@ -157,6 +160,9 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 			defaultNote = "default without --m or --selector: " + ch.Reason + "; --selector or --m fits a sparse model"
 		}
 	}
+	if err := c.cons.check(append(kern.ParamNames(), noiseName), c.params, spec); err != nil {
+		return err
+	}
 	noise, err := startFrom(kern, c.params, spec)
 	if err != nil {
 		return err
@@ -165,7 +171,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if c.selector == selectorExact {
 		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
 			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
-			noiseFloor: c.noiseFloor, noise: noise, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing, post: &c.post})
+			noiseFloor: c.noiseFloor, noise: noise, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing, post: &c.post, cons: c.cons})
 	}
 	return c.fitSparse(ctx, e, obj, sel, spec, kern, noise, train, test, blas)
 }
@@ -246,6 +252,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	if noise > 0 {
 		md.WithNoise(noise)
 	}
+	applyConstraints(c.cons, md)
 	if !c.quiet {
 		md.WithProgress(flagWordsWriter{e.stderr})
 	}
@@ -323,15 +330,17 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 // summaryReport returns the report of a fit with the part every fit
 // shares (sgp.FitSummary) filled in, for n training points.
 func summaryReport(s *sgp.FitSummary, k kernel.Kernel, mean sgp.Mean, kind, selector string, n int, blas string) fitReport {
-	return fitReport{
+	r := fitReport{
 		Kernel:    kernelText(k, s.Params),
 		Objective: s.Objective, ObjectiveKind: kind, Selector: selector,
 		Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped(), Converged: s.Converged,
 		NoiseFloor: s.NoiseFloor, AtNoiseFloor: s.AtNoiseFloor,
 		Hyperparameters: s.Hyperparameters().Map(), Mean: s.Mean, MeanFunction: mean.String(),
 		N: n, Warnings: flagWordsAll(s.Warnings), BLAS: blas,
-		Starts: startsReport(s), BestStart: bestStart(s),
+		Starts: startsReport(s), BestStart: bestStart(s), names: s.Names,
 	}
+	r.setConstraints(s)
+	return r
 }
 
 // addMetrics sets the report's test scores of pred against the test
@@ -370,6 +379,7 @@ func (r *fitReport) write(e *env, asJSON bool, save, pred output, text func(io.W
 // printTail writes the test scores, the files written and the notes of
 // the text summary; saved describes the saved model after its path.
 func (r *fitReport) printTail(w io.Writer, test *fitData, testPath, savePath, predPath, saved string) {
+	r.printConstraints(w)
 	if line := r.startsLine(); line != "" {
 		fmt.Fprintf(w, "%-16s%s\n", "starts", line)
 	}
@@ -431,21 +441,29 @@ type fitReport struct {
 	Inducing        []int              `json:"inducing"`
 	InducingInputs  [][]float64        `json:"inducing_inputs"` // sgpr-continuous's, and a hybrid fit's that keeps its continuous fit
 	Hyperparameters map[string]float64 `json:"hyperparameters"`
-	Kernel          string             `json:"kernel"` // the kernel at the fitted hyperparameters, as kernel.Text writes it
-	Mean            float64            `json:"mean"`
-	MeanFunction    string             `json:"mean_function"`
-	N               int                `json:"n"`
-	M               int                `json:"m"`
-	MRequested      *int               `json:"m_requested"`
-	Z               *int               `json:"z"`
-	Jitter          *float64           `json:"jitter"`            // added to the diagonal of K[Z,Z] (sgpr-continuous) or K (exact)
-	DroppedRows     *int               `json:"dropped_rows"`      // training rows left out for a missing value (--drop-missing), null without it
-	DroppedTestRows *int               `json:"dropped_test_rows"` // the same of the test rows, null without --drop-missing or --test
-	Warnings        []string           `json:"warnings"`
-	Notes           []string           `json:"notes"`
-	BLAS            string             `json:"blas"`
-	Ranks           int                `json:"ranks"`   // the MPI ranks the fit ran on (docs/scaling.md); 1 without MPI
-	Refined         *refinedReport     `json:"refined"` // null unless a hybrid fit kept its refinement
+	// Fixed holds the hyperparameters --fix held, with their values (a
+	// value given exactly); Bounds those --bound kept, with where each
+	// ended; AtBound names those that ended at a bound. All three are
+	// null without --fix and --bound (AtBound [] with bounds none ended
+	// at).
+	Fixed           map[string]float64     `json:"fixed"`
+	Bounds          map[string]boundReport `json:"bounds"`
+	AtBound         []string               `json:"at_bound"`
+	Kernel          string                 `json:"kernel"` // the kernel at the fitted hyperparameters, as kernel.Text writes it
+	Mean            float64                `json:"mean"`
+	MeanFunction    string                 `json:"mean_function"`
+	N               int                    `json:"n"`
+	M               int                    `json:"m"`
+	MRequested      *int                   `json:"m_requested"`
+	Z               *int                   `json:"z"`
+	Jitter          *float64               `json:"jitter"`            // added to the diagonal of K[Z,Z] (sgpr-continuous) or K (exact)
+	DroppedRows     *int                   `json:"dropped_rows"`      // training rows left out for a missing value (--drop-missing), null without it
+	DroppedTestRows *int                   `json:"dropped_test_rows"` // the same of the test rows, null without --drop-missing or --test
+	Warnings        []string               `json:"warnings"`
+	Notes           []string               `json:"notes"`
+	BLAS            string                 `json:"blas"`
+	Ranks           int                    `json:"ranks"`   // the MPI ranks the fit ran on (docs/scaling.md); 1 without MPI
+	Refined         *refinedReport         `json:"refined"` // null unless a hybrid fit kept its refinement
 	// Starts lists every start of a fit with restarts (--restarts, or its
 	// default for a periodic kernel), the data-driven one first, and
 	// BestStart indexes the one kept; both are null for a fit from one
@@ -456,6 +474,8 @@ type fitReport struct {
 	Parents *parentsReport `json:"parents"`
 	// covPath is the file of --cov, for the text summary.
 	covPath string
+
+	names []string // the hyperparameters' names, in θ order (the summary's lines)
 }
 
 // setDropped records the rows --drop-missing left out of the training

@@ -68,7 +68,7 @@ func (r *fitReport) describeHybrid(res *sgp.Result, z int) {
 		NoiseOnly: res.NoiseOnly, Restarted: res.Restarted, SwitchedOn: append([]int{}, res.SwitchedOn...),
 		Hyperparameters: chol.Hyperparameters().Map(), Mean: chol.Mean, Warnings: flagWordsAll(chol.Warnings)}}
 	if cr := res.Continuous; cr != nil {
-		theta := sgp.FitSummary{Names: res.Names, Params: cr.Params}
+		theta := sgp.FitSummary{Names: res.Names, Params: cr.Params, Fixed: cr.Fixed} // a fixed value as given
 		r.Parents.Continuous = &continuousParentReport{Kept: cr == res.Refined, From: res.ContinuousFrom, Objective: cr.Objective, Start: cr.Start,
 			Stopped: cr.Stopped(), Converged: cr.Converged, Evaluations: cr.Evals, Restarts: cr.Restarts, Seconds: cr.Elapsed.Seconds(),
 			Jitter: cr.Jitter, M: cr.Z.Len(), Hyperparameters: theta.Hyperparameters().Map(),
@@ -108,6 +108,7 @@ var flagWords = strings.NewReplacer(
 	"(WithNoiseFloor; sgprepl fit --noise-floor)", "(--noise-floor)",
 	"(WithNoiseFloor)", "(--noise-floor)",
 	"try WithObjective(MLE)", "try --objective mle",
+	"(WithFixedAt)", "(--fix NAME=VALUE)",
 )
 
 // flagWordsAll returns the warnings in the command line's words

@@ -48,6 +48,12 @@ func startsReport(s *sgp.FitSummary) []startReport {
 		if st.End != nil {
 			r.End = namedParams(s.Names, st.End)
 		}
+		for name, v := range s.Fixed { // a fixed value as given, which exp θ gives only to rounding
+			r.Start[name] = v
+			if r.End != nil {
+				r.End[name] = v
+			}
+		}
 		out[i] = r
 	}
 	return out
