@@ -142,23 +142,7 @@ func (c *constraintFlags) check(names []string, params paramList, spec string) e
 
 // nameHint returns " (did you mean X?)" for the names closest to name,
 // as flagHint does for flags, or "".
-func nameHint(name string, names []string) string {
-	var best []string
-	bestD := max(1, min(3, len(name)/3))
-	for _, c := range names {
-		switch d := editDistance(name, c); {
-		case d > bestD:
-		case d < bestD || best == nil:
-			best, bestD = []string{c}, d
-		default:
-			best = append(best, c)
-		}
-	}
-	if best == nil {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %s?)", strings.Join(best, " or "))
-}
+func nameHint(name string, names []string) string { return didYouMean(closest(name, names)) }
 
 // constrainable is what Model, Exact and Continuous share of the options
 // --fix and --bound set.

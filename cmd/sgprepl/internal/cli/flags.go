@@ -66,31 +66,29 @@ func flagHint(fs *flag.FlagSet, err error) string {
 	}
 	name := strings.TrimLeft(strings.TrimPrefix(msg, unknownFlagPrefix), "-")
 	name, _, _ = strings.Cut(name, "=")
-	var best []string
-	bestD := max(1, min(3, len(name)/3)) // at most a third of the name, and 3, differs
-	fs.VisitAll(func(f *flag.Flag) {
-		d := editDistance(strings.ToLower(name), f.Name)
-		switch {
-		case d > bestD:
-		case d < bestD || best == nil:
-			best, bestD = []string{"--" + f.Name}, d
-		default:
-			best = append(best, "--"+f.Name)
-		}
-	})
-	if len(best) == 0 {
-		return ""
+	var flags []string
+	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f.Name) })
+	best := closest(strings.ToLower(name), flags)
+	for i, f := range best {
+		best[i] = "--" + f
 	}
-	return fmt.Sprintf(" (did you mean %s?)", strings.Join(best, " or "))
+	return didYouMean(best)
 }
 
 // commandHint returns the subcommands closest to an unknown name, as
 // " (did you mean fit?)", or "".
 func commandHint(name string) string {
+	return didYouMean(closest(strings.ToLower(name), append(commandNames(), "run", "help")))
+}
+
+// closest returns the candidates nearest to name by edit distance, if
+// they differ from it in at most a third of its letters, and 3: every
+// candidate at the least distance, in their order.
+func closest(name string, candidates []string) []string {
 	var best []string
 	bestD := max(1, min(3, len(name)/3))
-	for _, c := range append(commandNames(), "run", "help") {
-		switch d := editDistance(strings.ToLower(name), c); {
+	for _, c := range candidates {
+		switch d := editDistance(name, c); {
 		case d > bestD:
 		case d < bestD || best == nil:
 			best, bestD = []string{c}, d
@@ -98,10 +96,16 @@ func commandHint(name string) string {
 			best = append(best, c)
 		}
 	}
-	if best == nil {
+	return best
+}
+
+// didYouMean returns " (did you mean A or B?)" for the names, or "" for
+// none.
+func didYouMean(names []string) string {
+	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (did you mean %s?)", strings.Join(best, " or "))
+	return fmt.Sprintf(" (did you mean %s?)", strings.Join(names, " or "))
 }
 
 // commandNames lists the subcommands' names.
