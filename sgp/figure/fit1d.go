@@ -55,15 +55,7 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 	if title == "" {
 		title = fmt.Sprintf("Sparse GP fit (m = %d)", len(ind))
 	}
-	xlabel, ylabel := "x", "y"
-	if names := xv.Names(); len(names) == 1 && names[0] != "" {
-		xlabel = names[0]
-	}
-	if name := m.TargetName(); name != "" {
-		ylabel = name
-	}
-	p := newPanel(title, xlabel, ylabel)
-	p.X.Min, p.X.Max = lo, hi
+	p := panel1D(title, xv, m, lo, hi)
 	poly, band, ml, err := meanAndBand(grid, mean, vr)
 	if err != nil {
 		return nil, err
@@ -105,6 +97,21 @@ func Fit1D(m *sgp.Model, title string) (*Figure, error) {
 	p.Legend.Add("±2σ (noisy y)", poly)
 	p.Legend.Add(fmt.Sprintf("inducing inputs (%d)", len(ind)), marks)
 	return newFigure("", figW, figH, []*plot.Plot{p}), nil
+}
+
+// panel1D returns the panel of a 1-D figure over [lo, hi], its axes
+// named by the input's and the target's names ("x" and "y" when unnamed).
+func panel1D(title string, xv *kernel.Vectors, m *sgp.Model, lo, hi float64) *plot.Plot {
+	xlabel, ylabel := "x", "y"
+	if names := xv.Names(); len(names) == 1 && names[0] != "" {
+		xlabel = names[0]
+	}
+	if name := m.TargetName(); name != "" {
+		ylabel = name
+	}
+	p := newPanel(title, xlabel, ylabel)
+	p.X.Min, p.X.Max = lo, hi
+	return p
 }
 
 // paddedRange returns the range of xs padded by 10% of its width on each

@@ -66,15 +66,7 @@ func Samples(m *sgp.Model, n int, seed uint64, title string) (*Figure, error) {
 	if title == "" {
 		title = fmt.Sprintf("Posterior draws (m = %d)", len(ind))
 	}
-	xlabel, ylabel := "x", "y"
-	if names := xv.Names(); len(names) == 1 && names[0] != "" {
-		xlabel = names[0]
-	}
-	if name := m.TargetName(); name != "" {
-		ylabel = name
-	}
-	p := newPanel(title, xlabel, ylabel)
-	p.X.Min, p.X.Max = lo, hi
+	p := panel1D(title, xv, m, lo, hi)
 	poly, band, ml, err := meanAndBand(grid, mean, vr)
 	if err != nil {
 		return nil, err
