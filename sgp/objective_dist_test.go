@@ -226,3 +226,49 @@ func TestInducingInputsOn(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkEvaluatorOn measures one value+gradient evaluation of the
+// distributed gradient phase at n = 20000, m = 128 (d = 8, ARD RBF, VAR,
+// estimated mean, the kernel values kept as a Model's fit keeps them) on
+// P = 1 and 2 ranks of comm.Local, which share the process's cores, and
+// reports the bytes and messages rank 0 sends per evaluation.
+func BenchmarkEvaluatorOn(b *testing.B) {
+	const n, d, m = 20000, 8, 128
+	x, y, active, kern := distProblem(n, d, m, 1)
+	theta := append(kern.Params(nil), math.Log(0.01))
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("P=%d", p), func(b *testing.B) {
+			var st comm.Stats
+			onEvalRanks(p, func(c *comm.Comm) {
+				xl, yl, lo := rankRows(x, y, c.Rank(), p)
+				nl := xl.Len()
+				e := newActiveEvaluatorOn(c, xl, yl, lo, n, kernel.Clone(kern), VAR, inducingInputsOn(c, xl, lo, active),
+					make([]float64, m*nl), make([]float64, m*nl))
+				e.SetMean(MeanConstant)
+				g := make([]float64, len(theta))
+				if _, err := e.FuncGrad(g, theta); err != nil {
+					b.Error(err)
+				}
+				c.Barrier()
+				if c.Rank() == 0 {
+					b.ResetTimer()
+				}
+				c.ResetStats()
+				for range b.N {
+					f, _ := e.FuncGrad(g, theta)
+					GlobalF += f
+				}
+				if c.Rank() == 0 {
+					st = c.Stats()
+				}
+				c.Barrier()
+				if c.Rank() == 0 {
+					b.StopTimer()
+				}
+			})
+			tot := st.Total()
+			b.ReportMetric(float64(tot.Bytes)/float64(b.N), "bytes/eval")
+			b.ReportMetric(float64(tot.Messages)/float64(b.N), "msgs/eval")
+		})
+	}
+}
