@@ -70,6 +70,7 @@ type Evaluator struct {
 	rows     rowSums
 	sums     []float64 // the reduced sums of the factorisation (factorise)
 	kmmCross bool      // K_mm from the kernel's CrossT on xI, not from the rows of K_mn
+	kmmOwn   [][2]int  // if not nil: K_mm gathered from the ranks' rows of K_mn, (a, local row of active[a]) of this rank's
 	gram     sync.Pool // *[]float64 of m×m: a block's GᵀG (factorise)
 
 	yorig        []float64 // the targets, not modified
@@ -119,6 +120,7 @@ type Evaluator struct {
 	// evaluating the kernel. scales holds the V_p, parts the per-column
 	// partial sums of the derivatives.
 	basis   []float64
+	basisMM []float64 // with kmmOwn: B_p(z_i, z_c) at [(p·m + c)·m + i], from the rows' owners
 	basisOn bool
 	scales  []float64
 	parts   []float64
@@ -152,13 +154,19 @@ func NewEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, ac
 func newActiveEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, active []int, gt, kval []float64) *Evaluator {
 	e := newEvaluator(x, y, k, o, x.Subset(active), gradBlock, gt, kval)
 	e.active = append([]int(nil), active...)
-	if _, ok := k.(kernel.ScaledSum); ok && e.np*e.m*e.n <= basisMaxValues {
+	e.keepBasis()
+	return e
+}
+
+// keepBasis makes the gradient phase of a kernel.ScaledSum kernel keep
+// its blocks (basis) where they fit in basisMaxValues for all nAll rows.
+func (e *Evaluator) keepBasis() {
+	if _, ok := e.kern.(kernel.ScaledSum); ok && e.np*e.m*e.nAll <= basisMaxValues {
 		// The blocks replace the kept kernel values.
 		e.basisOn, e.kraw, e.kval, e.kaux, e.auxOn = true, nil, nil, nil, false
 		e.scales = make([]float64, e.np)
 		e.parts = make([]float64, e.np*e.m)
 	}
-	return e
 }
 
 // SetMean sets the prior mean (default MeanZero). MeanConstant estimates
@@ -402,7 +410,9 @@ func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) {
 	// blocks carry the same rounding; otherwise from the kernel, by the
 	// block kernels' CrossT where the rows of K_mn are not all at hand
 	// (kmmCross: a rank's), which forms each entry as it forms K_mn's.
-	if e.kmmCross && block {
+	if e.kmmOwn != nil {
+		e.gatherKmm()
+	} else if e.kmmCross && block {
 		bk.CrossT(e.kmm, e.xI, e.xI, e.seq)
 	} else if e.active != nil {
 		for b := 0; b < m; b++ {
@@ -416,6 +426,21 @@ func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) {
 			e.kern.Column(e.kmm[c*m:(c+1)*m], e.xI, 0, m, e.xI, c)
 		}
 	}
+}
+
+// gatherKmm sets K_mm, on every rank, to the rows of K_mn at the
+// inducing points, each from the rank that holds it (kmmOwn): one sum of
+// m² numbers, each added to zeros, so that the entries are exact.
+func (e *Evaluator) gatherKmm() {
+	n, m := e.n, e.m
+	clear(e.kmm)
+	for _, own := range e.kmmOwn {
+		a, i := own[0], own[1]
+		for b := 0; b < m; b++ {
+			e.kmm[a*m+b] = e.kmn[b*n+i]
+		}
+	}
+	e.comm.SumFloat64s(e.kmm)
 }
 
 // factorise forms L = chol(K_mm), Gᵀ = L⁻¹K_mn (over K_mn), and from the
@@ -795,6 +820,9 @@ func (e *Evaluator) combineBasis(dst, theta []float64) {
 	if e.basis == nil {
 		e.basis = make([]float64, len(theta)*mn)
 		e.kern.(kernel.ScaledSum).BasisT(e.basis, e.x, e.xI, e.seq)
+		if e.kmmOwn != nil {
+			e.gatherBasisMM()
+		}
 	}
 	for p, t := range theta {
 		e.scales[p] = math.Exp(t)
@@ -836,18 +864,39 @@ func (e *Evaluator) addBasisGrad(w []float64, lo, hi int) {
 	e.addParts()
 }
 
+// gatherBasisMM sets basisMM, on every rank, to the blocks' rows at the
+// inducing points, each from the rank that holds it (kmmOwn): one exact
+// sum of np·m² numbers, once.
+func (e *Evaluator) gatherBasisMM() {
+	n, m, np := e.n, e.m, e.np
+	e.basisMM = make([]float64, np*m*m)
+	for _, own := range e.kmmOwn {
+		a, i := own[0], own[1]
+		for pc := range np * m {
+			e.basisMM[pc*m+a] = e.basis[pc*n+i]
+		}
+	}
+	e.comm.SumFloat64s(e.basisMM)
+}
+
 // addBasisGradMM is addBasisGrad for the K_mm weights T (m×m): the block
-// B_p(z_i, z_c) is row active[i] of B_p's column c.
+// B_p(z_i, z_c) is row active[i] of B_p's column c (in basisMM on a rank).
 func (e *Evaluator) addBasisGradMM(T []float64) {
 	n, m, np := e.n, e.m, e.np
 	par.For(m, max(1, 4*par.MinRows/max(1, m)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			tc := T[c*m : (c+1)*m]
 			for p := 0; p < np; p++ {
-				bp := e.basis[(p*m+c)*n : (p*m+c+1)*n]
 				var s float64
-				for i, a := range e.active {
-					s += tc[i] * bp[a]
+				if e.basisMM != nil {
+					for i, b := range e.basisMM[(p*m+c)*m : (p*m+c+1)*m] {
+						s += tc[i] * b
+					}
+				} else {
+					bp := e.basis[(p*m+c)*n : (p*m+c+1)*n]
+					for i, a := range e.active {
+						s += tc[i] * bp[a]
+					}
 				}
 				e.parts[c*np+p] = s
 			}

@@ -73,7 +73,7 @@ func evalOn(c *comm.Comm, x *kernel.Vectors, y []float64, active []int, kern ker
 	if kval {
 		kv = make([]float64, m*nl)
 	}
-	e := newActiveEvaluatorOn(c, xl, yl, lo, x.Len(), kernel.Clone(kern), obj, xI, make([]float64, m*nl), kv)
+	e := newActiveEvaluatorOn(c, xl, yl, lo, x.Len(), kernel.Clone(kern), obj, active, xI, make([]float64, m*nl), kv)
 	e.SetMean(mean)
 	c.ResetStats()
 	g := make([]float64, len(theta))
@@ -142,7 +142,7 @@ func TestEvaluatorOnGradient(t *testing.T) {
 		fd := make([]float64, len(theta))
 		onEvalRanks(p, func(c *comm.Comm) {
 			xl, yl, lo := rankRows(x, y, c.Rank(), p)
-			e := newActiveEvaluatorOn(c, xl, yl, lo, n, kernel.Clone(kern), obj, inducingInputsOn(c, xl, lo, active), nil, nil)
+			e := newActiveEvaluatorOn(c, xl, yl, lo, n, kernel.Clone(kern), obj, active, inducingInputsOn(c, xl, lo, active), nil, nil)
 			e.SetMean(MeanConstant)
 			gr := make([]float64, len(theta))
 			if _, err := e.FuncGrad(gr, theta); err != nil {
@@ -242,7 +242,7 @@ func BenchmarkEvaluatorOn(b *testing.B) {
 			onEvalRanks(p, func(c *comm.Comm) {
 				xl, yl, lo := rankRows(x, y, c.Rank(), p)
 				nl := xl.Len()
-				e := newActiveEvaluatorOn(c, xl, yl, lo, n, kernel.Clone(kern), VAR, inducingInputsOn(c, xl, lo, active),
+				e := newActiveEvaluatorOn(c, xl, yl, lo, n, kernel.Clone(kern), VAR, active, inducingInputsOn(c, xl, lo, active),
 					make([]float64, m*nl), make([]float64, m*nl))
 				e.SetMean(MeanConstant)
 				g := make([]float64, len(theta))
@@ -270,5 +270,69 @@ func BenchmarkEvaluatorOn(b *testing.B) {
 			b.ReportMetric(float64(tot.Bytes)/float64(b.N), "bytes/eval")
 			b.ReportMetric(float64(tot.Messages)/float64(b.N), "msgs/eval")
 		})
+	}
+}
+
+// TestEvaluatorOnKernels checks the distributed evaluator (P = 1 and 3)
+// against the single-process one for other kernels, the same bits: for
+// the block kernels, whether their K_mm is formed from the inducing
+// inputs (crossExact) or gathered from the rows of K_mn (a sum with a
+// linear part: one more reduction), and for a kernel.ScaledSum kernel
+// (Linear), whose blocks both keep (newActiveEvaluatorOn).
+func TestEvaluatorOnKernels(t *testing.T) {
+	const n, d = 2*comm.BlockRows + 517, 3
+	ls := []float64{0.7, 1.1, 0.9}
+	lin := []float64{0.3, 0.2, 0.1}
+	for _, kc := range []struct {
+		name string
+		kern kernel.Kernel
+		m    int
+		sums int64 // SumFloat64s of the first evaluation (P > 1)
+	}{
+		{"matern32", kernel.NewMatern(1.5, 1.2, ls), 20, 0},
+		{"matern52", kernel.NewMatern(2.5, 1.2, ls), 20, 0},
+		{"rq", kernel.NewRQ(1.2, ls, 0.8), 20, 0},
+		{"periodic", kernel.NewPeriodic(1.2, ls, []float64{2, 3, 2.5}), 20, 0},
+		{"rbf×matern", kernel.NewProduct(kernel.NewRBF(1, ls), kernel.NewMatern(1.5, 1, ls)), 20, 0},
+		{"rbf+linear", kernel.NewSum(kernel.NewRBF(1, ls), kernel.NewLinear(lin)), 20, 1},
+		{"linear", kernel.NewLinear(lin), 3, 2}, // K_mm, and the blocks' rows once
+	} {
+		m := kc.m
+		x, y, active, _ := distProblem(n, d, m, 6)
+		theta := append(kc.kern.Params(nil), math.Log(0.05))
+		ref := newActiveEvaluator(x, y, kernel.Clone(kc.kern), VAR, active, make([]float64, m*n), make([]float64, m*n))
+		ref.SetMean(MeanConstant)
+		want := make([]float64, len(theta))
+		fw, err := ref.FuncGrad(want, theta)
+		if err != nil {
+			t.Fatalf("%s: single process: %v", kc.name, err)
+		}
+		for _, p := range []int{1, 3} {
+			got := make([]distEval, p)
+			onEvalRanks(p, func(c *comm.Comm) {
+				got[c.Rank()] = evalOn(c, x, y, active, kc.kern, VAR, MeanConstant, theta, true)
+			})
+			for r, ev := range got {
+				if ev.err != nil {
+					t.Fatalf("%s P=%d rank %d: %v", kc.name, p, r, ev.err)
+				}
+				vals := append([]float64{ev.f}, ev.g...)
+				refs := append([]float64{fw}, want...)
+				for k := range vals {
+					if math.Float64bits(vals[k]) != math.Float64bits(refs[k]) {
+						t.Errorf("%s P=%d rank %d: value %d = %v, single process %v", kc.name, p, r, k, vals[k], refs[k])
+					}
+					if math.Float64bits(vals[k]) != math.Float64bits(got[0].g[max(k, 1)-1]) && k > 0 {
+						t.Errorf("%s P=%d: rank %d's ∂F/∂θ_%d %v, rank 0's %v", kc.name, p, r, k-1, vals[k], got[0].g[k-1])
+					}
+				}
+				if math.Float64bits(ev.f) != math.Float64bits(got[0].f) {
+					t.Errorf("%s P=%d: rank %d's F %v, rank 0's %v", kc.name, p, r, ev.f, got[0].f)
+				}
+				if s := ev.stat[comm.KindSum].Calls; p > 1 && s != kc.sums {
+					t.Errorf("%s P=%d rank %d: %d sums of K_mm, want %d", kc.name, p, r, s, kc.sums)
+				}
+			}
+		}
 	}
 }

@@ -96,7 +96,7 @@ func TestEvaluatorWorld(t *testing.T) {
 func timeWorld(t *testing.T, c *comm.Comm, x *kernel.Vectors, y []float64, active []int, kern kernel.Kernel, theta []float64, k int) {
 	xl, yl, lo := rankRows(x, y, c.Rank(), c.Size())
 	m, nl := len(active), xl.Len()
-	e := newActiveEvaluatorOn(c, xl, yl, lo, x.Len(), kernel.Clone(kern), VAR, inducingInputsOn(c, xl, lo, active),
+	e := newActiveEvaluatorOn(c, xl, yl, lo, x.Len(), kernel.Clone(kern), VAR, active, inducingInputsOn(c, xl, lo, active),
 		make([]float64, m*nl), make([]float64, m*nl))
 	e.SetMean(MeanConstant)
 	g := make([]float64, len(theta))
