@@ -60,7 +60,7 @@ func TestEvaluatorWorld(t *testing.T) {
 		t.Fatal(err)
 	}
 	worldUsed = true
-	n, m, d := envInt("SGP_EVAL_N", 2*comm.BlockRows+517), envInt("SGP_EVAL_M", 24), 6
+	n, m, d := envInt("SGP_EVAL_N", 2*comm.BlockRows+517), envInt("SGP_EVAL_M", 24), 8
 	x, y, active, kern := distProblem(n, d, m, 5)
 	theta := append(kern.Params(nil), math.Log(0.05))
 	for _, obj := range []Objective{VAR, MLE} {
