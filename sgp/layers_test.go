@@ -17,6 +17,7 @@ var fileLayers = []string{
 	"parts.go",           // the objectives and their terms, the counters
 	"metrics.go",         // SMSE, SNLP and test scores
 	"mean.go",            // the prior mean
+	"rowsums.go",         // sums over a rank's rows in blocks, added in global block order
 	"hyperparameters.go", // hyperparameters by name
 	"constraints.go",     // hyperparameters fixed or bounded by name: the optimiser's coordinates
 	"trace.go",           // the record of an epoch, the trace
@@ -27,6 +28,7 @@ var fileLayers = []string{
 	"units.go",           // what keeps the fits independent of the data's units and row order
 	"kmeans.go",          // k-means centres of the inputs
 	"objective.go",       // the Evaluator: an objective and its gradient in θ
+	"objective_dist.go",  // the Evaluator on one rank of a distributed fit
 	"optimize.go",        // the gonum/optimize adapters: the CG problem, line search, step sizes, recorders
 	"predict.go",         // the Predictor
 	"predict_cov.go",     // the joint posterior of a sparse model: covariance, draws

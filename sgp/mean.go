@@ -142,6 +142,14 @@ func (mn Mean) startValue(y []float64) float64 {
 		return mn.fixedValue()
 	}
 	m, _ := meanVar(y)
+	return mn.startFrom(m)
+}
+
+// startFrom is startValue for targets of sample mean m.
+func (mn Mean) startFrom(m float64) float64 {
+	if !mn.Estimated() {
+		return mn.fixedValue()
+	}
 	if math.IsNaN(m) || math.IsInf(m, 0) {
 		return 0
 	}
@@ -153,7 +161,14 @@ func (mn Mean) prior(y []float64) base.MeanPrior {
 	if mn.kind != meanConstant {
 		return base.MeanPrior{}
 	}
-	m, v := meanVar(y)
+	return mn.priorFrom(meanVar(y))
+}
+
+// priorFrom is prior for targets of sample mean m and variance v.
+func (mn Mean) priorFrom(m, v float64) base.MeanPrior {
+	if mn.kind != meanConstant {
+		return base.MeanPrior{}
+	}
 	if math.IsNaN(m) || math.IsInf(m, 0) || math.IsNaN(v) || math.IsInf(v, 0) {
 		return base.MeanPrior{}
 	}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
+	"github.com/cholqr/sgp/sgp/comm"
 	"github.com/cholqr/sgp/sgp/internal/base"
 	"github.com/cholqr/sgp/sgp/internal/linalg"
 	"gonum.org/v1/gonum/blas"
@@ -58,6 +60,19 @@ type Evaluator struct {
 	n, m   int
 	np     int // kernel parameters
 
+	// comm holds the ranks that share the rows, each its own n of them
+	// (comm.Span's layout), nAll in all: comm.Single() and n for one
+	// process. Every sum over rows goes through rows (rowSums), in blocks
+	// of comm.BlockRows rows added in global block order, so that F and
+	// its gradient are the same bit for bit for every number of ranks.
+	comm     *comm.Comm
+	nAll     int
+	rows     rowSums
+	sums     []float64 // the reduced sums of the factorisation (factorise)
+	kmmCross bool      // K_mm from the kernel's CrossT on xI, not from the rows of K_mn
+	kmmOwn   [][2]int  // if not nil: K_mm gathered from the ranks' rows of K_mn, (a, local row of active[a]) of this rank's
+	gram     sync.Pool // *[]float64 of m×m: a block's GᵀG (factorise)
+
 	yorig        []float64 // the targets, not modified
 	kmn          []float64 // K_mn, then Gᵀ = L⁻¹K_mn (m×n row-major)
 	kraw         []float64 // K_mn kept for block kernels, whose derivatives follow from their values
@@ -94,7 +109,7 @@ type Evaluator struct {
 	// keeps the whole weight matrix, which the continuous baseline's
 	// inducing-input gradient needs.
 	block  int
-	rows   []int           // scratch: the row indices of a block
+	rowIdx []int           // scratch: the row indices of a block
 	blockX []kernel.Inputs // the inputs of each row block, made once (blockInputs)
 
 	// basis, for a fixed inducing set and a kernel that is a sum of fixed
@@ -105,6 +120,7 @@ type Evaluator struct {
 	// evaluating the kernel. scales holds the V_p, parts the per-column
 	// partial sums of the derivatives.
 	basis   []float64
+	basisMM []float64 // with kmmOwn: B_p(z_i, z_c) at [(p·m + c)·m + i], from the rows' owners
 	basisOn bool
 	scales  []float64
 	parts   []float64
@@ -120,8 +136,10 @@ const basisMaxValues = 1 << 26
 // form what they need from the inputs (AddGradBlockT).
 const auxMaxValues = 1 << 26
 
-// gradBlock is the row block of the gradient phase of a Model's fit.
-const gradBlock = 8192
+// gradBlock is the row block of the gradient phase of a Model's fit:
+// the blocks of the sums over rows (rowSums), so that each block's
+// contribution to the gradient is formed on its own.
+const gradBlock = comm.BlockRows
 
 // NewEvaluator prepares the gradient computation of objective o for the
 // inducing set active (data indices) under kernel k, with a zero prior
@@ -134,23 +152,36 @@ func NewEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, ac
 // newActiveEvaluator is NewEvaluator with row blocks of gradBlock and
 // storage for Gᵀ and the kept kernel values as in newEvaluator.
 func newActiveEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, active []int, gt, kval []float64) *Evaluator {
-	e := newEvaluator(x, y, k, o, x.Subset(active), min(gradBlock, x.Len()), gt, kval)
+	e := newEvaluator(x, y, k, o, x.Subset(active), gradBlock, gt, kval)
 	e.active = append([]int(nil), active...)
-	if _, ok := k.(kernel.ScaledSum); ok && e.np*e.m*e.n <= basisMaxValues {
+	e.keepBasis()
+	return e
+}
+
+// keepBasis makes the gradient phase of a kernel.ScaledSum kernel keep
+// its blocks (basis) where they fit in basisMaxValues for all nAll rows.
+func (e *Evaluator) keepBasis() {
+	if _, ok := e.kern.(kernel.ScaledSum); ok && e.np*e.m*e.nAll <= basisMaxValues {
 		// The blocks replace the kept kernel values.
 		e.basisOn, e.kraw, e.kval, e.kaux, e.auxOn = true, nil, nil, nil, false
 		e.scales = make([]float64, e.np)
 		e.parts = make([]float64, e.np*e.m)
 	}
-	return e
 }
 
 // SetMean sets the prior mean (default MeanZero). MeanConstant estimates
 // it in closed form at every evaluation.
+//
+// With several ranks it is a collective operation: the targets' mean and
+// variance, and the sums of y − ȳ, are sums over every rank's rows.
 func (e *Evaluator) SetMean(mn Mean) {
 	e.mean = mn
-	e.ybar = mn.startValue(e.yraw())
-	e.prior = mn.prior(e.yraw())
+	var mean, vr float64
+	if mn.Estimated() {
+		mean, vr = e.targetMoments()
+	}
+	e.ybar = mn.startFrom(mean)
+	e.prior = mn.priorFrom(mean, vr)
 	e.ones = nil
 	if mn.Estimated() {
 		e.ones = make([]float64, e.n)
@@ -161,18 +192,37 @@ func (e *Evaluator) SetMean(mn Mean) {
 	e.centre()
 }
 
-// yraw returns the targets.
-func (e *Evaluator) yraw() []float64 { return e.yorig }
-
-// centre sets y − ȳ and its sums.
+// centre sets y − ȳ and its sums over every rank's rows.
 func (e *Evaluator) centre() {
-	e.yy, e.sy = 0, 0
 	for i, v := range e.yorig {
-		c := v - e.ybar
-		e.y[i] = c
-		e.yy += c * c
-		e.sy += c
+		e.y[i] = v - e.ybar
 	}
+	var s [2]float64
+	e.rows.sum(2, true, s[:], func(lo, hi int, acc []float64) {
+		for _, c := range e.y[lo:hi] {
+			acc[0] += c * c
+			acc[1] += c
+		}
+	})
+	e.yy, e.sy = s[0], s[1]
+}
+
+// targetMoments returns the mean and the variance (over nAll) of the
+// targets of every rank, each a sum over rows in blocks (rowSums).
+func (e *Evaluator) targetMoments() (mean, vr float64) {
+	var s [1]float64
+	e.rows.sum(1, true, s[:], func(lo, hi int, acc []float64) {
+		for _, v := range e.yorig[lo:hi] {
+			acc[0] += v
+		}
+	})
+	mean = s[0] / float64(e.nAll)
+	e.rows.sum(1, true, s[:], func(lo, hi int, acc []float64) {
+		for _, v := range e.yorig[lo:hi] {
+			acc[0] += (v - mean) * (v - mean)
+		}
+	})
+	return mean, s[0] / float64(e.nAll)
 }
 
 // Mean returns the prior mean μ of the last evaluation: the closed-form
@@ -195,15 +245,26 @@ func NewEvaluatorInputs(x kernel.Inputs, y []float64, k kernel.Kernel, o Objecti
 // storage of its factor's G and Q, which it rebuilds afterwards (see
 // cholqr.Factor.Lend).
 func newEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z kernel.Inputs, block int, gt, kval []float64) *Evaluator {
+	e := newEvaluatorOn(comm.Single(), x.Len(), x, y, k, o, z, block, gt, kval, false)
+	e.SetMean(MeanZero)
+	return e
+}
+
+// newEvaluatorOn is newEvaluator for one rank of c holding the rows x, y
+// of nAll rows in all (comm.Span's layout), with kmmCross as in Evaluator;
+// it leaves the mean to be set (SetMean, a collective operation).
+func newEvaluatorOn(c *comm.Comm, nAll int, x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z kernel.Inputs, block int, gt, kval []float64, kmmCross bool) *Evaluator {
 	n, m := x.Len(), z.Len()
-	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams(), block: block}
+	e := &Evaluator{x: x, yorig: y, y: make([]float64, n), kern: k, obj: o, xI: z, n: n, m: m, np: k.NumParams(), block: block,
+		comm: c, nAll: nAll, rows: rowSums{c: c, n: n}, kmmCross: kmmCross}
+	e.gram.New = func() any { g := make([]float64, m*m); return &g }
 	if gt != nil && len(gt) < m*n || kval != nil && len(kval) < m*n {
 		panic(errShortBuffer)
 	}
 	nb := n // rows of the weight buffers
 	if block > 0 {
 		nb = block
-		e.rows = make([]int, block)
+		e.rowIdx = make([]int, block)
 	}
 	e.kmm = make([]float64, m*m)
 	e.rkeep = make([]float64, m*m)
@@ -238,7 +299,6 @@ func newEvaluator(x kernel.Inputs, y []float64, k kernel.Kernel, o Objective, z 
 		e.seq[i] = i
 	}
 	e.vecM1 = make([]float64, m)
-	e.SetMean(MeanZero)
 	return e
 }
 
@@ -288,8 +348,9 @@ func (e *Evaluator) FuncGrad(grad, theta []float64) (v float64, err error) {
 	e.kern.SetParams(theta[:np])
 	s2 := fixedNoise(theta[np], e.exactNoise)
 	e.lastLogNoise = theta[np]
-	trK := e.kernelBlocks(theta[:np], grad != nil)
-	if err := e.factorise(s2); err != nil {
+	e.kernelBlocks(theta[:np], grad != nil)
+	trK, err := e.factorise(s2)
+	if err != nil {
 		return math.Inf(1), err
 	}
 	f, pt := e.objective(s2, trK)
@@ -313,10 +374,10 @@ type evalPoint struct {
 }
 
 // kernelBlocks forms K_mn (one kernel column per inducing point, or the
-// kernel's block), diag K and K_mm at the kernel's hyperparameters theta,
-// and returns tr K. With withGrad, where the gradient reads the kernel's
-// auxiliary values of all of K_mn (auxValues), it forms them too.
-func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) (trK float64) {
+// kernel's block), diag K and K_mm at the kernel's hyperparameters theta.
+// With withGrad, where the gradient reads the kernel's auxiliary values
+// of all of K_mn (auxValues), it forms them too.
+func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) {
 	n, m := e.n, e.m
 	kmn := e.kmn
 	// K_mn, one kernel column per inducing point; diag K.
@@ -345,12 +406,15 @@ func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) (trK float64) {
 		}
 	}
 	base.KernelDiag(e.kern, e.kdiag, e.x)
-	for _, v := range e.kdiag {
-		trK += v
-	}
 	// K_mm: for inducing training points the rows of K_mn, so that both
-	// blocks carry the same rounding; otherwise from the kernel.
-	if e.active != nil {
+	// blocks carry the same rounding; otherwise from the kernel, by the
+	// block kernels' CrossT where the rows of K_mn are not all at hand
+	// (kmmCross: a rank's), which forms each entry as it forms K_mn's.
+	if e.kmmOwn != nil {
+		e.gatherKmm()
+	} else if e.kmmCross && block {
+		bk.CrossT(e.kmm, e.xI, e.xI, e.seq)
+	} else if e.active != nil {
 		for b := 0; b < m; b++ {
 			row := kmn[b*n : (b+1)*n]
 			for a, ja := range e.active {
@@ -362,12 +426,33 @@ func (e *Evaluator) kernelBlocks(theta []float64, withGrad bool) (trK float64) {
 			e.kern.Column(e.kmm[c*m:(c+1)*m], e.xI, 0, m, e.xI, c)
 		}
 	}
-	return trK
 }
 
-// factorise forms L = chol(K_mm), Gᵀ = L⁻¹K_mn (over K_mn), GᵀG and the
-// upper factor R of GᵀG + σ²I, or returns ErrNotPD.
-func (e *Evaluator) factorise(s2 float64) error {
+// gatherKmm sets K_mm, on every rank, to the rows of K_mn at the
+// inducing points, each from the rank that holds it (kmmOwn): one sum of
+// m² numbers, each added to zeros, so that the entries are exact.
+func (e *Evaluator) gatherKmm() {
+	n, m := e.n, e.m
+	clear(e.kmm)
+	for _, own := range e.kmmOwn {
+		a, i := own[0], own[1]
+		for b := 0; b < m; b++ {
+			e.kmm[a*m+b] = e.kmn[b*n+i]
+		}
+	}
+	e.comm.SumFloat64s(e.kmm)
+}
+
+// factorise forms L = chol(K_mm), Gᵀ = L⁻¹K_mn (over K_mn), and from the
+// sums over rows GᵀG, Gᵀ(y − ȳ) (in e.vecM[0]), Gᵀ1 (in e.vecM1, for an
+// estimated mean) and tr K, which it returns; then the upper factor R of
+// GᵀG + σ²I. It returns ErrNotPD if a factorisation breaks down.
+//
+// The sums are one reduction over the ranks (rowSums), of the upper
+// triangle of GᵀG, the m or 2m products and tr K, each row block's
+// solved and summed on its own, so that a block's bits do not depend on
+// the rows beside it.
+func (e *Evaluator) factorise(s2 float64) (trK float64, err error) {
 	n, m := e.n, e.m
 	kmn := e.kmn
 	// L = chol(K_mm).
@@ -376,42 +461,84 @@ func (e *Evaluator) factorise(s2 float64) error {
 		e.lmm[a*m+a] += e.jitter
 	}
 	if !linalg.Potrf(blas.Lower, m, e.lmm, m) {
-		return ErrNotPD
+		return 0, ErrNotPD
 	}
 	if e.kraw != nil && e.block == 0 {
 		copy(e.kraw, kmn)
 	}
-	// Gᵀ = L⁻¹K_mn; GᵀG.
-	linalg.TrsmLower(m, n, e.lmm, kmn, n)
-	linalg.SyrkT(m, n, kmn, n, e.gtg)
+	// Per block: Gᵀ = L⁻¹K_mn, then its sums.
+	tri := m * (m + 1) / 2
+	nv := 1
+	if e.ones != nil {
+		nv = 2
+	}
+	width := tri + nv*m + 1
+	if len(e.sums) < width {
+		e.sums = make([]float64, width)
+	}
+	sums := e.sums[:width]
+	e.rows.sum(width, true, sums, func(lo, hi int, acc []float64) {
+		b := hi - lo
+		linalg.TrsmLower(m, b, e.lmm, kmn[lo:], n)
+		gp := e.gram.Get().(*[]float64)
+		defer e.gram.Put(gp)
+		gram := *gp
+		linalg.SyrkUpper(m, b, kmn[lo:], n, gram, m)
+		k := 0
+		for i := 0; i < m; i++ {
+			k += copy(acc[k:], gram[i*m+i:(i+1)*m])
+		}
+		yv := blas64.Vector{N: b, Data: e.y[lo:hi], Inc: 1}
+		for c := 0; c < m; c++ {
+			row := blas64.Vector{N: b, Data: kmn[c*n+lo : c*n+hi], Inc: 1}
+			acc[tri+c] = blas64.Dot(row, yv)
+			if nv == 2 {
+				var s float64
+				for _, v := range row.Data {
+					s += v
+				}
+				acc[tri+m+c] = s
+			}
+		}
+		var t float64
+		for _, v := range e.kdiag[lo:hi] {
+			t += v
+		}
+		acc[width-1] = t
+	})
+	k := 0
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			e.gtg[i*m+j], e.gtg[j*m+i] = sums[k], sums[k]
+			k++
+		}
+	}
+	copy(e.vecM[0], sums[tri:tri+m])
+	if nv == 2 {
+		copy(e.vecM1, sums[tri+m:tri+2*m])
+	}
 	copy(e.rr, e.gtg)
 	for i := 0; i < m; i++ {
 		e.rr[i*m+i] += s2
 	}
 	if !linalg.Potrf(blas.Upper, m, e.rr, m) {
-		return ErrNotPD
+		return 0, ErrNotPD
 	}
 	copy(e.rkeep, e.rr)
-	return nil
+	return sums[width-1], nil
 }
 
 // objective returns F from the factors, with a = R⁻ᵀGᵀ(y − μ) left in
 // e.vecM[0] and the mean's step taken.
 func (e *Evaluator) objective(s2, trK float64) (float64, evalPoint) {
-	n, m := e.n, e.m
-	kmn := e.kmn
+	n, m := e.nAll, e.m
 	rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: e.rr}
 	// a = R⁻ᵀGᵀ(y − μ). With ỹ = y − ȳ and δ = μ − ȳ, a = R⁻ᵀGᵀỹ − δ·u
 	// where u = R⁻ᵀGᵀ1, and ‖y − μ‖² = ‖ỹ‖² − 2δ·1ᵀỹ + nδ². For an
 	// estimated mean δ minimises the data fit ‖y − μ‖² − ‖a‖² plus the
 	// prior's σ²(μ − ȳ)²/τ² (Mean): with ȳ the prior's mean,
 	// δ = (1ᵀỹ − uᵀR⁻ᵀGᵀỹ)/(n − ‖u‖² + σ²/τ²), the GLS step without a prior.
-	av := blas64.Vector{N: m, Data: e.vecM[0], Inc: 1}
-	if e.ones != nil {
-		linalg.MulRows(m, n, kmn, n, [][]float64{e.y, e.ones}, [][]float64{av.Data, e.vecM1})
-	} else {
-		linalg.MulRows(m, n, kmn, n, [][]float64{e.y}, [][]float64{av.Data})
-	}
+	av := blas64.Vector{N: m, Data: e.vecM[0], Inc: 1} // Gᵀỹ (factorise)
 	blas64.Trsv(blas.Trans, rt, av)
 	delta, yy := 0.0, e.yy
 	if e.ones != nil {
@@ -466,14 +593,12 @@ func (e *Evaluator) gradient(grad []float64, s2 float64, pt evalPoint) error {
 		alpha[i] = v - delta
 	}
 	linalg.SubColumns(m, n, kmn, n, bv.Data, alpha)
-	var alal float64
 	for i := range alpha {
 		alpha[i] /= s2
-		alal += alpha[i] * alpha[i]
 	}
-	// h = Gᵀα, v = L⁻ᵀh.
+	// h = Gᵀα and αᵀα, summed over rows (one reduction of m + 1); v = L⁻ᵀh.
 	hv := blas64.Vector{N: m, Data: e.vecM[2], Inc: 1}
-	linalg.MulRows(m, n, kmn, n, [][]float64{alpha}, [][]float64{hv.Data})
+	alal := e.alphaSums(alpha, hv.Data)
 	vv := blas64.Vector{N: m, Data: e.vecM[3], Inc: 1}
 	copy(vv.Data, hv.Data)
 	blas64.Trsv(blas.Trans, lt, vv)
@@ -498,19 +623,7 @@ func (e *Evaluator) gradient(grad []float64, s2 float64, pt evalPoint) error {
 	linalg.Trsm(blas.Right, blas.Lower, blas.NoTrans, m, m, e.lmm, m, T, m)
 	// Z = −½(I − σ²S − hhᵀ) + ½c·GᵀG;  W_mm = L⁻ᵀ Z L⁻¹, into a copy
 	// of T's space after the K_mn weights are done (below).
-	for p := range e.gsum {
-		e.gsum[p] = 0
-	}
-	// The K_mn weights and their contraction with the kernel derivatives,
-	// by row blocks (all rows at once when e.block is 0).
-	nb := n
-	if e.block > 0 {
-		nb = e.block
-	}
-	for lo := 0; lo < n; lo += nb {
-		hi := min(n, lo+nb)
-		e.addKmnGrad(lo, hi, T, kmn, alpha, vv.Data, block)
-	}
+	e.rowGrad(T, alpha, vv.Data, c, block)
 	for i := 0; i < m; i++ {
 		for j := 0; j < m; j++ {
 			z := s2*S[i*m+j] + hv.Data[i]*hv.Data[j] + c*e.gtg[i*m+j]
@@ -530,16 +643,68 @@ func (e *Evaluator) gradient(grad []float64, s2 float64, pt evalPoint) error {
 	} else {
 		e.kern.AddGrad(e.gsum, T, e.xI, 0, m, e.xI, e.seq)
 	}
+	copy(grad, e.gsum)
+	trW := float64(e.nAll-m)/s2 + trS - alal
+	grad[np] = 0.5*s2*trW - 0.5*c*trace
+	return nil
+}
+
+// alphaSums sets h = Gᵀα and returns αᵀα, sums over every rank's rows.
+func (e *Evaluator) alphaSums(alpha, h []float64) float64 {
+	n, m := e.n, e.m
+	sums := e.sums[:m+1]
+	e.rows.sum(m+1, true, sums, func(lo, hi int, acc []float64) {
+		av := blas64.Vector{N: hi - lo, Data: alpha[lo:hi], Inc: 1}
+		for c := 0; c < m; c++ {
+			acc[c] = blas64.Dot(blas64.Vector{N: hi - lo, Data: e.kmn[c*n+lo : c*n+hi], Inc: 1}, av)
+		}
+		var s float64
+		for _, a := range alpha[lo:hi] {
+			s += a * a
+		}
+		acc[m] = s
+	})
+	copy(h, sums[:m])
+	return sums[m]
+}
+
+// rowGrad sets e.gsum to the gradient's sums over rows: the contraction
+// of the K_mn weights (addKmnGrad) with the kernel's derivatives and,
+// for VAR (c ≠ 0), ½c·Σ_i ∂K_ii. With row blocks they are one reduction
+// over the ranks of np numbers (rowSums), each block's from a zero of its
+// own; with all rows at once (e.block = 0) or other blocks, in one
+// process, one sum.
+func (e *Evaluator) rowGrad(T, alpha, v []float64, c float64, block bool) {
 	if c != 0 {
 		for i := range e.wdiag {
 			e.wdiag[i] = 0.5 * c
 		}
-		base.KernelAddDiagGrad(e.kern, e.gsum, e.wdiag, e.x)
 	}
-	copy(grad, e.gsum)
-	trW := float64(n-m)/s2 + trS - alal
-	grad[np] = 0.5*s2*trW - 0.5*c*trace
-	return nil
+	total := e.gsum
+	defer func() { e.gsum = total }()
+	terms := func(lo, hi int, acc []float64) {
+		e.gsum = acc
+		e.addKmnGrad(lo, hi, T, e.kmn, alpha, v, block)
+		if c != 0 {
+			base.KernelAddDiagGrad(e.kern, acc, e.wdiag[lo:hi], e.blockInputs(lo, hi))
+		}
+	}
+	if e.block == comm.BlockRows {
+		e.rows.sum(len(total), false, total, terms)
+		return
+	}
+	// Other blocks (tests of the row blocks), one process: one sum.
+	if e.comm.Size() > 1 {
+		panic("sgp: a distributed gradient's row blocks are not comm.BlockRows")
+	}
+	nb := e.n
+	if e.block > 0 {
+		nb = e.block
+	}
+	clear(total)
+	for lo := 0; lo < e.n; lo += nb {
+		terms(lo, min(e.n, lo+nb), total)
+	}
 }
 
 // addKmnGrad forms the K_mn weights of rows [lo, hi),
@@ -641,9 +806,9 @@ func (e *Evaluator) blockInputs(lo, hi int) kernel.Inputs {
 	}
 	if e.blockX[bi] == nil {
 		for i := range hi - lo {
-			e.rows[i] = lo + i
+			e.rowIdx[i] = lo + i
 		}
-		e.blockX[bi] = e.x.Subset(e.rows[:hi-lo])
+		e.blockX[bi] = e.x.Subset(e.rowIdx[:hi-lo])
 	}
 	return e.blockX[bi]
 }
@@ -655,6 +820,9 @@ func (e *Evaluator) combineBasis(dst, theta []float64) {
 	if e.basis == nil {
 		e.basis = make([]float64, len(theta)*mn)
 		e.kern.(kernel.ScaledSum).BasisT(e.basis, e.x, e.xI, e.seq)
+		if e.kmmOwn != nil {
+			e.gatherBasisMM()
+		}
 	}
 	for p, t := range theta {
 		e.scales[p] = math.Exp(t)
@@ -696,18 +864,39 @@ func (e *Evaluator) addBasisGrad(w []float64, lo, hi int) {
 	e.addParts()
 }
 
+// gatherBasisMM sets basisMM, on every rank, to the blocks' rows at the
+// inducing points, each from the rank that holds it (kmmOwn): one exact
+// sum of np·m² numbers, once.
+func (e *Evaluator) gatherBasisMM() {
+	n, m, np := e.n, e.m, e.np
+	e.basisMM = make([]float64, np*m*m)
+	for _, own := range e.kmmOwn {
+		a, i := own[0], own[1]
+		for pc := range np * m {
+			e.basisMM[pc*m+a] = e.basis[pc*n+i]
+		}
+	}
+	e.comm.SumFloat64s(e.basisMM)
+}
+
 // addBasisGradMM is addBasisGrad for the K_mm weights T (m×m): the block
-// B_p(z_i, z_c) is row active[i] of B_p's column c.
+// B_p(z_i, z_c) is row active[i] of B_p's column c (in basisMM on a rank).
 func (e *Evaluator) addBasisGradMM(T []float64) {
 	n, m, np := e.n, e.m, e.np
 	par.For(m, max(1, 4*par.MinRows/max(1, m)), func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			tc := T[c*m : (c+1)*m]
 			for p := 0; p < np; p++ {
-				bp := e.basis[(p*m+c)*n : (p*m+c+1)*n]
 				var s float64
-				for i, a := range e.active {
-					s += tc[i] * bp[a]
+				if e.basisMM != nil {
+					for i, b := range e.basisMM[(p*m+c)*m : (p*m+c+1)*m] {
+						s += tc[i] * b
+					}
+				} else {
+					bp := e.basis[(p*m+c)*n : (p*m+c+1)*n]
+					for i, a := range e.active {
+						s += tc[i] * bp[a]
+					}
 				}
 				e.parts[c*np+p] = s
 			}

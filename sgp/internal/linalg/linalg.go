@@ -143,6 +143,18 @@ func (be *backend) syrkT(m, n int, a []float64, lda int, c []float64) {
 	symmetrize(m, c)
 }
 
+// SyrkUpper sets the upper triangle of c (m×m, row stride ldc) to A·Aᵀ
+// for the row-major m×k matrix a with row stride lda, in one call of the
+// backend's dsyrk on the calling goroutine; c's strict lower triangle is
+// left as it is. Its bits depend only on A, for a caller that sums the
+// products of fixed blocks of columns itself.
+func SyrkUpper(m, k int, a []float64, lda int, c []float64, ldc int) {
+	if m == 0 {
+		return
+	}
+	cur().dsyrk(m, k, a, lda, c, ldc)
+}
+
 // symmetrize copies the upper triangle of the m×m matrix c to the lower.
 func symmetrize(m int, c []float64) {
 	for i := 0; i < m; i++ {
