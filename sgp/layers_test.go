@@ -36,6 +36,7 @@ var fileLayers = []string{
 	"noisevar.go",        // known per-point noise variances of the exact GP
 	"default.go",         // the default fit: the exact GP wherever it is affordable
 	"sgpr.go",            // SGPR with continuous inducing inputs
+	"sgpr_noise.go",      // continuous SGPR with known per-point noise variances
 	"selector.go",        // the rules that choose inducing points
 	"model.go",           // the Model and its configuration
 	"fixing.go",          // hyperparameters fixed or bounded one by one: the builders' options, the model's start
