@@ -125,15 +125,9 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		noisy := make([]float64, len(latent))
 		for i, v := range latent {
 			noisy[i] = v + p.Noise()
-			if o.test.noise != nil {
-				// The test row's own known noise (--noise-column in the test file).
-				noisy[i] += o.test.noise[i]
-			}
-		}
-		if o.test.noise != nil {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("the test file's %s column is added to its rows' noisy variances (and SNLP): the model knows only σ²", o.noiseCol))
 		}
 		pred = &predictions{mean: mean, latent: latent, noisy: noisy}
+		addTestNoise(&rep, pred, o.test, o.noiseCol)
 		rep.addMetrics(pred, o.test.y, o.train.y)
 	}
 	var covOut output

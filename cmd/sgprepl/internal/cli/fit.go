@@ -72,7 +72,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.StringVar(&c.where, "where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	fs.StringVar(&c.testWhere, "test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	fs.BoolVar(&c.dropMissing, "drop-missing", false, "drop the training and test rows with a missing value (an empty cell, NaN or NA) instead of refusing them; the summary and the JSON (dropped_rows) count them")
-	fs.StringVar(&c.noiseCol, "noise-column", "", "column `NAME` of the training rows' known noise variances s² (variances, in the target's units squared, ≥ 0; not an input): the fit's noise is s_i² + σ², σ² learned (or --fix noise=V); headed CSVs only; selector "+noiseSelectors+" (the default picks it); a missing cell follows --drop-missing")
+	fs.StringVar(&c.noiseCol, "noise-column", "", "column `NAME` of the training rows' known noise variances s² (variances, in the target's units squared, ≥ 0; not an input): the fit's noise is s_i² + σ², σ² learned (or --fix noise=V); headed CSVs only; selectors "+noiseSelectors+" (without --selector: exact where affordable, else or with --m sgpr-continuous); a missing cell follows --drop-missing")
 	c.post.register(fs, "sample-seed")
 	return func(ctx context.Context, e *env) error {
 		c.mSet = isSet(fs, "m")
@@ -120,12 +120,12 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 		return err
 	}
 	if c.selector == selectorContinuous {
-		if c.columnMode(specName) || !continuousSpec(specName) {
+		if c.columnModeOnly(specName) || !continuousSpec(specName) {
 			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels(), echo(spec))
 		}
 		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params, cons: c.cons,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean,
-			restarts: c.restarts, dropMissing: c.dropMissing, post: &c.post})
+			restarts: c.restarts, dropMissing: c.dropMissing, post: &c.post, noiseCol: c.noiseCol})
 	}
 	auto := c.selector == "" && !c.mSet
 	if c.noiseCol != "" && auto {
@@ -164,7 +164,7 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if c.noiseCol != "" && auto {
 		ch := sgp.ChooseDefault(train.Len(), kern.NumParams(), false, c.budget)
 		if !ch.Exact {
-			return usageErrorf("fit: --noise-column needs the exact GP (selectors that take known noise: %s), which is not affordable here: %s", noiseSelectors, ch.Reason)
+			return c.noiseContinuous(ctx, e, obj, spec, specName, blas, ch.Reason)
 		}
 		defaultNote = "default with --noise-column: " + ch.Reason
 	} else if auto {
@@ -216,7 +216,13 @@ func (c *fitConfig) checkFlags() error {
 // columnMode reports whether the data are read by column name, as the
 // kernels on discrete inputs (kernel.NumericSpec false) need.
 func (c *fitConfig) columnMode(specName string) bool {
-	return len(c.inputCols) > 0 || c.targetCol != "" || c.noiseCol != "" || c.where != "" || c.testWhere != "" || !kernel.NumericSpec(specName)
+	return c.noiseCol != "" || c.columnModeOnly(specName)
+}
+
+// columnModeOnly reports whether anything but --noise-column (which
+// sgpr-continuous reads by name too) asks for column mode.
+func (c *fitConfig) columnModeOnly(specName string) bool {
+	return len(c.inputCols) > 0 || c.targetCol != "" || c.where != "" || c.testWhere != "" || !kernel.NumericSpec(specName)
 }
 
 // resolveSelector returns the selector of a sparse fit of the kernel spec

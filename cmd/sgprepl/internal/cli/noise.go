@@ -1,15 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cholqr/sgp/sgp"
 )
 
 // noiseSelectors names the selectors that take --noise-column.
-const noiseSelectors = "exact"
+const noiseSelectors = "exact, sgpr-continuous"
 
 // useNoiseColumn makes the header's column name, if not empty, the rows'
 // known noise variances rather than an input: named, it must not be the
@@ -58,19 +61,21 @@ func parseNoiseCell(cell string) (float64, string) {
 }
 
 // checkNoiseSelector refuses --noise-column with a selector that does
-// not take known noise, or with --m (a sparse fit).
+// not take known noise; with --m and no selector it selects
+// sgpr-continuous, the sparse fit that takes it.
 func (c *fitConfig) checkNoiseSelector() error {
 	if c.noiseCol == "" {
 		return nil
 	}
 	sel := strings.ToLower(strings.TrimSpace(c.selector))
 	switch {
-	case sel == selectorExact:
+	case sel == selectorExact || sel == selectorContinuous:
 		return nil
 	case sel != "":
 		return usageErrorf("fit: --noise-column is not supported by --selector %s; the selectors that take known noise variances: %s", echo(c.selector), noiseSelectors)
 	case c.mSet:
-		return usageErrorf("fit: --noise-column with --m asks for a sparse fit, which does not take known noise variances; drop --m (the selectors that take them: %s)", noiseSelectors)
+		// A sparse fit with known noise: the continuous one.
+		c.selector = selectorContinuous
 	}
 	return nil
 }
@@ -84,4 +89,31 @@ func defaultTarget(header []string, noiseCol string) string {
 		}
 	}
 	return ""
+}
+
+// addTestNoise adds, when the test file has the --noise-column, each
+// test row's own known noise variance to its noisy predictive variance
+// (and so to SNLP), and notes it in rep: the model knows only σ².
+func addTestNoise(rep *fitReport, pred *predictions, test *fitData, noiseCol string) {
+	if test == nil || test.noise == nil || pred == nil {
+		return
+	}
+	for i, v := range test.noise {
+		pred.noisy[i] += v
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("the test file's %s column is added to its rows' noisy variances (and SNLP): the model knows only σ²", noiseCol))
+}
+
+// noiseContinuous is the default fit with --noise-column where the exact
+// GP is not affordable (why): sgpr-continuous, for numeric inputs and a
+// kernel with input gradients, a usage error otherwise.
+func (c *fitConfig) noiseContinuous(ctx context.Context, e *env, obj sgp.Objective, spec, specName, blas, why string) error {
+	if c.columnModeOnly(specName) || !continuousSpec(specName) {
+		return usageErrorf("fit: --noise-column takes the exact GP, which is not affordable here (%s), or sgpr-continuous, which needs numeric inputs without --input-column and a kernel with input gradients (%s)", why, continuousKernels())
+	}
+	c.selector = selectorContinuous
+	return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params, cons: c.cons,
+		seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean,
+		restarts: c.restarts, dropMissing: c.dropMissing, post: &c.post, noiseCol: c.noiseCol,
+		note: "default with --noise-column: sgpr-continuous, as the exact GP is not: " + why})
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -81,7 +83,26 @@ func TestFitNoiseColumnReplicates(t *testing.T) {
 	if !(*het.SNLP < *hom.SNLP-0.2) {
 		t.Errorf("test SNLP %.4f with known noise, %.4f without: want it lower by more than 0.2", *het.SNLP, *hom.SNLP)
 	}
-	code, stdout, stderr := runMain(ctx, "fit", "--train", train, "--noise-column", "s2", "--quiet")
+	// sgpr-continuous, which --m with --noise-column selects, against
+	// the same files without the noise column.
+	cut := func(path string) string {
+		var b strings.Builder
+		for _, line := range strings.Split(strings.TrimSpace(readFile(t, path)), "\n") {
+			b.WriteString(line[:strings.LastIndexByte(line, ',')] + "\n")
+		}
+		return writeFile(t, dir, "plain-"+filepath.Base(path), b.String())
+	}
+	chet := fit("--noise-column", "s2", "--m", "15", "--restarts", "2")
+	code, stdout, stderr := runMain(ctx, "fit", "--train", cut(train), "--test", cut(test), "--quiet", "--json", "--selector", "sgpr-continuous", "--m", "15", "--restarts", "2")
+	var chom report
+	if code != 0 || json.Unmarshal([]byte(stdout), &chom) != nil || chom.SNLP == nil {
+		t.Fatalf("sgpr-continuous without --noise-column: exit %d, %q, %q", code, stdout, stderr)
+	}
+	t.Logf("sgpr-continuous, m = 15: test SNLP %.4f with --noise-column, %.4f without", *chet.SNLP, *chom.SNLP)
+	if chet.Selector != "sgpr-continuous" || !(*chet.SNLP < *chom.SNLP-0.2) {
+		t.Errorf("selector %q: test SNLP %.4f with known noise, %.4f without: want sgpr-continuous, lower by more than 0.2", chet.Selector, *chet.SNLP, *chom.SNLP)
+	}
+	code, stdout, stderr = runMain(ctx, "fit", "--train", train, "--noise-column", "s2", "--quiet")
 	if code != 0 || !strings.Contains(stdout, "noise column    s2: known variances") || !strings.Contains(stdout, "default with --noise-column") {
 		t.Errorf("fit --noise-column: exit %d, %q, %q", code, stdout, stderr)
 	}
@@ -107,9 +128,10 @@ func TestFitNoiseColumnErrors(t *testing.T) {
 		{writeFile(t, dir, "neg.csv", "x,y,s2\n1,2,0.1\n2,3,-0.5\n3,5,0.2\n4,4,0.1\n"), []string{"--noise-column", "s2"}, exitFailure, "line 3: noise variance -0.5 is negative"},
 		{writeFile(t, dir, "text.csv", "x,y,s2\n1,2,0.1\n2,3,0.2\n3,5,big\n4,4,0.1\n"), []string{"--noise-column", "s2"}, exitFailure, `line 4: noise variance "big" is not a finite number`},
 		{writeFile(t, dir, "nan.csv", "x,y,s2\n1,2,0.1\n2,3,NaN\n3,5,0.2\n4,4,0.1\n"), []string{"--noise-column", "s2"}, exitFailure, `line 3, column 3 ("s2")`},
-		{good, []string{"--noise-column", "s2", "--selector", "cholqr", "--m", "2"}, exitUsage, "not supported by --selector cholqr; the selectors that take known noise variances: exact"},
+		{good, []string{"--noise-column", "s2", "--selector", "cholqr", "--m", "2"}, exitUsage, "not supported by --selector cholqr; the selectors that take known noise variances: exact, sgpr-continuous"},
 		{good, []string{"--noise-column", "s2", "--selector", "hybrid"}, exitUsage, "not supported by --selector hybrid"},
-		{good, []string{"--noise-column", "s2", "--m", "3"}, exitUsage, "--noise-column with --m asks for a sparse fit"},
+		{good, []string{"--noise-column", "s2", "--selector", "random", "--m", "2"}, exitUsage, "not supported by --selector random"},
+		{good, []string{"--noise-column", "s2", "--selector", "sgpr-continuous", "--kernel", "wl"}, exitUsage, "--selector sgpr-continuous moves inducing inputs continuously"},
 	} {
 		args := append([]string{"fit", "--train", tc.file, "--quiet"}, tc.args...)
 		code, _, stderr := runMain(ctx, args...)
@@ -122,4 +144,14 @@ func TestFitNoiseColumnErrors(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "1 training row") {
 		t.Errorf("--drop-missing with a missing noise variance: exit %d, %q, %q", code, stdout, stderr)
 	}
+}
+
+// readFile returns the contents of path.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
