@@ -3,6 +3,8 @@ package sgp
 import (
 	"fmt"
 	"math"
+
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // WithNoiseVariances gives each training point a known noise variance
@@ -57,4 +59,42 @@ func (p *ExactPredictor) NoiseVariances() []float64 {
 		return nil
 	}
 	return append([]float64(nil), p.s2...)
+}
+
+// PredictNoisyWith returns the predictive mean and the variance of noisy
+// observations at xs whose own known noise variances are s2 (one per
+// test input): the latent variance plus σ² plus s2[i], as PredictNoisy
+// with each test point's known noise added.
+func (p *ExactPredictor) PredictNoisyWith(xs kernel.Inputs, s2 []float64) (mean, variance []float64, err error) {
+	return predictNoisyWith(p.PredictTo, p.NoiseV, xs, s2)
+}
+
+// PredictNoisyWith returns the predictive mean and the variance of noisy
+// observations at xs whose own known noise variances are s2 (one per
+// test input): the latent variance plus σ² plus s2[i], as PredictNoisy
+// with each test point's known noise added (see
+// Continuous.WithNoiseVariances).
+func (p *Predictor) PredictNoisyWith(xs kernel.Inputs, s2 []float64) (mean, variance []float64, err error) {
+	return predictNoisyWith(p.PredictTo, p.NoiseV, xs, s2)
+}
+
+func predictNoisyWith(predict func(mean, variance []float64, xs kernel.Inputs) ([]float64, []float64, error), noise float64, xs kernel.Inputs, s2 []float64) ([]float64, []float64, error) {
+	if xs == nil || len(s2) != xs.Len() {
+		n := 0
+		if xs != nil {
+			n = xs.Len()
+		}
+		return nil, nil, fmt.Errorf("sgp: %d noise variances for %d test inputs", len(s2), n)
+	}
+	if err := checkNoiseVariances(s2); err != nil {
+		return nil, nil, err
+	}
+	mean, variance, err := predict(nil, nil, xs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range variance {
+		variance[i] += noise + s2[i]
+	}
+	return mean, variance, nil
 }

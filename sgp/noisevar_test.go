@@ -323,3 +323,45 @@ func TestExactNoiseVariancesBad(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictNoisyWith checks that PredictNoisyWith adds each test
+// point's known noise to PredictNoisy's variance, for the exact and the
+// continuous predictors, and refuses a wrong length or a negative value.
+func TestPredictNoisyWith(t *testing.T) {
+	p, s2, _ := knownNoiseProblem(161, 30, 2)
+	ex, err := NewExact(p.x, p.y, p.kern).WithNoise(p.noise).WithNoiseVariances(s2).WithFixedHyperparameters(true).Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, _ := noiseInducing(p, 5, 1)
+	ct, err := NewContinuous(p.x, p.y, p.kern).WithInducingInputs(z).WithNoiseVariances(s2).WithMaxEvals(5).Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := p.x.Subset([]int{1, 4, 9})
+	add := []float64{0, 0.5, 2}
+	for name, r := range map[string]interface {
+		PredictNoisy(kernel.Inputs) ([]float64, []float64, error)
+		PredictNoisyWith(kernel.Inputs, []float64) ([]float64, []float64, error)
+	}{"exact": ex.Predictor, "continuous": ct.Predictor} {
+		m1, v1, err := r.PredictNoisy(xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, v2, err := r.PredictNoisyWith(xs, add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range m1 {
+			if m1[i] != m2[i] || math.Abs(v2[i]-v1[i]-add[i]) > 1e-12 {
+				t.Errorf("%s, point %d: %v ± %v, PredictNoisy %v ± %v, added %v", name, i, m2[i], v2[i], m1[i], v1[i], add[i])
+			}
+		}
+		if _, _, err := r.PredictNoisyWith(xs, add[:2]); err == nil || !strings.Contains(err.Error(), "2 noise variances for 3 test inputs") {
+			t.Errorf("%s, 2 variances for 3 inputs: %v", name, err)
+		}
+		if _, _, err := r.PredictNoisyWith(xs, []float64{0, -1, 0}); err == nil || !strings.Contains(err.Error(), "noise variance 1 is -1") {
+			t.Errorf("%s, a negative variance: %v", name, err)
+		}
+	}
+}
