@@ -134,6 +134,16 @@
 // period in its input's units. A fit is equivariant under a change of the
 // data's units when they change with it, as it is without them.
 //
+// # Known per-point noise
+//
+// WithNoiseVariances of Exact and Continuous gives each training point a
+// known noise variance s_i² (scikit-learn's alpha array, GPyTorch's
+// fixed-noise likelihood): the noise of point i is s_i² + σ², σ² learned
+// or fixed as above. The predictions condition on that training noise;
+// PredictNoisy adds σ² alone and PredictNoisyWith a test point's own
+// known noise too. docs/algorithm.md ("Known per-point noise") derives
+// the objectives; Model (CholQR) does not take it.
+//
 // # Notation
 //
 //	n        number of training points          N(), Inputs.Len()

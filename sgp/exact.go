@@ -59,6 +59,9 @@ const MaxExactN = 20000
 // (WithNoiseFloor), as in Model.Fit. Each evaluation costs about n³ flops
 // and 8n² bytes.
 //
+// With known per-point noise variances (WithNoiseVariances), Σ is
+// K + diag(s²) + σ²I throughout: objective, gradient and predictions.
+//
 // Jitter: Σ is factorised as it is; only if the Cholesky factorisation
 // fails (σ² negligible against K's scale, duplicated inputs) is ε added to
 // its diagonal, ε = 10⁻¹⁰, 10⁻⁹, …, 10⁻⁴ times the mean of diag K, the
@@ -86,8 +89,9 @@ type Exact struct {
 	fixed      bool
 	cons       constraints // WithFixed, WithFixedAt, WithBounds
 	progress   io.Writer
-	restarts   int    // WithRestarts
-	seed       uint64 // of the restarts' draws; 0: 1
+	restarts   int       // WithRestarts
+	seed       uint64    // of the restarts' draws; 0: 1
+	s2         []float64 // WithNoiseVariances: known per-point noise variances, nil for none
 	err        error
 }
 
@@ -169,6 +173,9 @@ func (e *Exact) Err() error {
 	if err := checkExact(e.x, e.y, e.kern, e.fixed); err != nil {
 		return err
 	}
+	if e.s2 != nil && len(e.s2) != len(e.y) {
+		return fmt.Errorf("sgp: %d noise variances for %d training points", len(e.s2), len(e.y))
+	}
 	_, err := e.cons.resolve(kernelNames(e.kern))
 	return err
 }
@@ -243,6 +250,7 @@ func (e *Exact) FitContext(ctx context.Context) (res *ExactResult, err error) {
 		return nil, err
 	}
 	ex := newExactEval(x, y, k, e.mean)
+	ex.s2 = e.s2
 	ex.exactNoise = rs.withStartNoise(noise).exactNoise()
 	p0 := nm.toX(make([]float64, nm.dim()), theta0)
 	r := &exactRun{ex: ex, ctx: ctx, maxEvals: e.maxEvals, progress: e.progress, np: np, nm: nm, th: make([]float64, np+1), gθ: make([]float64, np+1),
@@ -471,6 +479,9 @@ type exactEval struct {
 	// exactNoise, if positive, is a fixed noise variance as given, σ²
 	// where θ holds its log (fixedNoise).
 	exactNoise float64
+	// s2 holds the known per-point noise variances s_i² added to Σ's
+	// diagonal (WithNoiseVariances), nil for none.
+	s2 []float64
 
 	a      []float64 // n×n row-major
 	diag   []float64 // K_ii
@@ -593,7 +604,7 @@ func (e *exactEval) factor(p []float64) (float64, error) {
 		}
 		e.jitter = rel * md
 		for i := 0; i < n; i++ {
-			e.a[i*n+i] = e.diag[i] + e.noise + e.jitter
+			e.a[i*n+i] = e.diag[i] + knownNoise(e.s2, i) + e.noise + e.jitter
 		}
 		if ok = linalg.Potrf(blas.Lower, n, e.a, n); ok {
 			break
@@ -679,7 +690,7 @@ func (e *exactEval) predictor() *ExactPredictor {
 		clear(e.a[i*n+i+1 : (i+1)*n])
 	}
 	return &ExactPredictor{Kern: kernel.Clone(e.kern), NoiseV: e.noise, PriorMean: e.mu, Jitter: e.jitter, X: e.x, InputNames: inputNames(e.x),
-		l: e.a, alpha: append([]float64(nil), e.alpha...), trainMean: e.trainMean, trainVar: e.trainVar}
+		l: e.a, alpha: append([]float64(nil), e.alpha...), trainMean: e.trainMean, trainVar: e.trainVar, s2: e.s2}
 }
 
 // ExactPredictor predicts with the exact GP (Rasmussen & Williams 2006,
@@ -710,6 +721,7 @@ type ExactPredictor struct {
 	alpha     []float64
 	trainMean float64
 	trainVar  float64
+	s2        []float64 // the known training noise variances (Exact.WithNoiseVariances), nil for none
 }
 
 // N returns the number of training points.

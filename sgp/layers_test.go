@@ -35,8 +35,10 @@ var fileLayers = []string{
 	"predict_grad.go",    // the gradients of the predictions in the test input
 	"exact.go",           // the exact GP
 	"exact_cov.go",       // the exact GP's joint posterior and gradients
+	"noisevar.go",        // known per-point noise variances of the exact GP
 	"default.go",         // the default fit: the exact GP wherever it is affordable
 	"sgpr.go",            // SGPR with continuous inducing inputs
+	"sgpr_noise.go",      // continuous SGPR with known per-point noise variances
 	"selector.go",        // the rules that choose inducing points
 	"model.go",           // the Model and its configuration
 	"fixing.go",          // hyperparameters fixed or bounded one by one: the builders' options, the model's start

@@ -42,6 +42,7 @@ type modelFields struct {
 	inducing                                 []int
 	inducingInputs, inputs                   *kernel.SavedInputs
 	w, r, a, alpha                           []float64
+	noiseVars                                []float64 // "noise_variances", nil when absent
 	hasKernel, hasTrainMean, hasTrainVar     bool
 	fixed                                    map[string]float64   // "fixed", nil when absent
 	bounds                                   map[string][]float64 // "bounds", nil when absent
@@ -177,6 +178,8 @@ func (mf *modelFields) field(d *modelDecoder, key string) error {
 		return d.Floats(key, &mf.a, mf.declared(mf.k, maxModelK))
 	case "alpha":
 		return d.Floats(key, &mf.alpha, mf.declared(mf.n, MaxExactN))
+	case "noise_variances":
+		return d.Floats(key, &mf.noiseVars, mf.declared(mf.n, MaxExactN))
 	case "w", "r":
 		k := mf.declared(mf.k, maxModelK)
 		if mf.k < 0 {

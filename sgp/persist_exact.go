@@ -42,6 +42,10 @@ type savedExactModel struct {
 	Bounds          map[string][2]float64 `json:"bounds,omitempty"`
 	Inputs          json.RawMessage       `json:"inputs"`
 	Alpha           []float64             `json:"alpha"`
+	// NoiseVariances are the known per-point noise variances of the
+	// training points (Exact.WithNoiseVariances), which the factor
+	// needs; absent for none.
+	NoiseVariances []float64 `json:"noise_variances,omitempty"`
 }
 
 // Save writes the exact model as JSON to w: its kernel and noise, the
@@ -57,7 +61,7 @@ func (p *ExactPredictor) Save(w io.Writer) (err error) {
 	}
 	sm := &savedExactModel{Format: exactModelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
 		Noise: p.NoiseV, Jitter: p.Jitter, Mean: p.PriorMean,
-		Hyperparameters: h.hyp, Fixed: p.Fixed, Bounds: h.bounds, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha}
+		Hyperparameters: h.hyp, Fixed: p.Fixed, Bounds: h.bounds, InputKind: h.kind, Inputs: h.inputs, N: len(p.alpha), Alpha: p.alpha, NoiseVariances: p.s2}
 	sm.TrainMean, sm.TrainVar = savedTargets(p.trainMean, p.trainVar)
 	return writeModel(w, sm)
 }
@@ -112,6 +116,14 @@ func (mf *modelFields) exactPredictor() (*ExactPredictor, error) {
 			return nil, errors.New("sgp: model file has a non-finite weight")
 		}
 	}
+	if mf.noiseVars != nil {
+		if len(mf.noiseVars) != n {
+			return nil, fmt.Errorf("sgp: model file is inconsistent: n=%d with %d noise variances", n, len(mf.noiseVars))
+		}
+		if err := checkNoiseVariances(mf.noiseVars); err != nil {
+			return nil, fmt.Errorf("sgp: model file: %w", err)
+		}
+	}
 	x, kern, err := savedInputsKernel(mf.inputKind, mf.inputs, mf.kernel, n, "training inputs for n")
 	if err != nil {
 		return nil, err
@@ -119,7 +131,7 @@ func (mf *modelFields) exactPredictor() (*ExactPredictor, error) {
 	if err := mf.checkNames(x); err != nil {
 		return nil, err
 	}
-	l, err := exactCholesky(x, kern, mf.noise, mf.jitter)
+	l, err := exactCholesky(x, kern, mf.noise, mf.jitter, mf.noiseVars)
 	if err != nil {
 		return nil, fmt.Errorf("sgp: model file: %w", err)
 	}
@@ -129,7 +141,7 @@ func (mf *modelFields) exactPredictor() (*ExactPredictor, error) {
 	}
 	p := &ExactPredictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, Jitter: mf.jitter, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
 		Fixed: fixed, Bounds: bounds,
-		l: l, alpha: mf.alpha, trainMean: mf.trainMean, trainVar: mf.trainVar}
+		l: l, alpha: mf.alpha, trainMean: mf.trainMean, trainVar: mf.trainVar, s2: mf.noiseVars}
 	if err := finiteAt(p.PredictTo, x.Subset(firstRows(min(n, 16))), "training inputs"); err != nil {
 		return nil, err
 	}
@@ -142,10 +154,11 @@ func LoadExactPredictorFile(path string) (*ExactPredictor, error) {
 }
 
 // exactCholesky returns the lower Cholesky factor L (n×n row-major, zero
-// above the diagonal) of K(x, x) + (σ² + ε)I, with K built and factorised
-// by the same arithmetic as a fit's (exactEval.factor, which adds σ² and
-// then ε to each K_ii), so that L is the fit's own factor.
-func exactCholesky(x kernel.Inputs, k kernel.Kernel, noise, jitter float64) ([]float64, error) {
+// above the diagonal) of K(x, x) + diag(s²) + (σ² + ε)I (s2 the known
+// noise variances, nil for none), with K built and factorised by the same
+// arithmetic as a fit's (exactEval.factor, which adds s_i², σ² and then ε
+// to each K_ii), so that L is the fit's own factor.
+func exactCholesky(x kernel.Inputs, k kernel.Kernel, noise, jitter float64, s2 []float64) ([]float64, error) {
 	n := x.Len()
 	a := make([]float64, n*n)
 	diag := make([]float64, n)
@@ -153,7 +166,7 @@ func exactCholesky(x kernel.Inputs, k kernel.Kernel, noise, jitter float64) ([]f
 		return nil, err
 	}
 	for i := 0; i < n; i++ {
-		a[i*n+i] = diag[i] + noise + jitter
+		a[i*n+i] = diag[i] + knownNoise(s2, i) + noise + jitter
 	}
 	if !linalg.Potrf(blas.Lower, n, a, n) {
 		return nil, fmt.Errorf("K + σ²I is not positive definite at the saved hyperparameters (σ² = %.3g, jitter %.3g)", noise, jitter)

@@ -68,7 +68,8 @@ type Continuous struct {
 	fixed      bool
 	cons       constraints // WithFixed, WithFixedAt, WithBounds
 	progress   io.Writer
-	restarts   int // WithRestarts
+	restarts   int       // WithRestarts
+	s2         []float64 // WithNoiseVariances: known per-point noise variances, nil for none
 	err        error
 
 	// pause, if set, is called before each evaluation: a hybrid fit's
@@ -247,6 +248,9 @@ func (c *Continuous) check() (*kernel.Vectors, kernel.InputGradient, error) {
 	if _, err := c.cons.resolve(kernelNames(c.kern)); err != nil {
 		return nil, nil, err
 	}
+	if c.s2 != nil && len(c.s2) != len(c.y) {
+		return nil, nil, fmt.Errorf("sgp: %d noise variances for %d training points", len(c.s2), len(c.y))
+	}
 	return xv, kg, nil
 }
 
@@ -317,7 +321,8 @@ func (c *Continuous) FitContext(ctx context.Context) (cr *ContinuousResult, err 
 type continuousFit struct {
 	c     *Continuous
 	kern  kernel.InputGradient
-	ev    *Evaluator
+	ev    contEval
+	jit   float64 // the jitter added to K_mm's diagonal
 	nm    paramMap
 	rs    *resolved // the constraints by index (nil: none)
 	floor float64   // the noise floor in force (0 for a fixed noise)
@@ -364,11 +369,10 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	m, d := z0.Len(), z0.Dim()
 	zdata := append([]float64(nil), z0.RawData()...)
 	z, _ := kernel.NewVectors(m, d, zdata)
-	ev := NewEvaluatorInputs(xv, c.y, kern, c.obj, z)
+	jit := 0.0
 	if c.jitter > 0 {
-		ev.jitter = c.jitter * jitterScale(xv, c.y)
+		jit = c.jitter * jitterScale(xv, c.y)
 	}
-	ev.SetMean(c.mean)
 	nθ := kern.NumParams() + 1
 	floor := noiseFloor(xv, c.y, c.noiseFloor)
 	rs, theta, nm, err := c.cons.setup(kernelNames(kern), append(kern.Params(nil), math.Log(noise)), floor, c.fixed)
@@ -378,7 +382,18 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	if rs != nil && rs.noiseFixed() {
 		floor = 0
 	}
-	ev.exactNoise = rs.withStartNoise(noise).exactNoise()
+	var ev contEval
+	if c.s2 != nil {
+		ne := newNoiseEval(xv, c.y, kern, c.obj, z, c.s2, c.mean, jit)
+		ne.exactNoise = rs.withStartNoise(noise).exactNoise()
+		ev = ne
+	} else {
+		he := NewEvaluatorInputs(xv, c.y, kern, c.obj, z)
+		he.jitter = jit
+		he.SetMean(c.mean)
+		he.exactNoise = rs.withStartNoise(noise).exactNoise()
+		ev = he
+	}
 	kern.SetParams(theta[:nθ-1])
 	nx := nm.dim()
 	zs := inputScales(xv)
@@ -386,7 +401,7 @@ func newContinuousFit(c *Continuous, xv *kernel.Vectors, kern kernel.InputGradie
 	for i, v := range zdata {
 		p0 = append(p0, v/zs[i%d])
 	}
-	return &continuousFit{c: c, kern: kern, ev: ev, nm: nm, rs: rs, floor: floor, nθ: nθ, nx: nx, zdata: zdata, z: z, zs: zs, logScale: logScaleOf(c.y), theta: theta,
+	return &continuousFit{c: c, kern: kern, ev: ev, jit: jit, nm: nm, rs: rs, floor: floor, nθ: nθ, nx: nx, zdata: zdata, z: z, zs: zs, logScale: logScaleOf(c.y), theta: theta,
 		gθ: make([]float64, nθ), p0: p0, best: append([]float64(nil), p0...), bestF: math.Inf(1),
 		lastG: make([]float64, len(p0)), startF: math.NaN(),
 		tick: newTicker(c.progress != nil, 0)}, nil
@@ -511,7 +526,7 @@ func (f *continuousFit) result() (*ContinuousResult, error) {
 			Objective: v, Status: stopped.status, Reason: stopped.reason, Converged: stopped.status == Converged,
 			Params: append([]float64(nil), f.theta...), Names: append(f.kern.ParamNames(), "noise"), Mean: p.PriorMean,
 		},
-		Kind: f.c.obj, Start: f.startF, Evals: f.evals, Z: f.z, Predictor: p, Restarts: f.restart, Gradient: grad, Jitter: f.ev.jitter,
+		Kind: f.c.obj, Start: f.startF, Evals: f.evals, Z: f.z, Predictor: p, Restarts: f.restart, Gradient: grad, Jitter: f.jit,
 	}
 	f.rs.summarise(&cr.FitSummary, f.floor, f.c.fixed)
 	p.Fixed, p.Bounds = cr.Fixed, cr.Bounds

@@ -31,6 +31,10 @@ type contOptions struct {
 	restarts    int  // --restarts; −1: sgp.RestartsFor the kernel
 	dropMissing bool // --drop-missing
 	post        *posteriorFlags
+	noiseCol    string // --noise-column, read with the data in column mode
+	// note says why sgpr-continuous was fitted when the user did not
+	// name it ("" for --selector sgpr-continuous).
+	note string
 }
 
 // fitContinuousCLI is `fit --selector sgpr-continuous`: SGPR with the
@@ -49,7 +53,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if err := checkOutputs([]string{o.train, o.test}, o.save, o.pred, o.post.covPath); err != nil {
 		return err
 	}
-	train, test, err := readDataProgress(o.train, o.test, nil, o.dropMissing)
+	train, test, err := o.readData()
 	if err != nil {
 		return dataHint(err, true)
 	}
@@ -64,7 +68,7 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 			return err
 		}
 	}
-	k, err := kernel.Parse(o.spec, train.X, train.Y)
+	k, err := kernel.Parse(o.spec, train.x, train.y)
 	if err != nil {
 		return err
 	}
@@ -78,11 +82,14 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	if _, ok := k.(kernel.InputGradient); !ok {
 		return usageErrorf("fit: --selector sgpr-continuous needs a kernel with input gradients (%s), not --kernel %s", continuousKernels(), echo(o.spec))
 	}
-	fit := sgp.NewContinuous(train.X, train.Y, k).WithMean(o.mean).WithObjective(o.obj).WithSeed(o.seed).
+	fit := sgp.NewContinuous(train.x, train.y, k).WithMean(o.mean).WithObjective(o.obj).WithSeed(o.seed).
 		WithMaxEvals(o.maxEvals).WithTimeBudget(o.budget).WithJitter(1e-6).WithNoiseFloor(o.noiseFloor).
 		WithRestarts(restartsFor(o.restarts, k))
 	if noise > 0 {
 		fit.WithNoise(noise)
+	}
+	if o.noiseCol != "" {
+		fit.WithNoiseVariances(train.noise)
 	}
 	applyConstraints(o.cons, fit)
 	if o.mSet {
@@ -98,31 +105,36 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 	rep := summaryReport(&res.FitSummary, k, o.mean, o.obj.String(), selectorContinuous, n, o.blas)
 	rep.Evaluations, rep.Restarts, rep.Jitter = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter)
 	rep.InducingInputs, rep.M, rep.MRequested = rowsOf(res.Z), res.Z.Len(), ptr(res.Z.Len())
-	trainD := &fitData{dropped: train.Dropped}
-	var testD *fitData
-	if test != nil {
-		testD = &fitData{dropped: test.Dropped}
+	rep.setDropped(o.dropMissing, train, test)
+	if o.noiseCol != "" {
+		rep.NoiseColumn = &o.noiseCol
 	}
-	rep.setDropped(o.dropMissing, trainD, testD)
+	if o.note != "" {
+		rep.Notes = append(rep.Notes, o.note)
+	}
 	var pred *predictions
 	if test != nil {
-		if pred, err = predictorPredictions(res.Predictor, test.X); err != nil {
+		if pred, err = predictorPredictions(res.Predictor, test.x); err != nil {
 			return err
 		}
-		rep.addMetrics(pred, test.Y, train.Y)
+		addTestNoise(&rep, pred, test, o.noiseCol)
+		rep.addMetrics(pred, test.y, train.y)
 	}
 	var covOut output
 	if test != nil {
-		if covOut, err = o.post.finish(&rep, pred, res.Predictor, test.X); err != nil {
+		if covOut, err = o.post.finish(&rep, pred, res.Predictor, test.x); err != nil {
 			return err
 		}
 	}
 	// Warnings go to stderr, where they are seen with --json too.
 	rep.printWarnings(e)
-	err = rep.write(e, o.json, output{o.save, namedPredictor(res.Predictor, train.X.Names(), train.TargetName).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
+	err = rep.write(e, o.json, output{o.save, namedPredictor(res.Predictor, train.names, train.target).Save}, output{o.pred, pred.writeCSV}, func(w io.Writer) {
 		fmt.Fprintf(w, "fit: %s, n=%d, continuous SGPR, m=%d: %v %.6g after %d evaluations (%.3g s, %s)\n",
 			o.train, n, res.Z.Len(), o.obj, res.Objective, res.Evals, res.Elapsed.Seconds(), res.Stopped())
 		rep.printDropped(w)
+		if o.noiseCol != "" {
+			fmt.Fprintf(w, "noise column: %s: known variances s_i², the noise of row i is s_i² + σ² (predictions add σ² alone)\n", o.noiseCol)
+		}
 		fmt.Fprintf(w, "kernel: %s\n", rep.Kernel)
 		fmt.Fprintf(w, "prior mean: %.6g (%s)\n", res.Mean, o.mean)
 		rep.printConstraints(w)
@@ -140,4 +152,21 @@ func fitContinuousCLI(ctx context.Context, e *env, o contOptions) error {
 		return err
 	}
 	return interrupted(ctx)
+}
+
+// readData reads the training and test sets: numeric CSVs, or by column
+// name with --noise-column, whose column is then not an input.
+func (o *contOptions) readData() (train, test *fitData, err error) {
+	if o.noiseCol == "" {
+		return readNumericData(o.train, o.test, nil, o.dropMissing)
+	}
+	if train, err = readColumnsNoise(o.train, nil, "", o.spec, "", true, o.dropMissing, o.noiseCol, true); err != nil {
+		return nil, nil, err
+	}
+	if o.test != "" {
+		if test, err = readColumnsNoise(o.test, nil, "", o.spec, "", true, o.dropMissing, o.noiseCol, false); err != nil {
+			return nil, nil, err
+		}
+	}
+	return train, test, nil
 }

@@ -100,6 +100,9 @@ type fitData struct {
 	target string   // the target column's name, "" without a header row
 	// dropped counts the rows left out for a missing value (--drop-missing).
 	dropped int
+	// noise holds the known noise variances of --noise-column, one per
+	// row, nil without it.
+	noise []float64
 }
 
 func (d *fitData) Len() int { return len(d.y) }
@@ -126,6 +129,14 @@ func readColumns(path string, inputCols []string, targetCol, kernelSpec, where s
 // readColumnsDrop is readColumns that, with drop, leaves out the rows
 // with a missing value (--drop-missing) and counts them.
 func readColumnsDrop(path string, inputCols []string, targetCol, kernelSpec, where string, withTarget, drop bool) (*fitData, error) {
+	return readColumnsNoise(path, inputCols, targetCol, kernelSpec, where, withTarget, drop, "", false)
+}
+
+// readColumnsNoise is readColumnsDrop that reads the column noiseCol,
+// if not empty, as the rows' known noise variances (fitData.noise), not
+// as an input: a file without it is an error with required, and is read
+// as it is without.
+func readColumnsNoise(path string, inputCols []string, targetCol, kernelSpec, where string, withTarget, drop bool, noiseCol string, required bool) (*fitData, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -142,11 +153,17 @@ func readColumnsDrop(path string, inputCols []string, targetCol, kernelSpec, whe
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	lim.recordDone(1)
+	if noiseCol != "" && targetCol == "" {
+		targetCol = defaultTarget(header, noiseCol)
+	}
 	lay, err := chooseColumns(path, header, inputCols, targetCol, where, withTarget)
 	if err != nil {
 		return nil, err
 	}
 	lay.header, lay.drop, lay.path = header, drop, path
+	if err := lay.useNoiseColumn(noiseCol, required, len(inputCols) > 0); err != nil {
+		return nil, err
+	}
 	if name, _, err := kernel.SplitSpec(kernelSpec); err == nil {
 		lay.numeric = kernel.NumericSpec(name) || name == "histogram"
 	}
@@ -158,7 +175,7 @@ func readColumnsDrop(path string, inputCols []string, targetCol, kernelSpec, whe
 	if err != nil {
 		return nil, err
 	}
-	fd := &fitData{x: x, y: y, path: path, dim: len(lay.in), dropped: lay.dropped}
+	fd := &fitData{x: x, y: y, path: path, dim: len(lay.in), dropped: lay.dropped, noise: lay.noiseVals}
 	for _, i := range lay.in {
 		fd.names = append(fd.names, headerName(header[i]))
 	}
@@ -177,6 +194,7 @@ type columnLayout struct {
 	fields int    // the header's number of columns
 	in     []int  // the input columns
 	target int    // the target column, −1 for none
+	noise  int    // the --noise-column, −1 for none
 	where  int    // the --where column, −1 for none
 	value  string // the --where value
 	header []string
@@ -188,6 +206,8 @@ type columnLayout struct {
 	dropped int  // rows left out
 	miss    *data.MissingError
 	text    []textColumn // input columns holding text, for a kernel of numbers
+	// noiseVals are the rows' values of the noise column, as read.
+	noiseVals []float64
 }
 
 // chooseColumns finds in the header the input columns (all but the
@@ -198,7 +218,7 @@ func chooseColumns(path string, header, inputCols []string, targetCol, where str
 	for i, h := range header {
 		col[headerName(h)] = i
 	}
-	lay := &columnLayout{fields: len(header), target: len(header) - 1, where: -1}
+	lay := &columnLayout{fields: len(header), target: len(header) - 1, where: -1, noise: -1}
 	if where != "" {
 		name, val, ok := strings.Cut(where, "=")
 		i, found := col[strings.TrimSpace(name)]
@@ -279,6 +299,14 @@ func (lay *columnLayout) readRows(r *csv.Reader, lim *lineLimit, path string) (c
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			bad = append(bad, fmt.Sprintf("line %d: target %q is not a finite number", line, shorten(rec[lay.target])))
 			return nil
+		}
+		if lay.noise >= 0 {
+			s2, msg := parseNoiseCell(rec[lay.noise])
+			if msg != "" {
+				bad = append(bad, fmt.Sprintf("line %d: %s", line, msg))
+				return nil
+			}
+			lay.noiseVals = append(lay.noiseVals, s2)
 		}
 		cells = append(cells, row)
 		lines = append(lines, line)
@@ -365,6 +393,9 @@ func (lay *columnLayout) missingRow(rec []string, line int) bool {
 	col := -1
 	if lay.target >= 0 && isMissing(rec[lay.target]) {
 		col = lay.target
+	}
+	if lay.noise >= 0 && isMissing(rec[lay.noise]) && (col < 0 || lay.noise < col) {
+		col = lay.noise
 	}
 	if lay.numeric {
 		for _, i := range lay.in {

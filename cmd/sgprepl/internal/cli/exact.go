@@ -65,6 +65,7 @@ type exactCLIOptions struct {
 	// with a missing value, which the report counts.
 	dropMissing bool
 	post        *posteriorFlags
+	noiseCol    string // --noise-column; the training data's noise holds its values
 }
 
 // fitExactCLI is `fit --selector exact`: the full GP with the same kernel
@@ -91,6 +92,9 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	if o.noise > 0 {
 		fit.WithNoise(o.noise)
 	}
+	if o.noiseCol != "" {
+		fit.WithNoiseVariances(o.train.noise)
+	}
 	applyConstraints(o.cons, fit)
 	if !o.quiet {
 		fit.WithProgress(flagWordsWriter{e.stderr})
@@ -104,6 +108,9 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 	}
 	rep := summaryReport(&res.FitSummary, o.kern, o.mean, "exact", selectorExact, n, o.blas)
 	rep.setDropped(o.dropMissing, o.train, o.test)
+	if o.noiseCol != "" {
+		rep.NoiseColumn = &o.noiseCol
+	}
 	rep.Evaluations, rep.Restarts, rep.Jitter, rep.M = ptr(res.Evals), ptr(res.Restarts), ptr(res.Jitter), n
 	if o.note != "" {
 		rep.Notes = append(rep.Notes, o.note)
@@ -120,6 +127,7 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 			noisy[i] = v + p.Noise()
 		}
 		pred = &predictions{mean: mean, latent: latent, noisy: noisy}
+		addTestNoise(&rep, pred, o.test, o.noiseCol)
 		rep.addMetrics(pred, o.test.y, o.train.y)
 	}
 	var covOut output
@@ -136,6 +144,9 @@ func fitExactCLI(ctx context.Context, e *env, o exactCLIOptions) error {
 		}
 		fmt.Fprintf(w, "fit: %s, n=%d, %s, kernel %s, exact GP (m = n%s)\n", o.trainPath, n, count(o.train.dim, "input column"), o.spec, how)
 		rep.printDropped(w)
+		if o.noiseCol != "" {
+			fmt.Fprintf(w, "%-16s%s: known variances s_i², the noise of row i is s_i² + σ² (predictions add σ² alone)\n", "noise column", o.noiseCol)
+		}
 		fmt.Fprintf(w, "%-16s%s  (exact, includes n/2·log 2π)\n", "objective", strconv.FormatFloat(res.Objective, 'g', -1, 64))
 		fmt.Fprintf(w, "%-16s%d (%s) in %.3g s\n", "evaluations", res.Evals, res.Stopped(), res.Elapsed.Seconds())
 		fmt.Fprintf(w, "%-16s%s\n", "kernel", rep.Kernel)

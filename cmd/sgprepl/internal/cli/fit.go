@@ -42,6 +42,7 @@ type fitConfig struct {
 	mean                  sgp.Mean
 	restarts              int // --restarts; −1: sgp.RestartsFor the kernel
 	post                  posteriorFlags
+	noiseCol              string // --noise-column: the known noise variances
 }
 
 func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
@@ -71,6 +72,7 @@ func fitFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.StringVar(&c.where, "where", "", "column mode: read only the training rows with COLUMN=VALUE (e.g. split=train)")
 	fs.StringVar(&c.testWhere, "test-where", "", "column mode: read only the test rows with COLUMN=VALUE (e.g. split=test)")
 	fs.BoolVar(&c.dropMissing, "drop-missing", false, "drop the training and test rows with a missing value (an empty cell, NaN or NA) instead of refusing them; the summary and the JSON (dropped_rows) count them")
+	fs.StringVar(&c.noiseCol, "noise-column", "", "column `NAME` of the training rows' known noise variances s² (variances, in the target's units squared, ≥ 0; not an input): the fit's noise is s_i² + σ², σ² learned (or --fix noise=V); headed CSVs only; selectors "+noiseSelectors+" (without --selector: exact where affordable, else or with --m sgpr-continuous); a missing cell follows --drop-missing")
 	c.post.register(fs, "sample-seed")
 	return func(ctx context.Context, e *env) error {
 		c.mSet = isSet(fs, "m")
@@ -114,15 +116,22 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	if err := c.checkNoiseSelector(); err != nil {
+		return err
+	}
 	if c.selector == selectorContinuous {
-		if c.columnMode(specName) || !continuousSpec(specName) {
+		if c.columnModeOnly(specName) || !continuousSpec(specName) {
 			return usageErrorf("fit: --selector sgpr-continuous moves inducing inputs continuously and needs numeric inputs and a kernel with input gradients (%s); use cholqr for --kernel %s", continuousKernels(), echo(spec))
 		}
 		return fitContinuousCLI(ctx, e, contOptions{train: c.trainPath, test: c.testPath, m: c.m, mSet: c.mSet, obj: obj, spec: spec, params: c.params, cons: c.cons,
 			seed: c.seed, budget: c.budget, maxEvals: c.maxEpochs * 20, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet, noiseFloor: c.noiseFloor, blas: blas, mean: c.mean,
-			restarts: c.restarts, dropMissing: c.dropMissing, post: &c.post})
+			restarts: c.restarts, dropMissing: c.dropMissing, post: &c.post, noiseCol: c.noiseCol})
 	}
 	auto := c.selector == "" && !c.mSet
+	if c.noiseCol != "" && auto {
+		// The default for known noise: the exact GP (checked affordable below).
+		c.selector = selectorExact
+	}
 	sel, err := c.resolveSelector(spec, specName)
 	if err != nil {
 		return err
@@ -152,7 +161,13 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 		return err
 	}
 	defaultNote := ""
-	if auto {
+	if c.noiseCol != "" && auto {
+		ch := sgp.ChooseDefault(train.Len(), kern.NumParams(), false, c.budget)
+		if !ch.Exact {
+			return c.noiseContinuous(ctx, e, obj, spec, specName, blas, ch.Reason)
+		}
+		defaultNote = "default with --noise-column: " + ch.Reason
+	} else if auto {
 		// Neither --m nor --selector: the exact GP wherever it is
 		// affordable (sgp.ChooseDefault).
 		if ch := sgp.ChooseDefault(train.Len(), kern.NumParams(), sel == sgp.SelectHybrid, c.budget); ch.Exact {
@@ -171,7 +186,8 @@ func (c *fitConfig) run(ctx context.Context, e *env) error {
 	if c.selector == selectorExact {
 		return fitExactCLI(ctx, e, exactCLIOptions{train: train, test: test, trainPath: c.trainPath, testPath: c.testPath, spec: spec, kern: kern,
 			mSet: c.mSet, maxEvals: c.maxEpochs * 20, budget: c.budget, save: c.savePath, pred: c.predPath, json: c.json, quiet: c.quiet,
-			noiseFloor: c.noiseFloor, noise: noise, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing, post: &c.post, cons: c.cons})
+			noiseFloor: c.noiseFloor, noise: noise, blas: blas, note: defaultNote, mean: c.mean, restarts: c.restarts, seed: c.seed, dropMissing: c.dropMissing, post: &c.post, cons: c.cons,
+			noiseCol: c.noiseCol})
 	}
 	return c.fitSparse(ctx, e, obj, sel, spec, kern, noise, train, test, blas)
 }
@@ -200,6 +216,12 @@ func (c *fitConfig) checkFlags() error {
 // columnMode reports whether the data are read by column name, as the
 // kernels on discrete inputs (kernel.NumericSpec false) need.
 func (c *fitConfig) columnMode(specName string) bool {
+	return c.noiseCol != "" || c.columnModeOnly(specName)
+}
+
+// columnModeOnly reports whether anything but --noise-column (which
+// sgpr-continuous reads by name too) asks for column mode.
+func (c *fitConfig) columnModeOnly(specName string) bool {
 	return len(c.inputCols) > 0 || c.targetCol != "" || c.where != "" || c.testWhere != "" || !kernel.NumericSpec(specName)
 }
 
@@ -231,11 +253,11 @@ func (c *fitConfig) readData(e *env, spec, specName string) (train, test *fitDat
 		train, test, err = readNumericData(c.trainPath, c.testPath, progressTo(e, c.quiet), c.dropMissing)
 		return train, test, dataHint(err, true)
 	}
-	if train, err = readColumnsDrop(c.trainPath, c.inputCols, c.targetCol, spec, c.where, true, c.dropMissing); err != nil {
+	if train, err = readColumnsNoise(c.trainPath, c.inputCols, c.targetCol, spec, c.where, true, c.dropMissing, c.noiseCol, true); err != nil {
 		return nil, nil, dataHint(err, true)
 	}
 	if c.testPath != "" {
-		if test, err = readColumnsDrop(c.testPath, c.inputCols, c.targetCol, spec, c.testWhere, true, c.dropMissing); err != nil {
+		if test, err = readColumnsNoise(c.testPath, c.inputCols, c.targetCol, spec, c.testWhere, true, c.dropMissing, c.noiseCol, false); err != nil {
 			return nil, nil, dataHint(err, true)
 		}
 	}
@@ -459,6 +481,7 @@ type fitReport struct {
 	Jitter          *float64               `json:"jitter"`            // added to the diagonal of K[Z,Z] (sgpr-continuous) or K (exact)
 	DroppedRows     *int                   `json:"dropped_rows"`      // training rows left out for a missing value (--drop-missing), null without it
 	DroppedTestRows *int                   `json:"dropped_test_rows"` // the same of the test rows, null without --drop-missing or --test
+	NoiseColumn     *string                `json:"noise_column"`      // the column of known noise variances (--noise-column), null without it
 	Warnings        []string               `json:"warnings"`
 	Notes           []string               `json:"notes"`
 	BLAS            string                 `json:"blas"`

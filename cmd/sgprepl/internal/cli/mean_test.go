@@ -19,7 +19,7 @@ import (
 
 // fitReportKeys are the keys of fit --json, the same for every selector.
 var fitReportKeys = []string{"at_bound", "at_noise_floor", "best_start", "blas", "bounds", "converged", "dropped_rows", "dropped_test_rows", "epochs", "evaluations", "fixed", "hyperparameters", "inducing", "inducing_inputs", "jitter", "kernel",
-	"m", "m_requested", "mean", "mean_function", "n", "noise_floor", "noise_only", "notes", "objective", "objective_kind", "parents", "ranks", "refined", "restarted",
+	"m", "m_requested", "mean", "mean_function", "n", "noise_column", "noise_floor", "noise_only", "notes", "objective", "objective_kind", "parents", "ranks", "refined", "restarted",
 	"restarts", "seconds", "selector", "smse", "snlp", "starts", "stopped", "switched_on", "warnings", "z"}
 
 // TestOneMeanCLI: for every selector, fit's display, its JSON "mean", the
