@@ -148,6 +148,18 @@ func TestDistSameForEveryP(t *testing.T) {
 // of p's rows, and returns each rank's trace.
 func runDist(t *testing.T, p *problem, P, m int) []*distTrace {
 	t.Helper()
+	return runOnRanks(t, p, P, func(d *Dist) *distTrace {
+		tr := &distTrace{}
+		distScenario(distEngineOf{d}, p.x.Len(), m, tr)
+		return tr
+	}, m)
+}
+
+// runOnRanks runs fn on a Dist of capacity m on each of P ranks of
+// comm.Local, each with its span of p's rows, and returns each rank's
+// trace with the rank's comm.Stats.
+func runOnRanks(t *testing.T, p *problem, P int, fn func(d *Dist) *distTrace, m int) []*distTrace {
+	t.Helper()
 	n := p.x.Len()
 	ranks := comm.Local(P)
 	traces := make([]*distTrace, P)
@@ -168,14 +180,12 @@ func runDist(t *testing.T, p *problem, P, m int) []*distTrace {
 			for i := range idx {
 				idx[i] = lo + i
 			}
-			x := p.x.Rows(idx)
-			d, err := NewDist(c, x, p.y[lo:hi], lo, n, kernel.Clone(p.kern), p.noise, m)
+			d, err := NewDist(c, p.x.Rows(idx), p.y[lo:hi], lo, n, kernel.Clone(p.kern), p.noise, m)
 			if err != nil {
 				errs[r] = err
 				return
 			}
-			tr := &distTrace{}
-			distScenario(distEngineOf{d}, n, m, tr)
+			tr := fn(d)
 			tr.stats = c.Stats()
 			traces[r] = tr
 		}()
@@ -202,5 +212,145 @@ func compareTraces(t *testing.T, name string, got, want *distTrace, tol float64)
 		if !slices.Equal(got.sets[i], want.sets[i]) {
 			t.Errorf("%s: set %d = %v, want %v", name, i, got.sets[i], want.sets[i])
 		}
+	}
+}
+
+// factorSwapBest is Dist.SwapBest's rule on Factor: remove, score the
+// candidates and the largest residual exactly, accept the best by the
+// rule of Factor.Swap, or put the removed point back last.
+func factorSwapBest(f *Factor, p int, cands []int, o base.Objective) bool {
+	before := f.Value(o)
+	out := f.Active(nil)[p]
+	f.Remove(out)
+	removed := f.Value(o)
+	big, bv := -1, 0.0
+	for i, v := range f.ResidualTo(nil) {
+		if v > 0 && i != out && (big < 0 || v > bv) {
+			big, bv = i, v
+		}
+	}
+	best, bd := -1, 0.0
+	for _, j := range append(slices.Clone(cands), big) {
+		if j < 0 || j == out || f.IsActive(j) {
+			continue
+		}
+		if df := f.ExactDelta(j, o); best < 0 || df > bd {
+			best, bd = j, df
+		}
+	}
+	if best >= 0 && removed-bd < before-swapThreshold*f.ValueScale(before) && f.Add(best) == nil {
+		return true
+	}
+	if err := f.Add(out); err != nil {
+		panic(err)
+	}
+	return false
+}
+
+// TestDistEpochsSameForEveryP runs greedy-variance starts and three
+// epochs of Dist.Epoch (4 candidates a swap, VAR then MLE) on P = 1…4
+// ranks, and Dist.SwapBest's rule on Factor with the same draws: the same
+// accepted swaps and inducing sets, values bit for bit across P and
+// within 1e-10 of Factor, and GLSMean within 1e-10 of Factor's.
+func TestDistEpochsSameForEveryP(t *testing.T) {
+	n, m, s := 2*comm.BlockRows+452, 12, 4
+	p := newProblem(rand.New(rand.NewPCG(7, 8)), n, 2, 1.2, 0.6, 0.02)
+	f := p.factor(t, m, 0)
+	var want distTrace
+	rng := rand.New(rand.NewPCG(1, 2))
+	if err := f.Factorize(f.GreedyVariance(m)); err != nil {
+		t.Fatal(err)
+	}
+	for e := 0; e < 3; e++ {
+		o := []base.Objective{base.VAR, base.VAR, base.MLE}[e]
+		for q := f.NumActive() - 1; q >= 0; q-- {
+			var cands []int
+			for try := 0; len(cands) < s && try < 4*s; try++ {
+				if j := rng.IntN(n); !f.IsActive(j) {
+					cands = append(cands, j)
+				}
+			}
+			want.swaps = append(want.swaps, factorSwapBest(f, q, cands, o))
+		}
+		want.record(f.Value(o), f.Active(nil))
+	}
+	want.record(f.GLSMean(), nil)
+	accepted := 0
+	for _, a := range want.swaps {
+		if a {
+			accepted++
+		}
+	}
+	t.Logf("%d of %d swaps accepted, values %v", accepted, len(want.swaps), want.values)
+	if accepted == 0 || accepted == len(want.swaps) {
+		t.Fatalf("%d of %d swaps accepted: the epochs test no decision", accepted, len(want.swaps))
+	}
+	var first *distTrace
+	for P := 1; P <= 4; P++ {
+		traces := runOnRanks(t, p, P, func(d *Dist) *distTrace {
+			tr := &distTrace{}
+			if err := d.Factorize(d.GreedyVariance(m)); err != nil {
+				panic(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for e := 0; e < 3; e++ {
+				o := []base.Objective{base.VAR, base.VAR, base.MLE}[e]
+				for q := d.NumActive() - 1; q >= 0; q-- {
+					var cands []int
+					for try := 0; len(cands) < s && try < 4*s; try++ {
+						if j := rng.IntN(n); !d.IsActive(j) {
+							cands = append(cands, j)
+						}
+					}
+					tr.swaps = append(tr.swaps, d.SwapBest(q, cands, o).Accepted)
+				}
+				tr.record(d.Value(o), d.Active(nil))
+			}
+			tr.record(d.GLSMean(), nil)
+			return tr
+		}, m)
+		for r, tr := range traces {
+			name := fmt.Sprintf("P=%d rank %d", P, r)
+			if first == nil {
+				first = tr
+				compareTraces(t, name+" vs Factor", tr, &want, 1e-10)
+				continue
+			}
+			compareTraces(t, name+" vs P=1", tr, first, 0)
+		}
+	}
+}
+
+// TestDistSwapMessages checks the claim of docs/scaling.md that a
+// removal sends no message on any rank, and reports the messages and
+// bytes of an epoch's swaps per swap on P = 4 ranks (go test -v).
+func TestDistSwapMessages(t *testing.T) {
+	n, m, s := 4*comm.BlockRows+100, 16, 4
+	p := newProblem(rand.New(rand.NewPCG(9, 9)), n, 2, 1, 0.7, 0.05)
+	const P = 4
+	traces := runOnRanks(t, p, P, func(d *Dist) *distTrace {
+		tr := &distTrace{}
+		if err := d.Factorize(d.GreedyVariance(m)); err != nil {
+			panic(err)
+		}
+		d.Comm().ResetStats()
+		d.Remove(d.Active(nil)[3])
+		tr.record(float64(d.Comm().Stats().Total().Calls), nil)
+		if err := d.Add(d.largestResidual(-1)); err != nil {
+			panic(err)
+		}
+		d.Comm().ResetStats()
+		rng := rand.New(rand.NewPCG(1, 2))
+		swaps, _ := d.Epoch(base.VAR, s, rng.IntN)
+		st := d.Comm().Stats().Total()
+		tr.record(float64(st.Messages)/float64(swaps), nil)
+		tr.record(float64(st.Bytes)/float64(swaps), nil)
+		return tr
+	}, m)
+	for r, tr := range traces {
+		if tr.values[0] != 0 {
+			t.Errorf("rank %d: a removal made %v collective calls, want none", r, tr.values[0])
+		}
+		t.Logf("P=%d rank %d, m=%d, %d candidates a swap: %.1f messages and %.0f bytes sent per swap", P, r, m, s, tr.values[1], tr.values[2])
 	}
 }
