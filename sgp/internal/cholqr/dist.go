@@ -53,14 +53,16 @@ type Dist struct {
 	yy    float64 // ‖y − μ‖² over all rows
 	sumY  float64 // Σ(y − μ) over all rows
 	// logScale is n·log sd(y), as Factor's (see ValueScale).
-	logScale float64
-	n        int // global rows
-	lo, nl   int // this rank's first row and its number of rows
-	dim      int
-	mcap     int // m
-	tcap     int // m + 1: the active columns and one candidate
-	k, t     int
-	ok       bool
+	logScale   float64
+	ybar, vary float64        // mean and variance of the targets
+	prior      base.MeanPrior // the prior on an estimated μ (MAPMean)
+	n          int            // global rows
+	lo, nl     int            // this rank's first row and its number of rows
+	dim        int
+	mcap       int // m
+	tcap       int // m + 1: the active columns and one candidate
+	k, t       int
+	ok         bool
 
 	perm    []int     // perm[:t], global indices in pivot order
 	pivRows []float64 // tcap×tcap row-major: row r is G[perm[r], :]
@@ -84,43 +86,44 @@ type Dist struct {
 }
 
 // NewDist returns an empty Dist (call Factorize) over this rank's rows
-// [lo, lo+x.Len()) of n, which must be Span(n, comm.BlockRows, rank,
-// size), with their targets y; every rank passes the same kern, noise σ²
-// and capacity m. The inputs are vectors, whose rows a broadcast can carry.
+// [lo, lo+len(y)) of n, which must be Span(n, comm.BlockRows, rank,
+// size), with their inputs x (nil for a rank without rows) and targets
+// y; every rank passes the same kern, noise σ² and capacity m. The inputs
+// are vectors, whose rows a broadcast can carry. Every rank calls it, and
+// a bad argument on any rank is every rank's error (one all-gather).
 func NewDist(c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern kernel.Kernel, noise float64, m int) (*Dist, error) {
-	wlo, whi := comm.Span(n, comm.BlockRows, c.Rank(), c.Size())
-	switch {
-	case x == nil || len(y) != x.Len():
-		return nil, fmt.Errorf("sgp: rank %d: inputs and targets of different lengths", c.Rank())
-	case lo != wlo || lo+x.Len() != whi:
-		return nil, fmt.Errorf("sgp: rank %d holds rows [%d, %d) but its span of %d rows is [%d, %d)", c.Rank(), lo, lo+x.Len(), n, wlo, whi)
-	case !(noise > 0) || math.IsInf(noise, 0):
-		return nil, fmt.Errorf("%w, got %v", base.ErrNoise, noise)
-	case m < 1 || m > n:
-		return nil, fmt.Errorf("sgp: a factor's capacity m=%d must satisfy 1 ≤ m ≤ n=%d", m, n)
-	case kern == nil:
-		return nil, fmt.Errorf("sgp: no kernel")
+	dim, nl := 0, len(y)
+	if x != nil {
+		dim = x.Dim()
 	}
-	for i, v := range y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("sgp: target %d is %v; remove or impute non-finite targets", lo+i, v)
+	err := checkDist(c, x, y, lo, n, kern, noise, m)
+	failed := 0
+	if err != nil {
+		failed = 1
+	}
+	all := c.AllGatherInts([]int{dim, failed})
+	for r := 0; r < len(all); r += 2 {
+		if all[r+1] != 0 && err == nil {
+			err = fmt.Errorf("sgp: rank %d of %d refused its rows", r/2, c.Size())
 		}
-	}
-	if x.Len() > 0 {
-		if err := kern.Accepts(x); err != nil {
-			return nil, err
+		if all[r] != 0 && dim != 0 && all[r] != dim && err == nil {
+			err = fmt.Errorf("sgp: rank %d holds inputs of %d columns, rank %d of %d", c.Rank(), dim, r/2, all[r])
 		}
+		dim = max(dim, all[r])
 	}
-	nl, tc := x.Len(), m+1
+	if err != nil {
+		return nil, err
+	}
+	tc := m + 1
 	f := &Dist{
 		c: c, x: x, kern: kern, noise: noise, yraw: y, y: make([]float64, nl),
-		n: n, lo: lo, nl: nl, dim: x.Dim(), mcap: m, tcap: tc,
+		n: n, lo: lo, nl: nl, dim: dim, mcap: m, tcap: tc,
 		perm: make([]int, tc), pivRows: make([]float64, tc*tc),
 		g: make([]float64, nl*tc), kdiag: make([]float64, nl), d: make([]float64, nl),
 		q: make([]float64, nl*m), qs: make([]float64, m*m), r: make([]float64, m*m),
 		a: make([]float64, m), b: make([]float64, m), gram: make([]float64, tc*tc),
 		cvec: make([]float64, m), c2: make([]float64, m),
-		buf: make([]float64, x.Dim()+2+tc), sum: make([]float64, tc+3),
+		buf: make([]float64, dim+2+tc), sum: make([]float64, tc+3),
 		part: make([]float64, blocksOf(nl)*(tc+3)),
 	}
 	if nl > 0 {
@@ -133,10 +136,37 @@ func NewDist(c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern kerne
 			acc[0] += (v - mean) * (v - mean)
 		}
 	})[0]
+	f.ybar, f.vary = mean, ss/float64(n)
 	if v := ss / float64(n); v > 0 && !math.IsInf(v, 0) {
 		f.logScale = 0.5 * float64(n) * math.Log(v)
 	}
 	return f, nil
+}
+
+// checkDist returns the error of NewDist's arguments on this rank.
+func checkDist(c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern kernel.Kernel, noise float64, m int) error {
+	wlo, whi := comm.Span(n, comm.BlockRows, c.Rank(), c.Size())
+	switch {
+	case (x == nil && len(y) > 0) || (x != nil && len(y) != x.Len()):
+		return fmt.Errorf("sgp: rank %d: inputs and targets of different lengths", c.Rank())
+	case lo != wlo || lo+len(y) != whi:
+		return fmt.Errorf("sgp: rank %d holds rows [%d, %d) but its span of %d rows is [%d, %d)", c.Rank(), lo, lo+len(y), n, wlo, whi)
+	case !(noise > 0) || math.IsInf(noise, 0):
+		return fmt.Errorf("%w, got %v", base.ErrNoise, noise)
+	case m < 1 || m > n:
+		return fmt.Errorf("sgp: a factor's capacity m=%d must satisfy 1 ≤ m ≤ n=%d", m, n)
+	case kern == nil:
+		return fmt.Errorf("sgp: no kernel")
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("sgp: target %d is %v; remove or impute non-finite targets", lo+i, v)
+		}
+	}
+	if len(y) > 0 {
+		return kern.Accepts(x)
+	}
+	return nil
 }
 
 // blocksOf returns the number of comm.BlockRows blocks of nl rows.
@@ -238,8 +268,9 @@ func (f *Dist) Parts() base.Parts {
 		DataFit:    math.Max(f.yy-aa, 0) / s2,
 		Complexity: (n-float64(k))*math.Log(s2) + 2*logR,
 		Trace:      tr / s2,
+		MeanPrior:  f.prior.Penalty(f.mu),
 	}
-	p.MLE = 0.5*(p.DataFit+p.Complexity) + 0.5*n*math.Log(2*math.Pi)
+	p.MLE = 0.5*(p.DataFit+p.Complexity+p.MeanPrior) + 0.5*n*math.Log(2*math.Pi)
 	p.VAR = p.MLE + 0.5*p.Trace
 	return p
 }

@@ -90,14 +90,31 @@ func (f *Dist) Epoch(o base.Objective, s int, rnd func(n int) int) (swaps, accep
 	return swaps, accepted
 }
 
-// GLSMean returns the generalised least-squares estimate of the constant
-// mean for the current inducing set, as Factor.GLSMean: no messages
-// beyond those of SetMean, which keeps Σ(y − μ).
-func (f *Dist) GLSMean() float64 {
+// Mean returns μ.
+func (f *Dist) Mean() float64 { return f.mu }
+
+// TargetMoments returns the mean and variance of the targets over all
+// rows: a prior N(ȳ, var y) on μ is MeanPrior{On: true, Ybar: ȳ, Tau2: var y}.
+func (f *Dist) TargetMoments() (mean, variance float64) { return f.ybar, f.vary }
+
+// SetPrior sets the prior on an estimated μ, whose penalty Parts adds.
+func (f *Dist) SetPrior(p base.MeanPrior) { f.prior = p }
+
+// MAPMean returns the minimiser in μ of both objectives for the current
+// inducing set, as Factor.MAPMean: under the prior of SetPrior if any,
+// otherwise the GLS estimate. It needs no messages: SetMean keeps
+// Σ(y − μ).
+func (f *Dist) MAPMean() float64 { return f.estimateMean(f.prior) }
+
+// GLSMean returns the generalised least-squares estimate of μ, as
+// Factor.GLSMean.
+func (f *Dist) GLSMean() float64 { return f.estimateMean(base.MeanPrior{}) }
+
+func (f *Dist) estimateMean(p base.MeanPrior) float64 {
 	var ba, bb float64
 	for c := 0; c < f.k; c++ {
 		ba += f.b[c] * f.a[c]
 		bb += f.b[c] * f.b[c]
 	}
-	return f.mu + base.MeanPrior{}.Step(f.sumY-ba, float64(f.n)-bb, 0, f.noise)
+	return f.mu + p.Step(f.sumY-ba, float64(f.n)-bb, f.mu-p.Ybar, f.noise)
 }
