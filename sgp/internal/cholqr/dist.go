@@ -66,6 +66,7 @@ type Dist struct {
 
 	perm    []int     // perm[:t], global indices in pivot order
 	pivRows []float64 // tcap×tcap row-major: row r is G[perm[r], :]
+	pivX    []float64 // tcap×dim row-major: row r is x_perm[r]
 	g       []float64 // this rank's rows of G, column-major, stride nl
 	kdiag   []float64 // diag K on this rank's rows
 	d       []float64 // residual variances on this rank's rows
@@ -118,7 +119,7 @@ func NewDist(c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern kerne
 	f := &Dist{
 		c: c, x: x, kern: kern, noise: noise, yraw: y, y: make([]float64, nl),
 		n: n, lo: lo, nl: nl, dim: dim, mcap: m, tcap: tc,
-		perm: make([]int, tc), pivRows: make([]float64, tc*tc),
+		perm: make([]int, tc), pivRows: make([]float64, tc*tc), pivX: make([]float64, tc*dim),
 		g: make([]float64, nl*tc), kdiag: make([]float64, nl), d: make([]float64, nl),
 		q: make([]float64, nl*m), qs: make([]float64, m*m), r: make([]float64, m*m),
 		a: make([]float64, m), b: make([]float64, m), gram: make([]float64, tc*tc),
@@ -275,6 +276,12 @@ func (f *Dist) Parts() base.Parts {
 	return p
 }
 
+// InducingInputs returns the inputs of the inducing set in pivot order,
+// k×d row-major, the same on every rank (each added point's input is
+// broadcast by its owner): for a model's predictions or a gradient phase,
+// which need the inducing inputs on every rank.
+func (f *Dist) InducingInputs() []float64 { return append([]float64(nil), f.pivX[:f.k*f.dim]...) }
+
 // Value returns objective o of the current inducing set.
 func (f *Dist) Value(o base.Objective) float64 { return f.Parts().Value(o) }
 
@@ -384,6 +391,7 @@ func (f *Dist) appendPivot(j int, tolScale float64) bool {
 	clear(pr)
 	copy(pr, gj)
 	pr[t] = sq
+	copy(f.pivX[t*dim:(t+1)*dim], buf[:dim])
 	f.perm[t] = j
 	f.t++
 	return true

@@ -32,6 +32,10 @@ func (f *Dist) transpose(l int) {
 	}
 	f.pivRows[l*tc+l], f.pivRows[l*tc+l+1] = rho, 0
 	f.perm[l], f.perm[l+1] = f.perm[l+1], f.perm[l]
+	xa, xb := f.pivX[l*f.dim:(l+1)*f.dim], f.pivX[(l+1)*f.dim:(l+2)*f.dim]
+	for i := range xa {
+		xa[i], xb[i] = xb[i], xa[i]
+	}
 	for r := 0; r < t; r++ {
 		refl(&f.gram[r*tc+l], &f.gram[r*tc+l+1])
 	}
@@ -127,7 +131,7 @@ func (f *Dist) SwapWith(p, j int, o base.Objective) base.SwapResult {
 		panic(errIndex)
 	}
 	if f.IsActive(j) {
-		panic("sgp: the candidate is already active")
+		panic(errIsActive)
 	}
 	out := f.perm[p]
 	res := base.SwapResult{Removed: out, Proposed: j, Before: f.Value(o), After: math.NaN()}

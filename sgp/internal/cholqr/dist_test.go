@@ -187,6 +187,14 @@ func runOnRanks(t *testing.T, p *problem, P int, fn func(d *Dist) *distTrace, m 
 			}
 			tr := fn(d)
 			tr.stats = c.Stats()
+			if d.ok {
+				xin := d.InducingInputs()
+				for i, j := range d.Active(nil) {
+					if !slices.Equal(xin[i*p.x.Dim():(i+1)*p.x.Dim()], p.x.Row(j)) {
+						panic(fmt.Sprintf("inducing input %d is %v, want row %d's %v", i, xin[i*p.x.Dim():(i+1)*p.x.Dim()], j, p.x.Row(j)))
+					}
+				}
+			}
 			traces[r] = tr
 		}()
 	}

@@ -1,6 +1,7 @@
 package cholqr
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -167,6 +168,17 @@ func (f *Dist) Factorize(active []int) error {
 	return nil
 }
 
+// SetNoise changes σ² and refactorises the inducing set (as
+// Factor.SetNoise); after a change of the kernel's hyperparameters,
+// Factorize(Active(nil)) rebuilds the state.
+func (f *Dist) SetNoise(noise float64) error {
+	if !(noise > 0) || math.IsInf(noise, 0) {
+		return fmt.Errorf("%w, got %v", base.ErrNoise, noise)
+	}
+	f.noise = noise
+	return f.Factorize(f.Active(nil))
+}
+
 // checkCandidate panics unless j can join the inducing set.
 func (f *Dist) checkCandidate(j int) {
 	if !f.ok {
@@ -186,7 +198,7 @@ func (f *Dist) checkCandidate(j int) {
 func (f *Dist) Add(j int) error {
 	f.checkCandidate(j)
 	if f.IsActive(j) {
-		panic("sgp: point already active")
+		panic(errIsActive)
 	}
 	if !f.appendPivot(j, 1e-6) {
 		return &base.DegenerateError{Index: j}
