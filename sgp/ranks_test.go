@@ -18,6 +18,12 @@ import (
 // span of the rows, and returns each rank's result.
 func fitOnRanks(t *testing.T, P int, rows [][]float64, y []float64, kern kernel.Kernel, noise float64, o RanksOptions) []*RanksResult {
 	t.Helper()
+	return fitOnRanksCtx(t, P, rows, y, kern, noise, o, func(int) context.Context { return context.Background() })
+}
+
+// fitOnRanksCtx is fitOnRanks with rank r's context ctx(r).
+func fitOnRanksCtx(t *testing.T, P int, rows [][]float64, y []float64, kern kernel.Kernel, noise float64, o RanksOptions, ctx func(r int) context.Context) []*RanksResult {
+	t.Helper()
 	n := len(rows)
 	res := make([]*RanksResult, P)
 	errs := make([]error, P)
@@ -31,7 +37,7 @@ func fitOnRanks(t *testing.T, P int, rows [][]float64, y []float64, kern kernel.
 			if hi > lo {
 				x, _ = kernel.NewVectors(hi-lo, len(rows[0]), slices.Concat(rows[lo:hi]...))
 			}
-			res[r], errs[r] = FitRanks(context.Background(), c, x, y[lo:hi], lo, n, kernel.Clone(kern), noise, o)
+			res[r], errs[r] = FitRanks(ctx(r), c, x, y[lo:hi], lo, n, kernel.Clone(kern), noise, o)
 		}()
 	}
 	wg.Wait()
@@ -87,4 +93,32 @@ func TestFitRanksSameForEveryP(t *testing.T) {
 		t.Errorf("value %.12g, dense oracle %.12g (ok %v)", want.Value, vfe, ok)
 	}
 	t.Logf("%d epochs, %d of %d swaps accepted, VAR %.10g", want.Epochs, want.Accepted, want.Swaps, want.Value)
+}
+
+// TestFitRanksStops checks that a context done on one rank only stops
+// every rank after the same epoch: all report Stopped, no epoch run, and
+// the same objective.
+func TestFitRanksStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	n := 1500
+	rows := make([][]float64, n)
+	y := make([]float64, n)
+	for i := range rows {
+		rows[i] = []float64{rng.Float64(), rng.Float64()}
+		y[i] = rows[i][0] - rows[i][1]
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := fitOnRanksCtx(t, 2, rows, y, kernel.NewRBF(1, []float64{0.5, 0.5}), 0.01, RanksOptions{M: 6, Objective: MLE, Mean: MeanGLS},
+		func(r int) context.Context {
+			if r == 1 {
+				return done
+			}
+			return context.Background()
+		})
+	for r, x := range res {
+		if !x.Stopped || x.Epochs != 0 || x.Value != res[0].Value {
+			t.Errorf("rank %d: stopped %v after %d epochs, value %v (rank 0 %v); want stopped after none", r, x.Stopped, x.Epochs, x.Value, res[0].Value)
+		}
+	}
 }
