@@ -44,6 +44,14 @@
 //	select.go        the selections that run on the state: GreedyVariance,
 //	                 ForwardSelect (Titsias 2009; CholQR's forward start),
 //	                 Grow, FactorizeFrom, and CostRanking
+//	dist.go          Dist: the state over one rank's rows of an MPI job
+//	                 (package comm), its sums in global block order, the
+//	                 objective, appending a pivot by its owner's broadcast
+//	dist_update.go   Dist's Gram–Schmidt, Factorize, Add, ExactDelta
+//	dist_move.go     Dist's removal without messages, SwapWith,
+//	                 GreedyVariance
+//	dist_fit.go      Dist's swap among candidates (SwapBest), its epoch,
+//	                 the mean's estimates
 //
 // What the engine shares with the models (objectives, Parts, Stats,
 // SwapResult, the mean's prior, the kernel row helpers, the errors) is in

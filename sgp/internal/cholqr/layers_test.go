@@ -20,6 +20,10 @@ var fileLayers = []string{
 	"swap.go",         // moving, removing and adding pivots; a swap
 	"view.go",         // the views of the state: for inspection, prediction, the gradient phase
 	"select.go",       // the selections: greedy variance, forward selection, refill; the cost ranking
+	"dist.go",         // the state over one rank's rows (Dist): storage, the objective, appending a pivot
+	"dist_update.go",  // Dist's Gram–Schmidt, Factorize, Add, ExactDelta
+	"dist_move.go",    // Dist's message-free removal, SwapWith, GreedyVariance
+	"dist_fit.go",     // Dist's swap among candidates, its epoch of swaps, GLSMean
 }
 
 // TestFileLayers checks that no file refers to a file after it in

@@ -106,15 +106,6 @@ type rankRows struct {
 	kept   int           // the rows of every rank, less those dropped for a missing value
 }
 
-// fitRanks fits the model on the rows the ranks hold: the entry of the
-// distributed engine, which this build does not have. It says what runs
-// across ranks and what to run instead.
-func (c *fitConfig) fitRanks(_ context.Context, _ *env, world *comm.Comm, rows *rankRows) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(
-		"fit: the %d ranks have read the %d rows of %s, each its own, but fitting across ranks needs the distributed CholQR engine, which this build does not have; under mpirun or srun, fit runs with one rank (-np 1), as without MPI",
-		world.Size(), rows.kept, c.trainPath)}
-}
-
 // readRanks reads this rank's rows of the numeric training file at path:
 // each rank counts the lines of its byte range, the counts are gathered,
 // and each reads its span of rows in whole blocks (comm.Span). A failure

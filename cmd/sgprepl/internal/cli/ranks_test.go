@@ -10,11 +10,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/cholqr/sgp/sgp"
 	"github.com/cholqr/sgp/sgp/comm"
+	"github.com/cholqr/sgp/sgp/data"
+	"github.com/cholqr/sgp/sgp/kernel"
 )
 
 // writeRanksCSV writes a numeric file of rows data rows (after a header)
@@ -88,12 +92,13 @@ func checkOneMessage(t *testing.T, runs []rankRun, want string, code int) {
 // (comm.Local): a bad row, rows with a missing value and a file that does
 // not exist each end every rank with one message from rank 0, naming the
 // rank and the line, and no output written; a good file reaches the fit,
-// which says that it needs the distributed engine.
+// which refuses a model file, a selector other than cholqr, hyperparameters
+// not held and rows dropped, naming what runs across ranks.
 func TestFitRanksErrors(t *testing.T) {
 	t.Parallel()
 	const rows = 3000 // 3 blocks of comm.BlockRows: rank 2 holds rows 2048 on
 	save := filepath.Join(t.TempDir(), "model.json")
-	base := fitConfig{z: 16, objective: "var", maxEpochs: 50, restarts: -1, seed: 1, savePath: save}
+	base := fitConfig{z: 16, objective: "var", meanName: "constant", maxEpochs: 50, restarts: -1, seed: 1, savePath: save}
 
 	c := base
 	c.trainPath = writeRanksCSV(t, rows, func(i int) string {
@@ -116,7 +121,12 @@ func TestFitRanksErrors(t *testing.T) {
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: rank 0 of 3: cannot open CSV file: .*absent\.csv`, exitFailure)
 
 	c.trainPath = writeRanksCSV(t, rows, func(int) string { return "" })
-	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: the 3 ranks have read the 3000 rows of .*, but fitting across ranks needs the distributed CholQR engine`, exitUsage)
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit writes no model file \(--save\)`, exitUsage)
+	c.savePath = ""
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit holds every hyperparameter at a value given .*; not held: variance, lengthscale\[0\], lengthscale\[1\], noise; without a value: none$`, exitUsage)
+	c.selector = "hybrid"
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit runs the cholqr selector only`, exitUsage)
+	c.selector = ""
 
 	c.dropMissing = true
 	c.trainPath = writeRanksCSV(t, rows, func(i int) string {
@@ -125,7 +135,7 @@ func TestFitRanksErrors(t *testing.T) {
 		}
 		return ""
 	})
-	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: the 2 ranks have read the 2571 rows of `, exitUsage)
+	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks fit needs every row of .*: 429 of 3000 have a missing value`, exitUsage)
 
 	c = base
 	c.trainPath, c.testPath = writeRanksCSV(t, 10, func(int) string { return "" }), save
@@ -140,7 +150,9 @@ func TestFitRanksErrors(t *testing.T) {
 // SGP_MPI_SGPREPL, as .ci/run sets it) under mpirun: a bad row on rank 2's
 // rows under -np 3 ends the job with one message naming rank 2 and the
 // line, a non-zero status and no model file; under -np 1 fit fits as
-// without MPI, its JSON saying "ranks": 1.
+// without MPI, its JSON saying "ranks": 1; under -np 2, 3 and 4 with the
+// hyperparameters held, the JSON of every P has the inducing set,
+// objective and epochs of sgp.FitRanks in one process.
 func TestFitMPI(t *testing.T) {
 	bin := os.Getenv("SGP_MPI_SGPREPL")
 	if bin == "" {
@@ -196,4 +208,92 @@ func TestFitMPI(t *testing.T) {
 	if _, err := os.Stat(save); err != nil {
 		t.Errorf("-np 1: %v", err)
 	}
+
+	// Across ranks with the hyperparameters held: the fit of every P is
+	// sgp.FitRanks over all rows in one process.
+	held := writeRanksCSV(t, 2600, func(int) string { return "" })
+	want := singleRanksFit(t, held)
+	for np := 2; np <= 4; np++ {
+		stdout, stderr, code := run(np, "fit", "--train", held, "--m", "10", "--max-epochs", "4", "--mean", "zero", "--json", "--fix", heldFix)
+		var got ranksFit
+		if code != 0 || json.Unmarshal([]byte(stdout), &got) != nil {
+			t.Errorf("-np %d, held: exit status %d, stdout %q, stderr %s", np, code, stdout, stderr)
+			continue
+		}
+		if got.Ranks != np || got.Value != want.Value || !slices.Equal(got.Inducing, want.Inducing) || got.Epochs != want.Epochs || got.Accepted != want.Accepted {
+			t.Errorf("-np %d, held: %+v, want %+v with ranks %d", np, got, want, np)
+		}
+	}
+}
+
+// heldFix holds every hyperparameter of an RBF kernel on writeRanksCSV's
+// two inputs, for a fit across ranks.
+const heldFix = "variance=1.5,lengthscale[0]=0.4,lengthscale[1]=0.6,noise=0.01"
+
+// ranksFit is the part of the JSON of a fit across ranks that must not
+// depend on P.
+type ranksFit struct {
+	Ranks     int     `json:"ranks"`
+	N         int     `json:"n"`
+	Value     float64 `json:"value"`
+	Inducing  []int   `json:"inducing_rows"`
+	Epochs    int     `json:"epochs"`
+	Accepted  int     `json:"accepted"`
+	Converged bool    `json:"converged"`
+}
+
+// heldConfig is fit --train train --m 10 --max-epochs 4 --mean zero
+// --json --fix heldFix.
+func heldConfig(t *testing.T, train string) fitConfig {
+	t.Helper()
+	c := fitConfig{trainPath: train, m: 10, mSet: true, z: 16, objective: "var", meanName: "zero", maxEpochs: 4, json: true, restarts: -1, seed: 1}
+	if err := c.cons.fix.Set(heldFix); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestFitRanksSameForEveryP fits a file of 2600 rows (three blocks: with
+// P = 4 one rank holds none) across P = 2, 3 and 4 ranks of comm.Local
+// with the hyperparameters held: rank 0 alone prints one JSON object,
+// with "ranks": P, and its inducing set, objective and epochs are those
+// of sgp.FitRanks over all rows in one process.
+func TestFitRanksSameForEveryP(t *testing.T) {
+	t.Parallel()
+	train := writeRanksCSV(t, 2600, func(int) string { return "" })
+	want := singleRanksFit(t, train)
+	if want.Accepted == 0 {
+		t.Fatal("no swap accepted: the fit tests no decision")
+	}
+	for P := 2; P <= 4; P++ {
+		runs := fitOnLocal(t, P, heldConfig(t, train))
+		for r, run := range runs {
+			if run.code != 0 || (r > 0 && run.stdout+run.stderr != "") {
+				t.Fatalf("P=%d rank %d: status %d, printed %q %q", P, r, run.code, run.stdout, run.stderr)
+			}
+		}
+		var got ranksFit
+		if err := json.Unmarshal([]byte(runs[0].stdout), &got); err != nil {
+			t.Fatalf("P=%d: %v in %q", P, err, runs[0].stdout)
+		}
+		if got.Ranks != P || got.N != 2600 || got.Value != want.Value || !slices.Equal(got.Inducing, want.Inducing) || got.Epochs != want.Epochs || got.Accepted != want.Accepted {
+			t.Errorf("P=%d: %+v, want %+v with ranks %d", P, got, want, P)
+		}
+	}
+}
+
+// singleRanksFit is sgp.FitRanks on all rows of train in one process,
+// with heldArgs' settings.
+func singleRanksFit(t *testing.T, train string) ranksFit {
+	t.Helper()
+	ds, err := data.ReadCSVFile(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sgp.FitRanks(context.Background(), comm.Single(), ds.X, ds.Y, 0, ds.X.Len(), kernel.NewRBF(1.5, []float64{0.4, 0.6}), 0.01,
+		sgp.RanksOptions{M: 10, Objective: sgp.VAR, MaxEpochs: 4, Candidates: ranksCandidates, Seed: 1, Mean: sgp.MeanZero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ranksFit{Ranks: 1, N: res.N, Value: res.Value, Inducing: res.Inducing, Epochs: res.Epochs, Accepted: res.Accepted, Converged: res.Converged}
 }
