@@ -33,10 +33,12 @@ var fileLayers = []string{
 	"predict.go",         // the Predictor
 	"predict_cov.go",     // the joint posterior of a sparse model: covariance, draws
 	"predict_grad.go",    // the gradients of the predictions in the test input
+	"knownnoise.go",      // known per-point noise variances: their checks
 	"exact.go",           // the exact GP
 	"exact_cov.go",       // the exact GP's joint posterior and gradients
 	"noisevar.go",        // known per-point noise variances of the exact GP
 	"default.go",         // the default fit: the exact GP wherever it is affordable
+	"sgpr_noise_eval.go", // the continuous SGPR objective with known per-point noise variances
 	"sgpr.go",            // SGPR with continuous inducing inputs
 	"sgpr_noise.go",      // continuous SGPR with known per-point noise variances
 	"selector.go",        // the rules that choose inducing points

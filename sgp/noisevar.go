@@ -2,7 +2,6 @@ package sgp
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/cholqr/sgp/sgp/kernel"
 )
@@ -29,27 +28,6 @@ func (e *Exact) WithNoiseVariances(s2 []float64) *Exact {
 	}
 	e.s2 = append([]float64(nil), s2...)
 	return e
-}
-
-// checkNoiseVariances validates known per-point noise variances.
-func checkNoiseVariances(s2 []float64) error {
-	if len(s2) == 0 {
-		return fmt.Errorf("sgp: no noise variances")
-	}
-	for i, v := range s2 {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("sgp: noise variance %d is %v; known noise variances must be finite and ≥ 0", i, v)
-		}
-	}
-	return nil
-}
-
-// knownNoise returns s2[i], 0 for no known noise variances.
-func knownNoise(s2 []float64, i int) float64 {
-	if s2 == nil {
-		return 0
-	}
-	return s2[i]
 }
 
 // NoiseVariances returns a copy of the known noise variances of the
