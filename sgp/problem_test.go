@@ -1,7 +1,6 @@
 package sgp
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -25,31 +24,16 @@ type problem struct {
 }
 
 func newProblem(rng *rand.Rand, n, dim int, variance, ls, noise float64) *problem {
-	rows := make([][]float64, n)
-	y := make([]float64, n)
-	lss := make([]float64, dim)
-	for t := range lss {
-		lss[t] = ls * (0.5 + rng.Float64())
-	}
-	for i := range rows {
-		rows[i] = make([]float64, dim)
-		var s float64
-		for t := range rows[i] {
-			rows[i][t] = 4 * rng.Float64()
-			if dim == 1 {
-				// A jittered grid keeps 1-D subsets well conditioned.
-				rows[i][t] = 0.25 * (float64(i) + 0.5*rng.Float64())
-			}
-			s += math.Sin(2 * rows[i][t])
-		}
-		y[i] = s + 0.3*rng.NormFloat64()
-	}
-	x, err := kernel.VectorsFromRows(rows)
+	return fromNaive(naive.NewProblem(rng, n, dim, variance, ls, noise))
+}
+
+// fromNaive is the oracle's problem with its kernel and inputs.
+func fromNaive(q *naive.Problem) *problem {
+	x, err := kernel.VectorsFromRows(q.Rows)
 	if err != nil {
 		panic(err)
 	}
-	return &problem{x: x, rows: rows, y: y, kern: kernel.NewRBF(variance, lss), noise: noise,
-		K: naive.RBF(rows, variance, lss)}
+	return &problem{x: x, rows: q.Rows, y: q.Y, kern: kernel.NewRBF(q.Variance, q.Lengthscales), noise: q.Noise, K: q.K}
 }
 
 func (p *problem) factor(t *testing.T, m, z int) *cholqr.Factor {

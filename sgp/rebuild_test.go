@@ -2,7 +2,6 @@ package sgp
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -18,29 +17,9 @@ import (
 // side (cholqr.Factor.FactorizeSkipping, the batches) is tested in
 // package cholqr.
 
-// nearDuplicateProblem is a 1-D problem on a jittered grid whose point 7
-// is a copy of point 3 moved by 1e-5: given point 3 its residual variance
-// is about 2·10⁻¹⁰·κ, below keepTol.
-func nearDuplicateProblem() *problem {
-	rng := rand.New(rand.NewPCG(4, 4))
-	const n = 24
-	rows := make([][]float64, n)
-	y := make([]float64, n)
-	for i := range rows {
-		rows[i] = []float64{0.25 * (float64(i) + 0.5*rng.Float64())}
-	}
-	rows[7][0] = rows[3][0] + 1e-5
-	for i := range y {
-		y[i] = math.Sin(2*rows[i][0]) + 0.1*rng.NormFloat64()
-	}
-	x, err := kernel.VectorsFromRows(rows)
-	if err != nil {
-		panic(err)
-	}
-	const variance, ls, noise = 1.7, 0.7, 0.05
-	return &problem{x: x, rows: rows, y: y, kern: kernel.NewRBF(variance, []float64{ls}), noise: noise,
-		K: naive.RBF(rows, variance, []float64{ls})}
-}
+// nearDuplicateProblem is naive.NearDuplicateProblem: point 7 a copy of
+// point 3 moved by 1e-5, below keepTol given point 3.
+func nearDuplicateProblem() *problem { return fromNaive(naive.NearDuplicateProblem()) }
 
 // TestRefactorKeeping: the model's fallback rebuild leaves out the
 // near-duplicate and refills the set to m by score, where rebuildRobust's
