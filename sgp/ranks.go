@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -25,6 +26,16 @@ type RanksOptions struct {
 	// Progress receives one line per epoch (rank 0 passes it, the
 	// others nil).
 	Progress io.Writer
+	// Learn learns the hyperparameters in a gradient phase before each
+	// epoch's swaps (ranks_grad.go), but those named in Fixed (kernel
+	// parameter names and "noise"), which are held at their start.
+	Learn bool
+	Fixed []string
+	// CGEvals bounds the evaluations of each gradient phase (0:
+	// min(20, max(15, 2·#θ)), as Model's); NoiseFloor is the least σ²
+	// it may reach (0: 1e-9 of the targets' variance).
+	CGEvals    int
+	NoiseFloor float64
 }
 
 // RanksResult is the outcome of FitRanks, the same on every rank except
@@ -45,25 +56,35 @@ type RanksResult struct {
 	// (comm.Stats), over Swaps.
 	Messages, Bytes int64
 	Elapsed         time.Duration
+
+	// Hyperparameters are the kernel's and σ² at the end; CGEvals the
+	// gradient phases' evaluations over all epochs, CGStatus how the
+	// last one ended (CGSkipped with the hyperparameters held); Start
+	// the objective of the starting set at the starting θ.
+	Hyperparameters Hyperparameters
+	CGEvals         int
+	CGStatus        CGStop
+	Start           float64
 }
 
 // FitRanks fits the CholQR inducing set of a sparse GP whose rows are
 // spread over the ranks of c (each rank holding rows [lo, lo+x.Len()) of
-// n, comm.Span's layout; docs/scaling.md) with the hyperparameters held:
-// kern's and noise σ², the same on every rank. It starts from the greedy
+// n, comm.Span's layout; docs/scaling.md), from kern's hyperparameters
+// and noise σ², the same on every rank, held unless o.Learn. It starts from the greedy
 // variance set and runs epochs of swaps: each inducing point in turn,
 // from the last to the first, is removed (no messages) and replaced by
 // the best of Candidates rows drawn by the seed and the row of largest
 // residual variance, scored exactly, if that lowers the objective by a
-// relative 1e-9. An estimated mean is re-estimated after each epoch. It
+// relative 1e-9; with o.Learn each epoch starts with a gradient phase
+// in the hyperparameters not in o.Fixed, as Model's (ranksGrad.phase).
+// An estimated mean is re-estimated after each epoch. It
 // ends after MaxEpochs, an epoch without an accepted swap, or when ctx
 // is done on some rank (checked between epochs, one reduction each).
 //
 // Every rank calls FitRanks with the same arguments but its own rows
 // and returns the same result. The information pivots' approximate
-// scores and the gradient phase in θ are not distributed: FitRanks is
-// the sparse model with held hyperparameters (Model.WithFixedHyperparameters),
-// its candidates drawn over the rows' global indices.
+// scores are not distributed: FitRanks' swaps score candidates drawn
+// over the rows' global indices exactly.
 func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern kernel.Kernel, noise float64, o RanksOptions) (_ *RanksResult, err error) {
 	defer base.RecoverTo(&err)
 	if o.Objective != VAR && o.Objective != MLE {
@@ -97,12 +118,23 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		return nil, err
 	}
 	profileRanks(d, o.Mean)
-	res := &RanksResult{Ranks: c.Size(), N: n}
+	grad, err := newRanksGrad(c, x, y, lo, kern, noise, vary, &o)
+	if err != nil {
+		return nil, err
+	}
+	res := &RanksResult{Ranks: c.Size(), N: n, Start: d.Value(o.Objective), CGStatus: CGSkipped}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
 	for res.Epochs < o.MaxEpochs {
 		if c.Any(ctx.Err() != nil) {
 			res.Stopped = true
 			break
+		}
+		if grad != nil {
+			if err := grad.phase(ctx, d); err != nil {
+				return nil, err
+			}
+			profileRanks(d, o.Mean)
+			res.CGEvals, res.CGStatus = grad.evals, grad.status
 		}
 		before := c.Stats().Total()
 		swaps, acc := d.Epoch(o.Objective, o.Candidates, rng.IntN)
@@ -126,6 +158,11 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	res.Parts = d.Parts()
 	res.Value = res.Parts.Value(o.Objective)
 	res.Mean = d.Mean()
+	if grad != nil {
+		noise = grad.noise
+	}
+	res.Hyperparameters = newHyperparameters(append(kern.ParamNames(), "noise"), append(kern.Params(nil), math.Log(noise)))
+	res.Hyperparameters.Values[kern.NumParams()] = noise // σ² exactly, not exp(log σ²)
 	res.Elapsed = time.Since(start)
 	return res, nil
 }

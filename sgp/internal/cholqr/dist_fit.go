@@ -1,6 +1,7 @@
 package cholqr
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/cholqr/sgp/sgp/internal/base"
@@ -117,4 +118,33 @@ func (f *Dist) estimateMean(p base.MeanPrior) float64 {
 		bb += f.b[c] * f.b[c]
 	}
 	return f.mu + p.Step(f.sumY-ba, float64(f.n)-bb, f.mu-p.Ybar, f.noise)
+}
+
+// LogScale returns n·log sd(y) over all rows, as Factor's.
+func (f *Dist) LogScale() float64 { return f.logScale }
+
+// Lend returns the storage of this rank's rows of G (nl·(m+1) values) and
+// of Q (nl·m) for the caller to overwrite, and invalidates the state
+// until the next successful Factorize, as Factor.Lend; the inducing set
+// is kept in Active's order, to rebuild from.
+func (f *Dist) Lend() (g, q []float64) {
+	if !f.ok {
+		panic(errBadFactor)
+	}
+	f.ok = false
+	return f.g, f.q
+}
+
+// SetParams sets the kernel's log parameters to theta and σ² to noise,
+// forms this rank's diag K again and refactorises the inducing set there.
+func (f *Dist) SetParams(theta []float64, noise float64) error {
+	if !(noise > 0) || math.IsInf(noise, 0) {
+		return fmt.Errorf("%w, got %v", base.ErrNoise, noise)
+	}
+	f.kern.SetParams(theta)
+	if f.nl > 0 {
+		f.kern.Diag(f.kdiag, f.x, 0, f.nl)
+	}
+	f.noise = noise
+	return f.Factorize(f.Active(nil))
 }

@@ -169,8 +169,7 @@ func (f *Dist) Factorize(active []int) error {
 }
 
 // SetNoise changes σ² and refactorises the inducing set (as
-// Factor.SetNoise); after a change of the kernel's hyperparameters,
-// Factorize(Active(nil)) rebuilds the state.
+// Factor.SetNoise); SetParams changes the kernel's hyperparameters too.
 func (f *Dist) SetNoise(noise float64) error {
 	if !(noise > 0) || math.IsInf(noise, 0) {
 		return fmt.Errorf("%w, got %v", base.ErrNoise, noise)
