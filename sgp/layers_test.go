@@ -53,8 +53,9 @@ var fileLayers = []string{
 	"subset.go",          // a fit of a subset of the data: the Result
 	"hybrid.go",          // the hybrid selector's continuous refinement
 	"fit.go",             // Fit, Step and Swap
-	"ranks.go",           // FitRanks: the CholQR fit over the ranks of a comm
+	"ranks_options.go",   // FitRanks' options and result
 	"ranks_grad.go",      // FitRanks' gradient phase: the hyperparameters learned over the ranks
+	"ranks.go",           // FitRanks: the CholQR fit over the ranks of a comm
 	"factor_view.go",     // the read-only view of the factored state
 	"state.go",           // the model's state read after building it
 	"model_predict.go",   // the model's predictions and test scores

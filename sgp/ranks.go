@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -14,58 +13,6 @@ import (
 	"github.com/cholqr/sgp/sgp/internal/cholqr"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
-
-// RanksOptions configures FitRanks.
-type RanksOptions struct {
-	M          int       // inducing points, 1 ≤ M ≤ n
-	Objective  Objective // VAR or MLE
-	MaxEpochs  int       // at most this many epochs of swaps (0: 50)
-	Candidates int       // rows drawn and scored exactly per swap (0: 8)
-	Seed       uint64    // seed of the draws, the same on every rank
-	Mean       Mean      // the prior mean (MeanConstant by default)
-	// Progress receives one line per epoch (rank 0 passes it, the
-	// others nil).
-	Progress io.Writer
-	// Learn learns the hyperparameters in a gradient phase before each
-	// epoch's swaps (ranks_grad.go), but those named in Fixed (kernel
-	// parameter names and "noise"), which are held at their start.
-	Learn bool
-	Fixed []string
-	// CGEvals bounds the evaluations of each gradient phase (0:
-	// min(20, max(15, 2·#θ)), as Model's); NoiseFloor is the least σ²
-	// it may reach (0: 1e-9 of the targets' variance).
-	CGEvals    int
-	NoiseFloor float64
-}
-
-// RanksResult is the outcome of FitRanks, the same on every rank except
-// the counts of what this rank sent.
-type RanksResult struct {
-	Ranks     int     // P
-	N         int     // rows over all ranks
-	Inducing  []int   // the inducing set, global row indices in pivot order
-	Value     float64 // the objective at the end
-	Parts     Parts
-	Mean      float64 // μ
-	Epochs    int
-	Swaps     int
-	Accepted  int
-	Converged bool // the last epoch accepted no swap
-	Stopped   bool // the context ended the fit after an epoch
-	// Messages and Bytes are what this rank sent during the swaps
-	// (comm.Stats), over Swaps.
-	Messages, Bytes int64
-	Elapsed         time.Duration
-
-	// Hyperparameters are the kernel's and σ² at the end; CGEvals the
-	// gradient phases' evaluations over all epochs, CGStatus how the
-	// last one ended (CGSkipped with the hyperparameters held); Start
-	// the objective of the starting set at the starting θ.
-	Hyperparameters Hyperparameters
-	CGEvals         int
-	CGStatus        CGStop
-	Start           float64
-}
 
 // FitRanks fits the CholQR inducing set of a sparse GP whose rows are
 // spread over the ranks of c (each rank holding rows [lo, lo+x.Len()) of
