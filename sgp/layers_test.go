@@ -51,6 +51,7 @@ var fileLayers = []string{
 	"subset.go",          // a fit of a subset of the data: the Result
 	"hybrid.go",          // the hybrid selector's continuous refinement
 	"fit.go",             // Fit, Step and Swap
+	"ranks_predict.go",   // the Predictor of a fit over ranks, from the replicated state
 	"ranks.go",           // FitRanks: the CholQR fit over the ranks of a comm, hyperparameters held
 	"factor_view.go",     // the read-only view of the factored state
 	"state.go",           // the model's state read after building it

@@ -45,7 +45,16 @@ type RanksResult struct {
 	// (comm.Stats), over Swaps.
 	Messages, Bytes int64
 	Elapsed         time.Duration
+
+	pred *Predictor
 }
+
+// Predictor returns the fitted model's Predictor, the same on every rank
+// (built from the state every rank holds): predictions, test scores and
+// the model file of a fit over ranks. Its InputNames are the names of the
+// inputs the rank passed to FitRanks (nil for unnamed inputs or a rank
+// without rows); set them before saving from a rank without rows.
+func (r *RanksResult) Predictor() *Predictor { return r.pred }
 
 // FitRanks fits the CholQR inducing set of a sparse GP whose rows are
 // spread over the ranks of c (each rank holding rows [lo, lo+x.Len()) of
@@ -126,6 +135,13 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	res.Parts = d.Parts()
 	res.Value = res.Parts.Value(o.Objective)
 	res.Mean = d.Mean()
+	var names []string
+	if x != nil {
+		names = x.Names()
+	}
+	if res.pred, err = ranksPredictor(d, names); err != nil {
+		return nil, err
+	}
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
