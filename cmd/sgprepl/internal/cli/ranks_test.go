@@ -91,9 +91,10 @@ func checkOneMessage(t *testing.T, runs []rankRun, want string, code int) {
 // TestFitRanksErrors checks fit across the ranks of one process
 // (comm.Local): a bad row, rows with a missing value and a file that does
 // not exist each end every rank with one message from rank 0, naming the
-// rank and the line, and no output written; a good file reaches the fit,
-// which refuses a model file, a selector other than cholqr, hyperparameters
-// not held and rows dropped, naming what runs across ranks.
+// rank and the line, and no output written, as does a test file that
+// does not exist; a good file reaches the fit, which refuses a selector
+// other than cholqr, hyperparameters not held, rows dropped and column
+// mode, naming what runs across ranks.
 func TestFitRanksErrors(t *testing.T) {
 	t.Parallel()
 	const rows = 3000 // 3 blocks of comm.BlockRows: rank 2 holds rows 2048 on
@@ -121,8 +122,6 @@ func TestFitRanksErrors(t *testing.T) {
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: rank 0 of 3: cannot open CSV file: .*absent\.csv`, exitFailure)
 
 	c.trainPath = writeRanksCSV(t, rows, func(int) string { return "" })
-	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit writes no model file \(--save\)`, exitUsage)
-	c.savePath = ""
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit holds every hyperparameter at a value given .*; not held: variance, lengthscale\[0\], lengthscale\[1\], noise; without a value: none$`, exitUsage)
 	c.selector = "hybrid"
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit runs the cholqr selector only`, exitUsage)
@@ -137,9 +136,11 @@ func TestFitRanksErrors(t *testing.T) {
 	})
 	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks fit needs every row of .*: 429 of 3000 have a missing value`, exitUsage)
 
-	c = base
-	c.trainPath, c.testPath = writeRanksCSV(t, 10, func(int) string { return "" }), save
-	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks, fit reads a numeric training file \(--train\) only`, exitUsage)
+	c = heldConfig(t, writeRanksCSV(t, rows, func(int) string { return "" }))
+	c.savePath, c.testPath = save, filepath.Join(t.TempDir(), "absent-test.csv")
+	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: rank 0 of 2: cannot open CSV file: .*absent-test\.csv`, exitFailure)
+	c.testPath, c.inputCols = "", stringList{"x0"}
+	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks, fit reads numeric files \(--train, --test\) only`, exitUsage)
 
 	if _, err := os.Stat(save); !os.IsNotExist(err) {
 		t.Errorf("%s: %v; a failed fit writes nothing", save, err)
