@@ -153,7 +153,8 @@ func TestFitRanksErrors(t *testing.T) {
 // line, a non-zero status and no model file; under -np 1 fit fits as
 // without MPI, its JSON saying "ranks": 1; under -np 2, 3 and 4 with the
 // hyperparameters held, the JSON of every P has the inducing set,
-// objective and epochs of sgp.FitRanks in one process.
+// objective and epochs of sgp.FitRanks in one process, and rank 0 writes
+// the model file, the test scores and the predictions.
 func TestFitMPI(t *testing.T) {
 	bin := os.Getenv("SGP_MPI_SGPREPL")
 	if bin == "" {
@@ -214,15 +215,27 @@ func TestFitMPI(t *testing.T) {
 	// sgp.FitRanks over all rows in one process.
 	held := writeRanksCSV(t, 2600, func(int) string { return "" })
 	want := singleRanksFit(t, held)
+	test := writeRanksCSV(t, 30, func(int) string { return "" })
 	for np := 2; np <= 4; np++ {
-		stdout, stderr, code := run(np, "fit", "--train", held, "--m", "10", "--max-epochs", "4", "--mean", "zero", "--json", "--fix", heldFix)
-		var got ranksFit
+		dir := t.TempDir()
+		save, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
+		stdout, stderr, code := run(np, "fit", "--train", held, "--m", "10", "--max-epochs", "4", "--mean", "zero", "--json", "--fix", heldFix,
+			"--save", save, "--test", test, "--predictions", pred)
+		var got ranksOutJSON
 		if code != 0 || json.Unmarshal([]byte(stdout), &got) != nil {
 			t.Errorf("-np %d, held: exit status %d, stdout %q, stderr %s", np, code, stdout, stderr)
 			continue
 		}
 		if got.Ranks != np || got.Value != want.Value || !slices.Equal(got.Inducing, want.Inducing) || got.Epochs != want.Epochs || got.Accepted != want.Accepted {
-			t.Errorf("-np %d, held: %+v, want %+v with ranks %d", np, got, want, np)
+			t.Errorf("-np %d, held: %+v, want %+v with ranks %d", np, got.ranksFit, want, np)
+		}
+		// The outputs, written by rank 0: the model file, the test
+		// scores and one prediction per test row.
+		if p, err := sgp.LoadPredictorFile(save); err != nil || p.X.Len() != 10 {
+			t.Errorf("-np %d: model file %s: %v", np, save, err)
+		}
+		if mean, _ := readPredictionColumns(t, pred); len(mean) != 30 || got.TestRows != 30 || got.SMSE == nil || got.SNLP == nil {
+			t.Errorf("-np %d: %d predictions, JSON test rows %d, SMSE %v, SNLP %v; want 30 and both scores", np, len(mean), got.TestRows, got.SMSE, got.SNLP)
 		}
 	}
 }
