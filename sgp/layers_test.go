@@ -54,6 +54,7 @@ var fileLayers = []string{
 	"hybrid.go",          // the hybrid selector's continuous refinement
 	"fit.go",             // Fit, Step and Swap
 	"ranks_options.go",   // FitRanks' options and result
+	"ranks_predict.go",   // the Predictor of a fit over ranks, from the replicated state
 	"ranks_grad.go",      // FitRanks' gradient phase: the hyperparameters learned over the ranks
 	"ranks.go",           // FitRanks: the CholQR fit over the ranks of a comm
 	"factor_view.go",     // the read-only view of the factored state

@@ -110,6 +110,13 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	}
 	res.Hyperparameters = newHyperparameters(append(kern.ParamNames(), "noise"), append(kern.Params(nil), math.Log(noise)))
 	res.Hyperparameters.Values[kern.NumParams()] = noise // σ² exactly, not exp(log σ²)
+	var names []string
+	if x != nil {
+		names = x.Names()
+	}
+	if res.pred, err = ranksPredictor(d, names); err != nil {
+		return nil, err
+	}
 	res.Elapsed = time.Since(start)
 	return res, nil
 }

@@ -55,4 +55,13 @@ type RanksResult struct {
 	CGEvals         int
 	CGStatus        CGStop
 	Start           float64
+
+	pred *Predictor
 }
+
+// Predictor returns the fitted model's Predictor, the same on every rank
+// (built from the state every rank holds): predictions, test scores and
+// the model file of a fit over ranks. Its InputNames are the names of the
+// inputs the rank passed to FitRanks (nil for unnamed inputs or a rank
+// without rows); set them before saving from a rank without rows.
+func (r *RanksResult) Predictor() *Predictor { return r.pred }

@@ -24,6 +24,7 @@ var fileLayers = []string{
 	"dist_update.go",  // Dist's Gram–Schmidt, Factorize, Add, ExactDelta
 	"dist_move.go",    // Dist's message-free removal, SwapWith, GreedyVariance
 	"dist_fit.go",     // Dist's swap among candidates, its epoch of swaps, GLSMean
+	"dist_view.go",    // Dist's replicated factors for a predictor
 }
 
 // TestFileLayers checks that no file refers to a file after it in

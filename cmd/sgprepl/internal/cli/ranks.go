@@ -85,11 +85,18 @@ func (c *fitConfig) runRanks(ctx context.Context, e *env, world *comm.Comm) erro
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if c.columnMode(specName) || c.testPath != "" {
-		return usageErrorf("fit: under %d ranks, fit reads a numeric training file (--train) only: no --test, column mode (--input-column, --target-column, --where) or kernel of discrete inputs; run them with one rank", world.Size())
+	if c.columnMode(specName) {
+		return usageErrorf("fit: under %d ranks, fit reads numeric files (--train, --test) only: no column mode (--input-column, --target-column, --where) or kernel of discrete inputs; run them with one rank", world.Size())
 	}
-	if err := checkOutputs([]string{c.trainPath}, c.savePath, c.predPath); err != nil {
+	if err := c.checkRanksOutputs(world.Size()); err != nil {
 		return err
+	}
+	if err := checkOutputs([]string{c.trainPath, c.testPath}, c.savePath, c.predPath); err != nil {
+		return err
+	}
+	if c.savePath == stdoutPath || c.predPath == stdoutPath {
+		// The output takes standard output; the summary goes to stderr.
+		e = &env{stdin: e.stdin, stdout: e.stderr, stderr: e.stderr, dash: e.stdout}
 	}
 	rows, err := readRanks(world, c.trainPath, c.dropMissing)
 	if err != nil {

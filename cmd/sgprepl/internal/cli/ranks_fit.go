@@ -20,16 +20,15 @@ const ranksCandidates = 8
 // fitRanks fits the CholQR inducing set on the rows the ranks hold
 // (sgp.FitRanks) with every hyperparameter held at the value --param or
 // --fix gives it, and rank 0 prints the progress and the summary or the
-// JSON object. The gradient phase in θ, the other selectors, the model
-// file and predictions run with one rank; fitRanks says so.
+// JSON object; rank 0 writes the model file and the test predictions
+// (writeRanksOutputs). The gradient phase in θ and the other selectors
+// run with one rank; fitRanks says so.
 func (c *fitConfig) fitRanks(ctx context.Context, e *env, world *comm.Comm, rows *rankRows) error {
 	p := world.Size()
 	sel := strings.ToLower(strings.TrimSpace(c.selector))
 	switch {
 	case sel != "" && sel != "cholqr":
 		return usageErrorf("fit: under %d ranks fit runs the cholqr selector only (--selector cholqr), not %s; run it with one rank", p, echo(c.selector))
-	case c.savePath != "":
-		return usageErrorf("fit: under %d ranks fit writes no model file (--save): the JSON (--json) reports the inducing set as row indices; fit with one rank to save a model", p)
 	case rows.kept != rows.n:
 		return usageErrorf("fit: under %d ranks fit needs every row of %s: %d of %d have a missing value (--drop-missing); impute them or fit with one rank", p, c.trainPath, rows.n-rows.kept, rows.n)
 	}
@@ -59,6 +58,12 @@ func (c *fitConfig) fitRanks(ctx context.Context, e *env, world *comm.Comm, rows
 	if err := checkMBelowN(m, rows.n, true); err != nil {
 		return err
 	}
+	cols := columnsOf(world, rows)
+	test, err := c.readRanksTest(world, cols)
+	if err != nil {
+		return err
+	}
+	signals := ctx
 	if c.budget > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.budget)
@@ -77,10 +82,16 @@ func (c *fitConfig) fitRanks(ctx context.Context, e *env, world *comm.Comm, rows
 	if err != nil {
 		return err
 	}
-	if world.Rank() != 0 {
-		return nil
+	out, err := c.writeRanksOutputs(e, world, res, test, cols)
+	if err != nil {
+		return err
 	}
-	return c.reportRanks(e, res, obj, mean, spec, m, names, values)
+	if world.Rank() == 0 {
+		if err := c.reportRanks(e, res, obj, mean, spec, m, names, values, out); err != nil {
+			return err
+		}
+	}
+	return ranksInterrupted(signals, world, res)
 }
 
 // heldKernel returns the kernel of spec with every hyperparameter, and
@@ -168,14 +179,15 @@ type ranksJSON struct {
 	MessagesPerSwap float64            `json:"messages_per_swap"`
 	BytesPerSwap    float64            `json:"bytes_per_swap"`
 	Seconds         float64            `json:"seconds"`
+	*ranksOutputs
 }
 
 // reportRanks prints rank 0's summary or JSON object.
-func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective, mean sgp.Mean, spec string, m int, names []string, values []float64) error {
+func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective, mean sgp.Mean, spec string, m int, names []string, values []float64, out *ranksOutputs) error {
 	j := ranksJSON{Ranks: res.Ranks, N: res.N, M: m, Selector: "cholqr", Kernel: spec, Objective: obj.String(), Value: res.Value,
 		Parts: res.Parts, Mean: res.Mean, MeanKind: mean.String(), Hyperparameters: map[string]float64{}, Inducing: res.Inducing,
 		Epochs: res.Epochs, Swaps: res.Swaps, Accepted: res.Accepted, Candidates: ranksCandidates, Converged: res.Converged,
-		Stopped: res.Stopped, Seconds: res.Elapsed.Seconds()}
+		Stopped: res.Stopped, Seconds: res.Elapsed.Seconds(), ranksOutputs: out}
 	for i, name := range names {
 		j.Hyperparameters[name] = values[i]
 	}
@@ -196,5 +208,6 @@ func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective,
 	fmt.Fprintf(e.stdout, "fit across %d ranks: n=%d, m=%d, cholqr with held hyperparameters, %v %.10g (mean %.6g)\n", res.Ranks, res.N, m, obj, res.Value, res.Mean)
 	fmt.Fprintf(e.stdout, "%d epochs, %d of %d swaps accepted, ended by %s; %.1f messages and %.0f bytes sent by rank 0 per swap; %.2fs\n",
 		res.Epochs, res.Accepted, res.Swaps, end, j.MessagesPerSwap, j.BytesPerSwap, j.Seconds)
+	printRanksOutputs(e.stdout, out, c.testPath)
 	return nil
 }

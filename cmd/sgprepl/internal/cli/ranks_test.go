@@ -91,9 +91,10 @@ func checkOneMessage(t *testing.T, runs []rankRun, want string, code int) {
 // TestFitRanksErrors checks fit across the ranks of one process
 // (comm.Local): a bad row, rows with a missing value and a file that does
 // not exist each end every rank with one message from rank 0, naming the
-// rank and the line, and no output written; a good file reaches the fit,
-// which refuses a model file, a selector other than cholqr, hyperparameters
-// not held and rows dropped, naming what runs across ranks.
+// rank and the line, and no output written, as does a test file that
+// does not exist; a good file reaches the fit, which refuses a selector
+// other than cholqr, hyperparameters not held, rows dropped and column
+// mode, naming what runs across ranks.
 func TestFitRanksErrors(t *testing.T) {
 	t.Parallel()
 	const rows = 3000 // 3 blocks of comm.BlockRows: rank 2 holds rows 2048 on
@@ -121,8 +122,6 @@ func TestFitRanksErrors(t *testing.T) {
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: rank 0 of 3: cannot open CSV file: .*absent\.csv`, exitFailure)
 
 	c.trainPath = writeRanksCSV(t, rows, func(int) string { return "" })
-	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit writes no model file \(--save\)`, exitUsage)
-	c.savePath = ""
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit holds every hyperparameter at a value given .*; not held: variance, lengthscale\[0\], lengthscale\[1\], noise; without a value: none$`, exitUsage)
 	c.selector = "hybrid"
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit runs the cholqr selector only`, exitUsage)
@@ -137,9 +136,11 @@ func TestFitRanksErrors(t *testing.T) {
 	})
 	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks fit needs every row of .*: 429 of 3000 have a missing value`, exitUsage)
 
-	c = base
-	c.trainPath, c.testPath = writeRanksCSV(t, 10, func(int) string { return "" }), save
-	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks, fit reads a numeric training file \(--train\) only`, exitUsage)
+	c = heldConfig(t, writeRanksCSV(t, rows, func(int) string { return "" }))
+	c.savePath, c.testPath = save, filepath.Join(t.TempDir(), "absent-test.csv")
+	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: rank 0 of 2: cannot open CSV file: .*absent-test\.csv`, exitFailure)
+	c.testPath, c.inputCols = "", stringList{"x0"}
+	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks, fit reads numeric files \(--train, --test\) only`, exitUsage)
 
 	if _, err := os.Stat(save); !os.IsNotExist(err) {
 		t.Errorf("%s: %v; a failed fit writes nothing", save, err)
@@ -152,7 +153,8 @@ func TestFitRanksErrors(t *testing.T) {
 // line, a non-zero status and no model file; under -np 1 fit fits as
 // without MPI, its JSON saying "ranks": 1; under -np 2, 3 and 4 with the
 // hyperparameters held, the JSON of every P has the inducing set,
-// objective and epochs of sgp.FitRanks in one process.
+// objective and epochs of sgp.FitRanks in one process, and rank 0 writes
+// the model file, the test scores and the predictions.
 func TestFitMPI(t *testing.T) {
 	bin := os.Getenv("SGP_MPI_SGPREPL")
 	if bin == "" {
@@ -213,15 +215,27 @@ func TestFitMPI(t *testing.T) {
 	// sgp.FitRanks over all rows in one process.
 	held := writeRanksCSV(t, 2600, func(int) string { return "" })
 	want := singleRanksFit(t, held)
+	test := writeRanksCSV(t, 30, func(int) string { return "" })
 	for np := 2; np <= 4; np++ {
-		stdout, stderr, code := run(np, "fit", "--train", held, "--m", "10", "--max-epochs", "4", "--mean", "zero", "--json", "--fix", heldFix)
-		var got ranksFit
+		dir := t.TempDir()
+		save, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
+		stdout, stderr, code := run(np, "fit", "--train", held, "--m", "10", "--max-epochs", "4", "--mean", "zero", "--json", "--fix", heldFix,
+			"--save", save, "--test", test, "--predictions", pred)
+		var got ranksOutJSON
 		if code != 0 || json.Unmarshal([]byte(stdout), &got) != nil {
 			t.Errorf("-np %d, held: exit status %d, stdout %q, stderr %s", np, code, stdout, stderr)
 			continue
 		}
 		if got.Ranks != np || got.Value != want.Value || !slices.Equal(got.Inducing, want.Inducing) || got.Epochs != want.Epochs || got.Accepted != want.Accepted {
-			t.Errorf("-np %d, held: %+v, want %+v with ranks %d", np, got, want, np)
+			t.Errorf("-np %d, held: %+v, want %+v with ranks %d", np, got.ranksFit, want, np)
+		}
+		// The outputs, written by rank 0: the model file, the test
+		// scores and one prediction per test row.
+		if p, err := sgp.LoadPredictorFile(save); err != nil || p.X.Len() != 10 {
+			t.Errorf("-np %d: model file %s: %v", np, save, err)
+		}
+		if mean, _ := readPredictionColumns(t, pred); len(mean) != 30 || got.TestRows != 30 || got.SMSE == nil || got.SNLP == nil {
+			t.Errorf("-np %d: %d predictions, JSON test rows %d, SMSE %v, SNLP %v; want 30 and both scores", np, len(mean), got.TestRows, got.SMSE, got.SNLP)
 		}
 	}
 }
