@@ -264,16 +264,7 @@ func (f *Dist) Parts() base.Parts {
 			acc[0] += v
 		}
 	})[0]
-	s2 := f.noise
-	p := base.Parts{
-		DataFit:    math.Max(f.yy-aa, 0) / s2,
-		Complexity: (n-float64(k))*math.Log(s2) + 2*logR,
-		Trace:      tr / s2,
-		MeanPrior:  f.prior.Penalty(f.mu),
-	}
-	p.MLE = 0.5*(p.DataFit+p.Complexity+p.MeanPrior) + 0.5*n*math.Log(2*math.Pi)
-	p.VAR = p.MLE + 0.5*p.Trace
-	return p
+	return partsOf(f.yy, aa, f.noise, n, k, logR, tr, f.prior.Penalty(f.mu))
 }
 
 // InducingInputs returns the inputs of the inducing set in pivot order,

@@ -334,12 +334,18 @@ func (f *Factor) Parts() base.Parts {
 			trace += v * v
 		}
 	}
-	s2 := f.noise
+	return partsOf(f.yy, aa, f.noise, n, k, logR, trace, f.prior.Penalty(f.mu))
+}
+
+// partsOf returns the objectives' terms (see base.Parts) from
+// ‖y − μ‖², ‖a‖² (the data fit's reduction), σ², n, k, log det R, the
+// residual trace tr(K − GGᵀ) and the mean prior's penalty.
+func partsOf(yy, aa, s2, n float64, k int, logR, trace, penalty float64) base.Parts {
 	p := base.Parts{
-		DataFit:    math.Max(f.yy-aa, 0) / s2,
+		DataFit:    math.Max(yy-aa, 0) / s2,
 		Complexity: (n-float64(k))*math.Log(s2) + 2*logR,
 		Trace:      trace / s2,
-		MeanPrior:  f.prior.Penalty(f.mu),
+		MeanPrior:  penalty,
 	}
 	p.MLE = 0.5*(p.DataFit+p.Complexity+p.MeanPrior) + 0.5*n*math.Log(2*math.Pi)
 	p.VAR = p.MLE + 0.5*p.Trace
