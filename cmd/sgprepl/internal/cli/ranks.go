@@ -65,7 +65,7 @@ func (c *fitConfig) runOn(ctx context.Context, e *env, world *comm.Comm) error {
 	if err == nil {
 		return nil
 	}
-	// Rank 0 prints the message now, before MPI_Finalize: once a rank
+	// Rank 0 prints the message here, before MPI_Finalize: once a rank
 	// has exited with a non-zero status, mpirun may end the others.
 	code := report(e, err)
 	return &repl.ExitError{Code: code}

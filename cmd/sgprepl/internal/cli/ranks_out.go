@@ -160,7 +160,7 @@ func printRanksOutputs(w io.Writer, out *ranksOutputs, testPath string) {
 }
 
 // ranksInterrupted returns errInterrupted on every rank when the fit
-// stopped and some rank's ctx (the signals', before the time budget) is
+// stopped and some rank's ctx (the signals' context, not the time budget) is
 // done, errInterruptedAfter when the fit ended on its own but a signal
 // came before its outputs were written, and nil otherwise: the partial
 // model has been written by rank 0 and every rank exits with the same
