@@ -173,18 +173,7 @@ func TestExactNoiseVariancesGradient(t *testing.T) {
 			}
 			return f
 		}
-		const h = 1e-5
-		for i := range theta {
-			up := append([]float64(nil), theta...)
-			dn := append([]float64(nil), theta...)
-			up[i] += h
-			dn[i] -= h
-			fdO := (oracle(up) - oracle(dn)) / (2 * h)
-			fdE := (own(up) - own(dn)) / (2 * h)
-			if !relClose(grad[i], fdO, 1e-6) || !relClose(grad[i], fdE, 1e-6) {
-				t.Errorf("mean %v, θ[%d]: analytic %.10g, oracle FD %.10g, own FD %.10g", mn, i, grad[i], fdO, fdE)
-			}
-		}
+		checkGradFD(t, mn, theta, grad, oracle, own)
 	}
 }
 
