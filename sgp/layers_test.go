@@ -25,6 +25,7 @@ var fileLayers = []string{
 	"options.go",         // the options the builders share: their validators, the starting noise
 	"starts.go",          // restarts: the starts drawn around the data's, fitted in turn
 	"startcheck.go",      // the ranges a fit's start must be in
+	"canonical.go",       // the canonical order of the rows, in one process or across ranks
 	"units.go",           // what keeps the fits independent of the data's units and row order
 	"kmeans.go",          // k-means centres of the inputs
 	"objective.go",       // the Evaluator: an objective and its gradient in θ

@@ -1,10 +1,7 @@
 package sgp
 
 import (
-	"cmp"
 	"math"
-	"math/rand/v2"
-	"slices"
 
 	"gonum.org/v1/gonum/optimize"
 
@@ -117,70 +114,3 @@ func inputScales(x *kernel.Vectors) []float64 {
 	}
 	return sc
 }
-
-// canonicalRows returns an order of the rows of vector inputs x with
-// targets y that does not depend on the order of the rows, nor on the
-// order of the columns, nor on a positive scaling or shift of any column
-// or of y: the rows sorted by a key, the row's values standardised by
-// their column's mean and sd and sorted, then the standardised target,
-// compared lexicographically (rows with equal keys keep their order),
-// then shuffled by a fixed permutation of n positions. Position p of the
-// order is row order[p]. The random draws of rows of the fits (the
-// starting sets, the candidates, the information pivots' refreshes) pick
-// positions and read the rows there, so that a fit of the same data in
-// another row order draws the same rows. It returns nil for inputs that
-// are not vectors, whose draws are of rows in their own order. Space
-// O(n·d).
-func canonicalRows(x kernel.Inputs, y []float64) []int {
-	xv, ok := x.(*kernel.Vectors)
-	if !ok || xv.Len() != len(y) {
-		return nil
-	}
-	n, d := xv.Len(), xv.Dim()
-	keys := make([]float64, n*(d+1))
-	for t := range d {
-		mean, sd := 0.0, 0.0
-		for i := range n {
-			mean += xv.At(i, t)
-		}
-		mean /= float64(n)
-		for i := range n {
-			e := xv.At(i, t) - mean
-			sd += e * e
-		}
-		sd = math.Sqrt(sd / float64(n))
-		for i := range n {
-			if sd > 0 {
-				keys[i*(d+1)+t] = (xv.At(i, t) - mean) / sd
-			}
-		}
-	}
-	ym, vy := meanVar(y)
-	sy := math.Sqrt(vy)
-	for i := range n {
-		row := keys[i*(d+1) : i*(d+1)+d]
-		slices.Sort(row)
-		if sy > 0 {
-			keys[i*(d+1)+d] = (y[i] - ym) / sy
-		}
-	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		return slices.CompareFunc(keys[a*(d+1):(a+1)*(d+1)], keys[b*(d+1):(b+1)*(d+1)], cmp.Compare[float64])
-	})
-	// The sorted order follows the inputs' values (in one dimension it is
-	// the order along the axis), so a tie broken by it, or a scan in it,
-	// would favour one end of the data; a fixed shuffle of the positions,
-	// which depends on n alone, keeps the order canonical and spreads it.
-	shuffled := make([]int, n)
-	for p, q := range rand.New(rand.NewPCG(uint64(n), canonicalStream)).Perm(n) {
-		shuffled[p] = order[q]
-	}
-	return shuffled
-}
-
-// canonicalStream is the seed of canonicalRows' shuffle.
-const canonicalStream = 0x63616e6f6e
