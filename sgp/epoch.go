@@ -48,39 +48,17 @@ func (md *Model) epochStep(r *run) (EpochRecord, error) {
 		swaps = 0
 	}
 	order := md.visitOrder(swaps)
-	// Visit the chosen points from the last position to the first.
-	// Removing the point at position p rotates the k−1−p columns after
-	// it (cholqr.Factor.Swap), and a swapped point, kept or replaced, ends last:
-	// in this order the i-th swap rotates i columns, k/2 on average over a
-	// full pass.
-	slices.SortFunc(order, func(a, b int) int { return md.f.Pos(b) - md.f.Pos(a) })
 	swapStart := time.Now()
-	for i, j := range order {
-		if err := r.stopErr(); err != nil {
-			rec.SwapTime = time.Since(swapStart)
-			return rec, err
-		}
-		res := md.swapPoint(j, r.obj)
-		rec.Swaps++
+	var err error
+	rec.Swaps, rec.Accepted, err = swapPass(md.f, order, r.obj, md.rng, md.visits, r.stopErr, md.profile, func(res SwapResult) {
 		if res.Accepted {
-			rec.Accepted++
 			r.report(res.After)
 		}
-		if (i+1)%5 == 0 && i < len(order)-1 {
-			md.f.RefreshInfo(md.rng.IntN)
-		}
-	}
-	if len(order) > 0 && md.f.Ready() {
-		// The pass leaves the information pivots chosen greedily for the
-		// inducing set it ends with, as a fresh Factorize of that set
-		// chooses them. The random refreshes serve the swaps of the pass;
-		// kept after it, they are points drawn against earlier sets, whose
-		// residuals given the final set are small, and the approximate
-		// scores made from them (the next Swap, or CostRanking after a
-		// fit) rank candidates poorly.
-		md.f.RefreshInfoGreedy()
-	}
+	})
 	rec.SwapTime = time.Since(swapStart)
+	if err != nil {
+		return rec, err
+	}
 	md.epoch++
 	rec.Parts = md.f.Parts()
 	rec.Objective = rec.Parts.Value(r.obj)
@@ -297,31 +275,13 @@ func (md *Model) restore(theta []float64, active []int, obj Objective) {
 // swapPoint proposes to replace inducing point j, scoring for obj.
 func (md *Model) swapPoint(j int, obj Objective) SwapResult {
 	md.refined = nil // a hybrid fit's refinement no longer describes the model
-	md.counter++
-	md.visited[j] = md.counter
-	res := md.f.Swap(md.f.Pos(j), obj, md.rng.IntN)
-	if res.Accepted {
-		md.visited[res.Proposed] = md.counter
-		// The swap was decided at a fixed mean; re-estimating it can only
-		// lower F further.
-		md.profile()
-		res.After = md.f.Value(obj)
-	}
-	return res
+	return swapOne(md.f, j, obj, md.rng, md.visits, md.profile)
 }
 
 // visitOrder returns up to count inducing points, those not proposed for
 // removal for longest first, ties in random order.
 func (md *Model) visitOrder(count int) []int {
-	active := md.f.Active(nil)
-	md.rng.Shuffle(len(active), func(a, b int) { active[a], active[b] = active[b], active[a] })
-	// Stable insertion sort by last visit (m is small).
-	for a := 1; a < len(active); a++ {
-		for b := a; b > 0 && md.visited[active[b]] < md.visited[active[b-1]]; b-- {
-			active[b], active[b-1] = active[b-1], active[b]
-		}
-	}
-	return active[:min(count, len(active))]
+	return md.visits.order(md.f.Active(nil), md.rng, count)
 }
 
 // reselect runs a baseline's selection step for obj at the current

@@ -269,7 +269,7 @@ func (md *Model) startCopy(theta []float64) *Model {
 		c.noise = md.noise // exactly, as exp(log σ²) need not give it
 	}
 	c.f, c.refined, c.from, c.stale = nil, nil, "", false
-	c.rng, c.visited, c.counter, c.trace, c.epoch = nil, nil, 0, nil, 0
+	c.rng, c.visits, c.trace, c.epoch = nil, nil, nil, 0
 	c.undone, c.replaced = 0, 0
 	return &c
 }

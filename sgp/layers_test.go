@@ -43,6 +43,7 @@ var fileLayers = []string{
 	"sgpr.go",            // SGPR with continuous inducing inputs
 	"sgpr_noise.go",      // continuous SGPR with known per-point noise variances
 	"selector.go",        // the rules that choose inducing points
+	"swappass.go",        // the pass of swaps an epoch runs, on either engine
 	"model.go",           // the Model and its configuration
 	"fixing.go",          // hyperparameters fixed or bounded one by one: the builders' options, the model's start
 	"run.go",             // the state of one Fit or Step, how it ended

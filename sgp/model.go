@@ -104,8 +104,7 @@ type Model struct {
 
 	onWarning func(string)
 	rng       *rand.Rand
-	visited   []int // visited[i] = swap counter when point i was last proposed for removal
-	counter   int
+	visits    *visits // when each inducing point was last proposed for removal
 	trace     []EpochRecord
 	epoch     int
 }

@@ -97,7 +97,7 @@ func (md *Model) buildContext(ctx context.Context) error {
 		}
 	}
 	md.f = f
-	md.visited = make([]int, n)
+	md.visits = newVisits()
 	md.replaced = 0
 	if err := f.Factorize(active); err != nil {
 		// Keep the non-degenerate part of the requested set, in order, and
@@ -108,7 +108,6 @@ func (md *Model) buildContext(ctx context.Context) error {
 			return fmt.Errorf("sgp: no inducing point has a non-negligible variance under the kernel")
 		}
 	}
-	md.counter = 0
 	md.trace = nil
 	md.epoch = 0
 	md.profile()
@@ -197,7 +196,7 @@ func (md *Model) forwardSelectPivots(ctx context.Context, s int, pivots bool, ob
 // candidate with the best approximate score for obj, marks them visited,
 // and returns how many it added (cholqr.Factor.Grow).
 func (md *Model) grow(obj Objective) int {
-	return md.f.Grow(obj, func(j int) { md.visited[j] = md.counter })
+	return md.f.Grow(obj, md.visits.mark)
 }
 
 // Build builds the model's state if it is not built yet: it chooses the
