@@ -47,7 +47,7 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		return nil, fmt.Errorf("sgp: FitRanks: %d epochs and %d candidates must not be negative", o.MaxEpochs, o.Candidates)
 	}
 	start := time.Now()
-	d, err := cholqr.NewDist(c, x, y, lo, n, kern, noise, o.M)
+	d, err := cholqr.NewDist(c, x, y, lo, n, kern, noise, o.M, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -18,13 +18,14 @@ func (f *Dist) SwapBest(p int, cands []int, o base.Objective) base.SwapResult {
 	if !f.ok {
 		panic(errBadFactor)
 	}
+	f.needQ()
 	if p < 0 || p >= f.k {
 		panic(errIndex)
 	}
 	out := f.perm[p]
 	res := base.SwapResult{Removed: out, Proposed: -1, Before: f.Value(o), After: math.NaN()}
 	f.stats.Swaps++
-	f.removeLast(p)
+	f.removeToPark(p)
 	removed := f.Value(o)
 	all := append(append([]int(nil), cands...), f.largestResidual(out))
 	best, bd := -1, 0.0
@@ -40,16 +41,15 @@ func (f *Dist) SwapBest(p int, cands []int, o base.Objective) base.SwapResult {
 		res.Proposed, res.ExactDelta = best, bd
 		after := removed - bd
 		if after < res.Before-swapThreshold*f.ValueScale(res.Before) && f.Add(best) == nil {
+			f.discardPark()
+			f.fillInfoGreedy()
 			res.Accepted, res.After = true, f.Value(o)
 			f.stats.Accepted++
 			return res
 		}
 	}
-	if !f.appendPivot(out, 0) {
-		panic("sgp: internal error: cannot restore a removed inducing point")
-	}
-	f.gramSchmidt()
-	f.commitActive()
+	f.restorePark()
+	f.fillInfoGreedy()
 	res.After = res.Before
 	return res
 }
@@ -123,7 +123,7 @@ func (f *Dist) estimateMean(p base.MeanPrior) float64 {
 // LogScale returns n·log sd(y) over all rows, as Factor's.
 func (f *Dist) LogScale() float64 { return f.logScale }
 
-// Lend returns the storage of this rank's rows of G (nl·(m+1) values) and
+// Lend returns the storage of this rank's rows of G (nl·(m+z+1) values) and
 // of Q (nl·m) for the caller to overwrite, and invalidates the state
 // until the next successful Factorize, as Factor.Lend; the inducing set
 // is kept in Active's order, to rebuild from.

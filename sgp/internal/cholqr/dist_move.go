@@ -2,20 +2,20 @@ package cholqr
 
 import (
 	"math"
-
-	"github.com/cholqr/sgp/sgp/internal/base"
 )
 
-// transpose exchanges the active pivots at positions l and l+1 (as one
-// step of Factor.move; Cao et al. 2013, §3.2): G ← G·X with the reflection
-// X = [s c; c −s] on columns (l, l+1), (c, s) ∝ (G[p, l+1], G[p, l]) and p
-// the pivot that comes to sit at l; A ← XAX; R ← H·R·X with the Givens
-// rotation H that re-triangularises it; Q ← diag(I_n, X)·Q·Hᵀ; a ← Ha,
-// b ← Hb. G[p, :] is a replicated pivot row and R and the σI rows of Q are
+// transpose exchanges the pivots at positions l and l+1, both active or
+// both information pivots (as one step of Factor.move; Cao et al. 2013,
+// §3.2): G ← G·X with the reflection X = [s c; c −s] on columns (l, l+1),
+// (c, s) ∝ (G[p, l+1], G[p, l]) and p the pivot that comes to sit at l,
+// after which G[p, l] = ρ and G[p, l+1] = 0 exactly; A ← XAX. If the
+// pivots are active, also R ← H·R·X with the Givens rotation H that
+// re-triangularises it, Q ← diag(I_n, X)·Q·Hᵀ, a ← Ha and b ← Hb.
+// G[p, :] is a replicated pivot row and R and the σI rows of Q are
 // replicated, so every rank computes the same rotations and applies them
 // to its own rows: no messages.
 func (f *Dist) transpose(l int) {
-	tc, m, t := f.tcap, f.mcap, f.t
+	tc, t := f.tcap, f.t
 	gl, gl1 := f.pivRows[(l+1)*tc+l], f.pivRows[(l+1)*tc+l+1]
 	rho := math.Hypot(gl, gl1)
 	c, s := gl1/rho, gl/rho
@@ -24,6 +24,14 @@ func (f *Dist) transpose(l int) {
 	for i := range gu {
 		refl(&gu[i], &gv[i])
 	}
+	p, q := f.perm[l+1], f.perm[l]
+	if pl := f.local(p); pl >= 0 {
+		gu[pl], gv[pl] = rho, 0
+		f.lpos[pl] = l
+	}
+	if ql := f.local(q); ql >= 0 {
+		f.lpos[ql] = l + 1
+	}
 	for r := 0; r < t; r++ {
 		refl(&f.pivRows[r*tc+l], &f.pivRows[r*tc+l+1])
 	}
@@ -31,18 +39,27 @@ func (f *Dist) transpose(l int) {
 		f.pivRows[l*tc+i], f.pivRows[(l+1)*tc+i] = f.pivRows[(l+1)*tc+i], f.pivRows[l*tc+i]
 	}
 	f.pivRows[l*tc+l], f.pivRows[l*tc+l+1] = rho, 0
-	f.perm[l], f.perm[l+1] = f.perm[l+1], f.perm[l]
+	f.perm[l], f.perm[l+1] = p, q
 	xa, xb := f.pivX[l*f.dim:(l+1)*f.dim], f.pivX[(l+1)*f.dim:(l+2)*f.dim]
 	for i := range xa {
 		xa[i], xb[i] = xb[i], xa[i]
 	}
+	f.pivK[l], f.pivK[l+1] = f.pivK[l+1], f.pivK[l]
 	for r := 0; r < t; r++ {
 		refl(&f.gram[r*tc+l], &f.gram[r*tc+l+1])
 	}
 	for i := 0; i < t; i++ {
 		refl(&f.gram[l*tc+i], &f.gram[(l+1)*tc+i])
 	}
-	// R·X, then H on rows (l, l+1).
+	if l+1 < f.k {
+		f.transposeQR(l, refl)
+	}
+}
+
+// transposeQR is the part of transpose for active pivots: R·X, then H
+// on rows (l, l+1) of R, a and b, and Q·Hᵀ and the σI rows' X.
+func (f *Dist) transposeQR(l int, refl func(u, v *float64)) {
+	m := f.mcap
 	for r := 0; r <= l+1; r++ {
 		refl(&f.r[r*m+l], &f.r[r*m+l+1])
 	}
@@ -81,13 +98,39 @@ func (f *Dist) transpose(l int) {
 	}
 }
 
-// removeLast moves the active pivot at position p to the last active
-// position and takes it out of the QR factorisation and of G, restoring
-// its contribution to d: no messages.
-func (f *Dist) removeLast(p int) {
-	for l := p; l < f.k-1; l++ {
+// move moves the pivot at position from to position to, the pivots in
+// between shifting by one, as Factor.move: both positions in the active
+// block or both among the information pivots, by adjacent transpositions.
+// No messages.
+func (f *Dist) move(from, to int) {
+	if (from < f.k) != (to < f.k) {
+		panic("sgp: internal error: a move across the active block's end")
+	}
+	if from < to && to < f.k {
+		f.needQ()
+	}
+	for l := from; l < to; l++ {
 		f.transpose(l)
 	}
+	if from > to && from < f.k {
+		panic("sgp: internal error: an active pivot moved to an earlier position")
+	}
+	for l := from - 1; l >= to; l-- {
+		f.transpose(l)
+	}
+}
+
+// needQ panics if Q is stale (see addNoQ).
+func (f *Dist) needQ() {
+	if f.qStale {
+		panic("sgp: internal error: Q is stale after addNoQ; Factorize first")
+	}
+}
+
+// dropActive removes the last active column from the QR factorisation,
+// as Factor.dropActive: k ← k−1, and the point stays the first
+// information pivot of G.
+func (f *Dist) dropActive() {
 	f.k--
 	k, m := f.k, f.mcap
 	for c := 0; c < k; c++ {
@@ -99,92 +142,53 @@ func (f *Dist) removeLast(p int) {
 	clear(f.qcol(k))
 	clear(f.qs[k*m : (k+1)*m])
 	f.a[k], f.b[k] = 0, 0
-	f.dropLast()
 }
 
-// Remove removes global row j from the inducing set without messages
-// (see transpose). It panics if j is not active.
-func (f *Dist) Remove(j int) {
-	if !f.ok {
-		panic(errBadFactor)
+// removeToPark removes the active point at position p as
+// Factor.removeToPark: it moves to the end of the active block, its QR
+// column is kept (parkedQ, parkedR, parkedA, parkedB) and dropped, and it
+// moves past the information pivots and out of G; it stays parked (the
+// rows it may not be drawn or chosen as) until restorePark or
+// discardPark. No messages.
+func (f *Dist) removeToPark(p int) {
+	f.move(p, f.k-1)
+	k, m, nl := f.k-1, f.mcap, f.nl
+	copy(f.parkedQ[:nl], f.qcol(k))
+	copy(f.parkedQ[nl:nl+k+1], f.qs[k*m:k*m+k+1])
+	for i := 0; i <= k; i++ {
+		f.parkedR[i] = f.r[i*m+k]
 	}
-	for p, v := range f.perm[:f.k] {
-		if v == j {
-			f.removeLast(p)
-			return
-		}
-	}
-	panic(errNotActive)
+	f.parkedA, f.parkedB = f.a[k], f.b[k]
+	f.dropActive()
+	f.move(f.k, f.t-1)
+	f.parked = f.perm[f.t-1]
+	f.dropInfoLast()
 }
 
-// SwapWith proposes to replace the active point at position p by row j
-// (not active), with Factor.Swap's rule: remove it, score j exactly, and
-// accept only if the objective decreases by more than a relative
-// swapThreshold; otherwise the removed point returns, last in the
-// inducing set as after Factor's rejected swap. Messages: those of one
-// pivot append and Gram–Schmidt, and of a second append on rejection.
-func (f *Dist) SwapWith(p, j int, o base.Objective) base.SwapResult {
-	if !f.ok {
-		panic(errBadFactor)
+// discardPark forgets the parked point: its removal is final.
+func (f *Dist) discardPark() { f.parked = -1 }
+
+// restorePark re-inserts the parked point as the last active point, as
+// Factor.restorePark: its column of G is appended again after the
+// information pivots (one pivot append: Dist parks no column) and moved
+// before them, and its QR column is the parked one, still valid since
+// the active block is the same.
+func (f *Dist) restorePark() {
+	if f.t >= f.tcap {
+		f.dropInfoLast()
 	}
-	if p < 0 || p >= f.k || j < 0 || j >= f.n {
-		panic(errIndex)
-	}
-	if f.IsActive(j) {
-		panic(errIsActive)
-	}
-	out := f.perm[p]
-	res := base.SwapResult{Removed: out, Proposed: j, Before: f.Value(o), After: math.NaN()}
-	f.stats.Swaps++
-	f.removeLast(p)
-	removed := f.Value(o)
-	if f.appendPivot(j, 1e-6) {
-		f.gramSchmidt()
-		res.ExactDelta = gainF(o, f.tent.anew, 2*math.Log(f.tent.r), f.tent.gg, f.noise)
-		after := removed - res.ExactDelta
-		if after < res.Before-swapThreshold*f.ValueScale(res.Before) {
-			f.commitActive()
-			res.Accepted, res.After = true, after
-			f.stats.Accepted++
-			return res
-		}
-		f.tent = tentative{}
-		f.dropLast()
-	}
-	if !f.appendPivot(out, 0) {
+	j := f.parked
+	f.parked = -1
+	if !f.appendPivot(j, 0) {
 		panic("sgp: internal error: cannot restore a removed inducing point")
 	}
-	f.gramSchmidt()
-	f.commitActive()
-	res.After = res.Before
-	return res
-}
-
-// GreedyVariance returns m points chosen greedily by largest residual
-// variance (as Factor.GreedyVariance, rows' ties broken by the smaller
-// global index): each step takes every rank's best row and one ArgMax,
-// then adds the winner. It leaves them factorised; if fewer qualify, the
-// rest are the first rows not chosen.
-func (f *Dist) GreedyVariance(m int) []int {
-	_ = f.Factorize(nil)
-	active := make([]int, 0, m)
-	for len(active) < m {
-		best, bv := -1, 0.0
-		for i, v := range f.d {
-			if v > 0 && (best < 0 || v > bv) {
-				best, bv = f.lo+i, v
-			}
-		}
-		_, best = f.c.ArgMax(bv, best)
-		if best < 0 || f.Add(best) != nil {
-			break
-		}
-		active = append(active, best)
+	f.move(f.t-1, f.k)
+	k, m, nl := f.k, f.mcap, f.nl
+	copy(f.qcol(k), f.parkedQ[:nl])
+	copy(f.qs[k*m:k*m+k+1], f.parkedQ[nl:nl+k+1])
+	for i := 0; i <= k; i++ {
+		f.r[i*m+k] = f.parkedR[i]
 	}
-	for i := 0; len(active) < m && i < f.n; i++ {
-		if !f.IsActive(i) {
-			active = append(active, i)
-		}
-	}
-	return active
+	f.a[k], f.b[k] = f.parkedA, f.parkedB
+	f.k++
 }

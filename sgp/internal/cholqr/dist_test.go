@@ -160,9 +160,22 @@ func runDist(t *testing.T, p *problem, P, m int) []*distTrace {
 // trace with the rank's comm.Stats.
 func runOnRanks(t *testing.T, p *problem, P int, fn func(d *Dist) *distTrace, m int) []*distTrace {
 	t.Helper()
+	traces := make([]*distTrace, P)
+	runOnRanksZ(t, p, P, m, 0, func(r int, d *Dist) {
+		tr := fn(d)
+		tr.stats = d.Comm().Stats()
+		traces[r] = tr
+	})
+	return traces
+}
+
+// runOnRanksZ runs fn on a Dist of capacity m and z information pivots
+// on each of P ranks of comm.Local, each with its span of p's rows, and
+// checks the inducing inputs each rank holds.
+func runOnRanksZ(t *testing.T, p *problem, P, m, z int, fn func(r int, d *Dist)) {
+	t.Helper()
 	n := p.x.Len()
 	ranks := comm.Local(P)
-	traces := make([]*distTrace, P)
 	errs := make([]error, P)
 	var wg sync.WaitGroup
 	for r, c := range ranks {
@@ -180,13 +193,12 @@ func runOnRanks(t *testing.T, p *problem, P int, fn func(d *Dist) *distTrace, m 
 			for i := range idx {
 				idx[i] = lo + i
 			}
-			d, err := NewDist(c, p.x.Rows(idx), p.y[lo:hi], lo, n, kernel.Clone(p.kern), p.noise, m)
+			d, err := NewDist(c, p.x.Rows(idx), p.y[lo:hi], lo, n, kernel.Clone(p.kern), p.noise, m, z)
 			if err != nil {
 				errs[r] = err
 				return
 			}
-			tr := fn(d)
-			tr.stats = c.Stats()
+			fn(r, d)
 			if d.ok {
 				xin := d.InducingInputs()
 				for i, j := range d.Active(nil) {
@@ -195,7 +207,6 @@ func runOnRanks(t *testing.T, p *problem, P int, fn func(d *Dist) *distTrace, m 
 					}
 				}
 			}
-			traces[r] = tr
 		}()
 	}
 	wg.Wait()
@@ -204,7 +215,6 @@ func runOnRanks(t *testing.T, p *problem, P int, fn func(d *Dist) *distTrace, m 
 			t.Fatal(err)
 		}
 	}
-	return traces
 }
 
 func compareTraces(t *testing.T, name string, got, want *distTrace, tol float64) {

@@ -20,6 +20,7 @@ import (
 // repeated. The tentative column is left pending in Q[:, k] (its rows on
 // each rank, its σI rows replicated) for commitActive.
 func (f *Dist) gramSchmidt() {
+	f.needQ()
 	k, m, nl := f.k, f.mcap, f.nl
 	c := f.cvec[:k]
 	tc := f.tcap
@@ -130,6 +131,11 @@ func (f *Dist) commitActive() {
 // reset empties the state.
 func (f *Dist) reset() {
 	f.k, f.t, f.ok = 0, 0, true
+	f.parked, f.qStale = -1, false
+	f.tent = tentative{}
+	for i := range f.lpos {
+		f.lpos[i] = -1
+	}
 	copy(f.d, f.kdiag)
 	clear(f.g)
 	clear(f.q)
@@ -142,9 +148,11 @@ func (f *Dist) reset() {
 }
 
 // Factorize builds the state for the ordered inducing set active (global
-// indices) by rank-one steps, as Factor's rank-one path. It returns a
-// *DegenerateError, leaving the state invalid, for a point whose residual
-// given the earlier ones is at or below 1e-8·κ(x, x).
+// indices) by rank-one steps, as Factor's rank-one path, then chooses up
+// to z information pivots greedily by largest residual variance
+// (fillInfoGreedy). It returns a *DegenerateError, leaving the state
+// invalid, for a point whose residual given the earlier ones is at or
+// below 1e-8·κ(x, x).
 func (f *Dist) Factorize(active []int) error {
 	if len(active) > f.mcap {
 		panic(errFull)
@@ -164,6 +172,7 @@ func (f *Dist) Factorize(active []int) error {
 		f.gramSchmidt()
 		f.commitActive()
 	}
+	f.fillInfoGreedy()
 	f.stats.Factorizations++
 	return nil
 }
@@ -191,36 +200,173 @@ func (f *Dist) checkCandidate(j int) {
 	}
 }
 
-// Add appends global row j to the inducing set; it returns a
-// *DegenerateError, changing nothing, if j's residual is at or below
-// 1e-6·κ(x_j, x_j).
-func (f *Dist) Add(j int) error {
-	f.checkCandidate(j)
-	if f.IsActive(j) {
+// placeCandidate makes global row j (not active) the first non-active
+// pivot, at position k, as Factor.placeCandidate: an information pivot
+// moves there if its residual given the active set is not negligible
+// (read off its replicated row), any other row is appended after the
+// pivots (after dropping the last pivot if they are full, and those that
+// explain most of j's residual while it is negligible) and moved there.
+// It returns false, changing nothing, if j's residual is negligible.
+func (f *Dist) placeCandidate(j int) bool {
+	p := f.Pos(j)
+	tc := f.tcap
+	switch {
+	case p >= f.k:
+		var dI float64 // d_j = 0 at a pivot
+		for c := f.k; c < f.t; c++ {
+			v := f.pivRows[p*tc+c]
+			dI += v * v
+		}
+		if dI <= 1e-6*f.pivK[p] {
+			return false
+		}
+		f.move(p, f.k)
+	case p < 0:
+		if f.t >= f.tcap {
+			f.dropInfoLast()
+		}
+		dim := f.dim
+		buf := f.fetch(j)
+		for buf[dim] <= 1e-6*buf[dim+1] && f.t > f.k {
+			best, bv := f.k, -1.0
+			for c := f.k; c < f.t; c++ {
+				if v := math.Abs(buf[dim+2+c]); v > bv {
+					best, bv = c, v
+				}
+			}
+			f.move(best, f.t-1)
+			f.dropInfoLast()
+			buf = f.fetch(j)
+		}
+		if !f.appendFetched(j, 1e-6) {
+			return false
+		}
+		f.move(f.t-1, f.k)
+	default:
 		panic(errIsActive)
 	}
-	if !f.appendPivot(j, 1e-6) {
+	return true
+}
+
+// firstProjection is Factor.firstProjection: c₁ = R⁻ᵀA[:k, k] into
+// f.cvec and the sums of the candidate at column k, ‖g‖², gᵀ(y − μ), gᵀ1
+// (one ordered sum of 3), and ‖c₁‖², c₁ᵀa, c₁ᵀb.
+func (f *Dist) firstProjection() projection {
+	k, m, tc := f.k, f.mcap, f.tcap
+	col := f.gcol(k)
+	s := f.reduce(3, func(r0, r1 int, acc []float64) {
+		for i, v := range col[r0:r1] {
+			acc[0] += v * v
+			acc[1] += v * f.y[r0+i]
+			acc[2] += v
+		}
+	})
+	pr := projection{gg: s[0], gy: s[1], g1: s[2]}
+	c := f.cvec[:k]
+	for i := range c {
+		c[i] = f.gram[i*tc+k]
+	}
+	if k > 0 {
+		rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: m, Data: f.r}
+		blas64.Trsv(blas.Trans, rt, blas64.Vector{N: k, Data: c, Inc: 1})
+	}
+	for i, v := range c {
+		pr.cc += v * v
+		pr.ca += v * f.a[i]
+		pr.cb += v * f.b[i]
+	}
+	return pr
+}
+
+// Add appends global row j to the inducing set, as Factor.Add: it returns
+// a *DegenerateError, changing nothing, if j's residual given the active
+// set is at or below 1e-6·κ(x_j, x_j), and refills the information pivots
+// greedily if j was one. It panics if j is active or the set is full.
+func (f *Dist) Add(j int) error {
+	f.checkCandidate(j)
+	f.needQ()
+	wasInfo := f.Pos(j) >= f.k
+	if !f.placeCandidate(j) {
 		return &base.DegenerateError{Index: j}
 	}
 	f.gramSchmidt()
 	f.commitActive()
+	if wasInfo {
+		f.fillInfoGreedy()
+	}
+	return nil
+}
+
+// addNoQ is Factor.addNoQ: Add with R's new column, a_new and b_new from
+// firstProjection instead of Gram–Schmidt, so that Q is left stale until
+// the next Factorize (ForwardSelect's start with pivots), and a rebuild
+// where r² < noQRebuild·(‖g‖² + σ²).
+func (f *Dist) addNoQ(j int) error {
+	f.checkCandidate(j)
+	wasInfo := f.Pos(j) >= f.k
+	if !f.placeCandidate(j) {
+		return &base.DegenerateError{Index: j}
+	}
+	k, m := f.k, f.mcap
+	pr := f.firstProjection()
+	vv := pr.gg + f.noise
+	r2 := math.Max(vv-pr.cc, f.noise)
+	r := math.Sqrt(r2)
+	for i, v := range f.cvec[:k] {
+		f.r[i*m+k] = v
+	}
+	f.r[k*m+k] = r
+	f.a[k] = (pr.gy - pr.ca) / r
+	f.b[k] = (pr.g1 - pr.cb) / r
+	f.k++
+	f.qStale = true
+	f.stats.NoQ++
+	if r2 < noQRebuild*vv {
+		return f.Factorize(f.Active(nil))
+	}
+	if wasInfo {
+		f.fillInfoGreedy()
+	}
 	return nil
 }
 
 // ExactDelta returns the exact decrease of objective o if row j joined
-// the inducing set (as Factor.ExactDelta): NaN if j is active, 0 if its
-// residual is negligible. The state is left as it was.
+// the inducing set, as Factor.ExactDelta: NaN if j is active, 0 if its
+// residual is negligible; the state is left as it was up to the order of
+// the information pivots.
 func (f *Dist) ExactDelta(j int, o base.Objective) float64 {
 	f.checkCandidate(j)
+	f.needQ()
 	if f.IsActive(j) {
 		return math.NaN()
 	}
-	if !f.appendPivot(j, 1e-6) {
+	wasPivot := f.Pos(j) >= 0
+	if !f.placeCandidate(j) {
 		return 0
 	}
 	f.gramSchmidt()
 	df := gainF(o, f.tent.anew, 2*math.Log(f.tent.r), f.tent.gg, f.noise)
 	f.tent = tentative{}
-	f.dropLast()
+	if !wasPivot {
+		f.move(f.k, f.t-1)
+		f.dropInfoLast()
+		f.fillInfoGreedy()
+	}
 	return df
+}
+
+// Remove removes global row j from the inducing set without messages but
+// those of the greedy refill of the information pivots (as
+// Factor.Remove). It panics if j is not active.
+func (f *Dist) Remove(j int) {
+	if !f.ok {
+		panic(errBadFactor)
+	}
+	f.needQ()
+	if !f.IsActive(j) {
+		panic(errNotActive)
+	}
+	f.removeToPark(f.Pos(j))
+	f.discardPark()
+	f.fillInfoGreedy()
 }

@@ -46,12 +46,21 @@
 //	                 Grow, FactorizeFrom, and CostRanking
 //	dist.go          Dist: the state over one rank's rows of an MPI job
 //	                 (package comm), its sums in global block order, the
-//	                 objective, appending a pivot by its owner's broadcast
-//	dist_update.go   Dist's Gram–Schmidt, Factorize, Add, ExactDelta
-//	dist_move.go     Dist's removal without messages, SwapWith,
-//	                 GreedyVariance
+//	                 canonical order and its ties across ranks, the
+//	                 objective, appending a pivot by its owner's
+//	                 broadcast, the greedy information pivots
+//	dist_move.go     Dist's moves of pivots without messages, the
+//	                 removal to the park and its restoring
+//	dist_update.go   Dist's Gram–Schmidt, Factorize, placing a candidate,
+//	                 Add, addNoQ, ExactDelta, Remove
+//	dist_score.go    Dist's approximate scores, random information
+//	                 pivots (RefreshInfo, RefreshInfoGreedy), exact
+//	                 scores of candidates in batches
+//	dist_swap.go     Dist's Swap (Factor's), its prediction, SwapWith
+//	dist_select.go   Dist's GreedyVariance, ForwardSelect, Grow
 //	dist_fit.go      Dist's swap among candidates (SwapBest), its epoch,
 //	                 the mean's estimates
+//	dist_view.go     Dist's replicated factors for a predictor
 //
 // What the engine shares with the models (objectives, Parts, Stats,
 // SwapResult, the mean's prior, the kernel row helpers, the errors) is in

@@ -20,9 +20,12 @@ var fileLayers = []string{
 	"swap.go",         // moving, removing and adding pivots; a swap
 	"view.go",         // the views of the state: for inspection, prediction, the gradient phase
 	"select.go",       // the selections: greedy variance, forward selection, refill; the cost ranking
-	"dist.go",         // the state over one rank's rows (Dist): storage, the objective, appending a pivot
-	"dist_update.go",  // Dist's Gram–Schmidt, Factorize, Add, ExactDelta
-	"dist_move.go",    // Dist's message-free removal, SwapWith, GreedyVariance
+	"dist.go",         // the state over one rank's rows (Dist): storage, the order, the objective, appending a pivot, greedy pivots
+	"dist_move.go",    // Dist's message-free moves of pivots, the removal to the park and its restoring
+	"dist_update.go",  // Dist's Gram–Schmidt, Factorize, placing a candidate, Add, addNoQ, ExactDelta, Remove
+	"dist_score.go",   // Dist's approximate scores, random pivots, exact scores of candidates in batches
+	"dist_swap.go",    // Dist's Swap (Factor's), its prediction, SwapWith
+	"dist_select.go",  // Dist's GreedyVariance, ForwardSelect, Grow
 	"dist_fit.go",     // Dist's swap among candidates, its epoch of swaps, GLSMean
 	"dist_view.go",    // Dist's replicated factors for a predictor
 }
