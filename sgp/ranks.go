@@ -2,10 +2,10 @@ package sgp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/cholqr/sgp/sgp/comm"
@@ -17,51 +17,47 @@ import (
 // FitRanks fits the CholQR inducing set of a sparse GP whose rows are
 // spread over the ranks of c (each rank holding rows [lo, lo+x.Len()) of
 // n, comm.Span's layout; docs/scaling.md), from kern's hyperparameters
-// and noise σ², the same on every rank, held unless o.Learn. It starts from the greedy
-// variance set and runs epochs of swaps: each inducing point in turn,
-// from the last to the first, is removed (no messages) and replaced by
-// the best of Candidates rows drawn by the seed and the row of largest
-// residual variance, scored exactly, if that lowers the objective by a
-// relative 1e-9; with o.Learn each epoch starts with a gradient phase
-// in the hyperparameters not in o.Fixed, as Model's (ranksGrad.phase).
-// An estimated mean is re-estimated after each epoch. It
-// ends after MaxEpochs, an epoch without an accepted swap, or when ctx
-// is done on some rank (checked between epochs, one reduction each).
+// and noise σ², the same on every rank, held unless o.Learn. It runs
+// Model's CholQR fit on the distributed engine (cholqr.Dist), step for
+// step: the rows in the canonical order (canonicalOrder), the forward
+// start with information pivots (or the greedy variance start), then
+// epochs of a pass of swaps over the inducing set, those visited longest
+// ago first, each proposing the best candidate by the information
+// pivots' approximate scores and keeping it if the exact objective falls
+// (swapPass, as Model's epochs), until an epoch lowers the objective by
+// less than o.Tol relative to its scale, MaxEpochs, or ctx is done on
+// some rank (checked before each swap, one reduction each). With the
+// hyperparameters held and the same seed, M, Z, mean and objective it
+// makes the swaps Model.Fit makes with WithFixedHyperparameters, to the
+// last bits of the sums. With o.Learn each epoch starts with a gradient
+// phase in the hyperparameters not in o.Fixed (ranksGrad.phase); Model's
+// restarts from MLE and its switch-back of lengthscales are not run.
 //
 // Every rank calls FitRanks with the same arguments but its own rows
-// and returns the same result. The information pivots' approximate
-// scores are not distributed: FitRanks' swaps score candidates drawn
-// over the rows' global indices exactly.
+// and returns the same result.
 func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern kernel.Kernel, noise float64, o RanksOptions) (_ *RanksResult, err error) {
 	defer base.RecoverTo(&err)
-	if o.Objective != VAR && o.Objective != MLE {
-		return nil, errors.New("sgp: FitRanks minimises VAR or MLE")
-	}
-	if o.MaxEpochs == 0 {
-		o.MaxEpochs = 50
-	}
-	if o.Candidates == 0 {
-		o.Candidates = 8
-	}
-	if o.MaxEpochs < 0 || o.Candidates < 0 {
-		return nil, fmt.Errorf("sgp: FitRanks: %d epochs and %d candidates must not be negative", o.MaxEpochs, o.Candidates)
+	if err := o.defaults(); err != nil {
+		return nil, err
 	}
 	start := time.Now()
-	d, err := cholqr.NewDist(c, x, y, lo, n, kern, noise, o.M, 0)
+	d, err := cholqr.NewDist(c, x, y, lo, n, kern, noise, o.M, o.Z)
 	if err != nil {
 		return nil, err
 	}
 	ybar, vary := d.TargetMoments()
-	switch o.Mean.kind {
-	case meanConstant:
-		d.SetPrior(base.MeanPrior{On: true, Ybar: ybar, Tau2: vary})
-		d.SetMean(ybar)
-	case meanGLS:
-		d.SetMean(ybar)
-	default:
-		d.SetMean(o.Mean.fixedValue())
+	d.SetPrior(o.Mean.priorFrom(ybar, vary))
+	d.SetMean(o.Mean.startFrom(ybar))
+	dim := kernDim(c, x)
+	d.SetOrder(canonicalOrder(c, x, y, lo, n, dim))
+	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x5851f42d4c957f2d)) // Model's streams (buildContext)
+	stopped := func() error {
+		if c.Any(ctx.Err() != nil) {
+			return context.Canceled
+		}
+		return nil
 	}
-	if err := d.Factorize(d.GreedyVariance(o.M)); err != nil {
+	if err := ranksStart(ctx, d, &o, rng, stopped); err != nil {
 		return nil, err
 	}
 	profileRanks(d, o.Mean)
@@ -70,36 +66,8 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		return nil, err
 	}
 	res := &RanksResult{Ranks: c.Size(), N: n, Start: d.Value(o.Objective), CGStatus: CGSkipped}
-	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
-	for res.Epochs < o.MaxEpochs {
-		if c.Any(ctx.Err() != nil) {
-			res.Stopped = true
-			break
-		}
-		if grad != nil {
-			if err := grad.phase(ctx, d); err != nil {
-				return nil, err
-			}
-			profileRanks(d, o.Mean)
-			res.CGEvals, res.CGStatus = grad.evals, grad.status
-		}
-		before := c.Stats().Total()
-		swaps, acc := d.Epoch(o.Objective, o.Candidates, rng.IntN)
-		after := c.Stats().Total()
-		res.Messages += after.Messages - before.Messages
-		res.Bytes += after.Bytes - before.Bytes
-		res.Epochs++
-		res.Swaps += swaps
-		res.Accepted += acc
-		profileRanks(d, o.Mean)
-		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "epoch %3d  %v %.6g  swaps %d/%d  (%d ranks)  %.2fs\n",
-				res.Epochs, o.Objective, d.Value(o.Objective), acc, swaps, c.Size(), time.Since(start).Seconds())
-		}
-		if acc == 0 {
-			res.Converged = true
-			break
-		}
+	if err := ranksEpochs(ctx, d, grad, &o, rng, stopped, res, start); err != nil {
+		return nil, err
 	}
 	res.Inducing = d.Active(nil)
 	res.Parts = d.Parts()
@@ -119,6 +87,100 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// kernDim returns the inputs' dimension, the same on every rank (a rank
+// without rows has x nil).
+func kernDim(c *comm.Comm, x *kernel.Vectors) int {
+	dim := 0
+	if x != nil {
+		dim = x.Dim()
+	}
+	return slices.Max(c.AllGatherInts([]int{dim}))
+}
+
+// ranksStart chooses and factorises the starting inducing set as
+// Model.buildContext does for CholQR: forward selection with information
+// pivots (forwardCandidates random candidates a step), its rest drawn at
+// random when stopped, or the greedy variance set with o.Greedy.
+func ranksStart(ctx context.Context, d *cholqr.Dist, o *RanksOptions, rng *rand.Rand, stopped func() error) error {
+	var active []int
+	if o.Greedy {
+		active = d.GreedyVariance(o.M)
+	} else {
+		// The start stops where some rank's ctx is done (one Any a
+		// step): a context of each rank's own would stop the ranks at
+		// different steps.
+		sctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		progress := func(int) {
+			if stopped() != nil {
+				cancel()
+			}
+		}
+		d.ForwardSelect(sctx, o.M, forwardCandidates, true, o.Objective, rng.IntN, progress)
+		active = d.Active(nil)
+		if sctx.Err() != nil {
+			for _, p := range rng.Perm(d.N()) {
+				if len(active) >= o.M {
+					break
+				}
+				if j := d.AtPos(p); !d.IsActive(j) {
+					active = append(active, j)
+				}
+			}
+		}
+	}
+	return d.Factorize(active)
+}
+
+// ranksEpochs runs FitRanks' epochs into res: the gradient phase if
+// grad is not nil, the refill of a set below M (Grow), and a pass of
+// swaps over the whole set, until the stop rule of Model's epochs.
+func ranksEpochs(ctx context.Context, d *cholqr.Dist, grad *ranksGrad, o *RanksOptions, rng *rand.Rand, stopped func() error, res *RanksResult, start time.Time) error {
+	v := newVisits()
+	prev := d.Value(o.Objective)
+	profile := func() { profileRanks(d, o.Mean) }
+	for res.Epochs < o.MaxEpochs {
+		if stopped() != nil {
+			res.Stopped = true
+			return nil
+		}
+		if grad != nil {
+			if err := grad.phase(ctx, d); err != nil {
+				return err
+			}
+			profile()
+			res.CGEvals, res.CGStatus = grad.evals, grad.status
+		}
+		if d.Grow(o.Objective, v.mark) > 0 {
+			profile()
+		}
+		before := d.Comm().Stats().Total()
+		order := v.order(d.Active(nil), rng, d.NumActive())
+		swaps, acc, err := swapPass(d, order, o.Objective, rng, v, stopped, profile, nil)
+		after := d.Comm().Stats().Total()
+		res.Messages += after.Messages - before.Messages
+		res.Bytes += after.Bytes - before.Bytes
+		res.Swaps += swaps
+		res.Accepted += acc
+		if err != nil {
+			res.Stopped = true
+			return nil
+		}
+		res.Epochs++
+		value := d.Value(o.Objective)
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "epoch %3d  %v %.6g  swaps %d/%d  (%d ranks)  %.2fs\n",
+				res.Epochs, o.Objective, value, acc, swaps, d.Comm().Size(), time.Since(start).Seconds())
+		}
+		if prev-value < o.Tol*d.ValueScale(prev) {
+			res.Converged = true
+			return nil
+		}
+		prev = value
+	}
+	return nil
 }
 
 // profileRanks sets an estimated mean to its minimiser for the current

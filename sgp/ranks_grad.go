@@ -147,8 +147,14 @@ func (g *ranksGrad) phase(ctx context.Context, d *cholqr.Dist) error {
 }
 
 // settle sets the kernel's log parameters from theta and σ² to noise,
-// and rebuilds d's inducing set there.
+// rebuilds d's inducing set there and sets an estimated mean to its
+// minimiser, as Model.refactor does: the evaluator's values are those
+// at the minimising μ.
 func (g *ranksGrad) settle(d *cholqr.Dist, theta []float64, noise float64) error {
 	g.noise = noise
-	return d.SetParams(theta[:g.kern.NumParams()], noise)
+	if err := d.SetParams(theta[:g.kern.NumParams()], noise); err != nil {
+		return err
+	}
+	profileRanks(d, g.mean)
+	return nil
 }

@@ -40,7 +40,7 @@ func TestFitRanksLearnsSameForEveryP(t *testing.T) {
 	rows, y := ranksGradProblem(1800)
 	kern := kernel.NewRBF(1, []float64{2, 2})
 	const noise = 0.3
-	o := RanksOptions{M: 12, Objective: VAR, MaxEpochs: 3, Candidates: 4, Seed: 3, Mean: MeanZero, Learn: true}
+	o := RanksOptions{M: 12, Objective: VAR, MaxEpochs: 3, Seed: 3, Mean: MeanZero, Learn: true}
 	var want *RanksResult
 	for P := 1; P <= 4; P++ {
 		for r, res := range fitOnRanks(t, P, rows, y, kern, noise, o) {
@@ -77,7 +77,7 @@ func TestFitRanksLearnsFixed(t *testing.T) {
 	rows, y := ranksGradProblem(1300)
 	kern := kernel.NewRBF(1, []float64{2, 2})
 	const noise = 0.05
-	o := RanksOptions{M: 8, Objective: MLE, MaxEpochs: 2, Candidates: 3, Seed: 5, Mean: MeanConstant, Learn: true, Fixed: []string{"noise"}}
+	o := RanksOptions{M: 8, Objective: MLE, MaxEpochs: 2, Seed: 5, Mean: MeanConstant, Learn: true, Fixed: []string{"noise"}}
 	var want *RanksResult
 	for P := 1; P <= 2; P++ {
 		for r, res := range fitOnRanks(t, P, rows, y, kern, noise, o) {

@@ -1,18 +1,26 @@
 package sgp
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"time"
 )
 
 // RanksOptions configures FitRanks.
 type RanksOptions struct {
-	M          int       // inducing points, 1 ≤ M ≤ n
-	Objective  Objective // VAR or MLE
-	MaxEpochs  int       // at most this many epochs of swaps (0: 50)
-	Candidates int       // rows drawn and scored exactly per swap (0: 8)
-	Seed       uint64    // seed of the draws, the same on every rank
-	Mean       Mean      // the prior mean (MeanConstant by default)
+	M         int       // inducing points, 1 ≤ M ≤ n
+	Z         int       // information pivots (0: 16, Model's default)
+	Objective Objective // VAR or MLE
+	MaxEpochs int       // at most this many epochs (0: 50, Model's)
+	// Tol ends the fit after an epoch that lowers the objective by less
+	// than Tol times its scale (cholqr.Dist.ValueScale; 0: 1e-4, Model's).
+	Tol float64
+	// Greedy starts from the greedy variance set instead of the forward
+	// selection with information pivots that Model's CholQR starts from.
+	Greedy bool
+	Seed   uint64 // Model's seed (WithSeed): the same draws as Model's fit
+	Mean   Mean   // the prior mean (MeanConstant by default)
 	// Progress receives one line per epoch (rank 0 passes it, the
 	// others nil).
 	Progress io.Writer
@@ -40,7 +48,7 @@ type RanksResult struct {
 	Epochs    int
 	Swaps     int
 	Accepted  int
-	Converged bool // the last epoch accepted no swap
+	Converged bool // the last epoch lowered the objective by less than Tol
 	Stopped   bool // the context ended the fit after an epoch
 	// Messages and Bytes are what this rank sent during the swaps
 	// (comm.Stats), over Swaps.
@@ -65,3 +73,23 @@ type RanksResult struct {
 // inputs the rank passed to FitRanks (nil for unnamed inputs or a rank
 // without rows); set them before saving from a rank without rows.
 func (r *RanksResult) Predictor() *Predictor { return r.pred }
+
+// defaults checks o and sets its defaults, Model's.
+func (o *RanksOptions) defaults() error {
+	if o.Objective != VAR && o.Objective != MLE {
+		return errors.New("sgp: FitRanks minimises VAR or MLE")
+	}
+	if o.MaxEpochs == 0 {
+		o.MaxEpochs = 50
+	}
+	if o.Z == 0 {
+		o.Z = 16
+	}
+	if o.Tol == 0 {
+		o.Tol = 1e-4
+	}
+	if o.MaxEpochs < 0 || o.Z < 0 || !(o.Tol > 0) {
+		return fmt.Errorf("sgp: FitRanks: %d epochs, %d information pivots and tolerance %v must be positive", o.MaxEpochs, o.Z, o.Tol)
+	}
+	return nil
+}

@@ -35,7 +35,7 @@ func TestFitRanksPredictor(t *testing.T) {
 	ls := []float64{0.7, 0.9}
 	kern := kernel.NewRBF(1.3, ls)
 	const noise = 0.02
-	o := RanksOptions{M: 10, Objective: VAR, MaxEpochs: 2, Candidates: 4, Seed: 5, Mean: MeanGLS}
+	o := RanksOptions{M: 10, Objective: VAR, MaxEpochs: 2, Seed: 5, Mean: MeanGLS}
 	res1 := fitOnRanks(t, 1, rows, y, kern, noise, o)[0]
 	set, mu := res1.Inducing, res1.Mean
 

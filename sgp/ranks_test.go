@@ -66,7 +66,7 @@ func TestFitRanksSameForEveryP(t *testing.T) {
 	ls := []float64{0.7, 0.9}
 	kern := kernel.NewRBF(1.3, ls)
 	const noise = 0.02
-	o := RanksOptions{M: 12, Objective: VAR, MaxEpochs: 4, Candidates: 4, Seed: 3, Mean: MeanZero}
+	o := RanksOptions{M: 12, Objective: VAR, MaxEpochs: 4, Seed: 3, Mean: MeanZero}
 	var want *RanksResult
 	for P := 1; P <= 4; P++ {
 		for r, res := range fitOnRanks(t, P, rows, y, kern, noise, o) {
@@ -119,6 +119,106 @@ func TestFitRanksStops(t *testing.T) {
 	for r, x := range res {
 		if !x.Stopped || x.Epochs != 0 || x.Value != res[0].Value {
 			t.Errorf("rank %d: stopped %v after %d epochs, value %v (rank 0 %v); want stopped after none", r, x.Stopped, x.Epochs, x.Value, res[0].Value)
+		}
+	}
+}
+
+// equalsModelProblem is the data of the comparisons of FitRanks with
+// Model: n = 2600 rows of two inputs (three blocks, uneven over the
+// ranks), a smooth function of them plus noise sd 0.1, offset by 2.
+func equalsModelProblem() (*kernel.Vectors, [][]float64, []float64) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	n := 2600
+	rows := make([][]float64, n)
+	y := make([]float64, n)
+	for i := range rows {
+		rows[i] = []float64{5 * rng.Float64(), 3 * rng.Float64()}
+		y[i] = 2 + math.Sin(2*rows[i][0])*math.Cos(rows[i][1]) + 0.1*rng.NormFloat64()
+	}
+	x, err := kernel.NewVectors(n, 2, slices.Concat(rows...))
+	if err != nil {
+		panic(err)
+	}
+	return x, rows, y
+}
+
+// checkEqualsModel compares FitRanks' result res with Model's want: the
+// same inducing set in the same order, the same swaps made and accepted,
+// the same epochs, the objective and the hyperparameters within 1e-10
+// relative.
+func checkEqualsModel(t *testing.T, name string, res *RanksResult, want *Result) {
+	t.Helper()
+	if !slices.Equal(res.Inducing, want.Inducing) {
+		t.Errorf("%s: inducing %v, Model's %v", name, res.Inducing, want.Inducing)
+	}
+	if math.Abs(res.Value-want.Objective) > 1e-10*math.Abs(want.Objective) {
+		t.Errorf("%s: objective %.15g, Model's %.15g", name, res.Value, want.Objective)
+	}
+	if res.Swaps != want.Stats.Swaps || res.Accepted != want.Stats.Accepted || res.Epochs != want.Epochs || res.Converged != want.Converged {
+		t.Errorf("%s: %d of %d swaps accepted in %d epochs (converged %v), Model %d of %d in %d (%v)",
+			name, res.Accepted, res.Swaps, res.Epochs, res.Converged, want.Stats.Accepted, want.Stats.Swaps, want.Epochs, want.Converged)
+	}
+	for i, v := range res.Hyperparameters.Values {
+		if w := math.Exp(want.Params[i]); math.Abs(v-w) > 1e-10*w {
+			t.Errorf("%s: %s = %.15g, Model's %.15g", name, res.Hyperparameters.Names[i], v, w)
+		}
+	}
+}
+
+// TestFitRanksEqualsModel checks that FitRanks on P = 1…4 ranks makes the
+// fit Model.Fit makes with the same hyperparameters held, seed, M,
+// objective and mean (checkEqualsModel).
+func TestFitRanksEqualsModel(t *testing.T) {
+	x, rows, y := equalsModelProblem()
+	kern := kernel.NewRBF(1.1, []float64{0.6, 0.9})
+	const noise = 0.015
+	for _, tc := range []struct {
+		obj  Objective
+		mean Mean
+	}{{VAR, MeanConstant}, {MLE, MeanZero}} {
+		md := NewModel(x, y, kernel.Clone(kern)).WithM(14).WithNoise(noise).WithFixedHyperparameters(true).
+			WithObjective(tc.obj).WithMean(tc.mean).WithSeed(3).WithMaxEpochs(6)
+		want, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want.Stats.Accepted == 0 {
+			t.Fatalf("%v: Model accepted no swap", tc.obj)
+		}
+		o := RanksOptions{M: 14, Objective: tc.obj, MaxEpochs: 6, Seed: 3, Mean: tc.mean}
+		for P := 1; P <= 4; P++ {
+			for r, res := range fitOnRanks(t, P, rows, y, kern, noise, o) {
+				checkEqualsModel(t, fmt.Sprintf("%v P=%d rank %d", tc.obj, P, r), res, want)
+			}
+		}
+		t.Logf("%v: %d epochs, %d of %d swaps accepted, F %.12g", tc.obj, want.Epochs, want.Stats.Accepted, want.Stats.Swaps, want.Objective)
+	}
+}
+
+// TestFitRanksLearnsAsModel checks that FitRanks with Learn makes, on
+// P = 1…3 ranks, the fit Model.Fit makes learning the hyperparameters
+// from the same start with the same noise floor (checkEqualsModel): the
+// gradient phases take the same steps, their evaluator's sums being
+// those of one process. Neither fit here meets Model's restart from MLE
+// or its switch-back of lengthscales, which FitRanks does not run.
+func TestFitRanksLearnsAsModel(t *testing.T) {
+	x, rows, y := equalsModelProblem()
+	kern := kernel.NewRBF(1.1, []float64{0.6, 0.9})
+	for _, obj := range []Objective{MLE, VAR} {
+		md := NewModel(x, y, kernel.Clone(kern)).WithM(14).WithNoise(0.05).WithObjective(obj).WithMean(MeanConstant).
+			WithSeed(3).WithMaxEpochs(4).WithNoiseFloor(1e-6)
+		want, err := md.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := RanksOptions{M: 14, Objective: obj, MaxEpochs: 4, Seed: 3, Mean: MeanConstant, Learn: true, NoiseFloor: 1e-6}
+		for P := 1; P <= 3; P++ {
+			for r, res := range fitOnRanks(t, P, rows, y, kern, 0.05, o) {
+				checkEqualsModel(t, fmt.Sprintf("%v P=%d rank %d", obj, P, r), res, want)
+			}
+		}
+		if slices.Equal(want.Params, append(kern.Params(nil), math.Log(0.05))) {
+			t.Errorf("%v: the hyperparameters did not move", obj)
 		}
 	}
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
-// ranksCandidates is the number of rows drawn and scored exactly per swap
-// of a fit across ranks (sgp.RanksOptions.Candidates).
-const ranksCandidates = 8
-
 // fitRanks fits the CholQR inducing set on the rows the ranks hold
 // (sgp.FitRanks) with every hyperparameter held at the value --param or
 // --fix gives it, and rank 0 prints the progress and the summary or the
@@ -58,6 +54,9 @@ func (c *fitConfig) fitRanks(ctx context.Context, e *env, world *comm.Comm, rows
 	if err := checkMBelowN(m, rows.n, true); err != nil {
 		return err
 	}
+	if err := checkRanksMemory(world, rows.hi-rows.lo, m, c.z, ranksDim(world, rows), sgp.MachineMemory()); err != nil {
+		return err
+	}
 	cols := columnsOf(world, rows)
 	test, err := c.readRanksTest(world, cols)
 	if err != nil {
@@ -69,7 +68,7 @@ func (c *fitConfig) fitRanks(ctx context.Context, e *env, world *comm.Comm, rows
 		ctx, cancel = context.WithTimeout(ctx, c.budget)
 		defer cancel()
 	}
-	o := sgp.RanksOptions{M: m, Objective: obj, MaxEpochs: c.maxEpochs, Candidates: ranksCandidates, Seed: c.seed, Mean: mean}
+	o := sgp.RanksOptions{M: m, Z: c.z, Objective: obj, MaxEpochs: c.maxEpochs, Seed: c.seed, Mean: mean}
 	if world.Rank() == 0 && !c.quiet && !c.json {
 		o.Progress = e.stderr
 	}
@@ -173,7 +172,7 @@ type ranksJSON struct {
 	Epochs          int                `json:"epochs"`
 	Swaps           int                `json:"swaps"`
 	Accepted        int                `json:"accepted"`
-	Candidates      int                `json:"candidates"`
+	Z               int                `json:"z"`
 	Converged       bool               `json:"converged"`
 	Stopped         bool               `json:"stopped"`
 	MessagesPerSwap float64            `json:"messages_per_swap"`
@@ -186,7 +185,7 @@ type ranksJSON struct {
 func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective, mean sgp.Mean, spec string, m int, names []string, values []float64, out *ranksOutputs) error {
 	j := ranksJSON{Ranks: res.Ranks, N: res.N, M: m, Selector: "cholqr", Kernel: spec, Objective: obj.String(), Value: res.Value,
 		Parts: res.Parts, Mean: res.Mean, MeanKind: mean.String(), Hyperparameters: map[string]float64{}, Inducing: res.Inducing,
-		Epochs: res.Epochs, Swaps: res.Swaps, Accepted: res.Accepted, Candidates: ranksCandidates, Converged: res.Converged,
+		Epochs: res.Epochs, Swaps: res.Swaps, Accepted: res.Accepted, Z: c.z, Converged: res.Converged,
 		Stopped: res.Stopped, Seconds: res.Elapsed.Seconds(), ranksOutputs: out}
 	for i, name := range names {
 		j.Hyperparameters[name] = values[i]
@@ -201,7 +200,7 @@ func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective,
 	end := "the epoch limit"
 	switch {
 	case res.Converged:
-		end = "an epoch without an accepted swap"
+		end = "convergence"
 	case res.Stopped:
 		end = "the time budget or a signal"
 	}

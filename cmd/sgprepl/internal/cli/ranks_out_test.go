@@ -111,7 +111,7 @@ func TestFitRanksOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	one, err := sgp.FitRanks(context.Background(), comm.Single(), ds.X, ds.Y, 0, ds.X.Len(), kernel.NewRBF(1.5, []float64{0.4, 0.6}), 0.01,
-		sgp.RanksOptions{M: 10, Objective: sgp.VAR, MaxEpochs: 4, Candidates: ranksCandidates, Seed: 1, Mean: sgp.MeanZero})
+		sgp.RanksOptions{M: 10, Objective: sgp.VAR, MaxEpochs: 4, Seed: 1, Mean: sgp.MeanZero})
 	if err != nil {
 		t.Fatal(err)
 	}

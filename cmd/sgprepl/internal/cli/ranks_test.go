@@ -305,9 +305,40 @@ func singleRanksFit(t *testing.T, train string) ranksFit {
 		t.Fatal(err)
 	}
 	res, err := sgp.FitRanks(context.Background(), comm.Single(), ds.X, ds.Y, 0, ds.X.Len(), kernel.NewRBF(1.5, []float64{0.4, 0.6}), 0.01,
-		sgp.RanksOptions{M: 10, Objective: sgp.VAR, MaxEpochs: 4, Candidates: ranksCandidates, Seed: 1, Mean: sgp.MeanZero})
+		sgp.RanksOptions{M: 10, Objective: sgp.VAR, MaxEpochs: 4, Seed: 1, Mean: sgp.MeanZero})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ranksFit{Ranks: 1, N: res.N, Value: res.Value, Inducing: res.Inducing, Epochs: res.Epochs, Accepted: res.Accepted, Converged: res.Converged}
+}
+
+// TestCheckRanksMemory checks that the ranks of one machine are refused,
+// on every rank and naming the first, when their rows and factors would
+// not fit in the memory given, and let through when they would.
+func TestCheckRanksMemory(t *testing.T) {
+	const P, nl, m, z, d = 3, 4096, 256, 16, 8
+	need := float64(P) * rankBytes(nl, m, z, d) // every rank of comm.Local is on this host
+	for _, tc := range []struct {
+		avail float64
+		fail  bool
+	}{{need / maxRanksShare * 1.01, false}, {need / maxRanksShare * 0.99, true}} {
+		errs := make([]error, P)
+		var wg sync.WaitGroup
+		for r, c := range comm.Local(P) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[r] = checkRanksMemory(c, nl, m, z, d, tc.avail)
+			}()
+		}
+		wg.Wait()
+		for r, err := range errs {
+			if (err != nil) != tc.fail {
+				t.Errorf("avail %.4g GB, need %.4g GB: rank %d: %v; want an error %v", tc.avail/1e9, need/1e9, r, err, tc.fail)
+			}
+			if err != nil && (!strings.Contains(err.Error(), "rank 0 of 3") || !strings.Contains(err.Error(), "4096 rows")) {
+				t.Errorf("rank %d: %v; want it to name rank 0 and its rows", r, err)
+			}
+		}
+	}
 }
