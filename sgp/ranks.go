@@ -29,9 +29,9 @@ import (
 // is done on some rank (checked between epochs, one reduction each).
 //
 // Every rank calls FitRanks with the same arguments but its own rows
-// and returns the same result. The information pivots' approximate
-// scores are not distributed: FitRanks' swaps score candidates drawn
-// over the rows' global indices exactly.
+// and returns the same result. FitRanks holds no information pivots
+// (its Dist has z = 0): its swaps score candidates drawn over the rows'
+// global indices exactly.
 func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern kernel.Kernel, noise float64, o RanksOptions) (_ *RanksResult, err error) {
 	defer base.RecoverTo(&err)
 	if o.Objective != VAR && o.Objective != MLE {
