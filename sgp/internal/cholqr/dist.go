@@ -130,7 +130,9 @@ type scoreWork struct {
 	u, w  []float64 // u = L_zᵀ(y − μ), w = Bᵀa
 	mm    []float64 // M = A[k:t, k:t], z×z
 	dd    []float64 // D = M − BᵀB, z×z
-	l     []float64 // one row's L_z[j, :]
+	best  []int     // bestApprox: each block's best row
+	bv    []float64 // and its score
+	lb    []float64 // each block's scratch row L_z[j, :]
 	kv    []float64 // exactDeltas: the candidates' columns on this rank's rows
 	rows  []float64 // exactDeltas: the candidates' fetched rows
 	cands []int     // exactDeltas: the candidates scored
@@ -138,7 +140,7 @@ type scoreWork struct {
 
 func (w *scoreWork) init(m, z int) {
 	w.bt = make([]float64, z*m)
-	w.u, w.w, w.l = make([]float64, z), make([]float64, z), make([]float64, z)
+	w.u, w.w = make([]float64, z), make([]float64, z)
 	w.mm, w.dd = make([]float64, z*z), make([]float64, z*z)
 }
 
