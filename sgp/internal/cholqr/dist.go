@@ -86,7 +86,8 @@ type Dist struct {
 	tcap       int // m + z + 1: the active columns, the pivots and one candidate
 	k, t       int
 	ok         bool
-	qStale     bool // Q is out of date after addNoQ, until the next Factorize
+	qStale     bool    // Q is out of date after addNoQ, until the next Factorize
+	noQTol     float64 // if > 0, overrides noQRebuild (tests)
 	// order and rank are Factor's canonical order of the rows and its
 	// inverse (SetOrder), the same on every rank; nil for row order.
 	order, rank []int

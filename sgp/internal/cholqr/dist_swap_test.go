@@ -77,8 +77,9 @@ func (tr *schedTrace) epochs(e schedEngine, rng *rand.Rand, objs ...base.Objecti
 
 // schedule runs the whole scenario on e: the greedy start, three epochs
 // (o, o, then the other objective), two removals and Grow back to m, and
-// the forward starts without pivots (the other objective) and with
-// pivots (o), each refactorised and followed by an epoch.
+// the forward starts without pivots (the other objective), with pivots
+// (o) and without candidates, each refactorised and followed by an
+// epoch.
 func schedule(e schedEngine, m int, order []int, o base.Objective) *schedTrace {
 	other := base.MLE
 	if o == base.MLE {
@@ -98,12 +99,15 @@ func schedule(e schedEngine, m int, order []int, o base.Objective) *schedTrace {
 	tr.set(e, o)
 	tr.ints = append(tr.ints, e.Grow(o, func(j int) { tr.ints = append(tr.ints, j) }))
 	tr.set(e, o)
-	for _, pivots := range []bool{false, true} {
-		fo := other
+	for i, pivots := range []bool{false, true, false} {
+		fo, s := other, 5
 		if pivots {
 			fo = o
 		}
-		tr.ints = append(tr.ints, e.ForwardSelect(context.Background(), m, 5, pivots, fo, rng.IntN, nil))
+		if i == 2 {
+			s = 0 // every step falls back to the largest residual
+		}
+		tr.ints = append(tr.ints, e.ForwardSelect(context.Background(), m, s, pivots, fo, rng.IntN, func(k int) { tr.ints = append(tr.ints, k) }))
 		tr.sets = append(tr.sets, e.Active(nil))
 		if err := e.Factorize(e.Active(nil)); err != nil {
 			panic(err)
@@ -145,10 +149,13 @@ func compareSched(t *testing.T, name string, got, want *schedTrace, tol float64)
 
 // runSched runs schedule on Dist over P ranks of comm.Local (z
 // information pivots) and returns each rank's trace.
-func runSched(t *testing.T, p *problem, P, m, z int, order []int, o base.Objective) []*schedTrace {
+func runSched(t *testing.T, p *problem, P, m, z int, order []int, o base.Objective, noQTol float64) []*schedTrace {
 	t.Helper()
 	out := make([]*schedTrace, P)
-	runOnRanksZ(t, p, P, m, z, func(r int, d *Dist) { out[r] = schedule(d, m, order, o) })
+	runOnRanksZ(t, p, P, m, z, func(r int, d *Dist) {
+		d.noQTol = noQTol
+		out[r] = schedule(d, m, order, o)
+	})
 	return out
 }
 
@@ -156,7 +163,8 @@ func runSched(t *testing.T, p *problem, P, m, z int, order []int, o base.Objecti
 // both forward starts on Factor and on Dist over P = 1…4 ranks (n not a
 // multiple of the block rows, uneven ranks, one without rows at P = 4)
 // from the same seed, with the rows' own order and with a permutation
-// set by SetOrder, for VAR and for MLE: the same removed, proposed and accepted points for
+// set by SetOrder, for VAR and for MLE, and with addNoQ's rebuilds
+// made frequent: the same removed, proposed and accepted points for
 // every swap, the same inducing sets and information pivots, the values
 // within 1e-10 of Factor's and bit for bit the same across P.
 func TestDistScheduleMatchesFactor(t *testing.T) {
@@ -164,24 +172,27 @@ func TestDistScheduleMatchesFactor(t *testing.T) {
 	p := newProblem(rand.New(rand.NewPCG(21, 22)), n, 2, 1.3, 0.7, 0.03)
 	perm := rand.New(rand.NewPCG(5, 5)).Perm(n)
 	for _, c := range []struct {
-		order []int
-		o     base.Objective
-	}{{nil, base.VAR}, {perm, base.VAR}, {perm, base.MLE}} {
+		order  []int
+		o      base.Objective
+		noQTol float64
+	}{{nil, base.VAR, 0}, {perm, base.VAR, 0}, {perm, base.MLE, 0}, {perm, base.VAR, 0.995}} {
 		order, o := c.order, c.o
-		want := schedule(p.factor(t, m, z), m, order, o)
+		f := p.factor(t, m, z)
+		f.noQTol = c.noQTol
+		want := schedule(f, m, order, o)
 		acc := 0
 		for i := 2; i < 9*m; i += 3 {
 			acc += want.ints[i]
 		}
 		st := want.ints[len(want.ints)-7:]
-		t.Logf("%v, order set %v: %d of %d swaps of the first epochs accepted; values %.8g; swaps, accepted, refreshes, predicted, rejected so, no Q, factorisations %v",
-			o, order != nil, acc, 3*m, want.floats[:3], st)
+		t.Logf("%v, order set %v, noQTol %v: %d of %d swaps of the first epochs accepted; values %.8g; swaps, accepted, refreshes, predicted, rejected so, no Q, factorisations %v",
+			o, order != nil, c.noQTol, acc, 3*m, want.floats[:3], st)
 		if acc == 0 || acc == 3*m {
 			t.Fatalf("%d of %d swaps accepted: the schedule tests no decision", acc, 3*m)
 		}
 		var first *schedTrace
 		for P := 1; P <= 4; P++ {
-			for r, tr := range runSched(t, p, P, m, z, order, o) {
+			for r, tr := range runSched(t, p, P, m, z, order, o, c.noQTol) {
 				name := fmt.Sprintf("%v, order %v, P=%d rank %d", o, order != nil, P, r)
 				if first == nil {
 					first = tr
@@ -255,6 +266,56 @@ func TestDistTiesMatchFactor(t *testing.T) {
 					t.Errorf("P=%d rank %d: greedy set %d = %v, want Factor's %v", P, r, i, set, want[i])
 				}
 			}
+		}
+	}
+}
+
+// TestDistNearDuplicatesMatchFactor runs the schedule, and exact scores
+// and additions of the near-duplicates of information pivots, on rows
+// whose second half repeats the first moved by 10⁻⁴: a near-duplicate's
+// residual after the pivots is negligible while its residual given the
+// inducing set is not, so that placing it first drops the pivots that
+// explain it (Factor.placeCandidate's loop), on Factor and on Dist over
+// P = 1…4.
+func TestDistNearDuplicatesMatchFactor(t *testing.T) {
+	half, m, z := comm.BlockRows+276, 10, 8
+	q := naive.NewProblem(rand.New(rand.NewPCG(41, 42)), half, 2, 1.1, 0.8, 0.04)
+	for i := range half {
+		r := q.Rows[i]
+		q.Rows = append(q.Rows, []float64{r[0] + 1e-4, r[1] - 1e-4})
+		q.Y = append(q.Y, q.Y[i]+0.01)
+	}
+	q.K = nil
+	p := fromNaive(q)
+	n := 2 * half
+	order := rand.New(rand.NewPCG(8, 8)).Perm(n)
+	run := func(e schedEngine, ed func(j int) float64, add func(j int) error) *schedTrace {
+		tr := schedule(e, m, order, base.VAR)
+		e.Remove(e.Active(nil)[0])
+		for _, pv := range e.InfoPivots(nil) {
+			tr.floats = append(tr.floats, ed((pv+half)%n))
+			tr.sets = append(tr.sets, e.InfoPivots(nil))
+		}
+		if err := add((e.InfoPivots(nil)[0] + half) % n); err != nil {
+			panic(err)
+		}
+		tr.set(e, base.VAR)
+		return tr
+	}
+	f := p.factor(t, m, z)
+	want := run(f, func(j int) float64 { return f.ExactDelta(j, base.VAR) }, f.Add)
+	var first *schedTrace
+	for P := 1; P <= 4; P++ {
+		got := make([]*schedTrace, P)
+		runOnRanksZ(t, p, P, m, z, func(r int, d *Dist) {
+			got[r] = run(d, func(j int) float64 { return d.ExactDelta(j, base.VAR) }, d.Add)
+		})
+		for r, tr := range got {
+			compareSched(t, fmt.Sprintf("P=%d rank %d vs Factor", P, r), tr, want, 1e-10)
+			if first == nil {
+				first = tr
+			}
+			compareSched(t, fmt.Sprintf("P=%d rank %d vs P=1", P, r), tr, first, 0)
 		}
 	}
 }

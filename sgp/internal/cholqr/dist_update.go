@@ -321,7 +321,11 @@ func (f *Dist) addNoQ(j int) error {
 	f.k++
 	f.qStale = true
 	f.stats.NoQ++
-	if r2 < noQRebuild*vv {
+	tol := noQRebuild
+	if f.noQTol > 0 {
+		tol = f.noQTol
+	}
+	if r2 < tol*vv {
 		return f.Factorize(f.Active(nil))
 	}
 	if wasInfo {
