@@ -27,7 +27,7 @@ import (
 // Q. Replicated on every rank, O((m+z)²): the pivot order, the pivots'
 // own rows of G (pivRows) and inputs, A = GᵀG, R, the σI rows of Q
 // (n ≤ row < n+m), a and b, and the canonical order of the rows
-// (SetOrder, n indices) where one is set.
+// (SetOrder, and its inverse) where one is set.
 //
 // Every sum over rows is a sum of per-block partials through
 // comm.OrderedSum, in global block order, so that the results are the
@@ -56,7 +56,8 @@ import (
 //	                    unless that rejects, Gram–Schmidt; on rejection
 //	                    the removed point's append (its column is
 //	                    recomputed, not parked); the refill of pivots
-//	RefreshInfo         a random pivot's draws, greedy pivots after 64
+//	RefreshInfo         the random pivot's draws (at most 64), then a
+//	                    greedy pivot if none was taken
 //	forward step        one Any (the context), the approximate scores
 //	                    with pivots, one SumFloat64s of s·(d+2+t) (the
 //	                    candidates' rows), one ordered sum of s·(k+2) (the
@@ -341,6 +342,16 @@ func (f *Dist) IsActive(j int) bool {
 	p := f.Pos(j)
 	return p >= 0 && p < f.k
 }
+
+// Order returns the canonical order of the rows set by SetOrder, or nil.
+func (f *Dist) Order() []int { return f.order }
+
+// Noise returns σ².
+func (f *Dist) Noise() float64 { return f.noise }
+
+// Ready reports whether the state holds a successful Factorize (not
+// lent, not left invalid by a degenerate set).
+func (f *Dist) Ready() bool { return f.ok }
 
 // SetOrder sets the canonical order of the rows (as Factor.SetOrder):
 // order, the same on every rank, is a permutation of the n global rows,
