@@ -18,11 +18,85 @@ import (
 // z-sized terms from the replicated A, R and a and one ordered sum of z
 // (u), each rank's rows scored by Factor's formula, and one ArgMax.
 func (f *Dist) bestApprox(o base.Objective) (int, float64) {
-	k, z := f.k, f.t-f.k
-	if z == 0 {
+	if f.t == f.k {
 		// Every score is −Inf (or NaN for an active point): no candidate.
 		return -1, math.Inf(-1)
 	}
+	f.approxTerms()
+	k, z, nl := f.k, f.t-f.k, f.nl
+	w := &f.score
+	// Each block's best, then the blocks' in order: the choice is by a
+	// total order (score, then canonical position), so it is the same
+	// as one pass's.
+	nb := blocksOf(nl)
+	if len(w.best) < nb {
+		w.best, w.bv = make([]int, nb), make([]float64, nb)
+	}
+	if len(w.lb) < nb*z {
+		w.lb = make([]float64, nb*z)
+	}
+	par.For(nb, 1, func(b0, b1 int) {
+		for blk := b0; blk < b1; blk++ {
+			l := w.lb[blk*z : (blk+1)*z]
+			best, bv := -1, math.Inf(-1)
+			for i := blk * comm.BlockRows; i < min(nl, (blk+1)*comm.BlockRows); i++ {
+				j := f.lo + i
+				if p := f.lpos[i]; p >= 0 && p < k || j == f.parked {
+					continue
+				}
+				if v := f.approxScore(i, o, l); f.first(j, best, v, bv) {
+					best, bv = j, v
+				}
+			}
+			w.best[blk], w.bv[blk] = best, bv
+		}
+	})
+	best, bv := -1, math.Inf(-1)
+	for blk := range nb {
+		if j, v := w.best[blk], w.bv[blk]; j >= 0 && f.first(j, best, v, bv) {
+			best, bv = j, v
+		}
+	}
+	return f.argMax(best, bv)
+}
+
+// ApproxDeltasTo stores in dst (length the number of this rank's rows,
+// allocated if nil) the approximate decrease of objective o if each of
+// this rank's rows joined the inducing set, as Factor.ApproxDeltasTo
+// does for all rows: NaN for an active point, −Inf for a negligible
+// residual. Every rank calls it (one ordered sum of z).
+func (f *Dist) ApproxDeltasTo(dst []float64, o base.Objective) []float64 {
+	if !f.ok {
+		panic(errBadFactor)
+	}
+	if dst == nil {
+		dst = make([]float64, f.nl)
+	}
+	if len(dst) != f.nl {
+		panic(base.ErrShortBuffer)
+	}
+	z := f.t - f.k
+	if z > 0 {
+		f.approxTerms()
+	}
+	l := make([]float64, z)
+	for i := range dst {
+		switch p := f.lpos[i]; {
+		case p >= 0 && p < f.k:
+			dst[i] = math.NaN()
+		case z == 0:
+			dst[i] = math.Inf(-1)
+		default:
+			dst[i] = f.approxScore(i, o, l)
+		}
+	}
+	return dst
+}
+
+// approxTerms sets the z-sized terms of the approximate scores (z > 0):
+// u by one ordered sum of z, M, D and w from the replicated A, R and a.
+func (f *Dist) approxTerms() {
+	k, z := f.k, f.t-f.k
 	w := &f.score
 	nl, tc := f.nl, f.tcap
 	u := f.reduce(z, func(r0, r1 int, acc []float64) {
@@ -63,40 +137,6 @@ func (f *Dist) bestApprox(o base.Objective) (int, float64) {
 		blas64.Gemm(blas.NoTrans, blas.Trans, -1, bt, bt, 1, blas64.General{Rows: z, Cols: z, Stride: z, Data: dd})
 		blas64.Gemv(blas.NoTrans, 1, bt, blas64.Vector{N: k, Data: f.a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: ww, Inc: 1})
 	}
-	// Each block's best, then the blocks' in order: the choice is by a
-	// total order (score, then canonical position), so it is the same
-	// as one pass's.
-	nb := blocksOf(nl)
-	if len(w.best) < nb {
-		w.best, w.bv = make([]int, nb), make([]float64, nb)
-		w.lb = make([]float64, nb*z)
-	}
-	if len(w.lb) < nb*z {
-		w.lb = make([]float64, nb*z)
-	}
-	par.For(nb, 1, func(b0, b1 int) {
-		for blk := b0; blk < b1; blk++ {
-			l := w.lb[blk*z : (blk+1)*z]
-			best, bv := -1, math.Inf(-1)
-			for i := blk * comm.BlockRows; i < min(nl, (blk+1)*comm.BlockRows); i++ {
-				j := f.lo + i
-				if p := f.lpos[i]; p >= 0 && p < k || j == f.parked {
-					continue
-				}
-				if v := f.approxScore(i, o, l); f.first(j, best, v, bv) {
-					best, bv = j, v
-				}
-			}
-			w.best[blk], w.bv[blk] = best, bv
-		}
-	})
-	best, bv := -1, math.Inf(-1)
-	for blk := range nb {
-		if j, v := w.best[blk], w.bv[blk]; j >= 0 && f.first(j, best, v, bv) {
-			best, bv = j, v
-		}
-	}
-	return f.argMax(best, bv)
 }
 
 // approxScore returns Factor's approximate score of o for local row i

@@ -319,3 +319,66 @@ func TestDistNearDuplicatesMatchFactor(t *testing.T) {
 		}
 	}
 }
+
+// TestDistApproxDeltasMatchFactor compares each rank's ApproxDeltasTo
+// with Factor's scores of the same rows, after the same start and swaps,
+// for VAR and MLE: within 1e-10 relative, NaN at the inducing points and
+// −Inf where Factor's are, and bit for bit across P.
+func TestDistApproxDeltasMatchFactor(t *testing.T) {
+	n, m, z := 2*comm.BlockRows+552, 12, 10
+	p := newProblem(rand.New(rand.NewPCG(51, 52)), n, 2, 1.3, 0.7, 0.03)
+	prep := func(e schedEngine) {
+		rng := rand.New(rand.NewPCG(3, 3))
+		if err := e.Factorize(e.GreedyVariance(m)); err != nil {
+			panic(err)
+		}
+		for i := 0; i < 4; i++ {
+			e.Swap(m-1-i, base.VAR, rng.IntN)
+		}
+	}
+	f := p.factor(t, m, z)
+	prep(f)
+	var first [2][]float64
+	for P := 1; P <= 4; P++ {
+		got := make([][2][]float64, P)
+		runOnRanksZ(t, p, P, m, z, func(r int, d *Dist) {
+			prep(d)
+			for i, o := range []base.Objective{base.VAR, base.MLE} {
+				got[r][i] = d.ApproxDeltasTo(nil, o)
+			}
+		})
+		for i, o := range []base.Objective{base.VAR, base.MLE} {
+			want := f.ApproxDeltasTo(nil, o)
+			var all []float64
+			for r := range got {
+				all = append(all, got[r][i]...)
+			}
+			if len(all) != n {
+				t.Fatalf("P=%d: %d scores over the ranks, want %d", P, len(all), n)
+			}
+			nan := 0
+			for j, v := range all {
+				w := want[j]
+				switch {
+				case math.IsNaN(w) || math.IsInf(w, -1):
+					if math.Float64bits(v) != math.Float64bits(w) && !(math.IsNaN(v) && math.IsNaN(w)) {
+						t.Errorf("P=%d %v: row %d scores %v, want %v", P, o, j, v, w)
+					}
+					if math.IsNaN(w) {
+						nan++
+					}
+				case math.Abs(v-w) > 1e-10*math.Max(1, math.Abs(w)):
+					t.Errorf("P=%d %v: row %d scores %.17g, want %.17g", P, o, j, v, w)
+				}
+			}
+			if nan != m {
+				t.Errorf("P=%d %v: %d NaN scores, want %d (the inducing points)", P, o, nan, m)
+			}
+			if first[i] == nil {
+				first[i] = all
+			} else if !slices.EqualFunc(all, first[i], func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+				t.Errorf("P=%d %v: the scores differ from P=1's", P, o)
+			}
+		}
+	}
+}

@@ -53,7 +53,8 @@
 //	                 removal to the park and its restoring
 //	dist_update.go   Dist's Gram–Schmidt, Factorize, placing a candidate,
 //	                 Add, addNoQ, ExactDelta, Remove
-//	dist_score.go    Dist's approximate scores, random information
+//	dist_score.go    Dist's approximate scores (the best one's row,
+//	                 ApproxDeltasTo on this rank's rows), random information
 //	                 pivots (RefreshInfo, RefreshInfoGreedy), exact
 //	                 scores of candidates in batches
 //	dist_swap.go     Dist's Swap (Factor's), its prediction, SwapWith
