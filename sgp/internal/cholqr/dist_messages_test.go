@@ -46,7 +46,7 @@ func TestDistMessages(t *testing.T) {
 				panic(err)
 			}
 		}))
-		ops = append(ops, measure(d, "removal to the park, restoring", 1, func() {
+		ops = append(ops, measure(d, "removal to the park, moves of pivots", 1, func() {
 			d.removeToPark(3)
 			d.move(d.k, d.t-1)
 			d.move(d.t-1, d.k)
