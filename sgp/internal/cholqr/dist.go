@@ -92,6 +92,9 @@ type Dist struct {
 	// order and rank are Factor's canonical order of the rows and its
 	// inverse (SetOrder), the same on every rank; nil for row order.
 	order, rank []int
+	// lastFactorized is the inducing set of the last successful
+	// Factorize (or of the state Lend took), to rebuild from.
+	lastFactorized []int
 
 	perm    []int     // perm[:t], global indices in pivot order
 	lpos    []int     // lpos[i]: the position of local row i in perm, or −1

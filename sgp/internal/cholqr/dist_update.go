@@ -174,6 +174,7 @@ func (f *Dist) Factorize(active []int) error {
 	}
 	f.fillInfoGreedy()
 	f.stats.Factorizations++
+	f.lastFactorized = append(f.lastFactorized[:0], active...)
 	return nil
 }
 

@@ -58,7 +58,8 @@
 //	                 pivots (RefreshInfo, RefreshInfoGreedy), exact
 //	                 scores of candidates in batches
 //	dist_swap.go     Dist's Swap (Factor's), its prediction, SwapWith
-//	dist_select.go   Dist's GreedyVariance, ForwardSelect, Grow
+//	dist_select.go   Dist's GreedyVariance, ForwardSelect, Grow,
+//	                 FactorizeFrom, FactorizePivoted, FactorizeSkipping
 //	dist_fit.go      Dist's swap among candidates (SwapBest), its epoch,
 //	                 the mean's estimates
 //	dist_view.go     Dist's replicated factors for a predictor
