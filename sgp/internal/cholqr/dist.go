@@ -27,7 +27,7 @@ import (
 // Q. Replicated on every rank, O((m+z)²): the pivot order, the pivots'
 // own rows of G (pivRows) and inputs, A = GᵀG, R, the σI rows of Q
 // (n ≤ row < n+m), a and b, and the canonical order of the rows
-// (SetOrder, n indices) where one is set.
+// (SetOrder, and its inverse) where one is set.
 //
 // Every sum over rows is a sum of per-block partials through
 // comm.OrderedSum, in global block order, so that the results are the
@@ -56,7 +56,8 @@ import (
 //	                    unless that rejects, Gram–Schmidt; on rejection
 //	                    the removed point's append (its column is
 //	                    recomputed, not parked); the refill of pivots
-//	RefreshInfo         a random pivot's draws, greedy pivots after 64
+//	RefreshInfo         the random pivot's draws (at most 64), then a
+//	                    greedy pivot if none was taken
 //	forward step        one Any (the context), the approximate scores
 //	                    with pivots, one SumFloat64s of s·(d+2+t) (the
 //	                    candidates' rows), one ordered sum of s·(k+2) (the
@@ -86,10 +87,14 @@ type Dist struct {
 	tcap       int // m + z + 1: the active columns, the pivots and one candidate
 	k, t       int
 	ok         bool
-	qStale     bool // Q is out of date after addNoQ, until the next Factorize
+	qStale     bool    // Q is out of date after addNoQ, until the next Factorize
+	noQTol     float64 // if > 0, overrides noQRebuild (tests)
 	// order and rank are Factor's canonical order of the rows and its
 	// inverse (SetOrder), the same on every rank; nil for row order.
 	order, rank []int
+	// lastFactorized is the inducing set of the last successful
+	// Factorize (or of the state Lend took), to rebuild from.
+	lastFactorized []int
 
 	perm    []int     // perm[:t], global indices in pivot order
 	lpos    []int     // lpos[i]: the position of local row i in perm, or −1
@@ -130,7 +135,9 @@ type scoreWork struct {
 	u, w  []float64 // u = L_zᵀ(y − μ), w = Bᵀa
 	mm    []float64 // M = A[k:t, k:t], z×z
 	dd    []float64 // D = M − BᵀB, z×z
-	l     []float64 // one row's L_z[j, :]
+	best  []int     // bestApprox: each block's best row
+	bv    []float64 // and its score
+	lb    []float64 // each block's scratch row L_z[j, :]
 	kv    []float64 // exactDeltas: the candidates' columns on this rank's rows
 	rows  []float64 // exactDeltas: the candidates' fetched rows
 	cands []int     // exactDeltas: the candidates scored
@@ -138,7 +145,7 @@ type scoreWork struct {
 
 func (w *scoreWork) init(m, z int) {
 	w.bt = make([]float64, z*m)
-	w.u, w.w, w.l = make([]float64, z), make([]float64, z), make([]float64, z)
+	w.u, w.w = make([]float64, z), make([]float64, z)
 	w.mm, w.dd = make([]float64, z*z), make([]float64, z*z)
 }
 
@@ -338,6 +345,16 @@ func (f *Dist) IsActive(j int) bool {
 	p := f.Pos(j)
 	return p >= 0 && p < f.k
 }
+
+// Order returns the canonical order of the rows set by SetOrder, or nil.
+func (f *Dist) Order() []int { return f.order }
+
+// Noise returns σ².
+func (f *Dist) Noise() float64 { return f.noise }
+
+// Ready reports whether the state holds a successful Factorize (not
+// lent, not left invalid by a degenerate set).
+func (f *Dist) Ready() bool { return f.ok }
 
 // SetOrder sets the canonical order of the rows (as Factor.SetOrder):
 // order, the same on every rank, is a permutation of the n global rows,

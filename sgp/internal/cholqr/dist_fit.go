@@ -3,6 +3,7 @@ package cholqr
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cholqr/sgp/sgp/internal/base"
 )
@@ -131,9 +132,14 @@ func (f *Dist) Lend() (g, q []float64) {
 	if !f.ok {
 		panic(errBadFactor)
 	}
+	f.lastFactorized = append(f.lastFactorized[:0], f.perm[:f.k]...)
 	f.ok = false
 	return f.g, f.q
 }
+
+// LastFactorized returns a copy of the inducing set of the last
+// successful Factorize or of the state Lend took, as Factor's.
+func (f *Dist) LastFactorized() []int { return slices.Clone(f.lastFactorized) }
 
 // SetParams sets the kernel's log parameters to theta and σ² to noise,
 // forms this rank's diag K again and refactorises the inducing set there.

@@ -6,7 +6,9 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/cholqr/sgp/sgp/comm"
 	"github.com/cholqr/sgp/sgp/internal/base"
+	"github.com/cholqr/sgp/sgp/internal/par"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -16,11 +18,85 @@ import (
 // z-sized terms from the replicated A, R and a and one ordered sum of z
 // (u), each rank's rows scored by Factor's formula, and one ArgMax.
 func (f *Dist) bestApprox(o base.Objective) (int, float64) {
-	k, z := f.k, f.t-f.k
-	if z == 0 {
+	if f.t == f.k {
 		// Every score is −Inf (or NaN for an active point): no candidate.
 		return -1, math.Inf(-1)
 	}
+	f.approxTerms()
+	k, z, nl := f.k, f.t-f.k, f.nl
+	w := &f.score
+	// Each block's best, then the blocks' in order: the choice is by a
+	// total order (score, then canonical position), so it is the same
+	// as one pass's.
+	nb := blocksOf(nl)
+	if len(w.best) < nb {
+		w.best, w.bv = make([]int, nb), make([]float64, nb)
+	}
+	if len(w.lb) < nb*z {
+		w.lb = make([]float64, nb*z)
+	}
+	par.For(nb, 1, func(b0, b1 int) {
+		for blk := b0; blk < b1; blk++ {
+			l := w.lb[blk*z : (blk+1)*z]
+			best, bv := -1, math.Inf(-1)
+			for i := blk * comm.BlockRows; i < min(nl, (blk+1)*comm.BlockRows); i++ {
+				j := f.lo + i
+				if p := f.lpos[i]; p >= 0 && p < k || j == f.parked {
+					continue
+				}
+				if v := f.approxScore(i, o, l); f.first(j, best, v, bv) {
+					best, bv = j, v
+				}
+			}
+			w.best[blk], w.bv[blk] = best, bv
+		}
+	})
+	best, bv := -1, math.Inf(-1)
+	for blk := range nb {
+		if j, v := w.best[blk], w.bv[blk]; j >= 0 && f.first(j, best, v, bv) {
+			best, bv = j, v
+		}
+	}
+	return f.argMax(best, bv)
+}
+
+// ApproxDeltasTo stores in dst (length the number of this rank's rows,
+// allocated if nil) the approximate decrease of objective o if each of
+// this rank's rows joined the inducing set, as Factor.ApproxDeltasTo
+// does for all rows: NaN for an active point, −Inf for a negligible
+// residual. Every rank calls it (one ordered sum of z).
+func (f *Dist) ApproxDeltasTo(dst []float64, o base.Objective) []float64 {
+	if !f.ok {
+		panic(errBadFactor)
+	}
+	if dst == nil {
+		dst = make([]float64, f.nl)
+	}
+	if len(dst) != f.nl {
+		panic(base.ErrShortBuffer)
+	}
+	z := f.t - f.k
+	if z > 0 {
+		f.approxTerms()
+	}
+	l := make([]float64, z)
+	for i := range dst {
+		switch p := f.lpos[i]; {
+		case p >= 0 && p < f.k:
+			dst[i] = math.NaN()
+		case z == 0:
+			dst[i] = math.Inf(-1)
+		default:
+			dst[i] = f.approxScore(i, o, l)
+		}
+	}
+	return dst
+}
+
+// approxTerms sets the z-sized terms of the approximate scores (z > 0):
+// u by one ordered sum of z, M, D and w from the replicated A, R and a.
+func (f *Dist) approxTerms() {
+	k, z := f.k, f.t-f.k
 	w := &f.score
 	nl, tc := f.nl, f.tcap
 	u := f.reduce(z, func(r0, r1 int, acc []float64) {
@@ -61,26 +137,15 @@ func (f *Dist) bestApprox(o base.Objective) (int, float64) {
 		blas64.Gemm(blas.NoTrans, blas.Trans, -1, bt, bt, 1, blas64.General{Rows: z, Cols: z, Stride: z, Data: dd})
 		blas64.Gemv(blas.NoTrans, 1, bt, blas64.Vector{N: k, Data: f.a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: ww, Inc: 1})
 	}
-	best, bv := -1, math.Inf(-1)
-	for i := 0; i < nl; i++ {
-		j := f.lo + i
-		if p := f.lpos[i]; p >= 0 && p < k || j == f.parked {
-			continue
-		}
-		if v := f.approxScore(i, o); f.first(j, best, v, bv) {
-			best, bv = j, v
-		}
-	}
-	return f.argMax(best, bv)
 }
 
 // approxScore returns Factor's approximate score of o for local row i
 // (not active) from the terms bestApprox set: −Inf for a negligible
-// residual given the active set.
-func (f *Dist) approxScore(i int, o base.Objective) float64 {
-	k, z, nl := f.k, f.t-f.k, f.nl
+// residual given the active set; l (length z) is scratch.
+func (f *Dist) approxScore(i int, o base.Objective, l []float64) float64 {
+	k, nl := f.k, f.nl
 	w := &f.score
-	l := w.l[:z]
+	z := len(l)
 	dj := f.d[i]
 	for c := range l {
 		l[c] = f.g[(k+c)*nl+i]
@@ -209,46 +274,44 @@ func (f *Dist) exactDeltas(cands []int, o base.Objective, dst []float64) {
 			row[dim] = math.Sqrt(dA)
 		}
 	}
-	if nl > 0 {
+	xs := make([]*kernel.Vectors, s)
+	for q := range w.cands {
+		if inv[q] == 0 {
+			continue
+		}
+		row := rows[q*width : (q+1)*width]
+		xj, err := kernel.NewVectors(1, dim, append([]float64(nil), row[:dim]...))
+		if err != nil {
+			panic(err)
+		}
+		xs[q] = xj
+		f.stats.KernelEvals += f.n
+	}
+	// Each block forms its rows of the candidates' columns and its part
+	// of the sums.
+	sw := k + 2
+	sums := f.reduce(s*sw, func(r0, r1 int, acc []float64) {
 		for q, j := range w.cands {
 			if inv[q] == 0 {
 				continue
 			}
 			row := rows[q*width : (q+1)*width]
-			xj, err := kernel.NewVectors(1, dim, append([]float64(nil), row[:dim]...))
-			if err != nil {
-				panic(err)
-			}
-			col := w.kv[q*nl : (q+1)*nl]
-			f.kern.Column(col, f.x, 0, nl, xj, 0)
+			cb := w.kv[q*nl+r0 : q*nl+r1]
+			f.kern.Column(cb, f.x, r0, r1, xs[q], 0)
 			if k > 0 {
-				g := blas64.General{Rows: k, Cols: nl, Stride: nl, Data: f.g[:k*nl]}
-				blas64.Gemv(blas.Trans, -1, g, blas64.Vector{N: k, Data: row[dim+2 : dim+2+k], Inc: 1}, 1, blas64.Vector{N: nl, Data: col, Inc: 1})
+				g := blas64.General{Rows: k, Cols: r1 - r0, Stride: nl, Data: f.g[r0 : (k-1)*nl+r1]}
+				blas64.Gemv(blas.Trans, -1, g, blas64.Vector{N: k, Data: row[dim+2 : dim+2+k], Inc: 1}, 1, blas64.Vector{N: r1 - r0, Data: cb, Inc: 1})
 			}
-			for i := range col {
-				if p := f.lpos[i]; p >= 0 && p < k {
-					col[i] = 0
+			for i := range cb {
+				if p := f.lpos[r0+i]; p >= 0 && p < k {
+					cb[i] = 0
 				} else {
-					col[i] *= inv[q]
+					cb[i] *= inv[q]
 				}
 			}
-			if jl := f.local(j); jl >= 0 {
-				col[jl] = row[dim]
+			if jl := f.local(j); jl >= r0 && jl < r1 {
+				cb[jl-r0] = row[dim]
 			}
-		}
-	}
-	for q := range w.cands {
-		if inv[q] != 0 {
-			f.stats.KernelEvals += f.n
-		}
-	}
-	sw := k + 2
-	sums := f.reduce(s*sw, func(r0, r1 int, acc []float64) {
-		for q := range w.cands {
-			if inv[q] == 0 {
-				continue
-			}
-			cb := w.kv[q*nl+r0 : q*nl+r1]
 			a := acc[q*sw : (q+1)*sw]
 			if k > 0 {
 				g := blas64.General{Rows: k, Cols: r1 - r0, Stride: nl, Data: f.g[r0 : (k-1)*nl+r1]}

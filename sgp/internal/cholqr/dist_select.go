@@ -123,3 +123,95 @@ func (f *Dist) Grow(o base.Objective, added func(j int)) int {
 	}
 	return n
 }
+
+// FactorizeFrom factorises afresh the points of active that are not
+// degenerate given the earlier ones, in order, and, with rnd not nil,
+// fills the set towards m with rows drawn by rnd (at most 20·n draws),
+// as Factor.FactorizeFrom. It returns how many points of active were
+// left out.
+func (f *Dist) FactorizeFrom(active []int, rnd func(n int) int) (left int) {
+	_ = f.Factorize(nil)
+	for _, j := range active {
+		if f.k >= f.mcap || f.Add(j) != nil {
+			left++
+		}
+	}
+	if rnd != nil {
+		for draws := 0; f.k < f.mcap && draws < 20*f.n; draws++ {
+			if j := f.DrawRow(rnd); f.Pos(j) < 0 || f.Pos(j) >= f.k {
+				_ = f.Add(j)
+			}
+		}
+	}
+	return left
+}
+
+// FactorizePivoted is Factorize with the inducing set reordered by a
+// pivoted Cholesky restricted to it, as Factor.FactorizePivoted: each
+// next point is the one of active with the largest residual variance
+// given those before it (the residuals of the points left gathered by
+// one SumFloat64s per step, exact: each is its owner's).
+func (f *Dist) FactorizePivoted(active []int) error {
+	_, err := f.factorizePivoted(active, false)
+	return err
+}
+
+// FactorizeSkipping is FactorizePivoted that leaves out, rather than
+// failing on, the points whose residual given the ones before is at or
+// below 1e-8·κ(x, x), as Factor.FactorizeSkipping, and returns them.
+func (f *Dist) FactorizeSkipping(active []int) (left []int) {
+	left, _ = f.factorizePivoted(active, true)
+	f.stats.LeftOut += len(left)
+	return left
+}
+
+func (f *Dist) factorizePivoted(active []int, skip bool) (left []int, err error) {
+	if len(active) > f.mcap {
+		panic(errFull)
+	}
+	seen := make(map[int]bool, len(active))
+	for _, j := range active {
+		if j < 0 || j >= f.n {
+			panic(errIndex)
+		}
+		if seen[j] {
+			panic("sgp: inducing index repeated")
+		}
+		seen[j] = true
+	}
+	f.reset()
+	rest := append([]int(nil), active...)
+	dr := make([]float64, len(rest))
+	for len(rest) > 0 {
+		dr = dr[:len(rest)]
+		clear(dr)
+		for i, j := range rest {
+			if jl := f.local(j); jl >= 0 {
+				dr[i] = f.d[jl]
+			}
+		}
+		f.c.SumFloat64s(dr)
+		b := 0
+		for i := range rest {
+			if dr[i] > dr[b] {
+				b = i
+			}
+		}
+		j := rest[b]
+		rest[b] = rest[len(rest)-1]
+		rest = rest[:len(rest)-1]
+		if !f.appendPivot(j, 1e-8) {
+			if !skip {
+				f.ok = false
+				return nil, &base.DegenerateError{Index: j}
+			}
+			left = append(left, j)
+			continue
+		}
+		f.gramSchmidt()
+		f.commitActive()
+	}
+	f.fillInfoGreedy()
+	f.stats.Factorizations++
+	return left, nil
+}

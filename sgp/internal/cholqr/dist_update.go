@@ -174,6 +174,7 @@ func (f *Dist) Factorize(active []int) error {
 	}
 	f.fillInfoGreedy()
 	f.stats.Factorizations++
+	f.lastFactorized = append(f.lastFactorized[:0], active...)
 	return nil
 }
 
@@ -321,7 +322,11 @@ func (f *Dist) addNoQ(j int) error {
 	f.k++
 	f.qStale = true
 	f.stats.NoQ++
-	if r2 < noQRebuild*vv {
+	tol := noQRebuild
+	if f.noQTol > 0 {
+		tol = f.noQTol
+	}
+	if r2 < tol*vv {
 		return f.Factorize(f.Active(nil))
 	}
 	if wasInfo {

@@ -30,7 +30,3 @@ func (f *Dist) InducingFactors() (w, r, a []float64) {
 func (f *Dist) PredictionState() (kern kernel.Kernel, noise, mu float64) {
 	return f.kern, f.noise, f.mu
 }
-
-// Ready reports whether the state is factorised (false after Lend, until
-// the next successful Factorize).
-func (f *Dist) Ready() bool { return f.ok }

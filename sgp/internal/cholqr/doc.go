@@ -53,11 +53,13 @@
 //	                 removal to the park and its restoring
 //	dist_update.go   Dist's Gram–Schmidt, Factorize, placing a candidate,
 //	                 Add, addNoQ, ExactDelta, Remove
-//	dist_score.go    Dist's approximate scores, random information
+//	dist_score.go    Dist's approximate scores (the best one's row,
+//	                 ApproxDeltasTo on this rank's rows), random information
 //	                 pivots (RefreshInfo, RefreshInfoGreedy), exact
 //	                 scores of candidates in batches
 //	dist_swap.go     Dist's Swap (Factor's), its prediction, SwapWith
-//	dist_select.go   Dist's GreedyVariance, ForwardSelect, Grow
+//	dist_select.go   Dist's GreedyVariance, ForwardSelect, Grow,
+//	                 FactorizeFrom, FactorizePivoted, FactorizeSkipping
 //	dist_fit.go      Dist's swap among candidates (SwapBest), its epoch,
 //	                 the mean's estimates
 //	dist_view.go     Dist's replicated factors for a predictor
