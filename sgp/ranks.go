@@ -182,11 +182,3 @@ func ranksEpochs(ctx context.Context, d *cholqr.Dist, grad *ranksGrad, o *RanksO
 	}
 	return nil
 }
-
-// profileRanks sets an estimated mean to its minimiser for the current
-// inducing set.
-func profileRanks(d *cholqr.Dist, mn Mean) {
-	if mn.Estimated() {
-		d.SetMean(d.MAPMean())
-	}
-}

@@ -158,3 +158,11 @@ func (g *ranksGrad) settle(d *cholqr.Dist, theta []float64, noise float64) error
 	profileRanks(d, g.mean)
 	return nil
 }
+
+// profileRanks sets an estimated mean to its minimiser for the current
+// inducing set.
+func profileRanks(d *cholqr.Dist, mn Mean) {
+	if mn.Estimated() {
+		d.SetMean(d.MAPMean())
+	}
+}
