@@ -60,8 +60,8 @@
 //	dist_swap.go     Dist's Swap (Factor's), its prediction, SwapWith
 //	dist_select.go   Dist's GreedyVariance, ForwardSelect, Grow,
 //	                 FactorizeFrom, FactorizePivoted, FactorizeSkipping
-//	dist_fit.go      Dist's swap among candidates (SwapBest), its epoch,
-//	                 the mean's estimates
+//	dist_fit.go      Dist's mean and its estimates, the storage lent to
+//	                 the gradient phase, SetParams
 //	dist_view.go     Dist's replicated factors for a predictor
 //
 // What the engine shares with the models (objectives, Parts, Stats,
