@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -420,6 +421,9 @@ func (md *Model) rows() [][2]string {
 	if md.selector != SelectCholQR {
 		rows = append(rows, [2]string{"selector", md.selector.String()})
 	}
+	if md.s2 != nil {
+		rows = append(rows, [2]string{"known noise", knownNoiseText(md.s2)})
+	}
 	if md.refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(md.refined, md.from)})
 	}
@@ -428,6 +432,13 @@ func (md *Model) rows() [][2]string {
 			seconds(c.ExactSeconds), mib(c.ExactBytes))})
 	}
 	return append(rows, table.Hyper(names, params)...)
+}
+
+// knownNoiseText describes known per-point noise variances s2 in a
+// display: how many, their range, and the noise they make with σ².
+func knownNoiseText(s2 []float64) string {
+	lo, hi := slices.Min(s2), slices.Max(s2)
+	return fmt.Sprintf("variances s² of the %d training points, %s to %s; each point's noise is s_i² + σ²", len(s2), table.G(lo), table.G(hi))
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -43,6 +43,7 @@ var fileLayers = []string{
 	"sgpr_noise.go",      // continuous SGPR with known per-point noise variances
 	"selector.go",        // the rules that choose inducing points
 	"model.go",           // the Model and its configuration
+	"model_noise.go",     // the Model with known per-point noise variances
 	"fixing.go",          // hyperparameters fixed or bounded one by one: the builders' options, the model's start
 	"run.go",             // the state of one Fit or Step, how it ended
 	"params.go",          // the model's hyperparameters and prior mean, read without building

@@ -77,8 +77,27 @@ type Predictor struct {
 
 // newPredictor copies the prediction state out of a factor, including a
 // copy of a built-in kernel, so later fitting does not change it.
+//
+// With known noise (cholqr.Factor.SetKnownNoise) the factor holds the
+// scaled problem: its G' = Λ^{-1/2}G, so W = Λ_I^{1/2}G'[I, :], and
+// R'ᵀR' = G'ᵀG' + I = I + GᵀΛ⁻¹G and a' = R'⁻ᵀGᵀΛ⁻¹(y − μ), which are
+// R/σ and a/σ of the weighted problem's Predictor (noiseEval.predictor):
+// R = σR', a = σa' give the predictive of Λ = diag(s² + σ²) exactly.
 func newPredictor(f *cholqr.Factor) *Predictor {
 	w, r, a := f.InducingFactors()
+	if wt := f.RowWeights(); wt != nil {
+		k := len(a)
+		sd := math.Sqrt(f.Noise())
+		for i, ji := range f.Active(nil) {
+			for c := 0; c <= i; c++ {
+				w[i*k+c] /= wt[ji]
+			}
+			for c := i; c < k; c++ {
+				r[i*k+c] *= sd
+			}
+			a[i] *= sd
+		}
+	}
 	p := &Predictor{Kern: kernel.Clone(f.Kernel()), NoiseV: f.Noise(), PriorMean: f.Mean(), w: w, r: r, a: a}
 	p.trainMean, p.trainVar = meanVar(f.Targets())
 	p.InputNames = inputNames(f.Inputs())

@@ -21,7 +21,10 @@ type contEval interface {
 }
 
 // noiseEval evaluates continuous SGPR with noise λ_i = s_i² + σ² at
-// inducing inputs z (shared with the fit, which moves them). With
+// inducing inputs z (shared with the fit, which moves them), and a
+// Model's gradient phase with known noise at z = x_I, which does not
+// move (inputs of any kind; zGrad needs Vectors and an
+// kernel.InputGradient kernel). With
 // L_m L_mᵀ = K_mm (+ jitter), V = L_m⁻¹K_mn, A = VΛ^{-1/2} and
 // L_B L_Bᵀ = B = I + AAᵀ (matrix determinant lemma and Woodbury):
 //
@@ -30,8 +33,8 @@ type contEval interface {
 //
 // and the VFE trace term ½ Σ (K_ii − Q_ii)/λ_i, Q_ii = ‖V_:i‖².
 type noiseEval struct {
-	x, z       *kernel.Vectors
-	kern       kernel.InputGradient
+	x, z       kernel.Inputs
+	kern       kernel.Kernel
 	s2         []float64
 	c          float64 // the trace term's weight: 1 for VAR, 0 for MLE
 	yorig, yc  []float64
@@ -51,7 +54,7 @@ type noiseEval struct {
 	noise, mu  float64
 }
 
-func newNoiseEval(x *kernel.Vectors, y []float64, k kernel.InputGradient, obj Objective, z *kernel.Vectors, s2 []float64, mn Mean, jitter float64) *noiseEval {
+func newNoiseEval(x kernel.Inputs, y []float64, k kernel.Kernel, obj Objective, z kernel.Inputs, s2 []float64, mn Mean, jitter float64) *noiseEval {
 	n, m := x.Len(), z.Len()
 	e := &noiseEval{x: x, z: z, kern: k, s2: s2, yorig: y, mean: mn, jitter: jitter, n: n, m: m, np: k.NumParams(),
 		cols: make([]int, m), kmn: make([]float64, m*n), v: make([]float64, m*n), a: make([]float64, m*n),
@@ -302,7 +305,7 @@ func (e *noiseEval) weights() float64 {
 // zGrad stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
 // gradient.
 func (e *noiseEval) zGrad(gz []float64) {
-	e.kern.InputGradT(gz, e.a, e.kmn, e.wmm, e.kmm, e.x, e.z)
+	e.kern.(kernel.InputGradient).InputGradT(gz, e.a, e.kmn, e.wmm, e.kmm, e.x.(*kernel.Vectors), e.z.(*kernel.Vectors))
 }
 
 // predictor returns the Predictor of the last FuncGrad call. Its factors

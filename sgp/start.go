@@ -63,6 +63,11 @@ func (md *Model) buildContext(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if md.s2 != nil {
+		if err := f.SetKnownNoise(md.s2); err != nil {
+			return err
+		}
+	}
 	f.SetPrior(md.mean.prior(md.y))
 	f.SetOrder(canonicalRows(md.x, md.y))
 	f.SetMean(md.mean.startValue(md.y))
