@@ -481,3 +481,81 @@ func TestModelNoiseVariancesFitOracle(t *testing.T) {
 		t.Logf("%v: fitted F relative error %.3g against the dense oracle", obj, math.Abs(got-want)/math.Abs(want))
 	}
 }
+
+// TestModelNoiseVariancesInputs checks a CholQR fit with known noise
+// against the dense oracle for inputs that are not vectors (strings under
+// the spectrum kernel, a block kernel) and for a kernel with Kernel's
+// methods alone (plainKernel), whose gradient phase takes the column-by-column paths;
+// for the latter also the gradient phase's gradient against central
+// differences of the factor's objective.
+func TestModelNoiseVariancesInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(89, 90))
+	n := 50
+	s, y, s2 := make([]string, n), make([]float64, n), make([]float64, n)
+	for i := range s {
+		b := make([]byte, 8+rng.IntN(8))
+		for j := range b {
+			b[j] = "ACGT"[rng.IntN(4)]
+		}
+		s[i] = string(b)
+		s2[i] = 0.01 * math.Pow(100, rng.Float64())
+		y[i] = float64(strings.Count(s[i], "AC")) + math.Sqrt(s2[i])*rng.NormFloat64()
+	}
+	xs, err := kernel.NewStrings(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ps2, _ := knownNoiseProblem(91, 50, 2)
+	for _, tc := range []struct {
+		name string
+		x    kernel.Inputs
+		y    []float64
+		s2   []float64
+		k    kernel.Kernel
+	}{{"spectrum", xs, y, s2, kernel.NewSpectrum(2, 1)}, {"plain", p.x, p.y, ps2, plainKernel{kernel.Clone(p.kern)}}} {
+		md := NewModel(tc.x, tc.y, tc.k).WithM(8).WithNoiseVariances(tc.s2).WithMean(MeanGLS).WithMaxEpochs(3)
+		start, err := md.Value()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := md.Fit(); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := md.Value()
+		if !(got < start) {
+			t.Errorf("%s: F %.6g from %.6g", tc.name, got, start)
+		}
+		idx, _ := md.Inducing()
+		noise, _ := md.Noise()
+		mu, _ := md.Mean()
+		S, trace := denseNystromNoise(t, kernelDense(md.Kernel(), tc.x), idx, lambdas(tc.s2, noise))
+		yc := make([]float64, len(tc.y))
+		for i, v := range tc.y {
+			yc[i] = v - mu
+		}
+		if want := naive.ExactNMLL(S, yc, 0) + 0.5*trace; !relClose(got, want, 1e-10) {
+			t.Errorf("%s: fitted F = %.15g, oracle %.15g", tc.name, got, want)
+		}
+		if tc.name != "plain" {
+			continue
+		}
+		theta := md.Params()
+		ev := newNoiseEval(tc.x, tc.y, plainKernel{kernel.Clone(p.kern)}, VAR, tc.x.Subset(idx), tc.s2, MeanGLS, 0)
+		grad := make([]float64, len(theta))
+		if _, err := ev.FuncGrad(grad, theta); err != nil {
+			t.Fatal(err)
+		}
+		for i := range theta {
+			tp, tm := slices.Clone(theta), slices.Clone(theta)
+			tp[i] += 1e-5
+			tm[i] -= 1e-5
+			md.SetParams(tp)
+			fp, _ := md.Value()
+			md.SetParams(tm)
+			fm, _ := md.Value()
+			if fd := (fp - fm) / 2e-5; math.Abs(fd-grad[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+				t.Errorf("plain kernel: ∂F/∂θ[%d] = %.10g, central difference %.10g", i, grad[i], fd)
+			}
+		}
+	}
+}
