@@ -549,7 +549,11 @@ func (p *Predictor) rows() [][2]string {
 		{"prior mean μ", table.G(p.PriorMean)},
 	}
 	th := p.Kern.Params(nil)
-	return append(append(rows, table.Hyper(p.Kern.ParamNames(), th)...), [2]string{"noise", table.G(p.NoiseV)})
+	rows = append(append(rows, table.Hyper(p.Kern.ParamNames(), th)...), [2]string{"noise", table.G(p.NoiseV)})
+	if p.knownNoise {
+		rows = append(rows, [2]string{"known noise", "the training rows' own variances: each row's noise was s_i² + σ²"})
+	}
+	return rows
 }
 
 // String describes the predictor as an aligned table: the kernel and its
@@ -581,6 +585,9 @@ func (p *ExactPredictor) rows() [][2]string {
 	rows = append(append(rows, table.Hyper(p.Kern.ParamNames(), p.Kern.Params(nil))...), [2]string{"noise", table.G(p.NoiseV)})
 	if p.Jitter != 0 {
 		rows = append(rows, [2]string{"jitter ε", table.G(p.Jitter)})
+	}
+	if p.s2 != nil {
+		rows = append(rows, [2]string{"known noise", knownNoiseText(p.s2)})
 	}
 	return rows
 }

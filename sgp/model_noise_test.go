@@ -407,6 +407,9 @@ func TestModelNoiseVariancesHybrid(t *testing.T) {
 	if s := md.String(); !strings.Contains(s, "known noise") {
 		t.Errorf("the display does not say the known noise variances are used:\n%s", s)
 	}
+	if !cr.Predictor.KnownNoise() {
+		t.Error("the refinement's Predictor does not say it conditions on the known noise")
+	}
 }
 
 // TestModelNoiseVariancesSaveLoad checks that a saved CholQR model with
@@ -447,6 +450,11 @@ func TestModelNoiseVariancesSaveLoad(t *testing.T) {
 	}
 	if s := md.String(); !strings.Contains(s, "known noise") {
 		t.Errorf("the display does not say the known noise variances are used:\n%s", s)
+	}
+	mp, _ := md.Predictor()
+	hp, _ := h.Predictor()
+	if !mp.KnownNoise() || !q.KnownNoise() || hp.KnownNoise() || !strings.Contains(q.String(), "known noise") {
+		t.Errorf("KnownNoise: fitted %v, loaded %v, homoscedastic %v; loaded display:\n%s", mp.KnownNoise(), q.KnownNoise(), hp.KnownNoise(), q)
 	}
 }
 

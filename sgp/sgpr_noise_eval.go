@@ -342,7 +342,7 @@ func (e *noiseEval) predictor() *Predictor {
 	m := e.m
 	sd := math.Sqrt(e.noise)
 	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: e.noise, PriorMean: e.mu, X: e.z.Subset(e.cols), InputNames: inputNames(e.x),
-		w: make([]float64, m*m), r: make([]float64, m*m), a: make([]float64, m)}
+		w: make([]float64, m*m), r: make([]float64, m*m), a: make([]float64, m), knownNoise: true}
 	p.trainMean, p.trainVar = meanVar(e.yorig)
 	for i := 0; i < m; i++ {
 		for j := 0; j <= i; j++ {
