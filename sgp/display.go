@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -420,6 +421,9 @@ func (md *Model) rows() [][2]string {
 	if md.selector != SelectCholQR {
 		rows = append(rows, [2]string{"selector", md.selector.String()})
 	}
+	if md.s2 != nil {
+		rows = append(rows, [2]string{"known noise", knownNoiseText(md.s2)})
+	}
 	if md.refined != nil {
 		rows = append(rows, [2]string{"refined", refinedText(md.refined, md.from)})
 	}
@@ -428,6 +432,13 @@ func (md *Model) rows() [][2]string {
 			seconds(c.ExactSeconds), mib(c.ExactBytes))})
 	}
 	return append(rows, table.Hyper(names, params)...)
+}
+
+// knownNoiseText describes known per-point noise variances s2 in a
+// display: how many, their range, and the noise they make with σ².
+func knownNoiseText(s2 []float64) string {
+	lo, hi := slices.Min(s2), slices.Max(s2)
+	return fmt.Sprintf("variances s² of the %d training points, %s to %s; each point's noise is s_i² + σ²", len(s2), table.G(lo), table.G(hi))
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -538,7 +549,11 @@ func (p *Predictor) rows() [][2]string {
 		{"prior mean μ", table.G(p.PriorMean)},
 	}
 	th := p.Kern.Params(nil)
-	return append(append(rows, table.Hyper(p.Kern.ParamNames(), th)...), [2]string{"noise", table.G(p.NoiseV)})
+	rows = append(append(rows, table.Hyper(p.Kern.ParamNames(), th)...), [2]string{"noise", table.G(p.NoiseV)})
+	if p.knownNoise {
+		rows = append(rows, [2]string{"known noise", "the training rows' own variances: each row's noise was s_i² + σ²"})
+	}
+	return rows
 }
 
 // String describes the predictor as an aligned table: the kernel and its
@@ -570,6 +585,9 @@ func (p *ExactPredictor) rows() [][2]string {
 	rows = append(append(rows, table.Hyper(p.Kern.ParamNames(), p.Kern.Params(nil))...), [2]string{"noise", table.G(p.NoiseV)})
 	if p.Jitter != 0 {
 		rows = append(rows, [2]string{"jitter ε", table.G(p.Jitter)})
+	}
+	if p.s2 != nil {
+		rows = append(rows, [2]string{"known noise", knownNoiseText(p.s2)})
 	}
 	return rows
 }

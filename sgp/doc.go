@@ -136,13 +136,16 @@
 //
 // # Known per-point noise
 //
-// WithNoiseVariances of Exact and Continuous gives each training point a
-// known noise variance s_i² (scikit-learn's alpha array, GPyTorch's
-// fixed-noise likelihood): the noise of point i is s_i² + σ², σ² learned
-// or fixed as above. The predictions condition on that training noise;
-// PredictNoisy adds σ² alone and PredictNoisyWith a test point's own
-// known noise too. docs/algorithm.md ("Known per-point noise") derives
-// the objectives; Model (CholQR) does not take it.
+// WithNoiseVariances of Exact, Continuous and Model gives each training
+// point a known noise variance s_i² (scikit-learn's alpha array,
+// GPyTorch's fixed-noise likelihood): the noise of point i is s_i² + σ²,
+// σ² learned or fixed as above. The predictions condition on that
+// training noise; PredictNoisy adds σ² alone and PredictNoisyWith a test
+// point's own known noise too. docs/algorithm.md ("Known per-point
+// noise") derives the objectives; a Model's swaps run on the problem
+// scaled by Λ^{-1/2}, whose objective differs from the original's by a
+// constant at fixed σ² ("Known per-point noise in CholQR"). FitRanks
+// does not take it.
 //
 // # Notation
 //

@@ -173,14 +173,25 @@ func (md *Model) continuous(r *run) (cgOutcome, error) {
 func (md *Model) cgSetup(r *run, active []int, theta0 []float64) (*cgProblem, []float64) {
 	nθ := len(theta0)
 	gt, kval := md.f.Lend()
-	ev := newActiveEvaluator(md.x, md.y, md.kern, r.obj, active, gt, kval)
-	if md.mean.Estimated() {
-		ev.SetMean(md.mean)
-	} else {
-		ev.SetMean(MeanFixed(md.mean.fixedValue()))
+	mn := md.mean
+	if !mn.Estimated() {
+		mn = MeanFixed(mn.fixedValue())
 	}
 	rs := md.resolved()
-	ev.exactNoise = rs.exactNoise()
+	var ev funcGrader
+	if md.s2 != nil {
+		// Continuous SGPR's objective with known noise at Z = x_I, Z
+		// fixed: the same objective as the factor's (see
+		// Model.WithNoiseVariances).
+		ne := newNoiseEval(md.x, md.y, md.kern, r.obj, md.x.Subset(active), md.s2, mn, 0)
+		ne.exactNoise = rs.exactNoise()
+		ev = ne
+	} else {
+		he := newActiveEvaluator(md.x, md.y, md.kern, r.obj, active, gt, kval)
+		he.SetMean(mn)
+		he.exactNoise = rs.exactNoise()
+		ev = he
+	}
 	nm := newParamMap(rs, theta0, md.floor())
 	nx := nm.dim()
 	x0 := nm.toX(make([]float64, nx), theta0)

@@ -187,8 +187,12 @@ func (md *Model) cgHealthy(rec EpochRecord, moved bool) bool {
 // optimum, near 1 for a signal fitted well above the noise.
 func (md *Model) explained() float64 {
 	var yy, aa float64
-	for _, v := range md.y {
+	wt := md.f.RowWeights() // with known noise, of Λ^{-1/2}(y − μ)
+	for i, v := range md.y {
 		d := v - md.f.Mean()
+		if wt != nil {
+			d *= wt[i]
+		}
 		yy += d * d
 	}
 	for _, v := range md.f.QtY() {

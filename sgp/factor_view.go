@@ -20,7 +20,10 @@ import (
 // done with them changes the model. It shows the model's state as the
 // model leaves it: after a Swap, Step or Fit of the same model, the new
 // state; after the model is reconfigured (a With… method), the state it
-// had.
+// had. With known noise variances (Model.WithNoiseVariances) the arrays
+// and residual variances are those of the scaled problem the swaps run
+// on (K' = Λ^{-1/2}KΛ^{-1/2}, y' = Λ^{-1/2}(y − μ), noise 1), and Noise is
+// σ²; the objectives are the original problem's.
 type Factor struct {
 	f *cholqr.Factor
 }

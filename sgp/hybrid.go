@@ -651,8 +651,12 @@ func refinementWarning(cr *ContinuousResult, cholqrStopped string, timeUp bool) 
 // refinementEvaluator returns an evaluator of the refinement's objective
 // at inducing inputs z: the model's inputs, targets, objective and prior
 // mean, a copy of the model's kernel (its hyperparameters set by each
-// evaluation's θ), and jitter on K[Z,Z] (see hybridJitter).
-func (md *Model) refinementEvaluator(obj Objective, z *kernel.Vectors, jitter float64) *Evaluator {
+// evaluation's θ), and jitter on K[Z,Z] (see hybridJitter); with known
+// noise variances (WithNoiseVariances), the known-noise objective.
+func (md *Model) refinementEvaluator(obj Objective, z *kernel.Vectors, jitter float64) funcGrader {
+	if md.s2 != nil {
+		return newNoiseEval(md.x, md.y, kernel.Clone(md.kern), obj, z, md.s2, md.mean, jitter)
+	}
 	ev := NewEvaluatorInputs(md.x.(*kernel.Vectors), md.y, kernel.Clone(md.kern), obj, z)
 	ev.jitter = jitter
 	ev.SetMean(md.mean)
@@ -809,6 +813,7 @@ func (md *Model) continuousFrom(opts Continuous, theta []float64, z0 *kernel.Vec
 	}
 	c := opts
 	c.x, c.y, c.kern, c.obj, c.mean, c.noiseFloor = xv, md.y, k2, md.obj, md.mean, md.noiseFloor
+	c.s2 = md.s2 // the known noise variances, not modified by the fit
 	// The model's fixed and bounded hyperparameters are the continuous
 	// fit's too; its fixed values are already θ's.
 	c.fixed, c.cons = md.fixHyper, md.cons.clone()

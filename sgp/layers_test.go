@@ -45,6 +45,7 @@ var fileLayers = []string{
 	"selector.go",        // the rules that choose inducing points
 	"swappass.go",        // the pass of swaps an epoch runs, on either engine
 	"model.go",           // the Model and its configuration
+	"model_noise.go",     // the Model with known per-point noise variances
 	"fixing.go",          // hyperparameters fixed or bounded one by one: the builders' options, the model's start
 	"run.go",             // the state of one Fit or Step, how it ended
 	"params.go",          // the model's hyperparameters and prior mean, read without building

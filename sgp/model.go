@@ -61,6 +61,9 @@ type Model struct {
 	kern kernel.Kernel
 	// targetName names the targets' column (WithTargetName), "" if unknown.
 	targetName string
+	// s2 are the known per-point noise variances (WithNoiseVariances),
+	// nil for none.
+	s2 []float64
 
 	m, z  int
 	obj   Objective

@@ -81,3 +81,16 @@ func (md *Model) Predictor() (p *Predictor, err error) {
 	}
 	return p, nil
 }
+
+// PredictNoisyWith returns the predictive mean and the variance of noisy
+// observations at xs whose own known noise variances are s2 (one per
+// test input): the latent variance plus σ² plus s2[i], as PredictNoisy
+// with each test point's known noise added (see WithNoiseVariances).
+func (md *Model) PredictNoisyWith(xs kernel.Inputs, s2 []float64) (mean, variance []float64, err error) {
+	defer md.recoverPanic(&err)
+	p, err := md.Predictor()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.PredictNoisyWith(xs, s2)
+}

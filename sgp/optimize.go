@@ -49,13 +49,19 @@ func (r funcRecorder) Record(*optimize.Location, optimize.Operation, *optimize.S
 	return r()
 }
 
+// funcGrader is what the gradient phase evaluates: an objective and its
+// gradient in θ (Evaluator, or noiseEval with known per-point noise).
+type funcGrader interface {
+	FuncGrad(grad, theta []float64) (float64, error)
+}
+
 // cgProblem adapts an Evaluator to gonum/optimize for the gradient phase
 // of an epoch (Model.continuous), with a value+gradient cache,
 // remembering the best point seen.
 type cgProblem struct {
 	stop      func() error
 	report    func(f float64) // told each evaluation that lowers bestF
-	ev        *Evaluator
+	ev        funcGrader
 	x, g      []float64 // the optimiser's point (paramMap coordinates: the free hyperparameters), ∂F there
 	th, gθ    []float64 // x as log hyperparameters, ∂F/∂θ there
 	nm        paramMap

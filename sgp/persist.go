@@ -34,7 +34,10 @@ type savedModel struct {
 	InputNames []string           `json:"input_names,omitempty"` // Predictor.InputNames; absent for unnamed inputs
 	TargetName string             `json:"target_name,omitempty"`
 	Noise      float64            `json:"noise"`
-	Mean       float64            `json:"mean"` // the constant prior mean μ; 0 when absent
+	// KnownNoise says the factors condition on the training rows' known
+	// noise variances (Predictor.KnownNoise); absent without them.
+	KnownNoise bool    `json:"known_noise,omitempty"`
+	Mean       float64 `json:"mean"` // the constant prior mean μ; 0 when absent
 	// TrainMean and TrainVar are the training targets' mean and
 	// population variance, SNLP's trivial model (Evaluate); absent when
 	// the predictor does not know them.
@@ -64,7 +67,7 @@ func (p *Predictor) Save(w io.Writer) error {
 		return err
 	}
 	sm := &savedModel{Format: modelFormat, Kernel: h.kernel, InputNames: p.InputNames, TargetName: p.TargetName,
-		Noise: p.NoiseV, Mean: p.PriorMean, Hyperparameters: h.hyp, Fixed: p.Fixed, Bounds: h.bounds,
+		Noise: p.NoiseV, KnownNoise: p.knownNoise, Mean: p.PriorMean, Hyperparameters: h.hyp, Fixed: p.Fixed, Bounds: h.bounds,
 		Inducing: p.inducer, InducingInputs: h.inputs, InputKind: h.kind, K: len(p.a), W: p.w, R: p.r, A: p.a}
 	sm.TrainMean, sm.TrainVar = savedTargets(p.trainMean, p.trainVar)
 	var buf bytes.Buffer
@@ -233,7 +236,7 @@ func (mf *modelFields) predictor() (*Predictor, error) {
 	}
 	p := &Predictor{Kern: kern, NoiseV: mf.noise, PriorMean: mf.mean, X: x, InputNames: mf.inputNames, TargetName: mf.targetName,
 		Fixed: fixed, Bounds: bounds,
-		w: mf.w, r: mf.r, a: mf.a, inducer: inducer, trainMean: mf.trainMean, trainVar: mf.trainVar}
+		w: mf.w, r: mf.r, a: mf.a, inducer: inducer, trainMean: mf.trainMean, trainVar: mf.trainVar, knownNoise: mf.knownNoise}
 	p.prepare()
 	if err := finiteAt(p.PredictTo, x, "inducing inputs"); err != nil {
 		return nil, err

@@ -44,6 +44,7 @@ type modelFields struct {
 	w, r, a, alpha                           []float64
 	noiseVars                                []float64 // "noise_variances", nil when absent
 	hasKernel, hasTrainMean, hasTrainVar     bool
+	knownNoise                               bool                 // "known_noise"
 	fixed                                    map[string]float64   // "fixed", nil when absent
 	bounds                                   map[string][]float64 // "bounds", nil when absent
 }
@@ -113,6 +114,8 @@ func (mf *modelFields) field(d *modelDecoder, key string) error {
 		return d.Value(key, &mf.mean)
 	case "jitter":
 		return d.Value(key, &mf.jitter)
+	case "known_noise":
+		return d.Value(key, &mf.knownNoise)
 	case "train_mean":
 		mf.hasTrainMean = true
 		return d.number(key, &mf.trainMean)

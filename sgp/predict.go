@@ -69,6 +69,10 @@ type Predictor struct {
 	// inducer are the inducing points' rows in the training data (nil
 	// for continuous inducing inputs).
 	inducer []int
+	// knownNoise says the factors are those of a fit with known per-point
+	// noise variances (WithNoiseVariances of Model or Continuous): they
+	// condition on each training row's s_i² + σ².
+	knownNoise bool
 	// trainMean and trainVar are the training targets' mean and variance,
 	// the trivial model of SNLP; trainVar is 0 when unknown (a model
 	// loaded from a file without them).
@@ -77,9 +81,28 @@ type Predictor struct {
 
 // newPredictor copies the prediction state out of a factor, including a
 // copy of a built-in kernel, so later fitting does not change it.
+//
+// With known noise (cholqr.Factor.SetKnownNoise) the factor holds the
+// scaled problem: its G' = Λ^{-1/2}G, so W = Λ_I^{1/2}G'[I, :], and
+// R'ᵀR' = G'ᵀG' + I = I + GᵀΛ⁻¹G and a' = R'⁻ᵀGᵀΛ⁻¹(y − μ), which are
+// R/σ and a/σ of the weighted problem's Predictor (noiseEval.predictor):
+// R = σR', a = σa' give the predictive of Λ = diag(s² + σ²) exactly.
 func newPredictor(f *cholqr.Factor) *Predictor {
 	w, r, a := f.InducingFactors()
-	p := &Predictor{Kern: kernel.Clone(f.Kernel()), NoiseV: f.Noise(), PriorMean: f.Mean(), w: w, r: r, a: a}
+	if wt := f.RowWeights(); wt != nil {
+		k := len(a)
+		sd := math.Sqrt(f.Noise())
+		for i, ji := range f.Active(nil) {
+			for c := 0; c <= i; c++ {
+				w[i*k+c] /= wt[ji]
+			}
+			for c := i; c < k; c++ {
+				r[i*k+c] *= sd
+			}
+			a[i] *= sd
+		}
+	}
+	p := &Predictor{Kern: kernel.Clone(f.Kernel()), NoiseV: f.Noise(), PriorMean: f.Mean(), w: w, r: r, a: a, knownNoise: f.RowWeights() != nil}
 	p.trainMean, p.trainVar = meanVar(f.Targets())
 	p.InputNames = inputNames(f.Inputs())
 	p.inducer = f.Active(nil)
@@ -199,6 +222,13 @@ func kernelDiagRange(k kernel.Kernel, dst []float64, x kernel.Inputs, lo, hi int
 
 // Noise returns σ².
 func (p *Predictor) Noise() float64 { return p.NoiseV }
+
+// KnownNoise reports whether the predictor is of a fit with known
+// per-point noise variances (Model.WithNoiseVariances,
+// Continuous.WithNoiseVariances): its latent posterior conditions on each
+// training row's s_i² + σ², and PredictNoisy adds σ² alone. A model file
+// records it.
+func (p *Predictor) KnownNoise() bool { return p.knownNoise }
 
 // Predict returns the predictive mean and latent variance at xs, as
 // Model.Predict does for the model the Predictor was taken from.

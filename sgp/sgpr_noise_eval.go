@@ -21,7 +21,10 @@ type contEval interface {
 }
 
 // noiseEval evaluates continuous SGPR with noise λ_i = s_i² + σ² at
-// inducing inputs z (shared with the fit, which moves them). With
+// inducing inputs z (shared with the fit, which moves them), and a
+// Model's gradient phase with known noise at z = x_I, which does not
+// move (inputs of any kind; zGrad needs Vectors and an
+// kernel.InputGradient kernel). With
 // L_m L_mᵀ = K_mm (+ jitter), V = L_m⁻¹K_mn, A = VΛ^{-1/2} and
 // L_B L_Bᵀ = B = I + AAᵀ (matrix determinant lemma and Woodbury):
 //
@@ -30,8 +33,8 @@ type contEval interface {
 //
 // and the VFE trace term ½ Σ (K_ii − Q_ii)/λ_i, Q_ii = ‖V_:i‖².
 type noiseEval struct {
-	x, z       *kernel.Vectors
-	kern       kernel.InputGradient
+	x, z       kernel.Inputs
+	kern       kernel.Kernel
 	s2         []float64
 	c          float64 // the trace term's weight: 1 for VAR, 0 for MLE
 	yorig, yc  []float64
@@ -44,6 +47,8 @@ type noiseEval struct {
 	cols       []int
 
 	kmn, v, a  []float64 // m×n: K_mn, L_m⁻¹K_mn, scratch
+	wcopy      []float64 // m×n: the weights handed to the kernel's gradient
+	qd, d2     []float64 // n: Q_ii, ‖(L_B⁻¹V)_:i‖²
 	kmm, lm, b []float64 // m×m: K_mm, its factor L_m, then L_B
 	wmm        []float64 // m×m: the weights of dK_mm
 	diag, lam  []float64 // K_ii, λ_i
@@ -51,10 +56,11 @@ type noiseEval struct {
 	noise, mu  float64
 }
 
-func newNoiseEval(x *kernel.Vectors, y []float64, k kernel.InputGradient, obj Objective, z *kernel.Vectors, s2 []float64, mn Mean, jitter float64) *noiseEval {
+func newNoiseEval(x kernel.Inputs, y []float64, k kernel.Kernel, obj Objective, z kernel.Inputs, s2 []float64, mn Mean, jitter float64) *noiseEval {
 	n, m := x.Len(), z.Len()
 	e := &noiseEval{x: x, z: z, kern: k, s2: s2, yorig: y, mean: mn, jitter: jitter, n: n, m: m, np: k.NumParams(),
-		cols: make([]int, m), kmn: make([]float64, m*n), v: make([]float64, m*n), a: make([]float64, m*n),
+		cols: make([]int, m), kmn: make([]float64, m*n), v: make([]float64, m*n), a: make([]float64, m*n), wcopy: make([]float64, m*n),
+		qd: make([]float64, n), d2: make([]float64, n),
 		kmm: make([]float64, m*m), lm: make([]float64, m*m), b: make([]float64, m*m), wmm: make([]float64, m*m),
 		diag: make([]float64, n), lam: make([]float64, n), alpha: make([]float64, n), t: make([]float64, m), yc: make([]float64, n)}
 	if obj == VAR {
@@ -90,9 +96,14 @@ func (e *noiseEval) factor(theta []float64) error {
 		return fmt.Errorf("%w, got %v", ErrNoise, e.noise)
 	}
 	n, m := e.n, e.m
-	for c := 0; c < m; c++ {
-		e.kern.Column(e.kmn[c*n:(c+1)*n], e.x, 0, n, e.z, c)
-		e.kern.Column(e.kmm[c*m:(c+1)*m], e.z, 0, m, e.z, c)
+	if bk, ok := e.kern.(kernel.BlockEvaluator); ok {
+		bk.CrossT(e.kmn, e.x, e.z, e.cols)
+		bk.CrossT(e.kmm, e.z, e.z, e.cols)
+	} else {
+		for c := 0; c < m; c++ {
+			base.KernelColumn(e.kern, e.kmn[c*n:(c+1)*n], e.x, e.z, c)
+			e.kern.Column(e.kmm[c*m:(c+1)*m], e.z, 0, m, e.z, c)
+		}
 	}
 	e.kern.Diag(e.diag, e.x, 0, n)
 	copy(e.lm, e.kmm)
@@ -138,6 +149,19 @@ func (e *noiseEval) project(dst, u []float64) []float64 {
 	return dst
 }
 
+// colSquares sets dst[i] to Σ_c u[c·n+i]² over the m rows of u (m×n,
+// row-major, n = len(dst)), summed over c in order, and returns it.
+func colSquares(dst, u []float64, m int) []float64 {
+	n := len(dst)
+	clear(dst)
+	for c := 0; c < m; c++ {
+		for i, v := range u[c*n : (c+1)*n] {
+			dst[i] += v * v
+		}
+	}
+	return dst
+}
+
 // value returns F at the last factor, setting μ, α and t.
 func (e *noiseEval) value() float64 {
 	n, m := e.n, e.m
@@ -165,14 +189,11 @@ func (e *noiseEval) value() float64 {
 	}
 	e.project(e.t, r)
 	var quad, logdet, trace float64
+	qd := colSquares(e.qd, e.v, m)
 	for i, v := range r {
 		quad += v * v / e.lam[i]
 		logdet += math.Log(e.lam[i])
-		var q float64
-		for c := 0; c < m; c++ {
-			q += e.v[c*n+i] * e.v[c*n+i]
-		}
-		trace += (e.diag[i] - q) / e.lam[i]
+		trace += (e.diag[i] - qd[i]) / e.lam[i]
 	}
 	for c := 0; c < m; c++ {
 		quad -= e.t[c] * e.t[c]
@@ -181,12 +202,16 @@ func (e *noiseEval) value() float64 {
 	// α = Λ⁻¹(r − Vᵀ L_B⁻ᵀ t).
 	s := append([]float64(nil), e.t...)
 	blas64.Trsv(blas.Trans, e.lower(e.b), blas64.Vector{N: m, Data: s, Inc: 1})
-	for i := range r {
-		var q float64
-		for c := 0; c < m; c++ {
-			q += e.v[c*n+i] * s[c]
+	q := e.d2 // scratch: Vᵀs, summed over c in order
+	clear(q)
+	for c := 0; c < m; c++ {
+		sc := s[c]
+		for i, v := range e.v[c*n : (c+1)*n] {
+			q[i] += v * sc
 		}
-		r[i] = (r[i] - q) / e.lam[i]
+	}
+	for i := range r {
+		r[i] = (r[i] - q[i]) / e.lam[i]
 	}
 	return 0.5*(quad+e.prior.Penalty(e.mu)) + 0.5*logdet + 0.5*float64(n)*math.Log(2*math.Pi) + 0.5*e.c*trace
 }
@@ -205,14 +230,21 @@ func (e *noiseEval) FuncGrad(grad, theta []float64) (f float64, err error) {
 	}
 	clear(grad)
 	gn := e.weights()
-	wnm := make([]float64, e.n*e.m)
-	for c := 0; c < e.m; c++ {
-		for i := 0; i < e.n; i++ {
-			wnm[i*e.m+c] = e.a[c*e.n+i]
+	if bk, ok := e.kern.(kernel.BlockEvaluator); ok {
+		// The block gradients may overwrite their weights, which zGrad
+		// reads: they get copies.
+		bk.AddGradBlockT(grad[:e.np], append(e.wcopy[:0], e.a...), e.kmn, e.x, e.z, e.cols)
+		bk.AddGradBlockT(grad[:e.np], append(e.wcopy[:0], e.wmm...), e.kmm, e.z, e.z, e.cols)
+	} else {
+		wnm := e.wcopy[:e.n*e.m]
+		for c := 0; c < e.m; c++ {
+			for i := 0; i < e.n; i++ {
+				wnm[i*e.m+c] = e.a[c*e.n+i]
+			}
 		}
+		base.KernelAddGrad(e.kern, grad[:e.np], wnm, e.x, e.z, e.cols)
+		base.KernelAddGrad(e.kern, grad[:e.np], e.wmm, e.z, e.z, e.cols)
 	}
-	base.KernelAddGrad(e.kern, grad[:e.np], wnm, e.x, e.z, e.cols)
-	base.KernelAddGrad(e.kern, grad[:e.np], e.wmm, e.z, e.z, e.cols)
 	wd := make([]float64, e.n)
 	for i := range wd {
 		wd[i] = 0.5 * e.c / e.lam[i]
@@ -236,14 +268,10 @@ func (e *noiseEval) weights() float64 {
 	copy(e.a, e.v)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, lb, e.general(e.a, m, n))
 	var gn float64
+	d2, q := colSquares(e.d2, e.a, m), colSquares(e.qd, e.v, m)
 	for i := 0; i < n; i++ {
-		var d2, q float64
-		for c := 0; c < m; c++ {
-			d2 += e.a[c*n+i] * e.a[c*n+i]
-			q += e.v[c*n+i] * e.v[c*n+i]
-		}
 		li := e.lam[i]
-		gn += 1/li - d2/(li*li) - e.alpha[i]*e.alpha[i] - e.c*(e.diag[i]-q)/(li*li)
+		gn += 1/li - d2[i]/(li*li) - e.alpha[i]*e.alpha[i] - e.c*(e.diag[i]-q[i])/(li*li)
 	}
 	blas64.Trsm(blas.Left, blas.Trans, 1, lb, e.general(e.a, m, n))
 	beta := make([]float64, m)
@@ -302,7 +330,7 @@ func (e *noiseEval) weights() float64 {
 // zGrad stores ∂F/∂Z (m×d, row-major) after a FuncGrad call with a
 // gradient.
 func (e *noiseEval) zGrad(gz []float64) {
-	e.kern.InputGradT(gz, e.a, e.kmn, e.wmm, e.kmm, e.x, e.z)
+	e.kern.(kernel.InputGradient).InputGradT(gz, e.a, e.kmn, e.wmm, e.kmm, e.x.(*kernel.Vectors), e.z.(*kernel.Vectors))
 }
 
 // predictor returns the Predictor of the last FuncGrad call. Its factors
@@ -314,7 +342,7 @@ func (e *noiseEval) predictor() *Predictor {
 	m := e.m
 	sd := math.Sqrt(e.noise)
 	p := &Predictor{Kern: kernel.Clone(e.kern), NoiseV: e.noise, PriorMean: e.mu, X: e.z.Subset(e.cols), InputNames: inputNames(e.x),
-		w: make([]float64, m*m), r: make([]float64, m*m), a: make([]float64, m)}
+		w: make([]float64, m*m), r: make([]float64, m*m), a: make([]float64, m), knownNoise: true}
 	p.trainMean, p.trainVar = meanVar(e.yorig)
 	for i := 0; i < m; i++ {
 		for j := 0; j <= i; j++ {

@@ -59,13 +59,10 @@ func (md *Model) buildContext(ctx context.Context) error {
 	if err := checkStart(md.x, md.kern, noise, md.y, md.mean); err != nil {
 		return err
 	}
-	f, err := cholqr.New(md.x, md.y, md.kern, noise, md.m, md.z)
+	f, err := md.newFactor(noise)
 	if err != nil {
 		return err
 	}
-	f.SetPrior(md.mean.prior(md.y))
-	f.SetOrder(canonicalRows(md.x, md.y))
-	f.SetMean(md.mean.startValue(md.y))
 	md.rng = rand.New(rand.NewPCG(md.seed, md.seed^0x5851f42d4c957f2d))
 	active := md.inducing
 	if active == nil {
@@ -117,6 +114,25 @@ func (md *Model) buildContext(ctx context.Context) error {
 	}
 	built = true
 	return nil
+}
+
+// newFactor returns the model's factor at σ² = noise, not yet
+// factorised: its known noise variances, the mean's prior and start, and
+// the rows' canonical order set.
+func (md *Model) newFactor(noise float64) (*cholqr.Factor, error) {
+	f, err := cholqr.New(md.x, md.y, md.kern, noise, md.m, md.z)
+	if err != nil {
+		return nil, err
+	}
+	if md.s2 != nil {
+		if err := f.SetKnownNoise(md.s2); err != nil {
+			return nil, err
+		}
+	}
+	f.SetPrior(md.mean.prior(md.y))
+	f.SetOrder(canonicalRows(md.x, md.y))
+	f.SetMean(md.mean.startValue(md.y))
+	return f, nil
 }
 
 // startInit returns how the initial inducing set is chosen: the one set by

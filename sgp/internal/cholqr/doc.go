@@ -29,6 +29,8 @@
 //	                 the row chunks of the passes
 //	pivot.go         appending and dropping a pivot column of G
 //	factor_block.go  factorising a set by blocks of columns
+//	knownnoise.go    known per-point noise (SetKnownNoise): the scaled
+//	                 problem's row weights, σ² behind them
 //	factorize.go     New; Factorize, FactorizePivoted, FactorizeSkipping,
 //	                 Refactorize (the drift), SetNoise, Clone
 //	score.go         approximate scores through the information pivots

@@ -48,11 +48,22 @@ type Factor struct {
 	// are drawn and ranked in their own order.
 	order, rank []int
 	kern        kernel.Kernel
-	noise       float64 // σ²
-	n           int
-	mcap        int // maximum active points m
-	zcap        int // maximum information pivots
-	tcap        int // mcap + zcap + 1 columns of G
+	noise       float64 // σ², 1 with known per-point noise (SetKnownNoise)
+	// With known per-point noise (SetKnownNoise) the state is that of the
+	// scaled problem K' = Λ^{-1/2}KΛ^{-1/2}, y' = Λ^{-1/2}(y − μ), noise 1,
+	// Λ = diag(λ), λ_i = s_i² + σ² (docs/algorithm.md, "Known per-point
+	// noise in CholQR"): every kernel value is scaled by wt_i·wt_j, the
+	// mean's direction is wt in place of the ones vector, and the
+	// objectives add ½Σ log λ_i. wt is nil without known noise.
+	s2     []float64 // the known noise variances s_i², nil for none
+	sigma2 float64   // σ² with known noise
+	wt     []float64 // wt_i = λ_i^{-1/2}
+	wtwt   float64   // ‖wt‖²
+	logLam float64   // Σ log λ_i
+	n      int
+	mcap   int // maximum active points m
+	zcap   int // maximum information pivots
+	tcap   int // mcap + zcap + 1 columns of G
 
 	perm []int // perm[:k] active, perm[k:t] information pivots, in pivot order
 	pos  []int // pos[i] = position of point i in perm, or −1
@@ -69,7 +80,7 @@ type Factor struct {
 	q     []float64      // Q, column-major with ldq rows, mcap columns
 	r     []float64      // R, mcap×mcap row-major, upper triangular
 	a     []float64      // Q[:n, :]ᵀ(y − μ)
-	b     []float64      // Q[:n, :]ᵀ1
+	b     []float64      // Q[:n, :]ᵀ1 (Q[:n, :]ᵀwt with known noise)
 	yy    float64        // ‖y − μ‖²
 	prior base.MeanPrior // the prior on an estimated μ (Mean)
 	gram  []float64      // A = GᵀG, tcap×tcap row-major, kept for the approximate scores
@@ -199,7 +210,34 @@ func (f *Factor) NumActive() int { f.check(); return f.k }
 func (f *Factor) NumInfo() int { f.check(); return f.t - f.k }
 
 // Noise returns σ².
-func (f *Factor) Noise() float64 { return f.noise }
+func (f *Factor) Noise() float64 {
+	if f.wt != nil {
+		return f.sigma2
+	}
+	return f.noise
+}
+
+// scaleColumn scales col, rows [r0, r0+len(col)) of kernel column j, to
+// the scaled problem's (see Factor.wt): col[i−r0] ·= wt_i·wt_j. It does
+// nothing without known noise.
+func (f *Factor) scaleColumn(col []float64, r0, j int) {
+	if f.wt == nil {
+		return
+	}
+	wj := f.wt[j]
+	for i := range col {
+		col[i] *= f.wt[r0+i] * wj
+	}
+}
+
+// meanDir returns the i-th entry of the mean's direction: 1, or wt_i with
+// known noise.
+func (f *Factor) meanDir(i int) float64 {
+	if f.wt == nil {
+		return 1
+	}
+	return f.wt[i]
+}
 
 // Kernel returns the kernel.
 func (f *Factor) Kernel() kernel.Kernel { return f.kern }
@@ -334,7 +372,15 @@ func (f *Factor) Parts() base.Parts {
 			trace += v * v
 		}
 	}
-	return partsOf(f.yy, aa, f.noise, n, k, logR, trace, f.prior.Penalty(f.mu))
+	p := partsOf(f.yy, aa, f.noise, n, k, logR, trace, f.prior.Penalty(f.mu))
+	if f.wt != nil {
+		// log|Q + Λ| = log|Q' + I| + Σ log λ_i; the data fit and the
+		// trace are the scaled problem's.
+		p.Complexity += f.logLam
+		p.MLE += 0.5 * f.logLam
+		p.VAR += 0.5 * f.logLam
+	}
+	return p
 }
 
 // partsOf returns the objectives' terms (see base.Parts) from
@@ -482,15 +528,26 @@ func (f *Factor) SetMean(mu float64) {
 	}
 	delta := mu - f.mu
 	f.mu = mu
-	for i, v := range f.yraw {
-		f.y[i] = v - mu
-	}
-	f.yy = sumSquares(f.y)
+	f.centre()
 	if f.ok {
 		for c := 0; c < f.k; c++ {
 			f.a[c] -= delta * f.b[c]
 		}
 	}
+}
+
+// centre sets y − μ (wt∘(y − μ) with known noise) and its squared norm.
+func (f *Factor) centre() {
+	if f.wt == nil {
+		for i, v := range f.yraw {
+			f.y[i] = v - f.mu
+		}
+	} else {
+		for i, v := range f.yraw {
+			f.y[i] = (v - f.mu) * f.wt[i]
+		}
+	}
+	f.yy = sumSquares(f.y)
 }
 
 // GLSMean returns the constant mean that minimises both objectives for the
@@ -516,15 +573,24 @@ func (f *Factor) MAPMean() float64 { return f.estimateMean(f.prior) }
 func (f *Factor) estimateMean(p base.MeanPrior) float64 {
 	f.check()
 	var sy float64
-	for _, v := range f.y {
-		sy += v
+	nn := float64(f.n)
+	if f.wt == nil {
+		for _, v := range f.y {
+			sy += v
+		}
+	} else {
+		// The mean's direction is wt: 1ᵀ becomes wtᵀ, n becomes ‖wt‖².
+		for i, v := range f.y {
+			sy += v * f.wt[i]
+		}
+		nn = f.wtwt
 	}
 	var ba, bb float64
 	for c := 0; c < f.k; c++ {
 		ba += f.b[c] * f.a[c]
 		bb += f.b[c] * f.b[c]
 	}
-	return f.mu + p.Step(sy-ba, float64(f.n)-bb, f.mu-p.Ybar, f.noise)
+	return f.mu + p.Step(sy-ba, nn-bb, f.mu-p.Ybar, f.noise)
 }
 
 // rotTask applies a move's rotations to a range of rows (rotatePanels).

@@ -39,13 +39,13 @@ func (f *Factor) factorizeBlocked(active []int) bool {
 	if !ok {
 		return false
 	}
-	// a = Q[:n,:]ᵀ(y − μ), b = Q[:n,:]ᵀ1.
+	// a = Q[:n,:]ᵀ(y − μ), b = Q[:n,:]ᵀ1 (Q[:n,:]ᵀwt with known noise).
 	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: k, Cols: n, Stride: ldq, Data: f.q[:(k-1)*ldq+n]},
 		blas64.Vector{N: n, Data: f.y, Inc: 1}, 0, blas64.Vector{N: k, Data: f.a[:k], Inc: 1})
 	for c := 0; c < k; c++ {
 		var s float64
-		for _, v := range f.q[c*ldq : c*ldq+n] {
-			s += v
+		for i, v := range f.q[c*ldq : c*ldq+n] {
+			s += v * f.meanDir(i)
 		}
 		f.b[c] = s
 	}
@@ -74,6 +74,9 @@ func (f *Factor) choleskyBlocked(active []int, gt []float64) bool {
 		for c, j := range active {
 			base.KernelColumn(f.kern, gt[c*n:(c+1)*n], f.x, f.x, j)
 		}
+	}
+	for c, j := range active {
+		f.scaleColumn(gt[c*n:(c+1)*n], 0, j)
 	}
 	f.stats.KernelEvals += k * n
 	// L = chol(K[I,I]) in the Gram scratch (k×k, stride k).

@@ -90,10 +90,14 @@ func New(x kernel.Inputs, y []float64, kern kernel.Kernel, noise float64, m, z i
 // SetNoise changes σ². The factors depend on σ², so the Factor must be
 // refactorised; SetNoise does that and returns the error of Factorize.
 func (f *Factor) SetNoise(noise float64) error {
-	if !(noise > 0) || math.IsInf(noise, 0) {
-		return fmt.Errorf("%w, got %v", base.ErrNoise, noise)
+	if err := checkNoise(noise); err != nil {
+		return err
 	}
-	f.noise = noise
+	if f.wt != nil {
+		f.setSigma2(noise)
+	} else {
+		f.noise = noise
+	}
 	if f.ok {
 		return f.Factorize(f.Active(nil))
 	}
@@ -118,6 +122,7 @@ func (f *Factor) Clone() *Factor {
 	c.parkedGram = slices.Clone(f.parkedGram[:cap(f.parkedGram)])[:len(f.parkedGram)]
 	c.gj, c.cvec, c.c2 = slices.Clone(f.gj), slices.Clone(f.cvec), slices.Clone(f.c2)
 	c.gsParts = slices.Clone(f.gsParts)
+	f.cloneWeights(&c)
 	c.gsTask, c.appendTask = gsTask{}, appendTask{}
 	c.approx = approxWork{}
 	c.approx.init(f.n, f.mcap, f.zcap)
@@ -203,6 +208,11 @@ func (f *Factor) reset() {
 	f.k, f.t, f.parked = 0, 0, -1
 	f.tent.valid = false
 	base.KernelDiag(f.kern, f.kdiag, f.x)
+	if f.wt != nil {
+		for i, w := range f.wt {
+			f.kdiag[i] *= w * w
+		}
+	}
 	f.stats.KernelEvals += f.n
 	copy(f.d, f.kdiag)
 	for i := range f.q {

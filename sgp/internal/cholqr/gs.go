@@ -164,7 +164,7 @@ func (f *Factor) gramSchmidt() {
 	var anew, bnew float64
 	for i, v := range w[:n] {
 		anew += v * f.y[i]
-		bnew += v
+		bnew += v * f.meanDir(i)
 	}
 	f.tent = tentative{valid: true, r: r, anew: anew, bnew: bnew, gg: gg}
 }
@@ -186,7 +186,7 @@ func (f *Factor) firstProjection() projection {
 	for i, v := range f.col(k) {
 		p.gg += v * v
 		p.gy += v * f.y[i]
-		p.g1 += v
+		p.g1 += v * f.meanDir(i)
 	}
 	for i, v := range f.firstCoefficients() {
 		p.cc += v * v
@@ -360,9 +360,17 @@ func (t *gsTask) RunRange(_, lo, hi int) {
 		}
 		if c0 < n {
 			yp := f.y[c0:min(c1, n)]
-			for i, v := range w[c0 : c0+len(yp)] {
-				wy += v * yp[i]
-				w1 += v
+			if f.wt == nil {
+				for i, v := range w[c0 : c0+len(yp)] {
+					wy += v * yp[i]
+					w1 += v
+				}
+			} else {
+				wt := f.wt[c0 : c0+len(yp)]
+				for i, v := range w[c0 : c0+len(yp)] {
+					wy += v * yp[i]
+					w1 += v * wt[i]
+				}
 			}
 		}
 		p := f.gsParts[ch*width : (ch+1)*width]

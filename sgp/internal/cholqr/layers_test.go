@@ -14,6 +14,7 @@ var fileLayers = []string{
 	"gs.go",           // Gram–Schmidt orthogonalisation of a new column against Q
 	"pivot.go",        // appending a pivot to the partial Cholesky factor
 	"factor_block.go", // factorising an inducing set by blocks
+	"knownnoise.go",   // known per-point noise: the scaled problem's weights
 	"factorize.go",    // creating and factorising the state
 	"score.go",        // approximate scores through the information pivots
 	"score_exact.go",  // exact scores of candidates in batches

@@ -79,6 +79,7 @@ func (a *appendTask) RunRange(_, lo, hi int) {
 	r0, r1 := lo*cs, min(n, hi*cs)
 	col := f.col(t)
 	f.kern.Column(col[r0:r1], f.x, r0, r1, f.x, j)
+	f.scaleColumn(col[r0:r1], r0, j)
 	if t > 0 {
 		g := blas64.General{Rows: t, Cols: r1 - r0, Stride: n, Data: f.g[r0 : (t-1)*n+r1]}
 		blas64.Gemv(blas.Trans, -1, g, blas64.Vector{N: t, Data: f.gj[:t], Inc: 1}, 1, blas64.Vector{N: r1 - r0, Data: col[r0:r1], Inc: 1})

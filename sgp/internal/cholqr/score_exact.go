@@ -130,6 +130,7 @@ func (f *Factor) exactDeltas(cands []int, o base.Objective, dst []float64, w *ex
 			base.KernelColumn(f.kern, w.kv[q*n:(q+1)*n], f.x, f.x, j)
 			f.stats.KernelEvals += n
 		}
+		f.scaleColumn(w.kv[q*n:(q+1)*n], 0, j)
 	}
 	w.act = append(w.act[:0], f.perm[:k]...)
 	slices.Sort(w.act)

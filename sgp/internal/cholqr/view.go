@@ -115,7 +115,13 @@ func (f *Factor) Order() []int { return f.order }
 // the kernel's hyperparameters too and calls Factorize after both (as
 // the Factor cannot see a change of the kernel, the state is then stale
 // until that Factorize). SetNoise refactorises at once.
-func (f *Factor) SetNoiseOnly(noise float64) { f.noise = noise }
+func (f *Factor) SetNoiseOnly(noise float64) {
+	if f.wt != nil {
+		f.setSigma2(noise)
+		return
+	}
+	f.noise = noise
+}
 
 // RecordDrift records in Stats the relative objective drift d that a
 // caller measured against a fresh evaluation of the state (the gradient

@@ -274,6 +274,9 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	if noise > 0 {
 		md.WithNoise(noise)
 	}
+	if c.noiseCol != "" {
+		md.WithNoiseVariances(train.noise)
+	}
 	applyConstraints(c.cons, md)
 	if !c.quiet {
 		md.WithProgress(flagWordsWriter{e.stderr})
@@ -291,6 +294,9 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	rep.MeanFunction = md.MeanFunction().String()
 	rep.setDropped(c.dropMissing, train, test)
 	rep.M, rep.MRequested, rep.Z = len(res.Inducing), ptr(c.m), ptr(c.z)
+	if c.noiseCol != "" {
+		rep.NoiseColumn = &c.noiseCol
+	}
 	if cr := res.Refined; cr != nil {
 		rep.Refined = &refinedReport{From: res.RefinedFrom, Evaluations: cr.Evals, Stopped: cr.Stopped(), Seconds: cr.Elapsed.Seconds(), Jitter: cr.Jitter, InducingInputs: rowsOf(cr.Z)}
 	}
@@ -303,6 +309,7 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 		if pred, err = modelPredictions(md, test.x); err != nil {
 			return err
 		}
+		addTestNoise(&rep, pred, test, c.noiseCol)
 		rep.addMetrics(pred, test.y, md.Targets())
 	}
 	var covOut output
@@ -325,6 +332,9 @@ func (c *fitConfig) fitSparse(ctx context.Context, e *env, obj sgp.Objective, se
 	err := rep.write(e, c.json, output{c.savePath, save}, output{c.predPath, pred.writeCSV}, func(w io.Writer) {
 		fmt.Fprintf(w, "fit: %s, n=%d, %s, kernel %s, selector %v, m=%d z=%d, seed %d\n", c.trainPath, train.Len(), count(train.dim, "input column"), spec, sel, c.m, c.z, c.seed)
 		rep.printDropped(w)
+		if c.noiseCol != "" {
+			fmt.Fprintf(w, "%-16s%s: known variances s_i², the noise of row i is s_i² + σ² (predictions add σ² alone)\n", "noise column", c.noiseCol)
+		}
 		printFitSummary(w, md, res)
 		if cr := res.Refined; cr != nil {
 			fmt.Fprintf(w, "%-16s%d of m=%d, moved continuously (the continuous fit's; --json and --save give them)\n", "inducing inputs", cr.Z.Len(), c.m)

@@ -12,7 +12,7 @@ import (
 )
 
 // noiseSelectors names the selectors that take --noise-column.
-const noiseSelectors = "exact, sgpr-continuous"
+const noiseSelectors = "exact, sgpr-continuous, cholqr, hybrid"
 
 // useNoiseColumn makes the header's column name, if not empty, the rows'
 // known noise variances rather than an input: named, it must not be the
@@ -69,7 +69,7 @@ func (c *fitConfig) checkNoiseSelector() error {
 	}
 	sel := strings.ToLower(strings.TrimSpace(c.selector))
 	switch {
-	case sel == selectorExact || sel == selectorContinuous:
+	case sel == selectorExact || sel == selectorContinuous || sel == "cholqr" || sel == "hybrid":
 		return nil
 	case sel != "":
 		return usageErrorf("fit: --noise-column is not supported by --selector %s; the selectors that take known noise variances: %s", echo(c.selector), noiseSelectors)

@@ -102,6 +102,24 @@ func TestFitNoiseColumnReplicates(t *testing.T) {
 	if chet.Selector != "sgpr-continuous" || !(*chet.SNLP < *chom.SNLP-0.2) {
 		t.Errorf("selector %q: test SNLP %.4f with known noise, %.4f without: want sgpr-continuous, lower by more than 0.2", chet.Selector, *chet.SNLP, *chom.SNLP)
 	}
+	// CholQR and the hybrid, which take the same known noise, against
+	// the same files without the noise column.
+	for _, sel := range []string{"cholqr", "hybrid"} {
+		shet := fit("--noise-column", "s2", "--selector", sel, "--m", "15", "--restarts", "2")
+		code, stdout, stderr := runMain(ctx, "fit", "--train", cut(train), "--test", cut(test), "--quiet", "--json", "--selector", sel, "--m", "15", "--restarts", "2")
+		var shom report
+		if code != 0 || json.Unmarshal([]byte(stdout), &shom) != nil || shom.SNLP == nil {
+			t.Fatalf("%s without --noise-column: exit %d, %q, %q", sel, code, stdout, stderr)
+		}
+		t.Logf("%s, m = 15: test SNLP %.4f with --noise-column, %.4f without", sel, *shet.SNLP, *shom.SNLP)
+		if shet.Selector != sel || shet.NoiseColumn == nil || *shet.NoiseColumn != "s2" || !(*shet.SNLP < *shom.SNLP-0.2) {
+			t.Errorf("selector %q, noise_column %v: test SNLP %.4f with known noise, %.4f without: want %s, lower by more than 0.2", shet.Selector, shet.NoiseColumn, *shet.SNLP, *shom.SNLP, sel)
+		}
+	}
+	code, stdout, stderr = runMain(ctx, "fit", "--train", train, "--test", test, "--noise-column", "s2", "--selector", "cholqr", "--m", "15", "--quiet")
+	if code != 0 || !strings.Contains(stdout, "noise column    s2: known variances") || !strings.Contains(stdout, "added to its rows' noisy variances") {
+		t.Errorf("fit --noise-column --selector cholqr: exit %d, %q, %q", code, stdout, stderr)
+	}
 	code, stdout, stderr = runMain(ctx, "fit", "--train", train, "--noise-column", "s2", "--quiet")
 	if code != 0 || !strings.Contains(stdout, "noise column    s2: known variances") || !strings.Contains(stdout, "default with --noise-column") {
 		t.Errorf("fit --noise-column: exit %d, %q, %q", code, stdout, stderr)
@@ -128,9 +146,8 @@ func TestFitNoiseColumnErrors(t *testing.T) {
 		{writeFile(t, dir, "neg.csv", "x,y,s2\n1,2,0.1\n2,3,-0.5\n3,5,0.2\n4,4,0.1\n"), []string{"--noise-column", "s2"}, exitFailure, "line 3: noise variance -0.5 is negative"},
 		{writeFile(t, dir, "text.csv", "x,y,s2\n1,2,0.1\n2,3,0.2\n3,5,big\n4,4,0.1\n"), []string{"--noise-column", "s2"}, exitFailure, `line 4: noise variance "big" is not a finite number`},
 		{writeFile(t, dir, "nan.csv", "x,y,s2\n1,2,0.1\n2,3,NaN\n3,5,0.2\n4,4,0.1\n"), []string{"--noise-column", "s2"}, exitFailure, `line 3, column 3 ("s2")`},
-		{good, []string{"--noise-column", "s2", "--selector", "cholqr", "--m", "2"}, exitUsage, "not supported by --selector cholqr; the selectors that take known noise variances: exact, sgpr-continuous"},
-		{good, []string{"--noise-column", "s2", "--selector", "hybrid"}, exitUsage, "not supported by --selector hybrid"},
-		{good, []string{"--noise-column", "s2", "--selector", "random", "--m", "2"}, exitUsage, "not supported by --selector random"},
+		{good, []string{"--noise-column", "s2", "--selector", "random", "--m", "2"}, exitUsage, "not supported by --selector random; the selectors that take known noise variances: exact, sgpr-continuous, cholqr, hybrid"},
+		{good, []string{"--noise-column", "s2", "--selector", "titsias:4", "--m", "2"}, exitUsage, "not supported by --selector titsias:4"},
 		{good, []string{"--noise-column", "s2", "--selector", "sgpr-continuous", "--kernel", "wl"}, exitUsage, "--selector sgpr-continuous moves inducing inputs continuously"},
 	} {
 		args := append([]string{"fit", "--train", tc.file, "--quiet"}, tc.args...)
