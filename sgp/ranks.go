@@ -113,9 +113,14 @@ func ranksStart(ctx context.Context, d *cholqr.Dist, o *RanksOptions, rng *rand.
 		// different steps.
 		sctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		progress := func(int) {
+		tick := newTicker(o.Progress != nil, 0) // rank 0's alone
+		progress := func(k int) {
 			if stopped() != nil {
 				cancel()
+			}
+			if tick.due() {
+				fmt.Fprintf(o.Progress, "start: %d of %d inducing points chosen by forward selection, %.0f s (%d ranks)\n",
+					k, o.M, tick.elapsed().Seconds(), d.Comm().Size())
 			}
 		}
 		d.ForwardSelect(sctx, o.M, forwardCandidates, true, o.Objective, rng.IntN, progress)
