@@ -147,6 +147,7 @@ func ranksEpochs(ctx context.Context, d *cholqr.Dist, grad *ranksGrad, o *RanksO
 	prev := d.Value(o.Objective)
 	profile := func() { profileRanks(d, o.Mean) }
 	for res.Epochs < o.MaxEpochs {
+		epochStart := time.Now()
 		if stopped() != nil {
 			res.Stopped = true
 			return nil
@@ -176,8 +177,8 @@ func ranksEpochs(ctx context.Context, d *cholqr.Dist, grad *ranksGrad, o *RanksO
 		res.Epochs++
 		value := d.Value(o.Objective)
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "epoch %3d  %v %.6g  swaps %d/%d  (%d ranks)  %.2fs\n",
-				res.Epochs, o.Objective, value, acc, swaps, d.Comm().Size(), time.Since(start).Seconds())
+			fmt.Fprintf(o.Progress, "epoch %3d  %v %.6g  swaps %d/%d  (%d ranks)  %.2fs (fit %.2fs)\n",
+				res.Epochs, o.Objective, value, acc, swaps, d.Comm().Size(), time.Since(epochStart).Seconds(), time.Since(start).Seconds())
 		}
 		if prev-value < o.Tol*d.ValueScale(prev) {
 			res.Converged = true
