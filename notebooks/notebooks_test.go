@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cholqr/sgp/sgp/data"
+
 	// The kernel: importing it makes go test's cache depend on its code
 	// (and on sgp and the symbol tables), which the notebooks run through
 	// a binary built below, out of the cache's sight.
@@ -102,10 +104,16 @@ func TestExecute(t *testing.T) {
 		t.Skipf("%s nbconvert does not run (%v): %s", jupyter, err, bytes.TrimSpace(out))
 	}
 
-	// Inputs the cache cannot see otherwise: the command's main file and
-	// the data folder the notebooks read.
+	// Inputs the cache cannot see otherwise: the command's main file, the
+	// data files beside the notebooks and the data folder they read.
 	if _, err := os.ReadFile(filepath.Join("..", "cmd", "sgprepl", "main.go")); err != nil {
 		t.Fatal(err)
+	}
+	local, _ := filepath.Glob(filepath.Join("data", "*"))
+	for _, p := range local {
+		if _, err := os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Logf("SGP_DATA=%q", os.Getenv("SGP_DATA"))
 
@@ -171,4 +179,33 @@ func tail(b []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestMcycleData checks the motorcycle-crash file that notebook 06 reads
+// against what data/SOURCE.md records: 133 rows of times,accel, with the
+// replicates the notebook's noise variances come from.
+func TestMcycleData(t *testing.T) {
+	ds, err := data.ReadCSVFile(filepath.Join("data", "mcycle.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Len() != 133 {
+		t.Errorf("%d rows, want 133", ds.Len())
+	}
+	if names := ds.X.Names(); len(names) != 1 || names[0] != "times" || ds.TargetName != "accel" {
+		t.Errorf("columns %v, %q; want [times], accel", names, ds.TargetName)
+	}
+	count := map[float64]int{}
+	for i := 0; i < ds.Len(); i++ {
+		count[ds.X.At(i, 0)]++
+	}
+	if count[14.6] != 6 || count[15.4] != 4 {
+		t.Errorf("14.6 ms measured %d times and 15.4 ms %d, want 6 and 4", count[14.6], count[15.4])
+	}
+	// The cells parse to the same float64 as these literals.
+	first, last := 0, ds.Len()-1
+	if ds.X.At(first, 0) != 2.4 || ds.Y[first] != 0 || ds.X.At(last, 0) != 57.6 || ds.Y[last] != 10.7 {
+		t.Errorf("first row (%g, %g), last (%g, %g); want (2.4, 0), (57.6, 10.7)",
+			ds.X.At(first, 0), ds.Y[first], ds.X.At(last, 0), ds.Y[last])
+	}
 }
