@@ -159,6 +159,7 @@ func (r Result) hybridString() string {
 	rows = append(rows, r.FitSummary.rows()...)
 	rows = append(rows, [2]string{"inducing inputs", fmt.Sprintf("%d of m=%d, moved continuously", cr.Z.Len(), r.M)},
 		[2]string{"refined", refinedText(cr, r.RefinedFrom)}, [2]string{"CholQR parent", r.cholqrText()})
+	rows = append(rows, r.knownNoiseRows()...)
 	out := r.FitSummary.text(r.title("hybrid fit", fmt.Sprintf("%d evaluations of its continuous fit", cr.Evals)), rows)
 	for _, w := range r.CholQR.Warnings {
 		out += "\nCholQR parent: " + w
@@ -173,7 +174,7 @@ func (r Result) cholqrText() string {
 
 // extraRows returns the rows of what only some sparse fits do.
 func (r Result) extraRows() [][2]string {
-	var rows [][2]string
+	rows := r.knownNoiseRows()
 	if r.Restarted {
 		rows = append(rows, [2]string{"restarted", "from MLE (the VAR fit had explained everything as noise)"})
 	} else if r.NoiseOnly {
@@ -186,6 +187,15 @@ func (r Result) extraRows() [][2]string {
 		rows = append(rows, [2]string{"refined", refinedText(r.Refined, r.RefinedFrom)})
 	}
 	return rows
+}
+
+// knownNoiseRows returns the row naming the known per-point noise of a
+// fit that used it (Model.WithNoiseVariances), none otherwise.
+func (r Result) knownNoiseRows() [][2]string {
+	if r.md == nil || r.md.s2 == nil {
+		return nil
+	}
+	return [][2]string{{"known noise", knownNoiseText(r.md.s2)}}
 }
 
 // refinedText describes a hybrid fit's continuous refinement, started
@@ -208,6 +218,7 @@ func (r Result) HTML() string {
 		rows = append(rows, r.FitSummary.rows()...)
 		rows = append(rows, [2]string{"inducing inputs", fmt.Sprintf("%d of m=%d, moved continuously", cr.Z.Len(), r.M)},
 			[2]string{"refined", refinedText(cr, r.RefinedFrom)}, [2]string{"CholQR parent", r.cholqrText()})
+		rows = append(rows, r.knownNoiseRows()...)
 		return table.HTML("hybrid fit", rows) + htmlWarnings(r.Warnings) + htmlWarnings(prefixed("CholQR parent: ", r.CholQR.Warnings))
 	}
 	rows := append(r.htmlHead("epochs", r.Epochs),

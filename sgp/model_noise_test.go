@@ -572,3 +572,31 @@ func TestModelNoiseVariancesInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestModelNoiseVariancesDisplay checks that the fit's summary, as text
+// and as HTML, says the known noise was used, for CholQR and the hybrid,
+// and that a fit without it says nothing of it.
+func TestModelNoiseVariancesDisplay(t *testing.T) {
+	p, _, _ := knownNoiseProblem(79, 80, 2)
+	s2 := make([]float64, len(p.y))
+	for i := range s2 {
+		s2[i] = 0.01 * float64(1+i%3)
+	}
+	for _, sel := range []Selector{SelectCholQR, SelectHybrid} {
+		for _, known := range []bool{false, true} {
+			md := NewModel(p.x, p.y, kernel.Clone(p.kern)).WithM(8).WithMaxEpochs(2).WithSelector(sel)
+			if known {
+				md.WithNoiseVariances(s2)
+			}
+			res, err := md.Fit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, out := range []string{res.String(), res.HTML()} {
+				if got := strings.Contains(out, "known noise"); got != known {
+					t.Errorf("%v, known noise %v: the summary names it %v:\n%s", sel, known, got, out)
+				}
+			}
+		}
+	}
+}
