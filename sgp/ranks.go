@@ -17,7 +17,8 @@ import (
 // FitRanks fits the CholQR inducing set of a sparse GP whose rows are
 // spread over the ranks of c (each rank holding rows [lo, lo+x.Len()) of
 // n, comm.Span's layout; docs/scaling.md), from kern's hyperparameters
-// and noise σ², the same on every rank, held unless o.Learn. It starts from the greedy
+// and noise σ² (0: from the data, as Model's; ranks_start.go), the same
+// on every rank, held unless o.Learn. It starts from the greedy
 // variance set and runs epochs of swaps: each inducing point in turn,
 // from the last to the first, is removed (no messages) and replaced by
 // the best of Candidates rows drawn by the seed and the row of largest
@@ -47,6 +48,11 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		return nil, fmt.Errorf("sgp: FitRanks: %d epochs and %d candidates must not be negative", o.MaxEpochs, o.Candidates)
 	}
 	start := time.Now()
+	st, err := startRanks(c, x, y, lo, n, kern, noise, &o)
+	if err != nil {
+		return nil, err
+	}
+	noise = st.noise
 	d, err := cholqr.NewDist(c, x, y, lo, n, kern, noise, o.M)
 	if err != nil {
 		return nil, err
@@ -65,7 +71,7 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		return nil, err
 	}
 	profileRanks(d, o.Mean)
-	grad, err := newRanksGrad(c, x, y, lo, kern, noise, vary, &o)
+	grad, err := newRanksGrad(c, x, y, lo, kern, noise, st.floor, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -92,9 +98,12 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		res.Swaps += swaps
 		res.Accepted += acc
 		profileRanks(d, o.Mean)
+		// Value is a reduction: every rank takes it, whether it prints
+		// the progress line (rank 0) or not.
+		value := d.Value(o.Objective)
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "epoch %3d  %v %.6g  swaps %d/%d  (%d ranks)  %.2fs\n",
-				res.Epochs, o.Objective, d.Value(o.Objective), acc, swaps, c.Size(), time.Since(start).Seconds())
+				res.Epochs, o.Objective, value, acc, swaps, c.Size(), time.Since(start).Seconds())
 		}
 		if acc == 0 {
 			res.Converged = true
@@ -110,6 +119,7 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	}
 	res.Hyperparameters = newHyperparameters(append(kern.ParamNames(), "noise"), append(kern.Params(nil), math.Log(noise)))
 	res.Hyperparameters.Values[kern.NumParams()] = noise // σ² exactly, not exp(log σ²)
+	st.finish(res, kern, grad)
 	var names []string
 	if x != nil {
 		names = x.Names()
