@@ -59,8 +59,9 @@ type RanksResult struct {
 	Start           float64
 
 	// StartHyperparameters are the kernel's and σ² at the start (σ²
-	// from the data where FitRanks was passed 0), StartMean the
-	// targets' mean ȳ, where an estimated mean starts; NoiseFloor is
+	// from the data where FitRanks was passed 0), StartMean μ's start
+	// (the targets' mean ȳ for an estimated mean, as Model's, or the
+	// fixed mean); NoiseFloor is
 	// the least σ² the gradient phases could reach and AtNoiseFloor
 	// whether the learned σ² ended at it (within a factor 1.05, as
 	// Model's FitSummary.AtNoiseFloor).

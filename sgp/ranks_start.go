@@ -199,6 +199,7 @@ type ranksStart struct {
 	noise float64 // σ² at the start
 	floor float64 // the least σ² the gradient phase may reach
 	mean  float64 // ȳ
+	start float64 // μ's start: ȳ, or the fixed mean (Mean.startFrom)
 	theta []float64
 }
 
@@ -247,7 +248,7 @@ func startRanks(c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern ke
 	if st.floor == 0 {
 		st.floor = noiseFloorRanks(c, x, y, lo, n, d, vy)
 	}
-	st.noise = noise
+	st.start, st.noise = o.Mean.startFrom(st.mean), noise
 	if noise == 0 {
 		st.noise = 0.25
 		if vy > 0 && !math.IsInf(vy, 0) {
@@ -331,6 +332,6 @@ func priorVarianceRanks(c *comm.Comm, x *kernel.Vectors, kern kernel.Kernel, lo,
 func (st *ranksStart) finish(res *RanksResult, kern kernel.Kernel, grad *ranksGrad) {
 	res.StartHyperparameters = newHyperparameters(append(kern.ParamNames(), "noise"), st.theta)
 	res.StartHyperparameters.Values[len(st.theta)-1] = st.noise
-	res.StartMean, res.NoiseFloor = st.mean, st.floor
+	res.StartMean, res.NoiseFloor = st.start, st.floor
 	res.AtNoiseFloor = grad != nil && !grad.rs.noiseHeld() && atNoiseFloor(grad.noise, st.floor)
 }
