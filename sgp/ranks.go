@@ -67,7 +67,11 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	default:
 		d.SetMean(o.Mean.fixedValue())
 	}
-	if err := d.Factorize(d.GreedyVariance(o.M)); err != nil {
+	// GreedyVariance leaves factorised the points the kernel tells apart
+	// and pads the set with rows it need not: the fit keeps the former,
+	// as Model keeps fewer than m points where no more qualify.
+	set := d.GreedyVariance(o.M)
+	if err := d.Factorize(set[:max(1, d.NumActive())]); err != nil {
 		return nil, err
 	}
 	profileRanks(d, o.Mean)

@@ -190,3 +190,26 @@ func TestFitRanksProgressOnOneRank(t *testing.T) {
 		t.Errorf("%d progress lines for %d epochs:\n%s", n, res[0].Epochs, progress.String())
 	}
 }
+
+// TestFitRanksKeepsThePointsThatQualify checks that a fit whose kernel
+// tells fewer than M rows apart (lengthscales long next to the inputs'
+// range) keeps the points that qualify, fewer than M, the same on every
+// rank of P = 1…3, where the padded greedy set cannot be factorised.
+func TestFitRanksKeepsThePointsThatQualify(t *testing.T) {
+	rows, y := startProblem(2600, 1)
+	o := RanksOptions{M: 60, Objective: VAR, MaxEpochs: 2, Candidates: 2, Seed: 1, Mean: MeanConstant}
+	var want []int
+	for P := 1; P <= 3; P++ {
+		for r, res := range fitOnRanks(t, P, rows, y, kernel.NewRBF(1, []float64{20}), 0.01, o) {
+			if k := len(res.Inducing); k == 0 || k >= o.M {
+				t.Fatalf("P=%d rank %d: %d inducing points, want between 1 and %d", P, r, k, o.M-1)
+			}
+			if want == nil {
+				want = res.Inducing
+			} else if !slices.Equal(res.Inducing, want) {
+				t.Errorf("P=%d rank %d: set %v, want %v", P, r, res.Inducing, want)
+			}
+		}
+	}
+	t.Logf("%d of M=%d points", len(want), o.M)
+}

@@ -99,6 +99,9 @@ func (c *fitConfig) fitRanks(ctx context.Context, e *env, world *comm.Comm, rows
 	if err != nil {
 		return err
 	}
+	if k := len(res.Inducing); k < m {
+		out.Notes = append(out.Notes, fmt.Sprintf("only %d of the m=%d inducing points asked for: the kernel cannot tell more training points apart at these hyperparameters", k, m))
+	}
 	if c.restarts < 0 && restartsFor(-1, kern) > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("a fit with one rank restarts a kernel with a periodic component from %d other starts (--restarts); under %d ranks fit ran from the data's start alone", restartsFor(-1, kern), p))
 	}
