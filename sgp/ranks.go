@@ -27,7 +27,8 @@ import (
 // in the hyperparameters not in o.Fixed, as Model's (ranksGrad.phase).
 // An estimated mean is re-estimated after each epoch. It
 // ends after MaxEpochs, an epoch without an accepted swap, or when ctx
-// is done on some rank (checked between epochs, one reduction each).
+// is done on some rank (checked before each swap and each evaluation of
+// the gradient phase, one reduction each: ranksEpoch).
 //
 // Every rank calls FitRanks with the same arguments but its own rows
 // and returns the same result. The information pivots' approximate
@@ -93,15 +94,17 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 			profileRanks(d, o.Mean)
 			res.CGEvals, res.CGStatus = grad.evals, grad.status
 		}
-		before := c.Stats().Total()
-		swaps, acc := d.Epoch(o.Objective, o.Candidates, rng.IntN)
-		after := c.Stats().Total()
-		res.Messages += after.Messages - before.Messages
-		res.Bytes += after.Bytes - before.Bytes
-		res.Epochs++
+		swaps, acc, cut, sent := ranksEpoch(ctx, c, d, o.Objective, o.Candidates, rng.IntN)
+		res.Messages += sent.Messages
+		res.Bytes += sent.Bytes
 		res.Swaps += swaps
 		res.Accepted += acc
 		profileRanks(d, o.Mean)
+		if cut {
+			res.Stopped = true
+			break
+		}
+		res.Epochs++
 		// Value is a reduction: every rank takes it, whether it prints
 		// the progress line (rank 0) or not.
 		value := d.Value(o.Objective)

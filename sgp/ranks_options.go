@@ -43,7 +43,10 @@ type RanksResult struct {
 	Swaps     int
 	Accepted  int
 	Converged bool // the last epoch accepted no swap
-	Stopped   bool // the context ended the fit after an epoch
+	// Stopped reports that the context ended the fit, before a swap:
+	// Epochs counts the complete epochs, Swaps and Accepted those of an
+	// epoch cut short too.
+	Stopped bool
 	// Messages and Bytes are what this rank sent during the swaps
 	// (comm.Stats), over Swaps.
 	Messages, Bytes int64

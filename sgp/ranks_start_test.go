@@ -213,3 +213,39 @@ func TestFitRanksKeepsThePointsThatQualify(t *testing.T) {
 	}
 	t.Logf("%d of M=%d points", len(want), o.M)
 }
+
+// countdown is a context whose Err is nil for its first calls and
+// Canceled after them.
+type countdown struct {
+	context.Context
+	left int
+}
+
+func (c *countdown) Err() error {
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestFitRanksStopsBetweenSwaps checks that a context done on one rank
+// in the middle of an epoch (the fifth check: the epoch's, then four
+// swaps') stops every rank of P = 3 before the same swap: Stopped, no
+// complete epoch, the swaps made counted, and the same state on every
+// rank.
+func TestFitRanksStopsBetweenSwaps(t *testing.T) {
+	rows, y := startProblem(2600, 2)
+	o := RanksOptions{M: 10, Objective: VAR, MaxEpochs: 3, Candidates: 2, Seed: 3, Mean: MeanConstant}
+	res := fitOnRanksCtx(t, 3, rows, y, kernel.NewRBF(1, []float64{1, 1}), 0.05, o, func(r int) context.Context {
+		if r == 1 {
+			return &countdown{Context: context.Background(), left: 4}
+		}
+		return context.Background()
+	})
+	for r, got := range res {
+		if !got.Stopped || got.Epochs != 0 || got.Swaps != 3 || !slices.Equal(got.Inducing, res[0].Inducing) || got.Value != res[0].Value {
+			t.Errorf("rank %d: stopped %v after %d epochs and %d swaps, set %v; want stopped after 3 swaps of the first epoch, rank 0's set %v",
+				r, got.Stopped, got.Epochs, got.Swaps, got.Inducing, res[0].Inducing)
+		}
+	}
+}
