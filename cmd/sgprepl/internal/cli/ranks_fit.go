@@ -36,8 +36,6 @@ func (c *fitConfig) fitRanks(ctx context.Context, e *env, world *comm.Comm, rows
 		return usageErrorf("fit: under %d ranks fit bounds no hyperparameter (--bound): hold it (--fix NAME=VALUE), or bound it with one rank", p)
 	case c.restarts > 0:
 		return usageErrorf("fit: under %d ranks fit runs from one start, not --restarts %d: run the restarts with one rank", p, c.restarts)
-	case rows.kept != rows.n:
-		return usageErrorf("fit: under %d ranks fit needs every row of %s: %d of %d have a missing value (--drop-missing); impute them or fit with one rank", p, c.trainPath, rows.n-rows.kept, rows.n)
 	}
 	obj, err := sgp.ParseObjective(c.objective)
 	if err != nil {
@@ -106,7 +104,14 @@ func (c *fitConfig) fitRanks(ctx context.Context, e *env, world *comm.Comm, rows
 		out.Notes = append(out.Notes, fmt.Sprintf("a fit with one rank restarts a kernel with a periodic component from %d other starts (--restarts); under %d ranks fit ran from the data's start alone", restartsFor(-1, kern), p))
 	}
 	if world.Rank() == 0 {
-		if err := c.reportRanks(e, res, obj, mean, spec, kern, m, out); err != nil {
+		var dropped []int // the training and test rows --drop-missing left out
+		if c.dropMissing {
+			dropped = []int{rows.dropped}
+			if test != nil {
+				dropped = append(dropped, test.Dropped)
+			}
+		}
+		if err := c.reportRanks(e, res, obj, mean, spec, kern, m, dropped, out); err != nil {
 			return err
 		}
 	}
@@ -175,11 +180,13 @@ type ranksJSON struct {
 	MessagesPerSwap float64            `json:"messages_per_swap"`
 	BytesPerSwap    float64            `json:"bytes_per_swap"`
 	Seconds         float64            `json:"seconds"`
+	DroppedRows     *int               `json:"dropped_rows"`      // training rows left out for a missing value (--drop-missing), null without it
+	DroppedTestRows *int               `json:"dropped_test_rows"` // the same of the test rows, null without --drop-missing or --test
 	*ranksOutputs
 }
 
 // reportRanks prints rank 0's summary or JSON object.
-func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective, mean sgp.Mean, spec string, kern kernel.Kernel, m int, out *ranksOutputs) error {
+func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective, mean sgp.Mean, spec string, kern kernel.Kernel, m int, dropped []int, out *ranksOutputs) error {
 	h, h0 := res.Hyperparameters, res.StartHyperparameters
 	theta := logs(h.Values)
 	j := ranksJSON{Ranks: res.Ranks, N: res.N, M: m, Selector: "cholqr", Kernel: spec, KernelText: kernelText(kern, theta), Objective: obj.String(),
@@ -198,6 +205,12 @@ func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective,
 		}
 		j.Fixed[f.name] = j.Hyperparameters[f.name]
 		fixed = append(fixed, f.name+"="+strconv.FormatFloat(j.Fixed[f.name], 'g', -1, 64))
+	}
+	if len(dropped) > 0 {
+		j.DroppedRows = ptr(dropped[0])
+	}
+	if len(dropped) > 1 {
+		j.DroppedTestRows = ptr(dropped[1])
 	}
 	if res.Swaps > 0 {
 		j.MessagesPerSwap = float64(res.Messages) / float64(res.Swaps)
@@ -219,6 +232,7 @@ func (c *fitConfig) reportRanks(e *env, res *sgp.RanksResult, obj sgp.Objective,
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "fit across %d ranks: n=%d, m=%d, cholqr with %s, %v %.10g (mean %.6g)\n", res.Ranks, res.N, m, hyper, obj, res.Value, res.Mean)
+	(&fitReport{DroppedRows: j.DroppedRows, DroppedTestRows: j.DroppedTestRows}).printDropped(w)
 	fmt.Fprintf(w, "%d epochs, %d of %d swaps accepted, ended by %s; %.1f messages and %.0f bytes sent by rank 0 per swap; %.2fs\n",
 		res.Epochs, res.Accepted, res.Swaps, end, j.MessagesPerSwap, j.BytesPerSwap, j.Seconds)
 	fmt.Fprintf(w, "%-16s%s\n", "kernel", j.KernelText)

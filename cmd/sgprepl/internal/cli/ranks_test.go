@@ -93,8 +93,8 @@ func checkOneMessage(t *testing.T, runs []rankRun, want string, code int) {
 // not exist each end every rank with one message from rank 0, naming the
 // rank and the line, and no output written, as does a test file that
 // does not exist; a good file reaches the fit, which refuses a selector
-// other than cholqr, bounds, restarts, rows dropped and column mode,
-// naming what runs across ranks.
+// other than cholqr, bounds, restarts and column mode, naming what runs
+// across ranks.
 func TestFitRanksErrors(t *testing.T) {
 	t.Parallel()
 	const rows = 3000 // 3 blocks of comm.BlockRows: rank 2 holds rows 2048 on
@@ -132,15 +132,6 @@ func TestFitRanksErrors(t *testing.T) {
 	c.selector = "hybrid"
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit runs the cholqr selector only`, exitUsage)
 	c.selector = ""
-
-	c.dropMissing = true
-	c.trainPath = writeRanksCSV(t, rows, func(i int) string {
-		if i%7 == 0 {
-			return "NaN"
-		}
-		return ""
-	})
-	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks fit needs every row of .*: 429 of 3000 have a missing value`, exitUsage)
 
 	c = heldConfig(t, writeRanksCSV(t, rows, func(int) string { return "" }))
 	c.savePath, c.testPath = save, filepath.Join(t.TempDir(), "absent-test.csv")
