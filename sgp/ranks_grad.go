@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/cholqr/sgp/sgp/comm"
@@ -27,7 +28,15 @@ type ranksGrad struct {
 	budget int
 	evals  int
 	status CGStop
+	// m, cands and rng are grow's: the inducing points asked for, the
+	// candidates scored per point added, and their draws (the same
+	// sequence on every rank).
+	m, cands int
+	rng      *rand.Rand
 }
+
+// growStream is the seed stream of grow's draws, apart from the swaps'.
+const growStream = 0x67726f77
 
 // newRanksGrad returns FitRanks' gradient phase, or nil when every
 // hyperparameter is held, with σ² kept above floor (startRanks').
@@ -38,7 +47,8 @@ func newRanksGrad(c *comm.Comm, x *kernel.Vectors, y []float64, lo int, kern ker
 		}
 		return nil, nil
 	}
-	g := &ranksGrad{c: c, x: x, y: y, lo: lo, kern: kern, noise: noise, obj: o.Objective, mean: o.Mean, floor: floor, budget: o.CGEvals}
+	g := &ranksGrad{c: c, x: x, y: y, lo: lo, kern: kern, noise: noise, obj: o.Objective, mean: o.Mean, floor: floor, budget: o.CGEvals,
+		m: o.M, cands: o.Candidates, rng: rand.New(rand.NewPCG(o.Seed, growStream))}
 	if len(o.Fixed) > 0 {
 		var cons constraints
 		for _, name := range o.Fixed {
@@ -127,6 +137,7 @@ func (g *ranksGrad) phase(ctx context.Context, d *cholqr.Dist) error {
 			s2 = math.Exp(best[np])
 		}
 		if g.settle(d, best, s2) == nil && !(d.Value(g.obj) > start+1e-9*d.ValueScale(start)) {
+			g.grow(ctx, d)
 			return nil
 		}
 		g.status = CGUndone
@@ -139,4 +150,31 @@ func (g *ranksGrad) phase(ctx context.Context, d *cholqr.Dist) error {
 func (g *ranksGrad) settle(d *cholqr.Dist, theta []float64, noise float64) error {
 	g.noise = noise
 	return d.SetParams(theta[:g.kern.NumParams()], noise)
+}
+
+// grow adds inducing points while d holds fewer than m, each the best
+// of cands rows drawn among those not active and scored exactly
+// (Dist.ExactDelta; forward selection, Titsias 2009), while the best
+// lowers the objective and the kernel tells it apart (Dist.Add): where
+// the start's hyperparameters told fewer than m points apart and the
+// phase's θ tells more, as Model's grow fills its set after a rebuild.
+// A context done on some rank ends it before the next point (one
+// comm.Any each).
+func (g *ranksGrad) grow(ctx context.Context, d *cholqr.Dist) {
+	for d.NumActive() < g.m && !g.c.Any(ctx.Err() != nil) {
+		best, bd, drawn := -1, 0.0, 0
+		for try := 0; drawn < g.cands && try < 4*g.cands; try++ {
+			j := g.rng.IntN(d.N())
+			if d.IsActive(j) {
+				continue
+			}
+			drawn++
+			if df := d.ExactDelta(j, g.obj); df > bd {
+				best, bd = j, df
+			}
+		}
+		if best < 0 || d.Add(best) != nil {
+			return
+		}
+	}
 }

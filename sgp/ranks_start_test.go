@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cholqr/sgp/sgp/comm"
+	"github.com/cholqr/sgp/sgp/internal/naive"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
 
@@ -248,4 +249,36 @@ func TestFitRanksStopsBetweenSwaps(t *testing.T) {
 				r, got.Stopped, got.Epochs, got.Swaps, got.Inducing, res[0].Inducing)
 		}
 	}
+}
+
+// TestFitRanksGrowsItsSet checks that a fit whose starting lengthscale
+// tells only a few rows apart (ℓ = 3 on inputs in [0, 5]) grows its
+// inducing set once the gradient phase has shortened it: it ends with
+// more points than it started with, at most M, the same set, θ and
+// objective bit for bit on every rank of P = 1…3, and the dense
+// oracle's VAR at its θ and set within 1e-9.
+func TestFitRanksGrowsItsSet(t *testing.T) {
+	rows, y := startProblem(2600, 1)
+	o := RanksOptions{M: 30, Objective: VAR, MaxEpochs: 3, Candidates: 4, Seed: 1, Mean: MeanZero}
+	held := len(fitOnRanks(t, 1, rows, y, kernel.NewRBF(1, []float64{3}), 0.5, o)[0].Inducing)
+	o.Learn = true
+	var want *RanksResult
+	for P := 1; P <= 3; P++ {
+		for r, res := range fitOnRanks(t, P, rows, y, kernel.NewRBF(1, []float64{3}), 0.5, o) {
+			if want == nil {
+				want = res
+			} else if !slices.Equal(res.Inducing, want.Inducing) || !sameBits(res.Hyperparameters.Values, want.Hyperparameters.Values) || !sameBits([]float64{res.Value}, []float64{want.Value}) {
+				t.Errorf("P=%d rank %d: set %v θ %v value %v; want %v %v %v", P, r, res.Inducing, res.Hyperparameters.Values, res.Value, want.Inducing, want.Hyperparameters.Values, want.Value)
+			}
+		}
+	}
+	h := want.Hyperparameters.Values
+	if k := len(want.Inducing); k <= held || k > o.M || !(h[1] < 3) {
+		t.Fatalf("%d inducing points at ℓ = %v; want more than the %d the start holds, at most %d", k, h[1], held, o.M)
+	}
+	_, vfe, ok := naive.DTC(naive.RBF(rows, h[0], h[1:2]), y, h[2], want.Inducing)
+	if !ok || math.Abs(vfe-want.Value) > 1e-9*math.Abs(vfe) {
+		t.Errorf("value %.12g, dense oracle %.12g (ok %v)", want.Value, vfe, ok)
+	}
+	t.Logf("%d of M=%d points (%d at the start), θ %v, VAR %.6g", len(want.Inducing), o.M, held, h, want.Value)
 }
