@@ -54,28 +54,10 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		return nil, err
 	}
 	noise = st.noise
-	d, err := cholqr.NewDist(c, x, y, lo, n, kern, noise, o.M)
+	d, err := startDist(c, x, y, lo, n, kern, noise, &o)
 	if err != nil {
 		return nil, err
 	}
-	ybar, vary := d.TargetMoments()
-	switch o.Mean.kind {
-	case meanConstant:
-		d.SetPrior(base.MeanPrior{On: true, Ybar: ybar, Tau2: vary})
-		d.SetMean(ybar)
-	case meanGLS:
-		d.SetMean(ybar)
-	default:
-		d.SetMean(o.Mean.fixedValue())
-	}
-	// GreedyVariance leaves factorised the points the kernel tells apart
-	// and pads the set with rows it need not: the fit keeps the former,
-	// as Model keeps fewer than m points where no more qualify.
-	set := d.GreedyVariance(o.M)
-	if err := d.Factorize(set[:max(1, d.NumActive())]); err != nil {
-		return nil, err
-	}
-	profileRanks(d, o.Mean)
 	grad, err := newRanksGrad(c, x, y, lo, kern, noise, st.floor, &o)
 	if err != nil {
 		return nil, err
@@ -136,6 +118,34 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// startDist returns FitRanks' factored state at its start: the prior
+// mean set as Model's build sets it, and the greedy variance set.
+func startDist(c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern kernel.Kernel, noise float64, o *RanksOptions) (*cholqr.Dist, error) {
+	d, err := cholqr.NewDist(c, x, y, lo, n, kern, noise, o.M)
+	if err != nil {
+		return nil, err
+	}
+	ybar, vary := d.TargetMoments()
+	switch o.Mean.kind {
+	case meanConstant:
+		d.SetPrior(base.MeanPrior{On: true, Ybar: ybar, Tau2: vary})
+		d.SetMean(ybar)
+	case meanGLS:
+		d.SetMean(ybar)
+	default:
+		d.SetMean(o.Mean.fixedValue())
+	}
+	// GreedyVariance leaves factorised the points the kernel tells apart
+	// and pads the set with rows it need not: the fit keeps the former,
+	// as Model keeps fewer than m points where no more qualify.
+	set := d.GreedyVariance(o.M)
+	if err := d.Factorize(set[:max(1, d.NumActive())]); err != nil {
+		return nil, err
+	}
+	profileRanks(d, o.Mean)
+	return d, nil
 }
 
 // profileRanks sets an estimated mean to its minimiser for the current
