@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cholqr/sgp/sgp/comm"
 	"github.com/cholqr/sgp/sgp/data"
@@ -26,7 +28,19 @@ func spreadKept(world *comm.Comm, rows *rankRows, kept []int) *rankRows {
 	if rows.data != nil && rows.data.X != nil {
 		x, y, dim, names = rows.data.X, rows.data.Y, rows.data.X.Dim(), rows.data.X.Names()
 	}
-	dim = slices.Max(world.AllGatherInts([]int{dim}))
+	dims := world.AllGatherInts([]int{dim})
+	dim = slices.Max(dims)
+	// The header's names, from the first rank that kept a row: a rank
+	// that kept none has none to give the rows it receives.
+	var head []byte
+	if rows.data != nil {
+		head = []byte(strings.Join(append([]string{rows.data.Name, rows.data.TargetName, fmt.Sprint(names != nil)}, names...), "\x00"))
+	}
+	meta := strings.Split(string(world.BcastBytes(head, slices.IndexFunc(dims, func(d int) bool { return d > 0 }))), "\x00")
+	name, target := meta[0], meta[1]
+	if names = nil; meta[2] == "true" {
+		names = meta[3:]
+	}
 	total := 0
 	from := make([]int, p+1) // from[q] = C_q
 	for q, k := range kept {
@@ -74,10 +88,7 @@ func spreadKept(world *comm.Comm, rows *rankRows, kept []int) *rankRows {
 			}
 		}
 	}
-	ds := &data.Dataset{Y: []float64{}}
-	if rows.data != nil {
-		ds.Name, ds.TargetName = rows.data.Name, rows.data.TargetName
-	}
+	ds := &data.Dataset{Name: name, TargetName: target, Y: []float64{}}
 	n := hi - lo
 	if n > 0 {
 		xs := make([]float64, 0, n*dim)

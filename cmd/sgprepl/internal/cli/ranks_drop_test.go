@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +21,8 @@ import (
 // comm.Local: the rows kept are dealt out in whole blocks, and rank 0's
 // JSON has the inducing set (indices of the rows kept), objective and
 // epochs of sgp.FitRanks over the 1693 rows ReadCSV keeps in one
-// process, and "dropped_rows": 1307; the summary counts them.
+// process, and "dropped_rows": 1307; the summary counts them, and the
+// model file names the input columns.
 func TestFitRanksDropsMissing(t *testing.T) {
 	t.Parallel()
 	train := writeRanksCSV(t, 3000, func(i int) string {
@@ -60,8 +62,11 @@ func TestFitRanksDropsMissing(t *testing.T) {
 		}
 	}
 	c := heldConfig(t, train)
-	c.dropMissing, c.json = true, false
+	c.dropMissing, c.json, c.savePath = true, false, filepath.Join(t.TempDir(), "model.json")
 	if runs := fitOnLocal(t, 3, c); runs[0].code != 0 || !strings.Contains(runs[0].stdout, "dropped         1307 training rows and 0 test rows with a missing value (--drop-missing)") {
 		t.Errorf("summary (status %d):\n%s%s", runs[0].code, runs[0].stdout, runs[0].stderr)
+	}
+	if p, err := sgp.LoadPredictorFile(c.savePath); err != nil || !slices.Equal(p.InputNames, []string{"x0", "x1"}) {
+		t.Errorf("model file: %v, input names %v; want x0 x1 (rank 1, the first to hold rows kept, kept none of its own)", err, p.InputNames)
 	}
 }
