@@ -59,6 +59,7 @@ var fileLayers = []string{
 	"ranks_options.go",   // FitRanks' options and result
 	"ranks_predict.go",   // the Predictor of a fit over ranks, from the replicated state
 	"ranks_grad.go",      // FitRanks' gradient phase: the hyperparameters learned over the ranks
+	"ranks_start.go",     // what a fit over ranks takes from the data: the kernel's spread, σ², the noise floor
 	"ranks.go",           // FitRanks: the CholQR fit over the ranks of a comm
 	"factor_view.go",     // the read-only view of the factored state
 	"state.go",           // the model's state read after building it

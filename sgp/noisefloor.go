@@ -60,8 +60,14 @@ func detrendedVariance(x kernel.Inputs, y []float64, vy float64) float64 {
 	if !ok || xv.Len() != len(y) || xv.Dim() > trendMaxDim || len(y) < 2 {
 		return vy
 	}
+	return detrendedStrided(xv, y, max(1, len(y)/trendRows), vy)
+}
+
+// detrendedStrided is detrendedVariance on the rows 0, stride, 2·stride,
+// … of xv and y: a fit over ranks passes the rows detrendedVariance
+// takes, gathered from the ranks, with stride 1.
+func detrendedStrided(xv *kernel.Vectors, y []float64, stride int, vy float64) float64 {
 	n, d := len(y), xv.Dim()
-	stride := max(1, n/trendRows)
 	rows := (n + stride - 1) / stride
 	p := 2*d + 1
 	if rows <= p {
@@ -165,7 +171,13 @@ func noiseFloor(x kernel.Inputs, y []float64, set float64) float64 {
 		return set
 	}
 	vy := stats.Variance(y)
-	f := max(noiseFloorRel*detrendedVariance(x, y, vy), noiseFloorMin*vy)
+	return floorFrom(detrendedVariance(x, y, vy), vy)
+}
+
+// floorFrom is noiseFloor's default for targets of variance vy whose
+// variance around the trend is dv.
+func floorFrom(dv, vy float64) float64 {
+	f := max(noiseFloorRel*dv, noiseFloorMin*vy)
 	if !(f > 0) || math.IsInf(f, 0) {
 		return 0
 	}

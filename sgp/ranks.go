@@ -2,6 +2,7 @@ package sgp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,7 +18,8 @@ import (
 // FitRanks fits the CholQR inducing set of a sparse GP whose rows are
 // spread over the ranks of c (each rank holding rows [lo, lo+x.Len()) of
 // n, comm.Span's layout; docs/scaling.md), from kern's hyperparameters
-// and noise σ², the same on every rank, held unless o.Learn. It runs
+// and noise σ² (0: from the data, as Model's; ranks_start.go), the same
+// on every rank, held unless o.Learn. It runs
 // Model's CholQR fit on the distributed engine (cholqr.Dist), step for
 // step: the rows in the canonical order (canonicalOrder), the forward
 // start with information pivots (or the greedy variance start), then
@@ -41,6 +43,11 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		return nil, err
 	}
 	start := time.Now()
+	st, err := startRanks(c, x, y, lo, n, kern, noise, &o)
+	if err != nil {
+		return nil, err
+	}
+	noise = st.noise
 	d, err := cholqr.NewDist(c, x, y, lo, n, kern, noise, o.M, o.Z)
 	if err != nil {
 		return nil, err
@@ -57,11 +64,11 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 		}
 		return nil
 	}
-	if err := ranksStart(ctx, d, &o, rng, stopped); err != nil {
+	if err := startSet(ctx, d, &o, rng, stopped); err != nil {
 		return nil, err
 	}
 	profileRanks(d, o.Mean)
-	grad, err := newRanksGrad(c, x, y, lo, kern, noise, vary, &o)
+	grad, err := newRanksGrad(c, x, y, lo, kern, noise, st.floor, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +85,7 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	}
 	res.Hyperparameters = newHyperparameters(append(kern.ParamNames(), "noise"), append(kern.Params(nil), math.Log(noise)))
 	res.Hyperparameters.Values[kern.NumParams()] = noise // σ² exactly, not exp(log σ²)
+	st.finish(res, kern, grad)
 	var names []string
 	if x != nil {
 		names = x.Names()
@@ -99,11 +107,13 @@ func kernDim(c *comm.Comm, x *kernel.Vectors) int {
 	return slices.Max(c.AllGatherInts([]int{dim}))
 }
 
-// ranksStart chooses and factorises the starting inducing set as
+// startSet chooses and factorises the starting inducing set as
 // Model.buildContext does for CholQR: forward selection with information
 // pivots (forwardCandidates random candidates a step), its rest drawn at
-// random when stopped, or the greedy variance set with o.Greedy.
-func ranksStart(ctx context.Context, d *cholqr.Dist, o *RanksOptions, rng *rand.Rand, stopped func() error) error {
+// random when stopped, or the greedy variance set with o.Greedy; a set
+// the kernel cannot hold whole keeps its non-degenerate part and is
+// filled as Model's.
+func startSet(ctx context.Context, d *cholqr.Dist, o *RanksOptions, rng *rand.Rand, stopped func() error) error {
 	var active []int
 	if o.Greedy {
 		active = d.GreedyVariance(o.M)
@@ -136,7 +146,16 @@ func ranksStart(ctx context.Context, d *cholqr.Dist, o *RanksOptions, rng *rand.
 			}
 		}
 	}
-	return d.Factorize(active)
+	if err := d.Factorize(active); err != nil {
+		// As Model's build (rebuildRobust): the non-degenerate part of
+		// the set, in order, filled at random, then by score.
+		d.FactorizeFrom(active, rng.IntN)
+		if d.NumActive() == 0 {
+			return errors.New("sgp: no inducing point has a non-negligible variance under the kernel")
+		}
+		d.Grow(o.Objective, nil)
+	}
+	return nil
 }
 
 // ranksEpochs runs FitRanks' epochs into res: the gradient phase if

@@ -3,7 +3,6 @@ package sgp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 
@@ -31,23 +30,15 @@ type ranksGrad struct {
 }
 
 // newRanksGrad returns FitRanks' gradient phase, or nil when every
-// hyperparameter is held. The noise floor is o.NoiseFloor if set,
-// otherwise noiseFloorMin times the targets' variance vary (the trend of
-// the single-process floor, noiseFloor, needs every row).
-func newRanksGrad(c *comm.Comm, x *kernel.Vectors, y []float64, lo int, kern kernel.Kernel, noise, vary float64, o *RanksOptions) (*ranksGrad, error) {
+// hyperparameter is held, with σ² kept above floor (startRanks').
+func newRanksGrad(c *comm.Comm, x *kernel.Vectors, y []float64, lo int, kern kernel.Kernel, noise, floor float64, o *RanksOptions) (*ranksGrad, error) {
 	if !o.Learn {
 		if len(o.Fixed) > 0 {
 			return nil, errors.New("sgp: FitRanks: Fixed names hyperparameters held while the others are learned; set Learn")
 		}
 		return nil, nil
 	}
-	if err := checkNoiseFloor(o.NoiseFloor); err != nil {
-		return nil, err
-	}
-	g := &ranksGrad{c: c, x: x, y: y, lo: lo, kern: kern, noise: noise, obj: o.Objective, mean: o.Mean, floor: o.NoiseFloor, budget: o.CGEvals}
-	if g.floor == 0 {
-		g.floor = noiseFloorMin * vary
-	}
+	g := &ranksGrad{c: c, x: x, y: y, lo: lo, kern: kern, noise: noise, obj: o.Objective, mean: o.Mean, floor: floor, budget: o.CGEvals}
 	if len(o.Fixed) > 0 {
 		var cons constraints
 		for _, name := range o.Fixed {
@@ -63,9 +54,6 @@ func newRanksGrad(c *comm.Comm, x *kernel.Vectors, y []float64, lo int, kern ker
 			return nil, nil
 		}
 		g.rs = rs
-	}
-	if !g.rs.noiseHeld() && !(noise > g.floor) {
-		return nil, fmt.Errorf("sgp: FitRanks: the starting noise variance %.4g is at or below the noise floor %.4g", noise, g.floor)
 	}
 	if g.budget == 0 {
 		g.budget = min(20, max(15, 2*(kern.NumParams()+1)))

@@ -31,7 +31,9 @@ type RanksOptions struct {
 	Fixed []string
 	// CGEvals bounds the evaluations of each gradient phase (0:
 	// min(20, max(15, 2·#θ)), as Model's); NoiseFloor is the least σ²
-	// it may reach (0: 1e-9 of the targets' variance).
+	// it may reach (0: Model's default from every rank's rows, 10⁻⁶ of
+	// the targets' variance around a quadratic trend in the inputs, at
+	// least 10⁻⁹ of their variance; ranks_start.go).
 	CGEvals    int
 	NoiseFloor float64
 }
@@ -49,7 +51,10 @@ type RanksResult struct {
 	Swaps     int
 	Accepted  int
 	Converged bool // the last epoch lowered the objective by less than Tol
-	Stopped   bool // the context ended the fit after an epoch
+	// Stopped reports that the context ended the fit, before a swap:
+	// Epochs counts the complete epochs, Swaps and Accepted those of an
+	// epoch cut short too.
+	Stopped bool
 	// Messages and Bytes are what this rank sent during the swaps
 	// (comm.Stats), over Swaps.
 	Messages, Bytes int64
@@ -63,6 +68,18 @@ type RanksResult struct {
 	CGEvals         int
 	CGStatus        CGStop
 	Start           float64
+
+	// StartHyperparameters are the kernel's and σ² at the start (σ²
+	// from the data where FitRanks was passed 0), StartMean μ's start
+	// (the targets' mean ȳ for an estimated mean, as Model's, or the
+	// fixed mean); NoiseFloor is
+	// the least σ² the gradient phases could reach and AtNoiseFloor
+	// whether the learned σ² ended at it (within a factor 1.05, as
+	// Model's FitSummary.AtNoiseFloor).
+	StartHyperparameters Hyperparameters
+	StartMean            float64
+	NoiseFloor           float64
+	AtNoiseFloor         bool
 
 	pred *Predictor
 }

@@ -81,6 +81,7 @@ func init() {
 		"SelectHybrid":           reflect.ValueOf(&sgp.SelectHybrid).Elem(),
 		"SelectRandom":           reflect.ValueOf(&sgp.SelectRandom).Elem(),
 		"SelectTitsias":          reflect.ValueOf(sgp.SelectTitsias),
+		"SpreadRanks":            reflect.ValueOf(sgp.SpreadRanks),
 		"Stalled":                reflect.ValueOf(sgp.Stalled),
 		"TimeBudget":             reflect.ValueOf(sgp.TimeBudget),
 		"VAR":                    reflect.ValueOf(sgp.VAR),

@@ -16,6 +16,7 @@ var fileLayers = []string{
 	"inputs_discrete.go", // strings, graphs, histograms and sparse counts
 	"discrete.go",        // what the discrete kernels share
 	"display.go",         // the kernels' displays
+	"spread.go",          // what the starting hyperparameters take from the data
 	"stationary.go",      // the blocks and gradients of kernels of a scaled distance
 	"rbf.go",             // RBF with one lengthscale per dimension
 	"matern.go",          // the Matérn and rational quadratic kernels

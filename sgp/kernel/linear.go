@@ -57,20 +57,15 @@ func NewLinear(variances []float64) *Linear {
 // split evenly over the dimensions: V_t = var(y)/(d·mean_i x_it²) (V_t = 1
 // for a dimension that is 0 throughout).
 func NewLinearFromData(x *Vectors, y []float64) *Linear {
-	return newLinearScaled(x, stats.TargetScale(y))
+	return newLinearScaled(meanSquares(x), stats.TargetScale(y))
 }
 
 // newLinearScaled returns a linear kernel whose prior variance averaged
-// over the inputs x is v.
-func newLinearScaled(x *Vectors, v float64) *Linear {
-	vs := make([]float64, x.d)
+// over inputs of mean squares ms (one a column) is v.
+func newLinearScaled(ms []float64, v float64) *Linear {
+	vs := make([]float64, len(ms))
 	for t := range vs {
-		var s float64
-		for i := 0; i < x.n; i++ {
-			s += x.At(i, t) * x.At(i, t)
-		}
-		s /= float64(x.n)
-		vs[t] = v / (float64(x.d) * s)
+		vs[t] = v / (float64(len(ms)) * ms[t])
 		if !(vs[t] > 0) || math.IsInf(vs[t], 0) {
 			vs[t] = 1
 		}

@@ -572,6 +572,8 @@ func (k *RQ) InputGradAuxT(gz, wx, kx, aux, wz, kz []float64, x, z *Vectors) {
 }
 
 // lengthscalesFromData returns NewRBFFromData's lengthscales for x.
-func lengthscalesFromData(x *Vectors) []float64 {
-	return NewRBFFromData(x, nil).ls
-}
+func lengthscalesFromData(x *Vectors) []float64 { return rbfLengthscales(inputSpread(x)) }
+
+// rbfLengthscales returns the lengthscales of s as the RBF kernel holds
+// them (exp of their log), which the Matérn and RQ kernels start from.
+func rbfLengthscales(s *Spread) []float64 { return NewRBF(1, spreadLengthscales(s)).ls }

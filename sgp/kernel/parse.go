@@ -322,7 +322,7 @@ func Parse(spec string, x Inputs, y []float64) (Kernel, error) {
 		if err != nil {
 			return nil, err
 		}
-		k = e.build(v, y, vy)
+		k = e.build(SpreadOf(v, y), vy)
 	case name == "wl":
 		k = NewWL(p, vy)
 	case name == "wl-depth":
@@ -348,14 +348,37 @@ func Parse(spec string, x Inputs, y []float64) (Kernel, error) {
 	return k, nil
 }
 
-// build returns the kernel of e for inputs x and targets y with prior
-// variance v.
-func (e *expr) build(x *Vectors, y []float64, v float64) Kernel {
+// ParseSpread returns the numeric kernel named by spec (a NumericSpec
+// name or an expression of them) with the starting hyperparameters Parse
+// gives it for inputs and targets of Spread s: for rows spread over
+// processes, each holding some (sgp.SpreadRanks), the kernel Parse builds
+// from all of them, to the rounding of the sums.
+func ParseSpread(spec string, s *Spread) (Kernel, error) {
+	name, _, err := SplitSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	if !NumericSpec(name) {
+		return nil, fmt.Errorf("sgp: kernel %s does not read numeric columns: it starts from the inputs themselves (Parse), not a Spread of them", echo(name, -1))
+	}
+	if len(s.Lo) == 0 || len(s.Hi) != len(s.Lo) || len(s.MeanSquare) != len(s.Lo) {
+		return nil, fmt.Errorf("sgp: a Spread of %d, %d and %d columns: kernel %s needs one range and mean square per input column", len(s.Lo), len(s.Hi), len(s.MeanSquare), echo(name, -1))
+	}
+	e, err := parseExpr(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.build(s, s.TargetScale), nil
+}
+
+// build returns the kernel of e for inputs and targets of Spread s with
+// prior variance v.
+func (e *expr) build(s *Spread, v float64) Kernel {
 	switch e.op {
 	case '+':
 		terms := make([]Kernel, len(e.terms))
 		for i, t := range e.terms {
-			terms[i] = t.build(x, y, v/float64(len(e.terms)))
+			terms[i] = t.build(s, v/float64(len(e.terms)))
 		}
 		return NewSum(terms...)
 	case '*':
@@ -365,26 +388,26 @@ func (e *expr) build(x *Vectors, y []float64, v float64) Kernel {
 			if i == 0 {
 				fv = v
 			}
-			factors[i] = t.build(x, y, fv)
+			factors[i] = t.build(s, fv)
 		}
 		return NewProduct(factors...)
 	}
 	var k Kernel
 	switch e.name {
 	case "rbf":
-		k = NewRBFFromData(x, y)
+		k = NewRBF(s.TargetScale, spreadLengthscales(s))
 	case "matern12":
-		k = NewMaternFromData(0.5, x, y)
+		k = NewMatern(0.5, s.TargetScale, rbfLengthscales(s))
 	case "matern32":
-		k = NewMaternFromData(1.5, x, y)
+		k = NewMatern(1.5, s.TargetScale, rbfLengthscales(s))
 	case "matern52":
-		k = NewMaternFromData(2.5, x, y)
+		k = NewMatern(2.5, s.TargetScale, rbfLengthscales(s))
 	case "rq":
-		k = NewRQFromData(x, y)
+		k = NewRQ(s.TargetScale, rbfLengthscales(s), DefaultRQAlpha)
 	case "periodic":
-		k = NewPeriodicFromData(x, y)
+		k = periodicFromSpread(s)
 	case "linear":
-		return newLinearScaled(x, v)
+		return newLinearScaled(s.MeanSquare, v)
 	case "const":
 		return NewConst(v)
 	}

@@ -77,26 +77,32 @@ const DefaultPeriodicLengthscale = 1.0
 // data do not repeat within, from which the fit can shorten it. Set the
 // period where it is known with NewPeriodic.
 func NewPeriodicFromData(x *Vectors, y []float64) *Periodic {
-	d := x.d
+	s := inputSpread(x)
+	s.TargetScale = stats.TargetScale(y)
+	if x.d == 1 && len(y) == x.n {
+		s.PeriodX, s.PeriodY = periodRows(x, y)
+	}
+	return periodicFromSpread(s)
+}
+
+// periodicFromSpread is NewPeriodicFromData from s.
+func periodicFromSpread(s *Spread) *Periodic {
+	d := len(s.Lo)
 	ls, ps := make([]float64, d), make([]float64, d)
 	for t := range d {
 		ls[t] = DefaultPeriodicLengthscale
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for i := 0; i < x.n; i++ {
-			lo, hi = math.Min(lo, x.At(i, t)), math.Max(hi, x.At(i, t))
-		}
-		ps[t] = hi - lo
+		ps[t] = s.Hi[t] - s.Lo[t]
 		ps[t] = min(ps[t], maxFromData)
 		if !(ps[t] > 0) {
 			ps[t] = 1
 		}
 	}
 	if d == 1 {
-		if p, ok := PeriodFromData(x, y); ok {
-			ps[0] = p
+		if p := periodPeaksOf(s.PeriodX, s.PeriodY, 1); len(p) > 0 {
+			ps[0] = p[0]
 		}
 	}
-	return NewPeriodic(stats.TargetScale(y), ls, ps)
+	return NewPeriodic(s.TargetScale, ls, ps)
 }
 
 // PeriodFromData returns the period of the strongest peak of the
@@ -125,7 +131,17 @@ func PeriodFromData(x *Vectors, y []float64) (float64, bool) {
 // from other periods tries (sgp's WithRestarts). It returns nil where
 // PeriodFromData finds no period.
 func PeriodPeaks(x *Vectors, y []float64, k int) []float64 {
-	periods, power, v := periodogram(x, y)
+	if x.d != 1 || len(y) != x.n {
+		return nil
+	}
+	xs, ys := periodRows(x, y)
+	return periodPeaksOf(xs, ys, k)
+}
+
+// periodPeaksOf returns PeriodPeaks of the periodogram's rows xs, ys
+// (periodRows).
+func periodPeaksOf(xs, ys []float64, k int) []float64 {
+	periods, power, v := periodogram(xs, ys)
 	if len(power) == 0 || k < 1 {
 		return nil
 	}
@@ -145,20 +161,16 @@ func PeriodPeaks(x *Vectors, y []float64, k int) []float64 {
 	return out
 }
 
-// periodogram returns PeriodFromData's Lomb–Scargle periodogram of y
-// against x: the periods of its frequencies, evenly spaced in 1/p, the
+// periodogram returns PeriodFromData's Lomb–Scargle periodogram of the
+// targets ys against the inputs xs (the rows periodRows takes): the periods of its frequencies, evenly spaced in 1/p, the
 // variance of the detrended targets that the best sinusoid at each
 // explains (its power over n), and the detrended targets' variance v.
 // It returns no frequencies where the inputs or targets admit none.
-func periodogram(x *Vectors, y []float64) (periods, power []float64, v float64) {
-	if x.d != 1 || x.n < 8 || len(y) != x.n {
+func periodogram(xs, ys []float64) (periods, power []float64, v float64) {
+	if len(xs) < 8 || len(ys) != len(xs) {
 		return nil, nil, 0
 	}
-	stride := max(1, x.n/periodSample)
-	var xs, ys []float64
-	for i := 0; i < x.n; i += stride {
-		xs, ys = append(xs, x.At(i, 0)), append(ys, y[i])
-	}
+	ys = slices.Clone(ys)
 	n := len(xs)
 	detrend(ys, xs)
 	mean := sum(ys) / float64(n)
@@ -233,12 +245,9 @@ func detrend(y, x []float64) {
 	}
 }
 
-// periodSample and periodFrequencies bound PeriodFromData's inputs and
-// frequencies (4·10⁶ sines and cosines at most).
-const (
-	periodSample      = 2000
-	periodFrequencies = 2000
-)
+// periodFrequencies bounds PeriodFromData's frequencies (with
+// periodSample, 4·10⁶ sines and cosines at most).
+const periodFrequencies = 2000
 
 // Dim returns the input dimension d.
 func (k *Periodic) Dim() int { return len(k.ls) }

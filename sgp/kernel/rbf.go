@@ -193,19 +193,20 @@ func (k *RBF) AddDiagGrad(grad, w []float64, x Inputs, lo, hi int) {
 // kernel see the 490 as one point, admit only 2 inducing points and
 // explain everything as noise.
 func NewRBFFromData(x *Vectors, y []float64) *RBF {
-	ls := make([]float64, x.d)
-	col := make([]float64, 0, min(x.n, quantileSample))
-	stride := max(1, (x.n+quantileSample-1)/quantileSample)
+	return NewRBF(stats.TargetScale(y), spreadLengthscales(inputSpread(x)))
+}
+
+// spreadLengthscales returns NewRBFFromData's lengthscales from s: half
+// each column's range, or half its central 90% of s.Sample where the
+// range is more than outlierStretch times that.
+func spreadLengthscales(s *Spread) []float64 {
+	d := len(s.Lo)
+	ls := make([]float64, d)
+	col := make([]float64, len(s.Sample)/max(1, d))
 	for t := range ls {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for i := 0; i < x.n; i++ {
-			v := x.At(i, t)
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		ls[t] = hi/2 - lo/2 // (hi − lo)/2 overflows for a range beyond MaxFloat64
-		col = col[:0]
-		for i := 0; i < x.n; i += stride {
-			col = append(col, x.At(i, t))
+		ls[t] = s.Hi[t]/2 - s.Lo[t]/2 // (hi − lo)/2 overflows for a range beyond MaxFloat64
+		for i := range col {
+			col[i] = s.Sample[i*d+t]
 		}
 		if len(col) > 0 {
 			slices.Sort(col)
@@ -219,7 +220,7 @@ func NewRBFFromData(x *Vectors, y []float64) *RBF {
 		}
 		ls[t] = min(ls[t], maxFromData)
 	}
-	return NewRBF(stats.TargetScale(y), ls)
+	return ls
 }
 
 // maxFromData bounds the lengthscales and periods from the data: far
@@ -260,7 +261,3 @@ func (k *RBF) InputGradT(gz, wx, kx, wz, kz []float64, x, z *Vectors) {
 // n = 10⁴, 3.0 at n = 10⁶; exponential: 3.1 at n = 10⁴), so their
 // lengthscales are the paper's; only heavier tails or outliers move it.
 const outlierStretch = 4
-
-// quantileSample bounds the inputs per dimension NewRBFFromData sorts for
-// its percentiles (every ⌈n/quantileSample⌉-th row).
-const quantileSample = 1 << 15

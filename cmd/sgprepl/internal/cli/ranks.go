@@ -109,13 +109,17 @@ func (c *fitConfig) runRanks(ctx context.Context, e *env, world *comm.Comm) erro
 type rankRows struct {
 	data   *data.Dataset // the rank's rows, X nil if none
 	lo, hi int           // their rows of the file's n, counted as data.CSVCount.Rows counts them
-	n      int           // the rows of the file
+	n      int           // the rows of the fit: the file's, less those dropped
 	kept   int           // the rows of every rank, less those dropped for a missing value
+	// dropped counts the rows of the file --drop-missing left out.
+	dropped int
 }
 
 // readRanks reads this rank's rows of the numeric training file at path:
 // each rank counts the lines of its byte range, the counts are gathered,
-// and each reads its span of rows in whole blocks (comm.Span). A failure
+// and each reads its span of rows in whole blocks (comm.Span); with drop
+// (--drop-missing) the rows kept are dealt out again in whole blocks
+// (spreadKept). A failure
 // on any rank is every rank's error, that of the first failing rank in
 // file order, naming the rank.
 func readRanks(world *comm.Comm, path string, drop bool) (*rankRows, error) {
@@ -146,11 +150,17 @@ func readRanks(world *comm.Comm, path string, drop bool) (*rankRows, error) {
 		}
 		return nil, rankError(world, at, world.BcastBytes([]byte(msg), at))
 	}
-	kept := 0
-	for _, o := range outs {
-		kept += o.Rows
+	kept := make([]int, p)
+	for q, o := range outs {
+		kept[q] = o.Rows
 	}
-	return &rankRows{data: ds, lo: lo, hi: hi, n: n, kept: kept}, nil
+	rows := &rankRows{data: ds, lo: lo, hi: hi, n: n, kept: n}
+	if drop {
+		// The rows kept, dealt out again in whole blocks, even where none
+		// was dropped (every rank takes the same branch).
+		return spreadKept(world, rows, kept), nil
+	}
+	return rows, nil
 }
 
 // agree makes a failure of one step on any rank every rank's: it returns

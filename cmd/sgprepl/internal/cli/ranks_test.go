@@ -92,8 +92,8 @@ func checkOneMessage(t *testing.T, runs []rankRun, want string, code int) {
 // not exist each end every rank with one message from rank 0, naming the
 // rank and the line, and no output written, as does a test file that
 // does not exist; a good file reaches the fit, which refuses a selector
-// other than cholqr, hyperparameters not held, rows dropped and column
-// mode, naming what runs across ranks.
+// other than cholqr, bounds, restarts and column mode, naming what runs
+// across ranks.
 func TestFitRanksErrors(t *testing.T) {
 	t.Parallel()
 	const rows = 3000 // 3 blocks of comm.BlockRows: rank 2 holds rows 2048 on
@@ -121,19 +121,16 @@ func TestFitRanksErrors(t *testing.T) {
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: rank 0 of 3: cannot open CSV file: .*absent\.csv`, exitFailure)
 
 	c.trainPath = writeRanksCSV(t, rows, func(int) string { return "" })
-	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit holds every hyperparameter at a value given .*; not held: variance, lengthscale\[0\], lengthscale\[1\], noise; without a value: none$`, exitUsage)
+	if err := c.cons.bound.Set("noise=0.001:1"); err != nil {
+		t.Fatal(err)
+	}
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit bounds no hyperparameter \(--bound\)`, exitUsage)
+	c.cons.bound, c.restarts = nil, 2
+	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit runs from one start, not --restarts 2`, exitUsage)
+	c.restarts = -1
 	c.selector = "hybrid"
 	checkOneMessage(t, fitOnLocal(t, 3, c), `^sgprepl: fit: under 3 ranks fit runs the cholqr selector only`, exitUsage)
 	c.selector = ""
-
-	c.dropMissing = true
-	c.trainPath = writeRanksCSV(t, rows, func(i int) string {
-		if i%7 == 0 {
-			return "NaN"
-		}
-		return ""
-	})
-	checkOneMessage(t, fitOnLocal(t, 2, c), `^sgprepl: fit: under 2 ranks fit needs every row of .*: 429 of 3000 have a missing value`, exitUsage)
 
 	c = heldConfig(t, writeRanksCSV(t, rows, func(int) string { return "" }))
 	c.savePath, c.testPath = save, filepath.Join(t.TempDir(), "absent-test.csv")
