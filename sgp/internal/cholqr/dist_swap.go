@@ -69,21 +69,9 @@ func (f *Dist) Swap(p int, o base.Objective, rnd func(n int) int) base.SwapResul
 // rejected by more than predictTol times the size of its terms, so that
 // Gram–Schmidt's sums are skipped.
 func (f *Dist) predictReject(o base.Objective, removed, before float64) (df float64, reject bool) {
-	pr := f.firstProjection()
-	gg, gy, cc, ca := pr.gg, pr.gy, pr.cc, pr.ca
-	vv := gg + f.noise
-	r2 := vv - cc
-	if r2 < gsOneSweep*vv {
+	df, size, ok := f.firstProjection().predicted(o, f.noise, f.a[:f.k])
+	if !ok {
 		return 0, false
-	}
-	s2 := f.noise
-	logR2 := math.Log(r2)
-	df = gainF(o, (gy-ca)/math.Sqrt(r2), logR2, gg, s2)
-	size := 1 + math.Abs(math.Log(s2)-logR2)
-	bound := math.Abs(gy) + math.Sqrt(cc*sumSquares(f.a[:f.k]))
-	size += bound * bound / (r2 * s2)
-	if o == base.VAR {
-		size += gg / s2
 	}
 	f.stats.Predicted++
 	reject = removed-df >= before-swapThreshold*f.ValueScale(before)+predictTol*size

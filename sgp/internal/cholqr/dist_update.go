@@ -308,17 +308,7 @@ func (f *Dist) addNoQ(j int) error {
 	if !f.placeCandidate(j) {
 		return &base.DegenerateError{Index: j}
 	}
-	k, m := f.k, f.mcap
-	pr := f.firstProjection()
-	vv := pr.gg + f.noise
-	r2 := math.Max(vv-pr.cc, f.noise)
-	r := math.Sqrt(r2)
-	for i, v := range f.cvec[:k] {
-		f.r[i*m+k] = v
-	}
-	f.r[k*m+k] = r
-	f.a[k] = (pr.gy - pr.ca) / r
-	f.b[k] = (pr.g1 - pr.cb) / r
+	r2, vv := f.firstProjection().noQColumn(f.r, f.a, f.b, f.cvec, f.mcap, f.k, f.noise)
 	f.k++
 	f.qStale = true
 	f.stats.NoQ++

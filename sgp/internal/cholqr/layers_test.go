@@ -27,7 +27,7 @@ var fileLayers = []string{
 	"dist_score.go",   // Dist's approximate scores, random pivots, exact scores of candidates in batches
 	"dist_swap.go",    // Dist's Swap (Factor's), its prediction, SwapWith
 	"dist_select.go",  // Dist's GreedyVariance, ForwardSelect, Grow, the rebuilds of a clumped set
-	"dist_fit.go",     // Dist's swap among candidates, its epoch of swaps, GLSMean
+	"dist_fit.go",     // Dist's mean and its estimates, the storage lent, SetParams
 	"dist_view.go",    // Dist's replicated factors for a predictor
 }
 

@@ -207,6 +207,47 @@ func gainF(o base.Objective, anew, logR2, gg, s2 float64) float64 {
 	return df
 }
 
+// predicted returns the decrease of o if the candidate of projection p
+// joined the set, predicted from p alone at noise σ² = s2 with a the
+// data-fit coordinates Qᵀ(y − μ) of the k active columns, and the size
+// of its terms (a data-fit term bounded without cancellation), against
+// which predictTol measures a margin (Factor.predictReject). ok is false
+// where r² = ‖g‖² + σ² − ‖c₁‖² < gsOneSweep·(‖g‖² + σ²): there the
+// rounding of c₁ could reach the prediction, and Gram–Schmidt decides.
+func (p projection) predicted(o base.Objective, s2 float64, a []float64) (df, size float64, ok bool) {
+	vv := p.gg + s2
+	r2 := vv - p.cc
+	if r2 < gsOneSweep*vv {
+		return 0, 0, false
+	}
+	logR2 := math.Log(r2)
+	df = gainF(o, (p.gy-p.ca)/math.Sqrt(r2), logR2, p.gg, s2)
+	size = 1 + math.Abs(math.Log(s2)-logR2)
+	bound := math.Abs(p.gy) + math.Sqrt(p.cc*sumSquares(a))
+	size += bound * bound / (r2 * s2)
+	if o == base.VAR {
+		size += p.gg / s2
+	}
+	return df, size, true
+}
+
+// noQColumn writes R's new column k (m columns a row) from projection p
+// at noise σ² = s2, [c₁; r] with c₁ = cvec[:k] and r² = ‖g‖² + σ² − ‖c₁‖²
+// kept at σ² or more, with a_new and b_new into a[k] and b[k], as
+// addNoQ takes them without Gram–Schmidt, and returns r² and ‖g‖² + σ².
+func (p projection) noQColumn(r, a, b, cvec []float64, m, k int, s2 float64) (r2, vv float64) {
+	vv = p.gg + s2
+	r2 = math.Max(vv-p.cc, s2)
+	rk := math.Sqrt(r2)
+	for i, v := range cvec[:k] {
+		r[i*m+k] = v
+	}
+	r[k*m+k] = rk
+	a[k] = (p.gy - p.ca) / rk
+	b[k] = (p.g1 - p.cb) / rk
+	return r2, vv
+}
+
 // dropActive removes the last active column from the QR factorisation:
 // k ← k−1. The point stays as the first non-active pivot column of G.
 func (f *Factor) dropActive() {

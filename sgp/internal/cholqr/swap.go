@@ -602,21 +602,9 @@ func (f *Factor) predictReject(o base.Objective, removed, before float64) (df fl
 	if f.noPredict {
 		return 0, false
 	}
-	pr := f.firstProjection()
-	gg, gy, cc, ca := pr.gg, pr.gy, pr.cc, pr.ca
-	vv := gg + f.noise
-	r2 := vv - cc
-	if r2 < gsOneSweep*vv {
+	df, size, ok := f.firstProjection().predicted(o, f.noise, f.a[:f.k])
+	if !ok {
 		return 0, false
-	}
-	s2 := f.noise
-	logR2 := math.Log(r2)
-	df = gainF(o, (gy-ca)/math.Sqrt(r2), logR2, gg, s2)
-	size := 1 + math.Abs(math.Log(s2)-logR2)
-	bound := math.Abs(gy) + math.Sqrt(cc*sumSquares(f.a[:f.k]))
-	size += bound * bound / (r2 * s2)
-	if o == base.VAR {
-		size += gg / s2
 	}
 	f.stats.Predicted++
 	scale := f.ValueScale(before)
@@ -652,17 +640,7 @@ func (f *Factor) addNoQ(j int) error {
 	if !f.placeCandidate(j) {
 		return &base.DegenerateError{Index: j, Residual: f.d[j]}
 	}
-	k, m := f.k, f.mcap
-	pr := f.firstProjection()
-	vv := pr.gg + f.noise
-	r2 := math.Max(vv-pr.cc, f.noise)
-	r := math.Sqrt(r2)
-	for i, v := range f.cvec[:k] {
-		f.r[i*m+k] = v
-	}
-	f.r[k*m+k] = r
-	f.a[k] = (pr.gy - pr.ca) / r
-	f.b[k] = (pr.g1 - pr.cb) / r
+	r2, vv := f.firstProjection().noQColumn(f.r, f.a, f.b, f.cvec, f.mcap, f.k, f.noise)
 	f.k++
 	f.qStale = true
 	f.stats.NoQ++
