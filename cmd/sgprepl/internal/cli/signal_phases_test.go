@@ -46,9 +46,10 @@ type signalled struct {
 }
 
 // runSignalled runs sgprepl with args and sends it sig once a line of its
-// stderr contains marker (or, with marker "", once ready is closed). It
-// fails the test if the marker never appears or the process hangs.
-func runSignalled(t *testing.T, bin string, args []string, marker string, ready <-chan struct{}, sig syscall.Signal) signalled {
+// stderr contains marker (or, with marker "", once ready is closed),
+// closing sent (if not nil) once it has. It fails the test if the marker
+// never appears or the process hangs.
+func runSignalled(t *testing.T, bin string, args []string, marker string, ready <-chan struct{}, sent chan<- struct{}, sig syscall.Signal) signalled {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var stdout lockedBuffer
@@ -91,6 +92,9 @@ func runSignalled(t *testing.T, bin string, args []string, marker string, ready 
 	}
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
+	}
+	if sent != nil {
+		close(sent)
 	}
 	var werr error
 	select {
@@ -153,7 +157,7 @@ func TestFitSignalPhases(t *testing.T) {
 			out := t.TempDir()
 			model := filepath.Join(out, "m.json")
 			args := []string{"fit", "--train", train, "--m", "30", "--max-epochs", "3", "--save", model}
-			var ready chan struct{}
+			var ready, sent chan struct{}
 			read := make(chan int, 1)
 			if tc.marker == "" {
 				fifo := filepath.Join(out, "pred.csv")
@@ -161,7 +165,7 @@ func TestFitSignalPhases(t *testing.T) {
 					t.Skipf("no named pipes: %v", err)
 				}
 				args = append(args, "--test", test, "--predictions", fifo)
-				ready = make(chan struct{})
+				ready, sent = make(chan struct{}), make(chan struct{})
 				go func() {
 					f, err := os.Open(fifo) // waits for sgprepl to open it
 					if err != nil {
@@ -173,12 +177,16 @@ func TestFitSignalPhases(t *testing.T) {
 					first := make([]byte, 100)
 					n, _ := io.ReadFull(f, first)
 					close(ready)
-					time.Sleep(200 * time.Millisecond) // the signal lands while sgprepl is blocked writing
+					// The signal lands while sgprepl is blocked writing:
+					// the rest is read only once it is sent, however long
+					// the sending takes on a loaded machine.
+					<-sent
+					time.Sleep(200 * time.Millisecond)
 					rest, _ := io.ReadAll(f)
 					read <- strings.Count(string(first[:n])+string(rest), "\n")
 				}()
 			}
-			r := runSignalled(t, bin, args, tc.marker, ready, tc.sig)
+			r := runSignalled(t, bin, args, tc.marker, ready, sent, tc.sig)
 			if want := 128 + int(tc.sig); r.code != want {
 				t.Fatalf("exit status %d, want %d; stdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
 			}
