@@ -98,7 +98,7 @@ func (f *Dist) ApproxDeltasTo(dst []float64, o base.Objective) []float64 {
 func (f *Dist) approxTerms() {
 	k, z := f.k, f.t-f.k
 	w := &f.score
-	nl, tc := f.nl, f.tcap
+	nl := f.nl
 	u := f.reduce(z, func(r0, r1 int, acc []float64) {
 		for c := 0; c < z; c++ {
 			var s float64
@@ -109,34 +109,7 @@ func (f *Dist) approxTerms() {
 		}
 	})
 	copy(w.u[:z], u)
-	mm, dd, ww := w.mm[:z*z], w.dd[:z*z], w.w[:z]
-	for c := 0; c < z; c++ {
-		copy(mm[c*z:(c+1)*z], f.gram[(k+c)*tc+k:(k+c)*tc+k+z])
-	}
-	copy(dd, mm)
-	clear(ww)
-	if k > 0 {
-		bt := blas64.General{Rows: z, Cols: k, Stride: k, Data: w.bt[:z*k]}
-		for i := 0; i < k; i++ {
-			for c, v := range f.gram[i*tc+k : i*tc+k+z] {
-				bt.Data[c*k+i] = v
-			}
-		}
-		for i := 0; i < k; i++ {
-			ri := f.r[i*f.mcap : i*f.mcap+k]
-			inv := 1 / ri[i]
-			rest := blas64.Vector{N: k - i - 1, Data: ri[i+1:], Inc: 1}
-			for c := 0; c < z; c++ {
-				row := bt.Data[c*k : (c+1)*k]
-				row[i] *= inv
-				if rest.N > 0 {
-					blas64.Axpy(-row[i], rest, blas64.Vector{N: rest.N, Data: row[i+1:], Inc: 1})
-				}
-			}
-		}
-		blas64.Gemm(blas.NoTrans, blas.Trans, -1, bt, bt, 1, blas64.General{Rows: z, Cols: z, Stride: z, Data: dd})
-		blas64.Gemv(blas.NoTrans, 1, bt, blas64.Vector{N: k, Data: f.a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: ww, Inc: 1})
-	}
+	pivotTerms(f.gram, f.tcap, f.r, f.mcap, f.a, k, z, w.mm[:z*z], w.dd[:z*z], w.w[:z], w.bt[:z*k])
 }
 
 // approxScore returns Factor's approximate score of o for local row i

@@ -72,46 +72,10 @@ func (f *Factor) approxScores(dst []float64, o base.Objective) {
 		}
 		return
 	}
-	tc := f.tcap
 	// u = L_zᵀ y.
 	u := aw.u[:z]
 	blas64.Gemv(blas.NoTrans, 1, f.gmat(k, k+z), blas64.Vector{N: n, Data: f.y, Inc: 1}, 0, blas64.Vector{N: z, Data: u, Inc: 1})
-	mm := aw.mm[:z*z]
-	dd := aw.dd[:z*z]
-	for c := 0; c < z; c++ {
-		copy(mm[c*z:(c+1)*z], f.gram[(k+c)*tc+k:(k+c)*tc+k+z])
-	}
-	copy(dd, mm)
-	w := aw.w[:z]
-	for i := range w {
-		w[i] = 0
-	}
-	if k > 0 {
-		// Bᵀ (z×k): the z triangular solves Rᵀx = A[:k, k+c] together,
-		// row i of R (read once) updating every right-hand side with a
-		// vectorised axpy. blas64.Trsm of the k×z B would run one z-long
-		// axpy per entry of R, and Trsv is not vectorised.
-		bt := blas64.General{Rows: z, Cols: k, Stride: k, Data: aw.b[:z*k]}
-		for i := 0; i < k; i++ {
-			for c, v := range f.gram[i*tc+k : i*tc+k+z] {
-				bt.Data[c*k+i] = v
-			}
-		}
-		for i := 0; i < k; i++ {
-			ri := f.r[i*f.mcap : i*f.mcap+k]
-			inv := 1 / ri[i]
-			rest := blas64.Vector{N: k - i - 1, Data: ri[i+1:], Inc: 1}
-			for c := 0; c < z; c++ {
-				row := bt.Data[c*k : (c+1)*k]
-				row[i] *= inv
-				if rest.N > 0 {
-					blas64.Axpy(-row[i], rest, blas64.Vector{N: rest.N, Data: row[i+1:], Inc: 1})
-				}
-			}
-		}
-		blas64.Gemm(blas.NoTrans, blas.Trans, -1, bt, bt, 1, blas64.General{Rows: z, Cols: z, Stride: z, Data: dd})
-		blas64.Gemv(blas.NoTrans, 1, bt, blas64.Vector{N: k, Data: f.a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: w, Inc: 1})
-	}
+	pivotTerms(f.gram, f.tcap, f.r, f.mcap, f.a, k, z, aw.mm[:z*z], aw.dd[:z*z], aw.w[:z], aw.b[:z*k])
 	aw.task.dst, aw.task.o = dst, o
 	f.pool.Run(&aw.task, n)
 	aw.task.dst = nil
@@ -207,4 +171,44 @@ func symQuad2(s, t, l []float64) (float64, float64) {
 		qt += lt[0] * at
 	}
 	return 2 * qs, 2 * qt
+}
+
+// pivotTerms sets the z-sized terms of the approximate scores from the
+// replicated state (Factor.approxScores; Dist's are the same): mm =
+// M = A[k:t, k:t], dd = M − BᵀB and w = Bᵀa, where B = R⁻ᵀA[:k, k:t],
+// A is gram (tc columns a row), R is r (mcap columns a row) and bt is
+// z×k scratch for Bᵀ.
+func pivotTerms(gram []float64, tc int, r []float64, mcap int, a []float64, k, z int, mm, dd, w, bt []float64) {
+	for c := 0; c < z; c++ {
+		copy(mm[c*z:(c+1)*z], gram[(k+c)*tc+k:(k+c)*tc+k+z])
+	}
+	copy(dd, mm)
+	clear(w)
+	if k == 0 {
+		return
+	}
+	// Bᵀ (z×k): the z triangular solves Rᵀx = A[:k, k+c] together, row i
+	// of R (read once) updating every right-hand side with a vectorised
+	// axpy. blas64.Trsm of the k×z B would run one z-long axpy per entry
+	// of R, and Trsv is not vectorised.
+	b := blas64.General{Rows: z, Cols: k, Stride: k, Data: bt[:z*k]}
+	for i := 0; i < k; i++ {
+		for c, v := range gram[i*tc+k : i*tc+k+z] {
+			b.Data[c*k+i] = v
+		}
+	}
+	for i := 0; i < k; i++ {
+		ri := r[i*mcap : i*mcap+k]
+		inv := 1 / ri[i]
+		rest := blas64.Vector{N: k - i - 1, Data: ri[i+1:], Inc: 1}
+		for c := 0; c < z; c++ {
+			row := b.Data[c*k : (c+1)*k]
+			row[i] *= inv
+			if rest.N > 0 {
+				blas64.Axpy(-row[i], rest, blas64.Vector{N: rest.N, Data: row[i+1:], Inc: 1})
+			}
+		}
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, -1, b, b, 1, blas64.General{Rows: z, Cols: z, Stride: z, Data: dd})
+	blas64.Gemv(blas.NoTrans, 1, b, blas64.Vector{N: k, Data: a[:k], Inc: 1}, 0, blas64.Vector{N: z, Data: w, Inc: 1})
 }
