@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/cholqr/sgp/sgp/comm"
@@ -55,8 +54,7 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	ybar, vary := d.TargetMoments()
 	d.SetPrior(o.Mean.priorFrom(ybar, vary))
 	d.SetMean(o.Mean.startFrom(ybar))
-	dim := kernDim(c, x)
-	d.SetOrder(canonicalOrder(c, x, y, lo, n, dim))
+	d.SetOrder(canonicalOrder(c, x, y, lo, n, st.dim))
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x5851f42d4c957f2d)) // Model's streams (buildContext)
 	stopped := func() error {
 		if c.Any(ctx.Err() != nil) {
@@ -95,16 +93,6 @@ func FitRanks(ctx context.Context, c *comm.Comm, x *kernel.Vectors, y []float64,
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
-}
-
-// kernDim returns the inputs' dimension, the same on every rank (a rank
-// without rows has x nil).
-func kernDim(c *comm.Comm, x *kernel.Vectors) int {
-	dim := 0
-	if x != nil {
-		dim = x.Dim()
-	}
-	return slices.Max(c.AllGatherInts([]int{dim}))
 }
 
 // startSet chooses and factorises the starting inducing set as

@@ -201,6 +201,7 @@ type ranksStart struct {
 	mean  float64 // ȳ
 	start float64 // μ's start: ȳ, or the fixed mean (Mean.startFrom)
 	theta []float64
+	dim   int // the inputs' dimension, the same on every rank
 }
 
 // startRanks returns FitRanks' start as Model's build forms it: σ² =
@@ -229,7 +230,7 @@ func startRanks(c *comm.Comm, x *kernel.Vectors, y []float64, lo, n int, kern ke
 			acc[0] += v
 		}
 	})
-	st := &ranksStart{mean: sum[0] / float64(n)}
+	st := &ranksStart{mean: sum[0] / float64(n), dim: d}
 	mu := st.mean
 	if !o.Mean.Estimated() {
 		mu = o.Mean.fixedValue()
