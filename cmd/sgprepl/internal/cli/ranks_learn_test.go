@@ -11,11 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cholqr/sgp/sgp"
-	"github.com/cholqr/sgp/sgp/comm"
 	"github.com/cholqr/sgp/sgp/data"
 	"github.com/cholqr/sgp/sgp/kernel"
 )
@@ -43,21 +41,7 @@ func writeSmoothCSV(t *testing.T, n int) string {
 // printed and its status.
 func ranksOnLocal(t *testing.T, p int, c fitConfig) []rankRun {
 	t.Helper()
-	runs := make([]rankRun, p)
-	var wg sync.WaitGroup
-	for r, world := range comm.Local(p) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var out, errOut bytes.Buffer
-			e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}
-			cr := c
-			code := report(e, cr.runRanks(context.Background(), e, world))
-			runs[r] = rankRun{out.String(), errOut.String(), code}
-		}()
-	}
-	wg.Wait()
-	return runs
+	return onLocal(t, p, c, (*fitConfig).runRanks)
 }
 
 // learnedJSON is the part of a fit's JSON the learning tests read.

@@ -53,6 +53,13 @@ type rankRun struct {
 // with its own copy of c, and returns what each printed and its status.
 func fitOnLocal(t *testing.T, p int, c fitConfig) []rankRun {
 	t.Helper()
+	return onLocal(t, p, c, (*fitConfig).runOn)
+}
+
+// onLocal runs run with c's flags on the p ranks of comm.Local, each with
+// its own copy of c, and returns what each printed and its status.
+func onLocal(t *testing.T, p int, c fitConfig, run func(*fitConfig, context.Context, *env, *comm.Comm) error) []rankRun {
+	t.Helper()
 	runs := make([]rankRun, p)
 	var wg sync.WaitGroup
 	for r, world := range comm.Local(p) {
@@ -62,7 +69,7 @@ func fitOnLocal(t *testing.T, p int, c fitConfig) []rankRun {
 			var out, errOut bytes.Buffer
 			e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}
 			cr := c
-			code := report(e, cr.runOn(context.Background(), e, world))
+			code := report(e, run(&cr, context.Background(), e, world))
 			runs[r] = rankRun{out.String(), errOut.String(), code}
 		}()
 	}
